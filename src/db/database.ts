@@ -1,0 +1,114 @@
+/**
+ * One query layer (Kysely) over two backends: embedded PGlite in DATA_DIR, or PostgreSQL via
+ * DATABASE_URL. Everything above this file is backend-agnostic; the only differences handled
+ * here are int8 parsing, LISTEN/NOTIFY plumbing and the data-dir lock PGlite lacks.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import pg from "pg";
+import { acquireDirLock, type DirLock } from "./dir-lock.js";
+import type { DB } from "./schema.js";
+
+export type Backend = "pglite" | "postgres";
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly backend: Backend;
+  /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** postgres://… → PostgreSQL; otherwise PGlite. */
+  databaseUrl?: string;
+  /** PGlite data directory ("memory://" for an in-memory database, used by tests). */
+  dataDir?: string;
+  /** PostgreSQL schema to use (tests isolate each file in its own schema). */
+  schema?: string;
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** int8 arrives as a string from `pg`; every amount we store fits in a JS number. */
+function parseInt8(value: string): number {
+  return Number.parseInt(value, 10);
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
+  return openPglite(opts.dataDir ?? "memory://");
+}
+
+async function openPostgres(url: string, schema: string | undefined, poolSize: number) {
+  const types = {
+    getTypeParser: (oid: number, format?: "text" | "binary") => {
+      if (oid === INT8_OID) return parseInt8;
+      if (oid === NUMERIC_OID) return Number.parseFloat;
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const options = schema ? `-c search_path=${schema}` : undefined;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, options });
+  // An idle client that loses its connection must not crash the process.
+  pool.on("error", () => {});
+  const client = await pool.connect();
+  client.release();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    backend: "postgres" as const,
+    async listen(channel: string, onNotify: (payload: string) => void) {
+      const listener = new pg.Client({ connectionString: url, types, options });
+      listener.on("error", () => {});
+      await listener.connect();
+      listener.on("notification", (msg) => {
+        if (msg.channel === channel) onNotify(msg.payload ?? "");
+      });
+      await listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await listener.end().catch(() => {});
+      };
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPglite(dataDir: string) {
+  let lock: DirLock | undefined;
+  let pgliteDir = dataDir;
+  if (!dataDir.startsWith("memory://")) {
+    mkdirSync(dataDir, { recursive: true });
+    lock = acquireDirLock(dataDir);
+    pgliteDir = path.join(dataDir, "pglite");
+  }
+  try {
+    const pglite = await PGlite.create(pgliteDir, {
+      parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: Number.parseFloat },
+    });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+    return {
+      db,
+      backend: "pglite" as const,
+      async listen(channel: string, onNotify: (payload: string) => void) {
+        const unsub = await pglite.listen(channel, onNotify);
+        return async () => {
+          await unsub();
+        };
+      },
+      async close() {
+        await db.destroy();
+        lock?.release();
+      },
+    };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Applies the plain-SQL files in ./migrations in name order, each in one transaction, one
+ * statement per call (PGlite refuses multi-statement prepared queries). An advisory lock
+ * serialises concurrent starts of several API nodes on PostgreSQL.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Kysely, sql } from "kysely";
+import { splitSqlStatements } from "./split-sql.js";
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+const MIGRATION_LOCK_ID = 7_130_001;
+
+export interface Migration {
+  name: string;
+  statements: string[];
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()
+    .map((name) => ({
+      name,
+      statements: splitSqlStatements(readFileSync(path.join(dir, name), "utf8")),
+    }));
+}
+
+/** Returns the names of migrations applied by this call. */
+export async function migrate(
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+  db: Kysely<any>,
+  migrations = loadMigrations(),
+): Promise<string[]> {
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    await db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`.execute(tx);
+      const done = await sql<{ name: string }>`
+        SELECT name FROM schema_migrations WHERE name = ${migration.name}`.execute(tx);
+      if (done.rows.length > 0) return;
+      for (const statement of migration.statements) {
+        await sql.raw(statement).execute(tx);
+      }
+      await sql`INSERT INTO schema_migrations (name) VALUES (${migration.name})`.execute(tx);
+      applied.push(migration.name);
+    });
+  }
+  return applied;
+}

@@ -1,0 +1,38 @@
+/**
+ * Prefixed random ids and secrets. 16 random bytes (128 bits) for ids — job ids double as
+ * capabilities for unauthenticated status reads — and 32 bytes for secret keys.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+function base62(bytes: Buffer): string {
+  let n = BigInt(`0x${bytes.toString("hex")}`);
+  let out = "";
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), "0");
+}
+
+export type IdPrefix = "wal" | "key" | "rj" | "clip" | "co" | "tu" | "req" | "adj" | "evt" | "app";
+
+export type IdGenerator = (prefix: IdPrefix) => string;
+
+export const randomId: IdGenerator = (prefix) => `${prefix}_${base62(randomBytes(16))}`;
+
+export function newSecret(prefix: "pmk" | "pak"): string {
+  return `${prefix}_${base62(randomBytes(32))}`;
+}
+
+/** Keys are stored only as SHA-256 hex digests. */
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+export function constantTimeEqualHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && timingSafeEqual(left, right);
+}

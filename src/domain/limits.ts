@@ -1,0 +1,8 @@
+/** Limits the spec fixes, in one place so routes, services, config and docs agree. */
+export const AGENT_KEY_LIMIT_CENTS = { min: 1, max: 100_000 } as const;
+export const CARD_TOPUP_CENTS = { min: 500, max: 20_000 } as const;
+export const USDC_TOPUP_CENTS = { min: 100, max: 20_000 } as const;
+export const EMAIL_MAX_LENGTH = 254;
+export const LABEL_MAX_LENGTH = 100;
+/** JSON request bodies are small; uploads go to storage URLs, never through JSON. */
+export const JSON_BODY_MAX_BYTES = 64 * 1024;

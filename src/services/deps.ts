@@ -1,0 +1,12 @@
+/** What every service receives: no module singletons, no process.env. */
+import type { Kysely } from "kysely";
+import type { DB } from "../db/schema.js";
+import type { IdGenerator } from "../domain/ids.js";
+import type { Logger } from "../logger.js";
+
+export interface CoreDeps {
+  db: Kysely<DB>;
+  clock: () => Date;
+  ids: IdGenerator;
+  log: Logger;
+}

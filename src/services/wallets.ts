@@ -1,0 +1,184 @@
+/** Wallets and their agent keys: creation, the Wallet view each key sees, revocation, pausing. */
+import { ApiError, badRequest, notFound } from "../domain/errors.js";
+import { hashSecret, newSecret } from "../domain/ids.js";
+import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
+import type { Principal } from "./auth.js";
+import type { CoreDeps } from "./deps.js";
+
+export interface AgentKeyView {
+  id: string;
+  label: string;
+  limit_cents: number;
+  spent_cents: number;
+  remaining_cents: number;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: boolean;
+  /** "agent" for keys made with POST /wallet/keys, "connected_app" for OAuth connections. */
+  kind: "agent" | "connected_app";
+}
+
+export interface WalletView {
+  wallet_id: string;
+  balance_cents: number;
+  spendable_cents: number;
+  paused: boolean;
+  email?: string | null;
+  agent_key?: AgentKeyView;
+}
+
+interface AgentKeyRow {
+  id: string;
+  label: string;
+  kind: "agent" | "connected_app";
+  limit_cents: number;
+  spent_cents: number;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function agentKeyView(row: AgentKeyRow): AgentKeyView {
+  return {
+    id: row.id,
+    label: row.label,
+    limit_cents: row.limit_cents,
+    spent_cents: row.spent_cents,
+    remaining_cents: row.limit_cents - row.spent_cents,
+    created_at: new Date(row.created_at).toISOString(),
+    last_used_at: iso(row.last_used_at),
+    revoked: row.revoked_at !== null,
+    kind: row.kind,
+  };
+}
+
+const KEY_COLUMNS = [
+  "id",
+  "label",
+  "kind",
+  "limit_cents",
+  "spent_cents",
+  "created_at",
+  "last_used_at",
+  "revoked_at",
+] as const;
+
+export async function createWallet(deps: CoreDeps, input: { email?: string | null }) {
+  const key = newSecret("pmk");
+  const id = deps.ids("wal");
+  await deps.db
+    .insertInto("wallets")
+    .values({ id, key_hash: hashSecret(key), email: input.email ?? null, created_at: deps.clock() })
+    .execute();
+  deps.log.info("wallet created", { wallet_id: id });
+  return { key, wallet: await walletView(deps, { kind: "wallet", walletId: id }) };
+}
+
+/** The Wallet as the calling key sees it: the email only for the wallet key. */
+export async function walletView(deps: CoreDeps, principal: Principal): Promise<WalletView> {
+  const wallet = await deps.db
+    .selectFrom("wallets")
+    .select(["id", "email", "balance_cents", "paused"])
+    .where("id", "=", principal.walletId)
+    .executeTakeFirst();
+  if (!wallet) throw new ApiError(401, "The wallet of this key no longer exists.");
+  const base = {
+    wallet_id: wallet.id,
+    balance_cents: wallet.balance_cents,
+    paused: wallet.paused,
+  };
+  if (principal.kind === "wallet") {
+    return {
+      ...base,
+      spendable_cents: wallet.paused ? 0 : wallet.balance_cents,
+      email: wallet.email,
+    };
+  }
+  const key = await deps.db
+    .selectFrom("agent_keys")
+    .select(KEY_COLUMNS)
+    .where("id", "=", principal.keyId)
+    .executeTakeFirstOrThrow();
+  const view = agentKeyView(key);
+  const spendable =
+    wallet.paused || view.revoked ? 0 : Math.min(wallet.balance_cents, view.remaining_cents);
+  return { ...base, spendable_cents: spendable, agent_key: view };
+}
+
+export async function createAgentKey(
+  deps: CoreDeps,
+  walletId: string,
+  input: { label?: string; limitCents: number; kind?: "agent" | "connected_app" },
+) {
+  const { min, max } = AGENT_KEY_LIMIT_CENTS;
+  if (!Number.isSafeInteger(input.limitCents) || input.limitCents < min || input.limitCents > max) {
+    throw badRequest(`limit_cents must be an integer from ${min} to ${max}.`);
+  }
+  const key = newSecret("pak");
+  const row = await deps.db
+    .insertInto("agent_keys")
+    .values({
+      id: deps.ids("key"),
+      wallet_id: walletId,
+      key_hash: hashSecret(key),
+      label: input.label ?? "",
+      kind: input.kind ?? "agent",
+      limit_cents: input.limitCents,
+      created_at: deps.clock(),
+    })
+    .returning(KEY_COLUMNS)
+    .executeTakeFirstOrThrow();
+  deps.log.info("agent key created", { wallet_id: walletId, key_id: row.id });
+  return { key, agent_key: agentKeyView(row) };
+}
+
+export async function listAgentKeys(deps: CoreDeps, walletId: string) {
+  const rows = await deps.db
+    .selectFrom("agent_keys")
+    .select(KEY_COLUMNS)
+    .where("wallet_id", "=", walletId)
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map(agentKeyView);
+}
+
+/** Idempotent: revoking a revoked key returns it unchanged. Another wallet's key is a 404. */
+export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: string) {
+  await deps.db
+    .updateTable("agent_keys")
+    .set({ revoked_at: deps.clock() })
+    .where("id", "=", keyId)
+    .where("wallet_id", "=", walletId)
+    .where("revoked_at", "is", null)
+    .execute();
+  const row = await deps.db
+    .selectFrom("agent_keys")
+    .select(KEY_COLUMNS)
+    .where("id", "=", keyId)
+    .where("wallet_id", "=", walletId)
+    .executeTakeFirst();
+  if (!row) throw notFound("Agent key");
+  deps.log.info("agent key revoked", { wallet_id: walletId, key_id: keyId });
+  return agentKeyView(row);
+}
+
+/** Operator switch: a paused wallet keeps its balance and can be read and topped up, but cannot spend. */
+export async function setWalletPaused(
+  deps: CoreDeps,
+  walletId: string,
+  paused: boolean,
+  reason: string | null,
+) {
+  const row = await deps.db
+    .updateTable("wallets")
+    .set({ paused, paused_reason: paused ? reason : null })
+    .where("id", "=", walletId)
+    .returning(["id", "paused", "balance_cents", "paused_reason"])
+    .executeTakeFirst();
+  if (!row) throw notFound("Wallet");
+  deps.log.info(paused ? "wallet paused" : "wallet unpaused", { wallet_id: walletId, reason });
+  return row;
+}

@@ -1,0 +1,41 @@
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite by default, or — when
+ * DATABASE_URL is set (CI does) — a schema of its own on that PostgreSQL, dropped afterwards.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+
+export interface TestDatabase extends Database {
+  /** Drops the schema (PostgreSQL) and closes connections. */
+  cleanup(): Promise<void>;
+}
+
+export const onPostgres = Boolean(process.env.DATABASE_URL);
+
+export async function openTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const database = await openDatabase({ dataDir: "memory://" });
+    await migrate(database.db);
+    return { ...database, cleanup: () => database.close() };
+  }
+  const schema = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const database = await openDatabase({ databaseUrl: url, schema, poolSize: opts.poolSize ?? 12 });
+  await migrate(database.db);
+  return {
+    ...database,
+    async cleanup() {
+      await database.close();
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
