@@ -1,0 +1,67 @@
+/** `kinora admin …`: the operator commands, calling the admin API of a running server. */
+import { CliError, callJson, parseFlags } from "./http-client.js";
+
+const DEFAULT_SERVER = "http://127.0.0.1:8080";
+
+export async function runAdminCommand(argv: string[]): Promise<number> {
+  try {
+    const { args, flags } = parseFlags(argv, ["server", "reason", "reference"]);
+    const token = process.env.ADMIN_TOKEN;
+    if (!token) {
+      throw new CliError(
+        "Set ADMIN_TOKEN to the server's admin token (the embedded default stores it in DATA_DIR/admin-token).",
+      );
+    }
+    const opts = { server: flags.server ?? DEFAULT_SERVER, token };
+    const [sub, walletId, amount] = args;
+    let result: unknown;
+    switch (sub) {
+      case "credit": {
+        const cents = Number(amount);
+        if (!walletId || !Number.isSafeInteger(cents) || cents === 0) {
+          throw new CliError(
+            "Usage: kinora admin credit <wallet_id> <amount_cents> [--reason TEXT]  (negative debits)",
+          );
+        }
+        result = await callJson(
+          opts,
+          "POST",
+          `/admin/wallets/${encodeURIComponent(walletId)}/credit`,
+          {
+            amount_cents: cents,
+            reason: flags.reason ?? "operator credit",
+            ...(flags.reference ? { reference: flags.reference } : {}),
+          },
+        );
+        break;
+      }
+      case "pause":
+      case "unpause":
+        if (!walletId) throw new CliError(`Usage: kinora admin ${sub} <wallet_id>`);
+        result = await callJson(
+          opts,
+          "POST",
+          `/admin/wallets/${encodeURIComponent(walletId)}/${sub}`,
+          {
+            ...(flags.reason ? { reason: flags.reason } : {}),
+          },
+        );
+        break;
+      case "reconcile": {
+        const report = (await callJson(opts, "GET", "/admin/reconcile")) as { ok: boolean };
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        return report.ok ? 0 : 3;
+      }
+      default:
+        throw new CliError("Usage: kinora admin credit|pause|unpause|reconcile …");
+    }
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`kinora admin: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,59 @@
+/** Liveness/readiness, the OpenAPI document and the interactive reference. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { sql } from "kysely";
+import { ApiError } from "../../domain/errors.js";
+import type { CoreDeps } from "../../services/deps.js";
+import { errorResponses } from "../errors.js";
+import type { Router } from "../router.js";
+
+export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () => boolean) {
+  const health = createRoute({
+    method: "get",
+    path: "/healthz",
+    tags: ["System"],
+    summary: "Health",
+    description:
+      "200 once the service is ready (database reachable, migrations applied); 503 while starting or stopping.",
+    responses: {
+      200: {
+        description: "Ready.",
+        content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
+      },
+      ...errorResponses(503),
+    },
+  });
+  app.openapi(health, async (c) => {
+    if (!isReady())
+      throw new ApiError(503, "The service is starting or shutting down; retry shortly.");
+    await sql`SELECT 1`.execute(deps.db);
+    return c.json({ status: "ok" as const }, 200);
+  });
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A wallet key (pmk_…) or an agent key (pak_…).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "admin", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's ADMIN_TOKEN.",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "kinora",
+      version: "1.0.0",
+      description:
+        "Cloud video restoration and image-to-clip generation, paid from a prepaid wallet. Money is integer US cents. Errors are `{detail, needs_topup?, over_limit?, refused?}`.",
+    },
+    tags: [
+      { name: "Balance", description: "The prepaid wallet." },
+      { name: "Agent keys", description: "Spending-limited sub-keys for assistants and scripts." },
+      { name: "Operator", description: "ADMIN_TOKEN endpoints for the person running kinora." },
+      { name: "System", description: "Health and documents." },
+    ],
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "kinora API reference" }));
+}

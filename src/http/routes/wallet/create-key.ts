@@ -1,0 +1,61 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { AGENT_KEY_LIMIT_CENTS, LABEL_MAX_LENGTH } from "../../../domain/limits.js";
+import type { CoreDeps } from "../../../services/deps.js";
+import { createAgentKey } from "../../../services/wallets.js";
+import { errorResponses } from "../../errors.js";
+import { requireKey } from "../../middleware/auth.js";
+import { bearerSecurity, type Router } from "../../router.js";
+import { AgentKey } from "../../schemas.js";
+
+const { min, max } = AGENT_KEY_LIMIT_CENTS;
+
+const Body = z
+  .object({
+    label: z
+      .string()
+      .max(LABEL_MAX_LENGTH, `must be at most ${LABEL_MAX_LENGTH} characters`)
+      .optional(),
+    limit_cents: z
+      .number({ error: `must be an integer from ${min} to ${max}` })
+      .int(`must be an integer from ${min} to ${max}`)
+      .min(min, `must be an integer from ${min} to ${max}`)
+      .max(max, `must be an integer from ${min} to ${max}`),
+  })
+  .strict()
+  .openapi({ example: { label: "my assistant", limit_cents: 500 } });
+
+export function registerCreateKey(app: Router, deps: CoreDeps) {
+  const route = createRoute({
+    method: "post",
+    path: "/wallet/keys",
+    tags: ["Agent keys"],
+    summary: "Create an agent key",
+    description:
+      "Creates an agent key (`pak_`) that can spend at most `limit_cents` in total from this wallet. The secret is shown once. Wallet key only.",
+    security: bearerSecurity,
+    middleware: [requireKey(deps, { walletOnly: true })] as const,
+    request: { body: { required: true, content: { "application/json": { schema: Body } } } },
+    responses: {
+      200: {
+        description: "The agent key secret (shown once) and its details.",
+        content: {
+          "application/json": {
+            schema: z.object({
+              key: z.string().openapi({ example: "pak_7Qx…" }),
+              agent_key: AgentKey,
+            }),
+          },
+        },
+      },
+      ...errorResponses(400, 401, 403),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const result = await createAgentKey(deps, c.get("principal").walletId, {
+      label: body.label,
+      limitCents: body.limit_cents,
+    });
+    return c.json(result, 200);
+  });
+}

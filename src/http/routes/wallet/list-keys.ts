@@ -1,0 +1,30 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../services/deps.js";
+import { listAgentKeys } from "../../../services/wallets.js";
+import { errorResponses } from "../../errors.js";
+import { requireKey } from "../../middleware/auth.js";
+import { bearerSecurity, type Router } from "../../router.js";
+import { AgentKey } from "../../schemas.js";
+
+export function registerListKeys(app: Router, deps: CoreDeps) {
+  const route = createRoute({
+    method: "get",
+    path: "/wallet/keys",
+    tags: ["Agent keys"],
+    summary: "List agent keys",
+    description:
+      "Every agent key and connected app of the wallet, newest first, without secrets. Wallet key only.",
+    security: bearerSecurity,
+    middleware: [requireKey(deps, { walletOnly: true })] as const,
+    responses: {
+      200: {
+        description: "The agent keys.",
+        content: { "application/json": { schema: z.object({ keys: z.array(AgentKey) }) } },
+      },
+      ...errorResponses(400, 401, 403),
+    },
+  });
+  app.openapi(route, async (c) =>
+    c.json({ keys: await listAgentKeys(deps, c.get("principal").walletId) }, 200),
+  );
+}
