@@ -16,14 +16,9 @@ const Body = z
       .max(10_000_000, "must be at most 10000000")
       .refine((v) => v !== 0, "must not be 0"),
     reason: z.string().min(1, "is required: say why, it is kept in the ledger").max(500),
-    reference: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .openapi({
-        description: "Your id for this adjustment; a repeated reference applies nothing.",
-      }),
+    reference: z.string().min(1).max(200).optional().openapi({
+      description: "Your id for this adjustment; a repeated reference applies nothing.",
+    }),
   })
   .strict();
 

@@ -33,6 +33,7 @@ export function registerCreateKey(app: Router, deps: CoreDeps) {
     description:
       "Creates an agent key (`pak_`) that can spend at most `limit_cents` in total from this wallet. The secret is shown once. Wallet key only.",
     security: bearerSecurity,
+    "x-wallet-key-only": true,
     middleware: [requireKey(deps, { walletOnly: true })] as const,
     request: { body: { required: true, content: { "application/json": { schema: Body } } } },
     responses: {

@@ -15,6 +15,7 @@ export function registerListKeys(app: Router, deps: CoreDeps) {
     description:
       "Every agent key and connected app of the wallet, newest first, without secrets. Wallet key only.",
     security: bearerSecurity,
+    "x-wallet-key-only": true,
     middleware: [requireKey(deps, { walletOnly: true })] as const,
     responses: {
       200: {

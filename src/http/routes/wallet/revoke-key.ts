@@ -15,6 +15,7 @@ export function registerRevokeKey(app: Router, deps: CoreDeps) {
     description:
       "Stops the key at once. Revoking a revoked key returns it unchanged. Wallet key only.",
     security: bearerSecurity,
+    "x-wallet-key-only": true,
     middleware: [requireKey(deps, { walletOnly: true })] as const,
     request: { params: IdParam("id", "key_3mJr7AoUXx7Wqd2vBZLWmU") },
     responses: {
