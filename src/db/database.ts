@@ -18,6 +18,8 @@ export interface Database {
   readonly backend: Backend;
   /** Subscribes to a NOTIFY channel; returns an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** The driver underneath Kysely, for benchmarks that compare against plain SQL. */
+  rawQuery(text: string, params: readonly unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,9 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   return {
     db,
     backend: "postgres" as const,
+    async rawQuery(text: string, params: readonly unknown[]) {
+      return (await pool.query(text, params as unknown[])).rows;
+    },
     async listen(channel: string, onNotify: (payload: string) => void) {
       const listener = new pg.Client({ connectionString: url, types, options });
       listener.on("error", () => {});
@@ -96,6 +101,9 @@ async function openPglite(dataDir: string) {
     return {
       db,
       backend: "pglite" as const,
+      async rawQuery(text: string, params: readonly unknown[]) {
+        return (await pglite.query(text, params as unknown[])).rows;
+      },
       async listen(channel: string, onNotify: (payload: string) => void) {
         const unsub = await pglite.listen(channel, onNotify);
         return async () => {

@@ -2,45 +2,100 @@
  * Resolves a bearer secret to the principal it stands for. Keys are looked up by their
  * SHA-256 digest (the secret itself is never stored) and the digest is compared again in
  * constant time. Revocation takes effect on the next request: nothing is cached.
+ *
+ * The lookup reads the wallet (and key) row in the same query, so the principal carries a
+ * snapshot that GET /wallet answers from without a second round trip.
  */
+import { sql } from "kysely";
 import { unauthorized } from "../domain/errors.js";
 import { constantTimeEqualHex, hashSecret } from "../domain/ids.js";
 import type { CoreDeps } from "./deps.js";
 
-export type Principal =
+export interface PrincipalSnapshot {
+  balanceCents: number;
+  paused: boolean;
+  email: string | null;
+  key?: {
+    label: string;
+    kind: "agent" | "connected_app";
+    limitCents: number;
+    spentCents: number;
+    createdAt: Date;
+    lastUsedAt: Date | null;
+  };
+}
+
+export type Principal = (
   | { kind: "wallet"; walletId: string }
-  | { kind: "agent"; walletId: string; keyId: string };
+  | { kind: "agent"; walletId: string; keyId: string }
+) & {
+  /** The rows as read while authenticating this request (not a cache across requests). */
+  snapshot?: PrincipalSnapshot;
+};
 
 export const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
+
+interface AuthRow {
+  wallet_id: string;
+  key_id: string | null;
+  key_hash: string;
+  revoked: boolean;
+  balance_cents: number;
+  paused: boolean;
+  email: string | null;
+  label: string | null;
+  kind: "agent" | "connected_app" | null;
+  limit_cents: number | null;
+  spent_cents: number | null;
+  created_at: Date | null;
+  last_used_at: Date | null;
+}
 
 export async function authenticate(deps: CoreDeps, secret: string): Promise<Principal> {
   if (!KEY_PATTERN.test(secret)) {
     throw unauthorized("The API key is not valid: expected a pmk_ wallet key or a pak_ agent key.");
   }
   const digest = hashSecret(secret);
-  if (secret.startsWith("pmk_")) {
-    const wallet = await deps.db
-      .selectFrom("wallets")
-      .select(["id", "key_hash"])
-      .where("key_hash", "=", digest)
-      .executeTakeFirst();
-    if (!wallet || !constantTimeEqualHex(wallet.key_hash, digest)) {
-      throw unauthorized("Unknown API key; check the key or create a wallet with POST /wallet.");
-    }
-    return { kind: "wallet", walletId: wallet.id };
+  const isWalletKey = secret.startsWith("pmk_");
+  const result = isWalletKey
+    ? await sql<AuthRow>`
+        SELECT id AS wallet_id, NULL AS key_id, key_hash, false AS revoked, balance_cents, paused, email,
+               NULL AS label, NULL AS kind, NULL AS limit_cents, NULL AS spent_cents,
+               NULL AS created_at, NULL AS last_used_at
+        FROM wallets WHERE key_hash = ${digest}`.execute(deps.db)
+    : await sql<AuthRow>`
+        SELECT k.wallet_id, k.id AS key_id, k.key_hash, k.revoked_at IS NOT NULL AS revoked,
+               w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.limit_cents, k.spent_cents,
+               k.created_at, k.last_used_at
+        FROM agent_keys k JOIN wallets w ON w.id = k.wallet_id WHERE k.key_hash = ${digest}`.execute(
+        deps.db,
+      );
+  const row = result.rows[0];
+  if (!row || !constantTimeEqualHex(row.key_hash, digest)) {
+    throw unauthorized(
+      isWalletKey
+        ? "Unknown API key; check the key or create a wallet with POST /wallet."
+        : "Unknown API key; check the key or ask the wallet owner for a new one.",
+    );
   }
-  const key = await deps.db
-    .selectFrom("agent_keys")
-    .select(["id", "wallet_id", "key_hash", "revoked_at"])
-    .where("key_hash", "=", digest)
-    .executeTakeFirst();
-  if (!key || !constantTimeEqualHex(key.key_hash, digest)) {
-    throw unauthorized("Unknown API key; check the key or ask the wallet owner for a new one.");
-  }
-  if (key.revoked_at) {
+  if (row.revoked) {
     throw unauthorized("This agent key has been revoked; ask the wallet owner for a new key.");
   }
-  return { kind: "agent", walletId: key.wallet_id, keyId: key.id };
+  const snapshot: PrincipalSnapshot = {
+    balanceCents: row.balance_cents,
+    paused: row.paused,
+    email: row.email,
+  };
+  if (!row.key_id) return { kind: "wallet", walletId: row.wallet_id, snapshot };
+  snapshot.key = {
+    label: row.label ?? "",
+    kind: row.kind ?? "agent",
+    limitCents: row.limit_cents ?? 0,
+    spentCents: row.spent_cents ?? 0,
+    createdAt: row.created_at as Date,
+    lastUsedAt: row.last_used_at,
+  };
+  return { kind: "agent", walletId: row.wallet_id, keyId: row.key_id, snapshot };
 }
 
 /** The agent key id that pays for (and owns) what this principal starts; null for the wallet key. */

@@ -45,11 +45,31 @@ interface ChargeRow {
  * revoked key. The row locks (FOR UPDATE) serialise concurrent charges of one wallet.
  */
 export async function charge(db: Db, input: ChargeInput): Promise<ChargeResult> {
-  const { walletId, agentKeyId, amountCents, jobId, reason } = input;
+  const { agentKeyId, amountCents } = input;
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
     throw new Error(`charge amount must be a positive integer of cents, got ${amountCents}`);
   }
-  const result = await sql<ChargeRow>`
+  const result = await chargeStatement(input).execute(db);
+  const row = result.rows[0];
+  if (!row) throw new Error("charge statement returned no row");
+  if (row.entry_id !== null && row.balance_after !== null) {
+    return {
+      entryId: Number(row.entry_id),
+      balanceCents: row.balance_after,
+      keyRemainingCents: agentKeyId ? row.key_remaining_after : null,
+    };
+  }
+  throw chargeRefusal(row, input);
+}
+
+/**
+ * The charge as one statement: lock the wallet (and key) rows, update both only when the
+ * balance, the allowance, the pause switch and the revocation all allow it, and insert the
+ * ledger entry. Exported so the benchmark can run the identical SQL straight on the driver.
+ */
+export function chargeStatement(input: ChargeInput) {
+  const { walletId, agentKeyId, amountCents, jobId, reason } = input;
+  return sql<ChargeRow>`
     WITH w AS (
       SELECT id, balance_cents, paused FROM wallets WHERE id = ${walletId} FOR UPDATE
     ), k AS (
@@ -86,17 +106,7 @@ export async function charge(db: Db, input: ChargeInput): Promise<ChargeResult> 
       (SELECT balance_cents FROM wu) AS balance_after,
       (SELECT remaining FROM ku) AS key_remaining_after,
       (SELECT id FROM e) AS entry_id
-  `.execute(db);
-  const row = result.rows[0];
-  if (!row) throw new Error("charge statement returned no row");
-  if (row.entry_id !== null && row.balance_after !== null) {
-    return {
-      entryId: Number(row.entry_id),
-      balanceCents: row.balance_after,
-      keyRemainingCents: agentKeyId ? row.key_remaining_after : null,
-    };
-  }
-  throw chargeRefusal(row, input);
+  `;
 }
 
 function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {

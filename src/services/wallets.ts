@@ -2,7 +2,7 @@
 import { ApiError, badRequest, notFound } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
-import type { Principal } from "./auth.js";
+import type { Principal, PrincipalSnapshot } from "./auth.js";
 import type { CoreDeps } from "./deps.js";
 
 export interface AgentKeyView {
@@ -78,33 +78,66 @@ export async function createWallet(deps: CoreDeps, input: { email?: string | nul
 
 /** The Wallet as the calling key sees it: the email only for the wallet key. */
 export async function walletView(deps: CoreDeps, principal: Principal): Promise<WalletView> {
+  const snap = principal.snapshot ?? (await loadSnapshot(deps, principal));
+  const base = {
+    wallet_id: principal.walletId,
+    balance_cents: snap.balanceCents,
+    paused: snap.paused,
+  };
+  if (principal.kind === "wallet") {
+    return { ...base, spendable_cents: snap.paused ? 0 : snap.balanceCents, email: snap.email };
+  }
+  const k = snap.key;
+  if (!k) throw new Error("agent principal without key snapshot");
+  const view = agentKeyView({
+    id: principal.keyId,
+    label: k.label,
+    kind: k.kind,
+    limit_cents: k.limitCents,
+    spent_cents: k.spentCents,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: null,
+  });
+  const spendable = snap.paused ? 0 : Math.min(snap.balanceCents, view.remaining_cents);
+  return { ...base, spendable_cents: spendable, agent_key: view };
+}
+
+/** Fresh rows for a principal, e.g. after a charge changed them within the same request. */
+async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<PrincipalSnapshot> {
   const wallet = await deps.db
     .selectFrom("wallets")
-    .select(["id", "email", "balance_cents", "paused"])
+    .select(["email", "balance_cents", "paused"])
     .where("id", "=", principal.walletId)
     .executeTakeFirst();
   if (!wallet) throw new ApiError(401, "The wallet of this key no longer exists.");
-  const base = {
-    wallet_id: wallet.id,
-    balance_cents: wallet.balance_cents,
+  const snap: PrincipalSnapshot = {
+    balanceCents: wallet.balance_cents,
     paused: wallet.paused,
+    email: wallet.email,
   };
-  if (principal.kind === "wallet") {
-    return {
-      ...base,
-      spendable_cents: wallet.paused ? 0 : wallet.balance_cents,
-      email: wallet.email,
+  if (principal.kind === "agent") {
+    const key = await deps.db
+      .selectFrom("agent_keys")
+      .select(KEY_COLUMNS)
+      .where("id", "=", principal.keyId)
+      .executeTakeFirstOrThrow();
+    snap.key = {
+      label: key.label,
+      kind: key.kind,
+      limitCents: key.limit_cents,
+      spentCents: key.spent_cents,
+      createdAt: key.created_at,
+      lastUsedAt: key.last_used_at,
     };
   }
-  const key = await deps.db
-    .selectFrom("agent_keys")
-    .select(KEY_COLUMNS)
-    .where("id", "=", principal.keyId)
-    .executeTakeFirstOrThrow();
-  const view = agentKeyView(key);
-  const spendable =
-    wallet.paused || view.revoked ? 0 : Math.min(wallet.balance_cents, view.remaining_cents);
-  return { ...base, spendable_cents: spendable, agent_key: view };
+  return snap;
+}
+
+/** Drops the auth-time snapshot so the next walletView reads the rows again. */
+export function freshPrincipal(principal: Principal): Principal {
+  const { snapshot: _ignored, ...rest } = principal;
+  return rest as Principal;
 }
 
 export async function createAgentKey(

@@ -1,0 +1,50 @@
+/** GET /wallet (auth lookup + wallet read) vs a trivial route on the same server and port. */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { buildApp } from "../src/app.js";
+import type { Database } from "../src/db/database.js";
+import { randomId } from "../src/domain/ids.js";
+import { silentLogger } from "../src/logger.js";
+import { createWallet } from "../src/services/wallets.js";
+import { type Figure, httpLoad } from "./lib.js";
+
+export async function benchGetWallet(
+  database: Database,
+  label: string,
+  total: number,
+): Promise<Figure> {
+  const deps = {
+    db: database.db,
+    clock: () => new Date(),
+    ids: randomId,
+    log: silentLogger,
+    adminToken: "bench-admin-token-000000",
+  };
+  const app = buildApp(deps);
+  app.get("/bench/hello", (c) => c.json({ hello: "world" }));
+  const { key } = await createWallet(deps, {});
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+  await new Promise((r) => server.once("listening", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const hello = await httpLoad(`${base}/bench/hello`, { total, concurrency: 16 });
+    const wallet = await httpLoad(`${base}/wallet`, {
+      total,
+      concurrency: 16,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return {
+      name: `GET /wallet req/s (${label})`,
+      value: wallet,
+      unit: "/s",
+      baselineName: "trivial route",
+      baseline: hello,
+      better: "higher",
+      aim: "≥ 0.5",
+    };
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}

@@ -1,0 +1,68 @@
+/** Shared benchmark helpers: timing, load generation and figure printing as ratios. */
+import http from "node:http";
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baselineName: string;
+  baseline: number;
+  /** "higher" when a bigger value is better (throughput), "lower" for times. */
+  better: "higher" | "lower";
+  aim?: string;
+}
+
+export function printFigure(f: Figure) {
+  const ratio = f.value / f.baseline;
+  const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+  process.stdout.write(
+    `  ${f.name.padEnd(44)} ${fmt(f.value).padStart(9)} ${f.unit.padEnd(7)} vs ${f.baselineName} ${fmt(f.baseline)} ${f.unit}` +
+      `  → ratio ${ratio.toFixed(2)}${f.aim ? `  (aim ${f.aim})` : ""}\n`,
+  );
+}
+
+/** Runs `task` with `concurrency` loops until `total` calls are done; returns calls per second. */
+export async function throughput(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        await task(i);
+      }
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+/** HTTP GET load with keep-alive connections; returns requests per second. */
+export async function httpLoad(
+  url: string,
+  opts: { total: number; concurrency: number; headers?: Record<string, string> },
+) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const get = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.get(url, { agent, headers: opts.headers }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+        );
+      });
+      req.on("error", reject);
+    });
+  await throughput(Math.min(200, opts.total), opts.concurrency, get); // warm-up
+  const rps = await throughput(opts.total, opts.concurrency, get);
+  agent.destroy();
+  return rps;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: every figure beside a baseline measured in the same run, as a ratio.
+ * Sections: foundation (ledger, HTTP) on PGlite (on disk) and on PostgreSQL when reachable.
+ * BENCH_QUICK=1 shrinks the workloads for a smoke run.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { type Database, openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { benchGetWallet } from "./http-wallet.js";
+import { benchCharges } from "./ledger.js";
+import { type Figure, printFigure } from "./lib.js";
+
+const quick = process.env.BENCH_QUICK === "1";
+const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function withPglite<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-"));
+  const database = await openDatabase({ dataDir: dir });
+  try {
+    await migrate(database.db);
+    return await fn(database);
+  } finally {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withPostgres<T>(fn: (db: Database) => Promise<T>): Promise<T | undefined> {
+  const schema = `bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  try {
+    await admin.connect();
+  } catch {
+    process.stdout.write(`  (PostgreSQL not reachable at ${POSTGRES_URL}: skipped)\n`);
+    return undefined;
+  }
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const database = await openDatabase({ databaseUrl: POSTGRES_URL, schema, poolSize: 10 });
+  try {
+    await migrate(database.db);
+    return await fn(database);
+  } finally {
+    await database.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
+async function main() {
+  const figures: Figure[] = [];
+  const charges = quick ? 400 : 4000;
+  const requests = quick ? 1000 : 8000;
+  process.stdout.write("foundation: ledger and HTTP\n");
+  await withPglite(async (db) => {
+    figures.push(await benchCharges(db, "PGlite", charges / 2));
+    printFigure(figures.at(-1) as Figure);
+    figures.push(await benchGetWallet(db, "PGlite", requests));
+    printFigure(figures.at(-1) as Figure);
+  });
+  await withPostgres(async (db) => {
+    figures.push(await benchCharges(db, "PostgreSQL", charges));
+    printFigure(figures.at(-1) as Figure);
+    figures.push(await benchGetWallet(db, "PostgreSQL", requests));
+    printFigure(figures.at(-1) as Figure);
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
