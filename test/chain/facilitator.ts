@@ -24,6 +24,8 @@ import { localChainDefinition } from "./local-chain.js";
 export interface FacilitatorFaults {
   /** Answer every call with this HTTP status and a non-x402 body (e.g. 503). */
   status?: number;
+  /** Answer only /settle with this status, without settling (a facilitator failing mid-way). */
+  settleStatus?: number;
   /** Settle for real, then hold the answer this long (to exceed a client's timeout). */
   settleDelayMs?: number;
 }
@@ -129,6 +131,7 @@ async function handle(
       await facilitator.verify(body.paymentPayload, body.paymentRequirements),
     );
   }
+  if (faults.settleStatus) return sendJson(res, faults.settleStatus, { error: "injected fault" });
   const settled = await facilitator.settle(body.paymentPayload, body.paymentRequirements);
   if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs));
   return sendJson(res, 200, settled);

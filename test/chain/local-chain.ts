@@ -98,59 +98,25 @@ export async function startLocalChain(
     },
   });
   await server.listen(0, "127.0.0.1");
-  const address = server.address() as { port: number };
-  const rpcUrl = `http://127.0.0.1:${address.port}`;
-  const chain = localChainDefinition(chainId, rpcUrl);
-  const transport = http(rpcUrl, { retryCount: 0 });
-  const publicClient = createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 50 });
-  const deployerWallet = createWalletClient({ chain, transport, account: deployer.account });
+  const rpcUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const rpc = (method: string, params: unknown[] = []) =>
     server.provider.request({ method, params } as never) as Promise<unknown>;
-
   try {
-    const { TestUSDC, Multicall3 } = loadArtifacts().contracts;
-    // Multicall3 has no constructor or immutables, so its runtime code can be placed directly.
-    await rpc("evm_setAccountCode", [MULTICALL3_ADDRESS, Multicall3.deployedBytecode]);
-    const deployHash = await deployerWallet.deployContract({
-      abi: TestUSDC.abi,
-      bytecode: TestUSDC.bytecode,
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: deployHash });
-    if (!receipt.contractAddress) throw new Error("TestUSDC deployment produced no address");
-    const usdc = receipt.contractAddress;
-
-    const mint = async (to: Address, amountAtomic: bigint) => {
-      const hash = await deployerWallet.writeContract({
-        address: usdc,
-        abi: TestUSDC.abi,
-        functionName: "mint",
-        args: [to, amountAtomic],
-      });
-      await publicClient.waitForTransactionReceipt({ hash });
-    };
-    await mint(payer.address, opts.payerUsdc ?? DEFAULT_PAYER_USDC);
-
+    const chain = localChainDefinition(chainId, rpcUrl);
+    const token = await deployContracts(chain, rpcUrl, deployer, rpc);
+    await token.mint(payer.address, opts.payerUsdc ?? DEFAULT_PAYER_USDC);
     return {
       rpcUrl,
       chainId,
       network: `eip155:${chainId}`,
       chain,
-      usdc,
+      ...token,
       multicall3: MULTICALL3_ADDRESS,
       deployer,
       payer,
       poorPayer,
       operator,
       facilitatorSigner,
-      publicClient,
-      usdcBalance: (owner) =>
-        publicClient.readContract({
-          address: usdc,
-          abi: TestUSDC.abi,
-          functionName: "balanceOf",
-          args: [owner],
-        }) as Promise<bigint>,
-      mint,
       mine: async (blocks = 1) => {
         for (let i = 0; i < blocks; i++) await rpc("evm_mine");
       },
@@ -164,6 +130,44 @@ export async function startLocalChain(
     await server.close();
     throw err;
   }
+}
+
+/** Puts Multicall3 at its canonical address and deploys TestUSDC from `deployer`. */
+async function deployContracts(
+  chain: Chain,
+  rpcUrl: string,
+  deployer: TestAccount,
+  rpc: LocalChain["rpc"],
+): Promise<Pick<LocalChain, "usdc" | "publicClient" | "usdcBalance" | "mint">> {
+  const { TestUSDC, Multicall3 } = loadArtifacts().contracts;
+  const transport = http(rpcUrl, { retryCount: 0 });
+  const publicClient = createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 50 });
+  const wallet = createWalletClient({ chain, transport, account: deployer.account });
+  // Multicall3 has no constructor or immutables, so its runtime code can be placed directly.
+  await rpc("evm_setAccountCode", [MULTICALL3_ADDRESS, Multicall3.deployedBytecode]);
+  const hash = await wallet.deployContract({ abi: TestUSDC.abi, bytecode: TestUSDC.bytecode });
+  const { contractAddress: usdc } = await publicClient.waitForTransactionReceipt({ hash });
+  if (!usdc) throw new Error("TestUSDC deployment produced no address");
+  return {
+    usdc,
+    publicClient,
+    usdcBalance: (owner) =>
+      publicClient.readContract({
+        address: usdc,
+        abi: TestUSDC.abi,
+        functionName: "balanceOf",
+        args: [owner],
+      }) as Promise<bigint>,
+    mint: async (to, amountAtomic) => {
+      const mintHash = await wallet.writeContract({
+        address: usdc,
+        abi: TestUSDC.abi,
+        functionName: "mint",
+        args: [to, amountAtomic],
+      });
+      await publicClient.waitForTransactionReceipt({ hash: mintHash });
+    },
+  };
 }
 
 export function localChainDefinition(chainId: number, rpcUrl: string): Chain {
