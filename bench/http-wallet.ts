@@ -4,23 +4,15 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { buildApp } from "../src/app.js";
 import type { Database } from "../src/db/database.js";
-import { randomId } from "../src/domain/ids.js";
-import { silentLogger } from "../src/logger.js";
 import { createWallet } from "../src/services/wallets.js";
-import { type Figure, httpLoad } from "./lib.js";
+import { benchPlatform, type Figure, httpLoad } from "./lib.js";
 
 export async function benchGetWallet(
   database: Database,
   label: string,
   total: number,
 ): Promise<Figure> {
-  const deps = {
-    db: database.db,
-    clock: () => new Date(),
-    ids: randomId,
-    log: silentLogger,
-    adminToken: "bench-admin-token-000000",
-  };
+  const deps = benchPlatform(database);
   const app = buildApp(deps);
   app.get("/bench/hello", (c) => c.json({ hello: "world" }));
   const { key } = await createWallet(deps, {});

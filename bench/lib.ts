@@ -1,5 +1,13 @@
 /** Shared benchmark helpers: timing, load generation and figure printing as ratios. */
 import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadConfig } from "../src/config.js";
+import type { Database } from "../src/db/database.js";
+import { randomId } from "../src/domain/ids.js";
+import { silentLogger } from "../src/logger.js";
+import type { Platform } from "../src/platform.js";
+import { createLocalBlobStore } from "../src/storage/local-store.js";
 
 export interface Figure {
   name: string;
@@ -65,4 +73,27 @@ export async function httpLoad(
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A platform over a benchmark database, with local storage in a temp dir. */
+export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:0"): Platform {
+  const dataDir = path.join(tmpdir(), `kinora-bench-${process.pid}`);
+  const signingSecret = "bench-signing-secret-0123456789abcdef";
+  return {
+    db: database.db,
+    clock: () => new Date(),
+    ids: randomId,
+    log: silentLogger,
+    config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }),
+    database,
+    storage: createLocalBlobStore({
+      rootDir: path.join(dataDir, "files"),
+      publicBaseUrl: publicUrl,
+      signingSecret,
+    }),
+    adminToken: "bench-admin-token-000000",
+    signingSecret,
+    publicUrl,
+    notifyJobs: async () => {},
+  };
 }

@@ -20,11 +20,10 @@ import { registerCreateWallet } from "./http/routes/wallet/create-wallet.js";
 import { registerGetWallet } from "./http/routes/wallet/get-wallet.js";
 import { registerListKeys } from "./http/routes/wallet/list-keys.js";
 import { registerRevokeKey } from "./http/routes/wallet/revoke-key.js";
-import type { CoreDeps } from "./services/deps.js";
+import type { Feature, Platform } from "./platform.js";
 
-export interface AppDeps extends CoreDeps {
-  adminToken: string;
-}
+/** What the routes need; the Platform satisfies it. */
+export type AppDeps = Platform;
 
 export interface BuildOptions {
   isReady?: () => boolean;
@@ -32,7 +31,7 @@ export interface BuildOptions {
   rawBodyPrefixes?: string[];
 }
 
-export function buildApp(deps: AppDeps, opts: BuildOptions = {}): Router {
+export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOptions = {}): Router {
   const app = createRouter();
   const rawPrefixes = ["/files/", ...(opts.rawBodyPrefixes ?? [])];
   const isRaw = (path: string) => rawPrefixes.some((p) => path.startsWith(p));
@@ -62,6 +61,10 @@ export function buildApp(deps: AppDeps, opts: BuildOptions = {}): Router {
   registerCreditWallet(app, deps, deps.adminToken);
   registerPauseWallet(app, deps, deps.adminToken);
   registerReconcile(app, deps, deps.adminToken);
+
+  // Signed upload/download URLs of the local-disk store are served by kinora itself.
+  if ("routes" in deps.storage) app.route("/files", deps.storage.routes());
+  for (const feature of features) feature.routes?.(app);
 
   installFallbacks(app);
   return app;

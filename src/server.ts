@@ -1,18 +1,25 @@
 /**
- * `kinora serve`: opens the database, migrates, builds the app and listens; shuts down
- * gracefully on SIGINT/SIGTERM (stop accepting, finish in-flight requests, stop workers,
- * close the database).
+ * `kinora serve`: opens the database, migrates, builds the platform and every feature, serves
+ * HTTP, runs in-process workers and background tasks; shuts down gracefully on SIGINT/SIGTERM
+ * (stop accepting, finish in-flight requests and jobs, stop tasks, close the database).
  */
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { sql } from "kysely";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
 import { randomId } from "./domain/ids.js";
+import { FEATURES } from "./features.js";
 import { createLogger } from "./logger.js";
+import type { BackgroundTask, Platform } from "./platform.js";
 import { loadOrCreateSecret } from "./secrets.js";
+import { storageFromConfig } from "./storage/from-config.js";
+import { startJobSystem } from "./workers/supervisor.js";
+import { JOBS_CHANNEL } from "./workers/types.js";
 
 export interface RunningServer {
   url: string;
@@ -35,26 +42,66 @@ export async function startServer(config: Config): Promise<RunningServer> {
       file: admin.file,
     });
   }
+  const signing = loadOrCreateSecret(config.dataDir, "signing-secret", config.signingSecret);
+  // The public URL is known before listening unless PORT=0 (tests); fix it up after listen then.
+  let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+
+  let wakeLocal = () => {};
+  const platform: Platform = {
+    db: database.db,
+    clock: () => new Date(),
+    ids: randomId,
+    log,
+    config,
+    database,
+    storage: storageFromConfig(config, publicUrl, signing.value),
+    adminToken: admin.value,
+    signingSecret: signing.value,
+    get publicUrl() {
+      return publicUrl;
+    },
+    async notifyJobs() {
+      wakeLocal();
+      await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
+    },
+  };
+  const features = await Promise.all(FEATURES.map((make) => make(platform)));
 
   let ready = false;
-  const app = buildApp(
-    { db: database.db, clock: () => new Date(), ids: randomId, log, adminToken: admin.value },
-    { isReady: () => ready },
-  );
-
+  const app = buildApp(platform, features, { isReady: () => ready });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
+  // Uploads stream for minutes; Node's default 300 s request timeout would cut them with 408.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
   });
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
+  if (!config.publicUrl && config.port === 0) publicUrl = url;
+
+  const jobs = await startJobSystem({
+    database,
+    queues: features.flatMap((f) => f.queues ?? []),
+    executors: features.flatMap((f) => f.executors ?? []),
+    workers: config.workers.inProcess,
+    leaseMs: config.workers.leaseMs,
+    log,
+    nodeId: `node-${randomBytes(3).toString("hex")}`,
+  });
+  wakeLocal = jobs.source.wake;
+  const tasks: BackgroundTask[] = [];
+  for (const feature of features) if (feature.start) tasks.push(await feature.start());
+
   ready = true;
   log.info("kinora listening", {
     url,
-    public_url: config.publicUrl ?? url,
+    public_url: publicUrl,
     database: database.backend,
-    data_dir: config.databaseUrl ? undefined : config.dataDir,
+    storage: platform.storage.kind,
+    in_process_workers: config.workers.inProcess,
+    data_dir: config.dataDir,
   });
 
   let closing: Promise<void> | undefined;
@@ -73,6 +120,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
         });
         server.closeIdleConnections();
       });
+      await jobs.stop(config.shutdownGraceMs);
+      await Promise.all(tasks.map((t) => t.stop()));
       await database.close();
       log.info("stopped");
     })();

@@ -2,20 +2,36 @@
  * A fresh app on a fresh database for one test file, called in-process (app.request), plus
  * helpers that create wallets and keys the way a caller would: through the API.
  */
-import { type AppDeps, buildApp } from "../src/app.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
 import type { Router } from "../src/http/router.js";
+import type { Feature, FeatureFactory, Platform } from "../src/platform.js";
 import { credit } from "../src/services/ledger.js";
+import { createLocalBlobStore } from "../src/storage/local-store.js";
+import { JOBS_CHANNEL } from "../src/workers/types.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
 import { coreDeps, type TestClock, testClock } from "./deps.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
+/** Local-store URLs point here; tests route them back into the in-process app. */
+export const TEST_PUBLIC_URL = "http://kinora.test";
 
 export interface TestApp {
   app: Router;
-  deps: AppDeps;
+  platform: Platform;
+  /** Alias of platform, for tests written against the services. */
+  deps: Platform;
+  features: Feature[];
   database: TestDatabase;
   clock: TestClock;
+  dataDir: string;
   call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
+  /** Fetches a URL kinora handed out (upload/download), in-process when it is ours. */
+  fetchUrl(url: string, init?: RequestInit): Promise<Response>;
   newWallet(balanceCents?: number): Promise<{ key: string; walletId: string }>;
   newAgentKey(walletKey: string, limitCents: number): Promise<{ key: string; id: string }>;
   close(): Promise<void>;
@@ -34,22 +50,46 @@ export interface CallResult {
   headers: Headers;
 }
 
-export async function createTestApp(): Promise<TestApp> {
+export interface TestAppOptions {
+  features?: FeatureFactory[];
+  env?: Record<string, string>;
+  /** Customise the platform before features are built (e.g. swap storage). */
+  platform?: (p: Platform) => Platform;
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   const clock = testClock();
-  const deps: AppDeps = { ...coreDeps(database, clock), adminToken: ADMIN_TOKEN };
-  const app = buildApp(deps);
+  const dataDir = mkdtempSync(path.join(tmpdir(), "kinora-test-"));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...opts.env });
+  const signingSecret = "test-signing-secret-0123456789abcdef";
+  let platform: Platform = {
+    ...coreDeps(database, clock),
+    config,
+    database,
+    storage: createLocalBlobStore({
+      rootDir: path.join(dataDir, "files"),
+      publicBaseUrl: TEST_PUBLIC_URL,
+      signingSecret,
+      now: () => clock.now().getTime(),
+    }),
+    adminToken: ADMIN_TOKEN,
+    signingSecret,
+    publicUrl: TEST_PUBLIC_URL,
+    async notifyJobs() {
+      await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
+    },
+  };
+  if (opts.platform) platform = opts.platform(platform);
+  const features = await Promise.all((opts.features ?? []).map((make) => make(platform)));
+  const app = buildApp(platform, features);
 
-  const call = async (
-    method: string,
-    path: string,
-    opts: CallOptions = {},
-  ): Promise<CallResult> => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
     let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+    if (o.body !== undefined) {
+      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
       headers["content-type"] ??= "application/json";
     }
     const res = await app.request(path, { method, headers, body });
@@ -63,18 +103,27 @@ export async function createTestApp(): Promise<TestApp> {
     return { status: res.status, body: parsed, headers: res.headers };
   };
 
+  const fetchUrl = (url: string, init?: RequestInit) =>
+    url.startsWith(TEST_PUBLIC_URL)
+      ? Promise.resolve(app.request(url.slice(TEST_PUBLIC_URL.length), init))
+      : fetch(url, init);
+
   return {
     app,
-    deps,
+    platform,
+    deps: platform,
+    features,
     database,
     clock,
+    dataDir,
     call,
+    fetchUrl,
     async newWallet(balanceCents = 0) {
       const res = await call("POST", "/wallet", { body: {} });
       if (res.status !== 200) throw new Error(`POST /wallet: ${res.status}`);
       const walletId = res.body.wallet.wallet_id as string;
       if (balanceCents > 0) {
-        await credit(deps.db, {
+        await credit(platform.db, {
           walletId,
           amountCents: balanceCents,
           kind: "topup",
@@ -93,6 +142,9 @@ export async function createTestApp(): Promise<TestApp> {
         throw new Error(`POST /wallet/keys: ${res.status} ${JSON.stringify(res.body)}`);
       return { key: res.body.key as string, id: res.body.agent_key.id as string };
     },
-    close: () => database.cleanup(),
+    async close() {
+      await database.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }

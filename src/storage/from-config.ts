@@ -1,0 +1,33 @@
+/** Builds the configured BlobStore: local disk under DATA_DIR (default) or S3-compatible. */
+import path from "node:path";
+import type { Config } from "../config.js";
+import type { BlobStore } from "./blob-store.js";
+import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
+import { createS3BlobStore } from "./s3-store.js";
+
+export function storageFromConfig(
+  config: Config,
+  publicUrl: string,
+  signingSecret: string,
+  now?: () => number,
+): BlobStore | LocalBlobStore {
+  const s = config.storage;
+  if (s.kind === "s3") {
+    return createS3BlobStore({
+      bucket: s.bucket,
+      region: s.region,
+      endpoint: s.endpoint,
+      forcePathStyle: s.forcePathStyle,
+      accessKeyId: s.accessKeyId,
+      secretAccessKey: s.secretAccessKey,
+      publicEndpoint: s.publicEndpoint,
+      now,
+    });
+  }
+  return createLocalBlobStore({
+    rootDir: s.dir ?? path.join(config.dataDir, "files"),
+    publicBaseUrl: publicUrl,
+    signingSecret,
+    now,
+  });
+}
