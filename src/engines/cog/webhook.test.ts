@@ -1,0 +1,212 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Prediction } from "./prediction.js";
+import {
+  handlePredictionWebhook,
+  newWebhookSecret,
+  PredictionWaiter,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+  webhookHeaders,
+  webhookUrlFor,
+} from "./webhook.js";
+
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const now = 1_700_000_000_000;
+
+describe("signWebhook / verifyWebhook", () => {
+  it("matches an independent HMAC of id.timestamp.body with the whsec_ key", () => {
+    const body = '{"id":"p1","status":"succeeded"}';
+    const key = Buffer.from("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "base64");
+    const mac = createHmac("sha256", key).update(`msg_1.1700000000.${body}`).digest("base64");
+    expect(signWebhook({ id: "msg_1", timestamp: 1700000000, body, secret })).toBe(`v1,${mac}`);
+  });
+
+  it("accepts a fresh, correctly signed delivery", () => {
+    const body = '{"id":"p1","status":"processing"}';
+    const headers = webhookHeaders(body, secret, { id: "msg_a", nowMs: now });
+    expect(verifyWebhook({ headers, body, secret, nowMs: now + 1000 })).toEqual({
+      id: "msg_a",
+      timestamp: now / 1000,
+    });
+  });
+
+  it("accepts when one of several space-separated signatures is valid", () => {
+    const body = "{}";
+    const headers = webhookHeaders(body, secret, { nowMs: now });
+    headers["webhook-signature"] = `v1,AAAA v2,zzz ${headers["webhook-signature"]}`;
+    expect(() => verifyWebhook({ headers, body, secret, nowMs: now })).not.toThrow();
+  });
+
+  it.each([
+    ["a tampered body", (h: Record<string, string>) => h, '{"status":"failed"}', secret, now],
+    ["a wrong secret", (h: Record<string, string>) => h, "{}", newWebhookSecret(), now],
+    [
+      "a timestamp older than 5 minutes",
+      (h: Record<string, string>) => h,
+      "{}",
+      secret,
+      now + 301_000,
+    ],
+    ["a timestamp from the future", (h: Record<string, string>) => h, "{}", secret, now - 301_000],
+    [
+      "a missing signature header",
+      (h: Record<string, string>) => ({ ...h, "webhook-signature": "" }),
+      "{}",
+      secret,
+      now,
+    ],
+    [
+      "a signature under another version tag",
+      (h: Record<string, string>) => ({
+        ...h,
+        "webhook-signature": h["webhook-signature"]!.replace("v1,", "v2,"),
+      }),
+      "{}",
+      secret,
+      now,
+    ],
+    [
+      "a changed webhook-id",
+      (h: Record<string, string>) => ({ ...h, "webhook-id": "msg_other" }),
+      "{}",
+      secret,
+      now,
+    ],
+  ])("rejects %s", (_name, mutate, body, verifySecret, verifyNow) => {
+    const headers = mutate(webhookHeaders("{}", secret, { nowMs: now }));
+    expect(() => verifyWebhook({ headers, body, secret: verifySecret, nowMs: verifyNow })).toThrow(
+      WebhookVerificationError,
+    );
+  });
+
+  it("reads headers from a fetch Headers object", () => {
+    const headers = new Headers(webhookHeaders("{}", secret, { nowMs: now }));
+    expect(() => verifyWebhook({ headers, body: "{}", secret, nowMs: now })).not.toThrow();
+  });
+});
+
+function prediction(id: string, status: Prediction["status"], logs = ""): Prediction {
+  return { id, status, logs, output: status === "succeeded" ? "data:video/mp4;base64,AA==" : null };
+}
+
+describe("PredictionWaiter", () => {
+  it("resolves a waiter with the terminal prediction", async () => {
+    const waiter = new PredictionWaiter();
+    const waiting = waiter.wait("p1");
+    expect(waiter.deliver(prediction("p1", "processing", "10%"))).toBe(true);
+    expect(waiter.deliver(prediction("p1", "succeeded", "100%"))).toBe(true);
+    await expect(waiting).resolves.toMatchObject({ id: "p1", status: "succeeded", logs: "100%" });
+  });
+
+  it("ignores duplicates and never lets an older status overwrite a terminal one", async () => {
+    const waiter = new PredictionWaiter();
+    expect(waiter.deliver(prediction("p1", "succeeded", "a\nb\n"))).toBe(true);
+    expect(waiter.deliver(prediction("p1", "succeeded", "a\nb\n"))).toBe(false);
+    expect(waiter.deliver(prediction("p1", "processing", "a\n"))).toBe(false);
+    expect(waiter.deliver(prediction("p1", "starting"))).toBe(false);
+    expect(waiter.deliver(prediction("p1", "failed"))).toBe(false);
+    await expect(waiter.wait("p1")).resolves.toMatchObject({ status: "succeeded" });
+  });
+
+  it("ignores an older non-terminal delivery arriving late", () => {
+    const waiter = new PredictionWaiter();
+    const seen: string[] = [];
+    void waiter.wait("p1", undefined, (p) => seen.push(`${p.status}:${p.logs}`));
+    waiter.deliver(prediction("p1", "processing", "50%"));
+    waiter.deliver(prediction("p1", "starting"));
+    waiter.deliver(prediction("p1", "processing", "10%"));
+    waiter.deliver(prediction("p1", "processing", "50%\n80%"));
+    expect(seen).toEqual(["processing:50%", "processing:50%\n80%"]);
+  });
+
+  it("keeps a delivery that arrives before anyone waits, then forgets it", async () => {
+    let clock = 0;
+    const waiter = new PredictionWaiter({ keepMs: 60_000, now: () => clock });
+    waiter.deliver(prediction("early", "succeeded"));
+    await expect(waiter.wait("early")).resolves.toMatchObject({ status: "succeeded" });
+    clock = 61_000;
+    waiter.deliver(prediction("other", "starting")); // any activity prunes
+    expect(waiter.latest("early")).toBeUndefined();
+  });
+
+  it("bounds the number of tracked predictions", () => {
+    const waiter = new PredictionWaiter({ maxEntries: 3 });
+    for (let i = 0; i < 10; i++) waiter.deliver(prediction(`p${i}`, "starting"));
+    expect(waiter.size).toBeLessThanOrEqual(3);
+    expect(waiter.latest("p9")).toBeDefined();
+  });
+
+  it("rejects a wait when its signal aborts and drops the waiter", async () => {
+    const waiter = new PredictionWaiter();
+    const controller = new AbortController();
+    const waiting = waiter.wait("p1", controller.signal);
+    controller.abort(new Error("gave up"));
+    await expect(waiting).rejects.toThrow("gave up");
+  });
+});
+
+describe("handlePredictionWebhook", () => {
+  const body = JSON.stringify(prediction("p1", "succeeded"));
+
+  it("accepts a signed delivery and is idempotent for retries", () => {
+    const waiter = new PredictionWaiter();
+    const headers = webhookHeaders(body, secret);
+    const args = { headers, rawBody: body, url: "/webhooks/cog", secret, waiter };
+    expect(handlePredictionWebhook(args)).toEqual({ status: 200, body: { applied: true } });
+    expect(handlePredictionWebhook(args)).toEqual({ status: 200, body: { applied: false } });
+  });
+
+  it("rejects a forged signature even when the URL token is valid", () => {
+    const waiter = new PredictionWaiter();
+    const headers = webhookHeaders(body, newWebhookSecret());
+    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog", "p1", secret);
+    const result = handlePredictionWebhook({ headers, rawBody: body, url, secret, waiter });
+    expect(result.status).toBe(401);
+    expect(waiter.latest("p1")).toBeUndefined();
+  });
+
+  it("accepts an unsigned (plain Cog) delivery carrying the prediction's URL token", () => {
+    const waiter = new PredictionWaiter();
+    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog?x=1", "p1", secret);
+    const result = handlePredictionWebhook({ headers: {}, rawBody: body, url, secret, waiter });
+    expect(result.status).toBe(200);
+    expect(waiter.latest("p1")?.status).toBe("succeeded");
+  });
+
+  it("rejects an unsigned delivery without a token, or with another prediction's token", () => {
+    const waiter = new PredictionWaiter();
+    const plain = { headers: {}, rawBody: body, secret, waiter };
+    expect(handlePredictionWebhook({ ...plain, url: "/webhooks/cog" }).status).toBe(401);
+    const other = webhookUrlFor("http://h/webhooks/cog", "p2", secret);
+    expect(handlePredictionWebhook({ ...plain, url: other }).status).toBe(401);
+    const tampered = webhookUrlFor("http://h/webhooks/cog", "p1", secret).replace(
+      /token=./,
+      "token=x",
+    );
+    expect(handlePredictionWebhook({ ...plain, url: tampered }).status).toBe(401);
+    expect(waiter.size).toBe(0);
+  });
+
+  it("refuses all webhooks when no secret is configured", () => {
+    const waiter = new PredictionWaiter();
+    const result = handlePredictionWebhook({
+      headers: {},
+      rawBody: body,
+      url: "/",
+      secret: undefined,
+      waiter,
+    });
+    expect(result.status).toBe(503);
+  });
+
+  it("answers 400 to a signed body that is not a prediction", () => {
+    const waiter = new PredictionWaiter();
+    const bad = '{"hello":"world"}';
+    const headers = webhookHeaders(bad, secret);
+    expect(
+      handlePredictionWebhook({ headers, rawBody: bad, url: "/", secret, waiter }).status,
+    ).toBe(400);
+  });
+});
