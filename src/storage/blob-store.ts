@@ -1,0 +1,107 @@
+/**
+ * BlobStore: where uploaded videos, clip images and results live. Two
+ * implementations share this contract — local disk with URLs signed and served
+ * by kinora itself, and any S3-compatible store with presigned URLs — so the
+ * services never know which one they talk to.
+ */
+
+/** What a caller needs to upload: PUT the file to `url` sending exactly `headers`. */
+export interface UploadTicket {
+  url: string;
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+export interface BlobInfo {
+  sizeBytes: number;
+  contentType: string | null;
+}
+
+export interface PresignUploadOptions {
+  contentType: string;
+  sizeBytes: number;
+  expiresInSec: number;
+}
+
+export interface PresignDownloadOptions {
+  expiresInSec: number;
+  filename?: string;
+  contentType?: string;
+}
+
+export interface BlobStore {
+  readonly kind: "local" | "s3";
+  /** A single-purpose URL that accepts exactly one PUT of exactly sizeBytes with this contentType to key. */
+  presignUpload(key: string, opts: PresignUploadOptions): Promise<UploadTicket>;
+  /** A GET URL for key, expiring; Content-Disposition attachment with filename when given. */
+  presignDownload(key: string, opts: PresignDownloadOptions): Promise<string>;
+  /** Size and type of the object at key, or null when there is none. */
+  head(key: string): Promise<BlobInfo | null>;
+  /** Writes the object to destPath; destPath appears only once the whole object arrived. */
+  downloadToFile(key: string, destPath: string, signal?: AbortSignal): Promise<void>;
+  uploadFromFile(key: string, srcPath: string, contentType: string): Promise<void>;
+  /** Removes the object; deleting a missing object succeeds. */
+  delete(key: string): Promise<void>;
+}
+
+/** Longest URL lifetime: SigV4 presigned URLs cannot live longer than 7 days. */
+export const MAX_URL_LIFETIME_SEC = 7 * 24 * 3600;
+
+// Visible ASCII plus inner spaces: what can travel in an HTTP header and be
+// compared byte for byte by both stores.
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const MAX_CONTENT_TYPE_LENGTH = 255;
+
+export function assertLifetime(expiresInSec: number): void {
+  if (!Number.isInteger(expiresInSec) || expiresInSec < 1 || expiresInSec > MAX_URL_LIFETIME_SEC) {
+    throw new RangeError(
+      `expiresInSec must be an integer from 1 to ${MAX_URL_LIFETIME_SEC}, got ${expiresInSec}`,
+    );
+  }
+}
+
+export function assertContentType(contentType: string): void {
+  if (contentType.length > MAX_CONTENT_TYPE_LENGTH || !HEADER_VALUE.test(contentType)) {
+    throw new TypeError(
+      `contentType must be 1–${MAX_CONTENT_TYPE_LENGTH} printable ASCII characters, got ${JSON.stringify(contentType.slice(0, 80))}`,
+    );
+  }
+}
+
+export function assertUploadSize(sizeBytes: number, maxBytes: number): void {
+  if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0 || sizeBytes > maxBytes) {
+    throw new RangeError(`sizeBytes must be an integer from 0 to ${maxBytes}, got ${sizeBytes}`);
+  }
+}
+
+/**
+ * `attachment` with an ASCII fallback name and an RFC 5987 UTF-8 name, so
+ * browsers save the file under its real name and no name can break the header.
+ */
+export function attachmentDisposition(filename?: string): string {
+  if (filename === undefined) return "attachment";
+  // Drop control characters and anything that reads as a path.
+  const clean = Array.from(filename)
+    .filter((ch) => ch >= " " && ch !== "\x7f")
+    .join("")
+    .replace(/[/\\]/g, "_")
+    .trim()
+    .slice(0, 200);
+  if (clean === "" || clean === "." || clean === "..") return "attachment";
+  const ascii = clean.replace(/[^\x20-\x7e]/g, "_").replace(/["%]/g, "_");
+  const encoded = encodeURIComponent(clean).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return ascii === clean
+    ? `attachment; filename="${ascii}"`
+    : `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** Thrown by downloadToFile when nothing is stored at the key. */
+export class BlobNotFoundError extends Error {
+  override readonly name = "BlobNotFoundError";
+  constructor(readonly key: string) {
+    super(`no object is stored at ${JSON.stringify(key)}`);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Writing a stream to disk so that the destination either holds every expected
+ * byte or does not change at all: chunks go to a temp file beside it, and only
+ * a complete file is renamed into place (rename is atomic within a directory).
+ */
+import { randomBytes } from "node:crypto";
+import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Readable } from "node:stream";
+
+export type WriteOutcome =
+  | { ok: true; bytes: number }
+  | { ok: false; reason: "too_long" | "too_short"; bytes: number };
+
+export interface WriteExactOptions {
+  /** fsync the file and its directory before answering: set for stored objects, not scratch files. */
+  durable: boolean;
+  signal?: AbortSignal;
+  /** Runs once the bytes are complete, just before the rename makes them visible. */
+  beforeCommit?: () => Promise<void>;
+}
+
+/** A dot-prefixed name beside `destPath`; keys never start with a dot, so it cannot clash. */
+export function tempPathFor(destPath: string): string {
+  return join(dirname(destPath), `.${basename(destPath)}.${randomBytes(6).toString("hex")}.part`);
+}
+
+/**
+ * Streams `chunks` into `destPath`, which must receive exactly `expectedBytes`.
+ * Stops reading as soon as the stream runs past that size. On any shortfall,
+ * overflow, abort or error the temp file is removed and `destPath` is untouched.
+ */
+export async function writeExactlyAtomic(
+  chunks: AsyncIterable<Uint8Array>,
+  destPath: string,
+  expectedBytes: number,
+  opts: WriteExactOptions,
+): Promise<WriteOutcome> {
+  const dir = dirname(destPath);
+  const tmp = tempPathFor(destPath);
+  const fh = await openCreatingDir(tmp);
+  let committed = false;
+  try {
+    const outcome = await copyLimited(chunks, fh, expectedBytes, opts.signal);
+    if (!outcome.ok) return outcome;
+    if (opts.durable) await fh.sync();
+    await fh.close();
+    await opts.beforeCommit?.();
+    await rename(tmp, destPath);
+    committed = true;
+    if (opts.durable) await syncDir(dir);
+    return outcome;
+  } finally {
+    if (!committed) {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+    }
+  }
+}
+
+/** A delete may remove an emptied directory between our mkdir and open: try once more. */
+async function openCreatingDir(path: string): Promise<FileHandle> {
+  for (let attempt = 0; ; attempt++) {
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      return await open(path, "wx", 0o600);
+    } catch (err) {
+      if (attempt > 0 || (err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
+}
+
+async function copyLimited(
+  chunks: AsyncIterable<Uint8Array>,
+  fh: FileHandle,
+  expectedBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<WriteOutcome> {
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    signal?.throwIfAborted();
+    bytes += chunk.byteLength;
+    // Check before writing so an oversized body never reaches the disk.
+    if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
+    await writeAll(fh, chunk);
+  }
+  signal?.throwIfAborted();
+  if (bytes < expectedBytes) return { ok: false, reason: "too_short", bytes };
+  return { ok: true, bytes };
+}
+
+async function writeAll(fh: FileHandle, chunk: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < chunk.byteLength) {
+    const { bytesWritten } = await fh.write(chunk, offset, chunk.byteLength - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** Makes a rename durable; some platforms cannot open a directory, which is harmless there. */
+async function syncDir(dir: string): Promise<void> {
+  const dh = await open(dir, "r").catch(() => null);
+  if (!dh) return;
+  try {
+    await dh.sync();
+  } catch {
+    // Not supported for directories on this platform: the rename is still atomic.
+  } finally {
+    await dh.close();
+  }
+}
+
+/**
+ * A Node stream as chunks, without destroying it when the reader stops early:
+ * the HTTP server can then still send our error response and drain the socket.
+ */
+export function nodeChunks(stream: Readable): AsyncIterable<Uint8Array> {
+  return { [Symbol.asyncIterator]: () => stream.iterator({ destroyOnReturn: false }) };
+}
+
+/** A web stream as chunks; stopping early cancels the stream. */
+export async function* webChunks(body: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}

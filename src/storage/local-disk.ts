@@ -1,0 +1,145 @@
+/**
+ * How the local store lays objects out under its root: the object at key
+ * `a/b/c` is the file `<root>/a/b/c`, its content type sits in `<root>/a/b/.c.meta`.
+ * Dot-prefixed names can never be keys (see keys.ts), so temp and metadata
+ * files never clash with objects.
+ */
+import { type FileHandle, open, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import type { BlobInfo } from "./blob-store.js";
+import { tempPathFor, type WriteOutcome, writeExactlyAtomic } from "./file-io.js";
+import { assertValidKey, InvalidKeyError } from "./keys.js";
+
+export interface OpenedObject {
+  fh: FileHandle;
+  sizeBytes: number;
+  contentType: string | null;
+  etag: string;
+  lastModified: Date;
+}
+
+export interface LocalDisk {
+  readonly rootDir: string;
+  pathFor(key: string): string;
+  /** Stores exactly `sizeBytes` from `chunks` at key, or nothing at all. */
+  write(
+    key: string,
+    chunks: AsyncIterable<Uint8Array>,
+    sizeBytes: number,
+    contentType: string,
+  ): Promise<WriteOutcome & { etag?: string }>;
+  /** An open handle on the object (so a concurrent replace cannot swap it mid-read), or null. */
+  openForRead(key: string): Promise<OpenedObject | null>;
+  head(key: string): Promise<BlobInfo | null>;
+  remove(key: string): Promise<void>;
+}
+
+export function createLocalDisk(rootDir: string): LocalDisk {
+  const root = resolve(rootDir);
+
+  const pathFor = (key: string): string => {
+    const path = resolve(root, ...assertValidKey(key).split("/"));
+    // The key pattern already rules out traversal; this is the belt to its braces.
+    if (!path.startsWith(root + sep)) throw new InvalidKeyError(`key escapes the storage root`);
+    return path;
+  };
+
+  const openForRead = async (key: string): Promise<OpenedObject | null> => {
+    const path = pathFor(key);
+    const fh = await openRegular(path);
+    if (!fh) return null;
+    try {
+      const stats = await fh.stat({ bigint: true });
+      const meta = await readMeta(path);
+      return {
+        fh,
+        sizeBytes: Number(stats.size),
+        contentType: meta?.contentType ?? null,
+        etag: etagOf(stats),
+        lastModified: new Date(Number(stats.mtimeMs)),
+      };
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  };
+
+  return {
+    rootDir: root,
+    pathFor,
+    async write(key, chunks, sizeBytes, contentType) {
+      const path = pathFor(key);
+      const outcome = await writeExactlyAtomic(chunks, path, sizeBytes, {
+        durable: true,
+        beforeCommit: () => writeMeta(path, { contentType }),
+      });
+      if (!outcome.ok) return outcome;
+      const opened = await openRegular(path);
+      if (!opened) return outcome;
+      const stats = await opened.stat({ bigint: true });
+      await opened.close();
+      return { ...outcome, etag: etagOf(stats) };
+    },
+    openForRead,
+    async head(key) {
+      const opened = await openForRead(key);
+      if (!opened) return null;
+      await opened.fh.close();
+      return { sizeBytes: opened.sizeBytes, contentType: opened.contentType };
+    },
+    async remove(key) {
+      const path = pathFor(key);
+      await rm(path, { force: true });
+      await rm(metaPathFor(path), { force: true });
+      // Keep the tree from filling with empty per-job folders; a folder still in use stays.
+      const dir = dirname(path);
+      if (dir !== root) await rmdir(dir).catch(() => {});
+    },
+  };
+}
+
+interface Meta {
+  contentType: string;
+}
+
+function metaPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.meta`);
+}
+
+async function writeMeta(path: string, meta: Meta): Promise<void> {
+  const metaPath = metaPathFor(path);
+  const tmp = tempPathFor(metaPath);
+  await writeFile(tmp, JSON.stringify(meta), { mode: 0o600 });
+  await rename(tmp, metaPath);
+}
+
+async function readMeta(path: string): Promise<Meta | null> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(metaPathFor(path), "utf8"));
+    const contentType = (parsed as Partial<Meta> | null)?.contentType;
+    return typeof contentType === "string" ? { contentType } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Opens a regular file for reading; a missing file (or a folder at that path) is null. */
+async function openRegular(path: string): Promise<FileHandle | null> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, "r");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return null;
+    throw err;
+  }
+  const stats = await fh.stat();
+  if (stats.isFile()) return fh;
+  await fh.close();
+  return null;
+}
+
+/** Inode, size and nanosecond mtime: changes whenever the object is replaced. */
+function etagOf(stats: { ino: bigint; size: bigint; mtimeNs: bigint }): string {
+  return `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${stats.mtimeNs.toString(16)}"`;
+}

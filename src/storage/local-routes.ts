@@ -1,0 +1,172 @@
+/**
+ * The HTTP side of the local store, mounted by the server at /files:
+ * `PUT /u/<token>` receives an upload, `GET|HEAD /d/<token>` serves a download.
+ *
+ * Statuses: every token problem (malformed, altered, expired, wrong purpose) is
+ * 403, as S3 answers for its presigned URLs, so a client handles both stores
+ * alike. A request that does not match what its valid token binds is 400
+ * (wrong Content-Type, too few bytes) or 413 (too many bytes). Nothing at a
+ * download link is 404. Every error body is `{ "detail": "..." }`.
+ */
+import { Readable } from "node:stream";
+import { type Context, Hono } from "hono";
+import { attachmentDisposition } from "./blob-store.js";
+import { nodeChunks, webChunks } from "./file-io.js";
+import { decideRange, ifRangeMatches } from "./http-range.js";
+import type { LocalDisk, OpenedObject } from "./local-disk.js";
+import { type DownloadClaims, type UploadClaims, verifyToken } from "./local-token.js";
+
+export interface LocalRoutesDeps {
+  disk: LocalDisk;
+  signingSecret: string;
+  now: () => number;
+}
+
+type ErrorStatus = 400 | 403 | 404 | 405 | 413 | 416;
+
+function fail(
+  c: Context,
+  status: ErrorStatus,
+  detail: string,
+  headers: Record<string, string> = {},
+) {
+  return c.json({ detail }, status, { "Cache-Control": "no-store", ...headers });
+}
+
+export function buildLocalRoutes(deps: LocalRoutesDeps): Hono {
+  const app = new Hono();
+  app.put("/u/:token", (c) => handleUpload(c, deps));
+  // Hono routes HEAD to GET handlers; the handler checks the method to skip the body.
+  app.get("/d/:token", (c) => handleDownload(c, deps));
+  app.all("/u/:token", (c) => fail(c, 405, "upload links accept only PUT", { Allow: "PUT" }));
+  app.all("/d/:token", (c) =>
+    fail(c, 405, "download links accept only GET and HEAD", { Allow: "GET, HEAD" }),
+  );
+  return app;
+}
+
+async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
+  const check = verifyToken(c.req.param("token") ?? "", "upload", deps.signingSecret, deps.now());
+  if (!check.ok) return fail(c, 403, check.detail);
+  const claims = check.claims;
+  const refusal = refuseHeaders(c, claims);
+  if (refusal) return refusal;
+
+  const outcome = await deps.disk
+    .write(claims.key, requestChunks(c), claims.sizeBytes, claims.contentType)
+    .catch((err: unknown) => {
+      if (isClientAbort(err)) return null;
+      throw err;
+    });
+  if (outcome === null) return fail(c, 400, "the upload was interrupted; nothing was stored");
+  if (!outcome.ok && outcome.reason === "too_long") {
+    const detail = `this link accepts exactly ${claims.sizeBytes} bytes; the body was longer`;
+    return fail(c, 413, detail, { Connection: "close" });
+  }
+  if (!outcome.ok) {
+    return fail(c, 400, `expected ${claims.sizeBytes} bytes, got ${outcome.bytes}`);
+  }
+  return c.body(null, 200, outcome.etag ? { ETag: outcome.etag } : {});
+}
+
+/** Checks the headers against the token before a single body byte is read. */
+function refuseHeaders(c: Context, claims: UploadClaims): Response | null {
+  const contentType = c.req.header("content-type");
+  if (contentType !== claims.contentType) {
+    const got = contentType === undefined ? "none" : JSON.stringify(contentType);
+    return fail(
+      c,
+      400,
+      `Content-Type must be ${JSON.stringify(claims.contentType)} as given in upload_headers, got ${got}`,
+    );
+  }
+  const lengthHeader = c.req.header("content-length");
+  if (lengthHeader === undefined) return null;
+  const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : Number.NaN;
+  if (Number.isNaN(length)) return fail(c, 400, "Content-Length must be a whole number of bytes");
+  if (length === claims.sizeBytes) return null;
+  const detail = `this link accepts exactly ${claims.sizeBytes} bytes; Content-Length is ${length}`;
+  return length > claims.sizeBytes
+    ? fail(c, 413, detail, { Connection: "close" })
+    : fail(c, 400, detail);
+}
+
+/**
+ * Under @hono/node-server the raw Node request is fastest (no web-stream
+ * layer); in-process `app.request` calls have only the web body.
+ */
+function requestChunks(c: Context): AsyncIterable<Uint8Array> {
+  const incoming: unknown = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (incoming instanceof Readable) return nodeChunks(incoming);
+  const body = c.req.raw.body;
+  return body ? webChunks(body) : emptyChunks();
+}
+
+async function* emptyChunks(): AsyncIterable<Uint8Array> {}
+
+function isClientAbort(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return (
+    e?.code === "ECONNRESET" || e?.code === "ERR_STREAM_PREMATURE_CLOSE" || e?.message === "aborted"
+  );
+}
+
+async function handleDownload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
+  const check = verifyToken(c.req.param("token") ?? "", "download", deps.signingSecret, deps.now());
+  if (!check.ok) return fail(c, 403, check.detail);
+  const opened = await deps.disk.openForRead(check.claims.key);
+  if (!opened) {
+    return fail(
+      c,
+      404,
+      "nothing is stored at this link; it may have been deleted after its retention period",
+    );
+  }
+  let streaming = false;
+  try {
+    const reply = respondWithFile(c, opened, check.claims);
+    // Once a read stream owns the handle, it closes it when done or cancelled.
+    streaming = reply.streaming;
+    return reply.response;
+  } finally {
+    if (!streaming) await opened.fh.close();
+  }
+}
+
+function respondWithFile(
+  c: Context,
+  file: OpenedObject,
+  claims: DownloadClaims,
+): { response: Response; streaming: boolean } {
+  const headers = new Headers({
+    "Content-Type": claims.contentType ?? file.contentType ?? "application/octet-stream",
+    "Content-Disposition": attachmentDisposition(claims.filename),
+    ETag: file.etag,
+    "Last-Modified": file.lastModified.toUTCString(),
+    "Accept-Ranges": "bytes",
+    // The URL is a capability: no shared cache may keep a copy.
+    "Cache-Control": "private, no-store",
+    // Uploaded bytes are never run as a page on our origin.
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+  });
+  const matches = ifRangeMatches(c.req.header("if-range"), file.etag, file.lastModified);
+  const range = decideRange(c.req.header("range"), file.sizeBytes, matches);
+  if (range.kind === "unsatisfiable") {
+    const detail = `the requested range is outside the file's ${file.sizeBytes} bytes`;
+    const response = fail(c, 416, detail, { "Content-Range": `bytes */${file.sizeBytes}` });
+    return { response, streaming: false };
+  }
+  const start = range.kind === "partial" ? range.start : 0;
+  const end = range.kind === "partial" ? range.end : file.sizeBytes - 1;
+  const status = range.kind === "partial" ? 206 : 200;
+  headers.set("Content-Length", String(end - start + 1));
+  if (range.kind === "partial")
+    headers.set("Content-Range", `bytes ${start}-${end}/${file.sizeBytes}`);
+  if (c.req.method === "HEAD" || end < start) {
+    return { response: new Response(null, { status, headers }), streaming: false };
+  }
+  const stream = file.fh.createReadStream({ start, end, autoClose: true });
+  const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+  return { response: new Response(body, { status, headers }), streaming: true };
+}

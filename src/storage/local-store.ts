@@ -1,0 +1,138 @@
+/**
+ * The embedded-default BlobStore: files on local disk under `rootDir`, with
+ * signed upload and download URLs that kinora itself serves (see
+ * local-routes.ts). No state outside the disk and the secret, so a restart
+ * keeps every outstanding URL valid until it expires.
+ */
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { addAbortSignal } from "node:stream";
+import type { Hono } from "hono";
+import {
+  assertContentType,
+  assertLifetime,
+  assertUploadSize,
+  BlobNotFoundError,
+  type BlobStore,
+} from "./blob-store.js";
+import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
+import { assertValidKey } from "./keys.js";
+import { createLocalDisk } from "./local-disk.js";
+import { buildLocalRoutes } from "./local-routes.js";
+import { signToken } from "./local-token.js";
+
+/** Backstop above the spec's 2 GB restore limit; services enforce their own, smaller limits. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+const MIN_SECRET_LENGTH = 16;
+
+export interface LocalBlobStoreOptions {
+  rootDir: string;
+  /** Where callers reach kinora, e.g. http://127.0.0.1:8080 or https://example.com/kinora. */
+  publicBaseUrl: string;
+  /** HMAC key for URL tokens; every node serving /files must share it. */
+  signingSecret: string;
+  /** Clock in epoch milliseconds; injected by tests. */
+  now?: () => number;
+  maxUploadBytes?: number;
+  /** Where the server mounts routes(); defaults to /files. */
+  mountPath?: string;
+}
+
+export type LocalBlobStore = BlobStore & {
+  readonly kind: "local";
+  /** The Hono app serving upload and download URLs; mount it at `mountPath`. */
+  routes(): Hono;
+};
+
+export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStore {
+  if (opts.signingSecret.length < MIN_SECRET_LENGTH) {
+    throw new RangeError(`signingSecret must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+  const baseUrl = `${normaliseBaseUrl(opts.publicBaseUrl)}${normaliseMount(opts.mountPath ?? "/files")}`;
+  const now = opts.now ?? Date.now;
+  const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const disk = createLocalDisk(opts.rootDir);
+  const secret = opts.signingSecret;
+  let app: Hono | undefined;
+
+  const expiry = (expiresInSec: number) => Math.floor(now() / 1000) + expiresInSec;
+
+  return {
+    kind: "local",
+    routes: () => {
+      app ??= buildLocalRoutes({ disk, signingSecret: secret, now });
+      return app;
+    },
+    async presignUpload(key, { contentType, sizeBytes, expiresInSec }) {
+      assertValidKey(key);
+      assertContentType(contentType);
+      assertUploadSize(sizeBytes, maxUploadBytes);
+      assertLifetime(expiresInSec);
+      const expiresAtSec = expiry(expiresInSec);
+      const token = signToken(
+        { purpose: "upload", key, contentType, sizeBytes, expiresAtSec },
+        secret,
+      );
+      return {
+        url: `${baseUrl}/u/${token}`,
+        headers: { "Content-Type": contentType },
+        expiresAt: new Date(expiresAtSec * 1000),
+      };
+    },
+    async presignDownload(key, { expiresInSec, filename, contentType }) {
+      assertValidKey(key);
+      assertLifetime(expiresInSec);
+      if (contentType !== undefined) assertContentType(contentType);
+      const token = signToken(
+        { purpose: "download", key, filename, contentType, expiresAtSec: expiry(expiresInSec) },
+        secret,
+      );
+      return `${baseUrl}/d/${token}`;
+    },
+    head: (key) => disk.head(key),
+    async downloadToFile(key, destPath, signal) {
+      signal?.throwIfAborted();
+      const opened = await disk.openForRead(key);
+      if (!opened) throw new BlobNotFoundError(key);
+      const stream = opened.fh.createReadStream({ autoClose: true });
+      if (signal) addAbortSignal(signal, stream);
+      try {
+        const outcome = await writeExactlyAtomic(nodeChunks(stream), destPath, opened.sizeBytes, {
+          durable: false,
+          signal,
+        });
+        if (!outcome.ok) throw new Error(`object ${key} changed size while being copied`);
+      } finally {
+        stream.destroy();
+      }
+    },
+    async uploadFromFile(key, srcPath, contentType) {
+      assertContentType(contentType);
+      const { size } = await stat(srcPath);
+      const stream = createReadStream(srcPath);
+      try {
+        const outcome = await disk.write(key, nodeChunks(stream), size, contentType);
+        if (!outcome.ok) throw new Error(`${srcPath} changed size while being stored`);
+      } finally {
+        stream.destroy();
+      }
+    },
+    delete: (key) => disk.remove(key),
+  };
+}
+
+function normaliseMount(mountPath: string): string {
+  const trimmed = mountPath.replace(/\/+$/, "");
+  if (trimmed !== "" && !/^\/[A-Za-z0-9/_-]*$/.test(trimmed)) {
+    throw new TypeError(`mountPath must look like /files, got ${JSON.stringify(mountPath)}`);
+  }
+  return trimmed;
+}
+
+function normaliseBaseUrl(publicBaseUrl: string): string {
+  const url = new URL(publicBaseUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`publicBaseUrl must be http(s), got ${JSON.stringify(publicBaseUrl)}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}

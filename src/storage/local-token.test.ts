@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { signToken, verifyToken } from "./local-token.js";
+
+const SECRET = "0123456789abcdef-secret";
+const NOW = Date.UTC(2026, 10, 1);
+const exp = NOW / 1000 + 60;
+
+describe("local store tokens", () => {
+  it("round-trips upload and download claims", () => {
+    const up = signToken(
+      { purpose: "upload", key: "a/b", contentType: "video/mp4", sizeBytes: 42, expiresAtSec: exp },
+      SECRET,
+    );
+    expect(verifyToken(up, "upload", SECRET, NOW)).toEqual({
+      ok: true,
+      claims: {
+        purpose: "upload",
+        key: "a/b",
+        contentType: "video/mp4",
+        sizeBytes: 42,
+        expiresAtSec: exp,
+      },
+    });
+    const down = signToken(
+      { purpose: "download", key: "a/b", filename: "x.mp4", expiresAtSec: exp },
+      SECRET,
+    );
+    const checked = verifyToken(down, "download", SECRET, NOW);
+    expect(checked.ok && checked.claims.filename).toBe("x.mp4");
+  });
+
+  it("refuses another secret, a wrong purpose, expiry and junk, saying which", () => {
+    const up = signToken(
+      { purpose: "upload", key: "a/b", contentType: "video/mp4", sizeBytes: 1, expiresAtSec: exp },
+      SECRET,
+    );
+    const detail = (r: { ok: boolean; detail?: string }) => (r.ok ? "ok" : r.detail);
+    expect(detail(verifyToken(up, "upload", "another-secret-value", NOW))).toMatch(/signature/);
+    expect(detail(verifyToken(up, "download", SECRET, NOW))).toMatch(/upload link/);
+    expect(detail(verifyToken(up, "upload", SECRET, exp * 1000))).toMatch(
+      /expired at 2026-11-01T00:01:00.000Z/,
+    );
+    expect(detail(verifyToken(up, "upload", SECRET, exp * 1000 - 1))).toBe("ok");
+    for (const junk of ["", ".", "a.b.c", `${up}.x`, "a b.c", "x".repeat(5000)]) {
+      expect(detail(verifyToken(junk, "upload", SECRET, NOW))).toMatch(/malformed|signature/);
+    }
+  });
+});
