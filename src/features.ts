@@ -1,4 +1,6 @@
 /** Every feature kinora serves, in mount order. */
+import { paymentsFeature } from "./features/payments.js";
+import { restoreFeature } from "./features/restore.js";
 import type { FeatureFactory } from "./platform.js";
 
-export const FEATURES: FeatureFactory[] = [];
+export const FEATURES: FeatureFactory[] = [restoreFeature(), paymentsFeature()];

@@ -16,7 +16,18 @@ function base62(bytes: Buffer): string {
   return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), "0");
 }
 
-export type IdPrefix = "wal" | "key" | "rj" | "clip" | "co" | "tu" | "req" | "adj" | "evt" | "app";
+export type IdPrefix =
+  | "wal"
+  | "key"
+  | "rj"
+  | "clip"
+  | "co"
+  | "tu"
+  | "req"
+  | "adj"
+  | "evt"
+  | "app"
+  | "ur";
 
 export type IdGenerator = (prefix: IdPrefix) => string;
 

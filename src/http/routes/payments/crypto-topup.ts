@@ -1,0 +1,106 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { USDC_TOPUP_CENTS } from "../../../domain/limits.js";
+import type { PaymentsDeps } from "../../../services/payments/deps.js";
+import { cryptoTopup } from "../../../services/payments/usdc-topups.js";
+import { errorResponses } from "../../errors.js";
+import { requireKey } from "../../middleware/auth.js";
+import { bearerSecurity, type Router } from "../../router.js";
+import { ErrorBody, Wallet } from "../../schemas.js";
+
+const { min, max } = USDC_TOPUP_CENTS;
+
+const Body = z
+  .object({
+    amount_cents: z
+      .number({ error: `must be an integer from ${min} to ${max}` })
+      .int(`must be an integer from ${min} to ${max}`)
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`)
+      .openapi({ example: 500, description: "1 USDC = $1 = 100 cents." }),
+  })
+  .strict();
+
+const Headers = z.object({
+  "payment-signature": z
+    .string()
+    .max(16_384)
+    .optional()
+    .openapi({
+      description: "Base64 JSON x402 v2 payment payload (the signed EIP-3009 transfer).",
+    }),
+});
+
+export function registerCryptoTopup(app: Router, deps: PaymentsDeps) {
+  const route = createRoute({
+    method: "post",
+    path: "/wallet/topup/crypto",
+    tags: ["Balance"],
+    summary: "Top up with USDC (x402 v2)",
+    description:
+      "Without PAYMENT-SIGNATURE: 402 with the terms in the PAYMENT-REQUIRED header (base64 JSON; also in the body as payment_required). Sign the EIP-3009 transfer and repeat with PAYMENT-SIGNATURE. 200 when credited (receipt in PAYMENT-RESPONSE), 202 when paid but awaiting chain confirmation (credited automatically, once), 402 when refused (nothing taken), 503 when USDC is not switched on or the facilitator is unreachable.",
+    security: bearerSecurity,
+    middleware: [requireKey(deps.platform)] as const,
+    request: {
+      headers: Headers,
+      body: { required: true, content: { "application/json": { schema: Body } } },
+    },
+    responses: {
+      200: {
+        description: "Credited.",
+        content: {
+          "application/json": {
+            schema: z.object({
+              credited_cents: z.number().int(),
+              transaction: z.string(),
+              explorer: z.string(),
+              wallet: Wallet,
+            }),
+          },
+        },
+      },
+      202: {
+        description:
+          "Paid, waiting for chain confirmation; the balance is credited when it confirms.",
+        content: {
+          "application/json": {
+            schema: z.object({
+              detail: z.string(),
+              transaction: z.string().nullable(),
+              explorer: z.string().nullable(),
+              status: z.literal("pending"),
+            }),
+          },
+        },
+      },
+      402: {
+        description:
+          "Payment required, or refused (nothing taken). Terms in PAYMENT-REQUIRED and payment_required.",
+        content: {
+          "application/json": {
+            schema: ErrorBody.extend({
+              payment_required: z.record(z.string(), z.unknown()).optional(),
+            }),
+          },
+        },
+      },
+      ...errorResponses(400, 401, 503),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const headers = c.req.valid("header");
+    const result = await cryptoTopup(deps, {
+      principal: c.get("principal"),
+      amountCents: body.amount_cents,
+      paymentHeader: headers["payment-signature"],
+      resource: {
+        url: `${deps.platform.publicUrl}/wallet/topup/crypto`,
+        description: "kinora wallet top-up",
+      },
+    });
+    if (result.paymentResponse) c.header("PAYMENT-RESPONSE", result.paymentResponse);
+    c.header("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE");
+    if (result.status === 200) return c.json(result.body, 200);
+    return c.json(result.body, 202);
+  });
+}

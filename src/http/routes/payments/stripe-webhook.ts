@@ -1,0 +1,49 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ApiError } from "../../../domain/errors.js";
+import {
+  type StripeCheckoutProvider,
+  WebhookSignatureError,
+} from "../../../payments/checkout/stripe-provider.js";
+import type { PaymentsDeps } from "../../../services/payments/deps.js";
+import { handleStripeEvent } from "../../../services/payments/stripe-events.js";
+import { errorResponses } from "../../errors.js";
+import type { Router } from "../../router.js";
+
+export function registerStripeWebhook(
+  app: Router,
+  deps: PaymentsDeps,
+  stripe: StripeCheckoutProvider,
+) {
+  const route = createRoute({
+    method: "post",
+    path: "/webhooks/stripe",
+    tags: ["Webhooks"],
+    summary: "Stripe webhook",
+    description:
+      "Receives Stripe events (checkout.session.completed, checkout.session.async_payment_succeeded, checkout.session.expired). The Stripe-Signature header is verified against the raw body; each event id is acted on once.",
+    responses: {
+      200: {
+        description: "Received (also for duplicates and event types kinora ignores).",
+        content: {
+          "application/json": {
+            schema: z.object({ received: z.boolean(), outcome: z.string() }),
+          },
+        },
+      },
+      ...errorResponses(400),
+    },
+  });
+  app.openapi(route, async (c) => {
+    // The exact bytes: re-serialised JSON would not match the signature.
+    const raw = await c.req.text();
+    let event: ReturnType<StripeCheckoutProvider["parseWebhook"]>;
+    try {
+      event = stripe.parseWebhook(raw, c.req.header("stripe-signature"));
+    } catch (err) {
+      if (err instanceof WebhookSignatureError) throw new ApiError(400, `${err.message}.`);
+      throw err;
+    }
+    const outcome = await handleStripeEvent(deps, event);
+    return c.json({ received: true, outcome }, 200);
+  });
+}

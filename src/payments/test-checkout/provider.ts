@@ -1,0 +1,73 @@
+/**
+ * The built-in test checkout: a CheckoutProvider whose "hosted page" is kinora's own
+ * /checkout/{id} page, clearly marked TEST MODE. No money moves; paying on the page goes
+ * through the same completeCheckout path a Stripe webhook does. Refunds are recorded in
+ * test_checkout_refunds, idempotently, like a provider would.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { DB } from "../../db/schema.js";
+import { paymentsDb } from "../../services/payments/tables.js";
+import type {
+  CheckoutProvider,
+  CheckoutSession,
+  CreateSessionInput,
+  RefundInput,
+  RefundResult,
+} from "../checkout/provider.js";
+
+export interface TestCheckoutOptions {
+  db: Kysely<DB>;
+  /** Read per call: the public URL may be known only after the server listens. */
+  publicUrl: () => string;
+  newId: () => string;
+}
+
+export function createTestCheckoutProvider(opts: TestCheckoutOptions): CheckoutProvider {
+  return {
+    kind: "test",
+    async createSession(input: CreateSessionInput): Promise<CheckoutSession> {
+      return {
+        providerSessionId: `test_${input.reference}`,
+        url: `${opts.publicUrl()}/checkout/${encodeURIComponent(input.reference)}`,
+        expiresAt: input.expiresAt ?? null,
+      };
+    },
+    async refund(input: RefundInput): Promise<RefundResult> {
+      const db = paymentsDb(opts.db);
+      await db
+        .insertInto("test_checkout_refunds")
+        .values({
+          idempotency_key: input.idempotencyKey,
+          id: opts.newId(),
+          provider_payment_id: input.providerPaymentId,
+          amount_cents: input.amountCents,
+          reason: input.reason,
+        })
+        .onConflict((oc) => oc.column("idempotency_key").doNothing())
+        .execute();
+      const row = await db
+        .selectFrom("test_checkout_refunds")
+        .select("id")
+        .where("idempotency_key", "=", input.idempotencyKey)
+        .executeTakeFirstOrThrow();
+      return { refundId: row.id, status: "succeeded" };
+    },
+  };
+}
+
+/**
+ * The per-checkout token the Pay and Cancel forms carry: an HMAC of the checkout id, so a
+ * form posted from another site (which never saw the page) cannot pay or cancel.
+ */
+export function checkoutPageToken(signingSecret: string, checkoutId: string): string {
+  return createHmac("sha256", signingSecret)
+    .update(`test-checkout:${checkoutId}`)
+    .digest("base64url");
+}
+
+export function checkPageToken(signingSecret: string, checkoutId: string, token: string): boolean {
+  const expected = Buffer.from(checkoutPageToken(signingSecret, checkoutId));
+  const given = Buffer.from(token);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

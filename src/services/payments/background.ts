@@ -1,0 +1,39 @@
+/**
+ * The payments background task (Feature.start): expires stale checkouts, sends queued card
+ * refunds and confirms pending USDC payments, every `pollMs`. Each pass is safe to run on
+ * several nodes at once: every effect is a conditional update or an idempotent provider call.
+ */
+import type { BackgroundTask } from "../../platform.js";
+import { processCardRefunds } from "./card-refunds.js";
+import { expireCheckouts } from "./checkouts.js";
+import type { PaymentsDeps } from "./deps.js";
+import { confirmUsdcPayments } from "./usdc-confirmer.js";
+
+export async function runPaymentTasksOnce(deps: PaymentsDeps) {
+  const expired = await expireCheckouts(deps);
+  const refunds = await processCardRefunds(deps);
+  const usdc = await confirmUsdcPayments(deps);
+  return { expired, refunds, usdc };
+}
+
+export function startPaymentTasks(deps: PaymentsDeps, pollMs: number): BackgroundTask {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = runPaymentTasksOnce(deps)
+      .then(() => undefined)
+      .catch((err) => deps.platform.log.error("payments background pass failed", { err }))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, pollMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * Card checkouts: open one for a top-up or a pay-per-job restore, complete it exactly once
+ * (from a Stripe webhook or the built-in test page — the same code path), cancel and expire.
+ */
+import type { Kysely, Selectable } from "kysely";
+import type { DB } from "../../db/schema.js";
+import { ApiError, badRequest, conflict, notFound } from "../../domain/errors.js";
+import { displayCents } from "../../domain/money.js";
+import { CheckoutProviderError } from "../../payments/checkout/provider.js";
+import type { Platform } from "../../platform.js";
+import { credit } from "../ledger.js";
+import type { PaymentsDeps } from "./deps.js";
+import { type CheckoutStatus, type CheckoutsTable, paymentsDb } from "./tables.js";
+
+export type CheckoutRow = Selectable<CheckoutsTable>;
+
+export interface OpenedCheckout {
+  checkout_url: string;
+  checkout_id: string;
+  amount_cents: number;
+  display: string;
+  expires_at: string;
+}
+
+interface OpenInput {
+  purpose: "topup" | "restore_job";
+  walletId?: string;
+  jobId?: string;
+  amountCents: number;
+  email?: string | null;
+  description: string;
+}
+
+/** Pages kinora serves for every checkout; also Stripe's success_url and cancel_url. */
+export function checkoutPages(publicUrl: string, id: string) {
+  const base = `${publicUrl}/checkout/${encodeURIComponent(id)}`;
+  return { page: base, done: `${base}/done`, cancelled: `${base}/cancelled` };
+}
+
+/** Records the checkout first (so a webhook can always find it), then opens the provider session. */
+export async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<OpenedCheckout> {
+  const { platform, checkout: provider } = deps;
+  const db = paymentsDb(platform.db);
+  const id = platform.ids("co");
+  const now = platform.clock();
+  const expiresAt = new Date(now.getTime() + deps.checkoutExpiryMinutes * 60_000);
+  await db
+    .insertInto("checkouts")
+    .values({
+      id,
+      purpose: input.purpose,
+      wallet_id: input.walletId ?? null,
+      job_id: input.jobId ?? null,
+      amount_cents: input.amountCents,
+      email: input.email ?? null,
+      provider: provider.kind,
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .execute();
+  const pages = checkoutPages(platform.publicUrl, id);
+  let session: Awaited<ReturnType<typeof provider.createSession>>;
+  try {
+    session = await provider.createSession({
+      reference: id,
+      amountCents: input.amountCents,
+      currency: "usd",
+      description: input.description,
+      ...(input.email ? { email: input.email } : {}),
+      successUrl: pages.done,
+      cancelUrl: pages.cancelled,
+      metadata: input.walletId ? { wallet_id: input.walletId } : { job_id: input.jobId ?? "" },
+      expiresAt,
+      idempotencyKey: `checkout-${id}`,
+    });
+  } catch (err) {
+    await db.updateTable("checkouts").set({ status: "cancelled" }).where("id", "=", id).execute();
+    if (err instanceof CheckoutProviderError) {
+      platform.log.error("checkout provider refused a session", { checkout_id: id, err });
+      throw new ApiError(
+        err.retryable ? 503 : 502,
+        "The card payment provider could not open a checkout right now; nothing was charged, try again shortly.",
+      );
+    }
+    throw err;
+  }
+  const finalExpiry = session.expiresAt ?? expiresAt;
+  await db
+    .updateTable("checkouts")
+    .set({ provider_session_id: session.providerSessionId, expires_at: finalExpiry })
+    .where("id", "=", id)
+    .execute();
+  platform.log.info("checkout opened", { checkout_id: id, purpose: input.purpose });
+  return {
+    checkout_url: session.url,
+    checkout_id: id,
+    amount_cents: input.amountCents,
+    display: displayCents(input.amountCents),
+    expires_at: finalExpiry.toISOString(),
+  };
+}
+
+export async function openTopupCheckout(
+  deps: PaymentsDeps,
+  input: { walletId: string; amountCents: number; email?: string | null },
+): Promise<OpenedCheckout> {
+  return openCheckout(deps, {
+    purpose: "topup",
+    walletId: input.walletId,
+    amountCents: input.amountCents,
+    email: input.email ?? null,
+    description: `kinora balance top-up (${displayCents(input.amountCents)})`,
+  });
+}
+
+/** POST /cloud/jobs/{id}/checkout: one open checkout per job is reused until it expires. */
+export async function openRestoreCheckout(deps: PaymentsDeps, jobId: string) {
+  const hooks = deps.restore;
+  if (!hooks) throw notFound("Restore job");
+  const job = await hooks.getJobForCheckout(deps.platform, jobId);
+  if (job.status !== "pending_payment") {
+    throw conflict(
+      `This job is ${job.status}, not waiting for payment; only a job in pending_payment can be paid by checkout.`,
+    );
+  }
+  if (!job.uploaded) {
+    throw badRequest(
+      job.uploadProblem ??
+        "Upload the file first (HTTP PUT to the job's upload_url), then ask for the checkout link.",
+    );
+  }
+  const db = paymentsDb(deps.platform.db);
+  const existing = await db
+    .selectFrom("checkouts")
+    .selectAll()
+    .where("job_id", "=", jobId)
+    .where("status", "=", "open")
+    .where("expires_at", ">", deps.platform.clock())
+    .orderBy("created_at", "desc")
+    .executeTakeFirst();
+  // The test page's URL is ours to rebuild; a Stripe session's URL is not stored, so a new
+  // session is opened (the older one simply expires unpaid, or pays: one paid per job).
+  if (existing?.provider === "test" && deps.checkout.kind === "test") {
+    const url = checkoutPages(deps.platform.publicUrl, existing.id).page;
+    return { checkout_url: url, checkout_id: existing.id, job };
+  }
+  const opened = await openCheckout(deps, {
+    purpose: "restore_job",
+    jobId,
+    amountCents: job.amountCents,
+    email: job.email,
+    description: job.description ?? `kinora cloud restore (${job.display})`,
+  });
+  return { checkout_url: opened.checkout_url, checkout_id: opened.checkout_id, job };
+}
+
+export interface CompleteInput {
+  providerPaymentId?: string;
+  /** Statuses a payment may arrive in. Stripe's paid event wins over our own expiry. */
+  from?: CheckoutStatus[];
+  amountCents?: number;
+}
+
+/**
+ * Marks the checkout paid and credits the wallet (reference = checkout id) or starts the
+ * restore job — in one transaction, conditional on the status, so a second delivery, a
+ * double click or a concurrent webhook does nothing. Runs in `tx` when given (the webhook's
+ * event-dedupe transaction).
+ */
+export async function completeCheckout(
+  deps: PaymentsDeps,
+  checkoutId: string,
+  input: CompleteInput = {},
+  tx?: Kysely<DB>,
+): Promise<{ applied: boolean; checkout: CheckoutRow | undefined; wakeWorkers: boolean }> {
+  const run = async (t: Kysely<DB>) => {
+    const db = paymentsDb(t);
+    const now = deps.platform.clock();
+    const row = await db
+      .updateTable("checkouts")
+      .set({
+        status: "paid",
+        paid_at: now,
+        ...(input.providerPaymentId ? { provider_payment_id: input.providerPaymentId } : {}),
+      })
+      .where("id", "=", checkoutId)
+      .where("status", "in", input.from ?? ["open"])
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      const current = await db
+        .selectFrom("checkouts")
+        .selectAll()
+        .where("id", "=", checkoutId)
+        .executeTakeFirst();
+      return { applied: false, checkout: current };
+    }
+    if (input.amountCents !== undefined && input.amountCents !== row.amount_cents) {
+      deps.platform.log.warn("checkout paid with an unexpected amount", {
+        checkout_id: checkoutId,
+        expected_cents: row.amount_cents,
+        paid_cents: input.amountCents,
+      });
+    }
+    await applyPayment(deps, t, row, wake);
+    return { applied: true, checkout: row };
+  };
+  const wake = { needed: false };
+  const result = tx ? await run(tx) : await deps.platform.db.transaction().execute(run);
+  // With an outer transaction (the webhook's) the caller wakes the workers after its commit.
+  if (wake.needed && !tx) await deps.platform.notifyJobs();
+  if (result.applied) {
+    deps.platform.log.info("checkout paid", {
+      checkout_id: checkoutId,
+      purpose: result.checkout?.purpose,
+    });
+  }
+  return { ...result, wakeWorkers: wake.needed };
+}
+
+async function applyPayment(
+  deps: PaymentsDeps,
+  tx: Kysely<DB>,
+  row: CheckoutRow,
+  wake: { needed: boolean },
+) {
+  if (row.purpose === "topup" && row.wallet_id) {
+    await credit(tx, {
+      walletId: row.wallet_id,
+      amountCents: row.amount_cents,
+      kind: "topup",
+      reference: row.id,
+      reason: `card top-up (${row.provider} checkout)`,
+    });
+    return;
+  }
+  if (row.purpose === "restore_job" && row.job_id) {
+    if (!deps.restore) throw new Error("a restore checkout was paid but restore is not enabled");
+    // Inside the transaction; the wake-up is sent after commit (on PGlite, a query outside
+    // the open transaction would wait for it forever).
+    const inTx: Platform = Object.create(deps.platform, {
+      db: { value: tx },
+      notifyJobs: {
+        value: async () => {
+          wake.needed = true;
+        },
+      },
+    });
+    await deps.restore.markCheckoutPaid(inTx, row.job_id, { paymentRef: row.id });
+  }
+}
+
+/** The payer left the page: an open checkout becomes cancelled (idempotent). */
+export async function cancelCheckout(deps: PaymentsDeps, checkoutId: string) {
+  await paymentsDb(deps.platform.db)
+    .updateTable("checkouts")
+    .set({ status: "cancelled" })
+    .where("id", "=", checkoutId)
+    .where("status", "=", "open")
+    .execute();
+  return findCheckout(deps, checkoutId);
+}
+
+export async function findCheckout(deps: PaymentsDeps, checkoutId: string) {
+  return paymentsDb(deps.platform.db)
+    .selectFrom("checkouts")
+    .selectAll()
+    .where("id", "=", checkoutId)
+    .executeTakeFirst();
+}
+
+/** Open checkouts past their expiry become expired; returns how many. */
+export async function expireCheckouts(deps: PaymentsDeps): Promise<number> {
+  const rows = await paymentsDb(deps.platform.db)
+    .updateTable("checkouts")
+    .set({ status: "expired" })
+    .where("status", "=", "open")
+    .where("expires_at", "<=", deps.platform.clock())
+    .returning("id")
+    .execute();
+  return rows.length;
+}

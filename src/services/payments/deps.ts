@@ -1,0 +1,45 @@
+/** What the payment services receive: the platform plus the configured payment providers. */
+import type { CheckoutProvider } from "../../payments/checkout/provider.js";
+import type { X402Config } from "../../payments/x402/config.js";
+import type { RpcClientOptions } from "../../payments/x402/confirm.js";
+import type { X402Gateway } from "../../payments/x402/gateway.js";
+import type { Platform } from "../../platform.js";
+
+/** The restore area's side of a pay-per-job checkout (src/services/restore/checkout-hooks.ts). */
+export interface RestoreCheckoutHooks {
+  /** Throws a 404 ApiError for an unknown job. */
+  getJobForCheckout(
+    p: Platform,
+    jobId: string,
+  ): Promise<{
+    id: string;
+    status: string;
+    amountCents: number;
+    email: string | null;
+    display: string;
+    description?: string;
+    uploaded: boolean;
+    uploadProblem?: string;
+  }>;
+  /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
+  markCheckoutPaid(p: Platform, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
+  /** The RestoreJob as the API shows it. */
+  viewJob(p: Platform, jobId: string): Promise<unknown>;
+}
+
+export interface UsdcRuntime {
+  config: X402Config;
+  gateway: X402Gateway;
+  /** viem options for our own RPC reads (tests: no retries, no cache). */
+  rpc?: RpcClientOptions;
+  /** Real time for the chain side: authorizations are signed against wall-clock time. */
+  now: () => Date;
+}
+
+export interface PaymentsDeps {
+  platform: Platform;
+  checkout: CheckoutProvider;
+  checkoutExpiryMinutes: number;
+  restore: RestoreCheckoutHooks | undefined;
+  usdc: UsdcRuntime | undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * GET /checkout/{id} (the test-mode pay page), POST …/pay and …/cancel (its forms), and the
+ * return pages …/done and …/cancelled, which are also Stripe's success_url and cancel_url.
+ * Forms post with an empty body; the per-checkout token rides in the action URL.
+ */
+import type { Context } from "hono";
+import type { JSX } from "hono/jsx/jsx-runtime";
+import type { AppEnv } from "../http/env.js";
+import type { Router } from "../http/router.js";
+import { checkoutPageToken, checkPageToken } from "../payments/test-checkout/provider.js";
+import {
+  type CheckoutRow,
+  cancelCheckout,
+  completeCheckout,
+  findCheckout,
+} from "../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
+import {
+  CancelledPage,
+  DonePage,
+  NotFoundPage,
+  PayPage,
+  statusSentence,
+} from "./checkout-pages.js";
+import { PAGE_HEADERS, Page } from "./layout.js";
+
+const ID = /^co_[0-9A-Za-z]{1,40}$/;
+
+function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 410 = 200) {
+  for (const [k, v] of Object.entries(PAGE_HEADERS)) c.header(k, v);
+  return c.html(`<!doctype html>${String(node)}`, status);
+}
+
+export function registerCheckoutPages(app: Router, deps: PaymentsDeps) {
+  const { platform } = deps;
+  const load = async (c: Context<AppEnv>): Promise<CheckoutRow | undefined> => {
+    const id = c.req.param("id") ?? "";
+    return ID.test(id) ? findCheckout(deps, id) : undefined;
+  };
+  const expired = (row: CheckoutRow) => new Date(row.expires_at) <= platform.clock();
+  const tokenOk = (c: Context<AppEnv>, row: CheckoutRow) =>
+    checkPageToken(platform.signingSecret, row.id, c.req.query("token") ?? "");
+  const bad = (c: Context<AppEnv>, text: string) =>
+    html(c, <Page title="Checkout">{<p id="status">{text}</p>}</Page>, 400);
+
+  app.get("/checkout/:id", async (c) => {
+    const row = await load(c);
+    if (!row) return html(c, <NotFoundPage />, 404);
+    if (row.provider !== "test") {
+      return html(
+        c,
+        <Page title="Checkout">{<p id="status">{statusSentence(row, expired(row))}</p>}</Page>,
+      );
+    }
+    const token = checkoutPageToken(platform.signingSecret, row.id);
+    return html(c, <PayPage row={row} token={token} expired={expired(row)} />);
+  });
+
+  app.post("/checkout/:id/pay", async (c) => {
+    const row = await load(c);
+    if (row?.provider !== "test") return html(c, <NotFoundPage />, 404);
+    if (!tokenOk(c, row)) return bad(c, "This form is out of date; open the checkout link again.");
+    const done = `/checkout/${row.id}/done`;
+    if (row.status === "paid" || row.status === "refunded") return c.redirect(done, 303);
+    if (row.status !== "open" || expired(row)) {
+      return html(c, <PayPage row={row} token="" expired={expired(row)} />, 410);
+    }
+    // The same path a Stripe paid event takes; a second click finds it paid and does nothing.
+    await completeCheckout(deps, row.id, { providerPaymentId: `testpay_${row.id}` });
+    return c.redirect(done, 303);
+  });
+
+  app.post("/checkout/:id/cancel", async (c) => {
+    const row = await load(c);
+    if (row?.provider !== "test") return html(c, <NotFoundPage />, 404);
+    if (!tokenOk(c, row)) return bad(c, "This form is out of date; open the checkout link again.");
+    await cancelCheckout(deps, row.id);
+    return c.redirect(`/checkout/${row.id}/cancelled`, 303);
+  });
+
+  app.get("/checkout/:id/done", async (c) => {
+    const row = await load(c);
+    if (!row) return html(c, <NotFoundPage />, 404);
+    return html(c, <DonePage row={row} testMode={row.provider === "test"} />);
+  });
+
+  app.get("/checkout/:id/cancelled", async (c) => {
+    const row = await load(c);
+    if (!row) return html(c, <NotFoundPage />, 404);
+    return html(c, <CancelledPage row={row} testMode={row.provider === "test"} />);
+  });
+}

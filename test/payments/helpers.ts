@@ -1,0 +1,52 @@
+/** Shared bits of the payments tests: the feature with its deps exposed, balance reads. */
+import { sql } from "kysely";
+import { type PaymentsFeatureOptions, paymentsFeature } from "../../src/features/payments.js";
+import type { PaymentsDeps } from "../../src/services/payments/deps.js";
+import { createTestApp, type TestApp } from "../app.js";
+
+export interface PaymentsTestApp extends TestApp {
+  payments: PaymentsDeps;
+  balance(walletId: string): Promise<number>;
+  ledger(
+    walletId: string,
+  ): Promise<{ kind: string; amount_cents: number; reference: string | null }[]>;
+}
+
+export async function createPaymentsApp(
+  env: Record<string, string> = {},
+  options: PaymentsFeatureOptions = {},
+): Promise<PaymentsTestApp> {
+  let payments: PaymentsDeps | undefined;
+  const t = await createTestApp({
+    env,
+    features: [
+      paymentsFeature({
+        ...options,
+        onDeps: (d) => {
+          payments = d;
+        },
+      }),
+    ],
+  });
+  if (!payments) throw new Error("payments feature built no deps");
+  const ready = payments;
+  return {
+    ...t,
+    payments: ready,
+    async balance(walletId) {
+      const row = await t.platform.db
+        .selectFrom("wallets")
+        .select("balance_cents")
+        .where("id", "=", walletId)
+        .executeTakeFirstOrThrow();
+      return Number(row.balance_cents);
+    },
+    async ledger(walletId) {
+      const rows = await sql<{ kind: string; amount_cents: number; reference: string | null }>`
+        SELECT kind, amount_cents, reference FROM ledger_entries WHERE wallet_id = ${walletId} ORDER BY id`.execute(
+        t.platform.db,
+      );
+      return rows.rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkoutPageToken } from "../../src/payments/test-checkout/provider.js";
+import { runPaymentTasksOnce } from "../../src/services/payments/background.js";
+import { TEST_PUBLIC_URL } from "../app.js";
+import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";
+
+let t: PaymentsTestApp;
+
+beforeAll(async () => {
+  t = await createPaymentsApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function topup(key: string, amount = 1500) {
+  const res = await t.call("POST", "/wallet/topup", { key, body: { amount_cents: amount } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as {
+    checkout_url: string;
+    checkout_id: string;
+    amount_cents: number;
+    display: string;
+  };
+}
+
+const token = (id: string) => checkoutPageToken(t.platform.signingSecret, id);
+const post = (path: string) => t.app.request(path, { method: "POST" });
+
+describe("POST /wallet/topup with the built-in test checkout", () => {
+  it("returns a kinora checkout page link for the amount", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key, 2000);
+    expect(co.checkout_url).toBe(`${TEST_PUBLIC_URL}/checkout/${co.checkout_id}`);
+    expect(co).toMatchObject({ amount_cents: 2000, display: "$20.00" });
+    const page = await t.fetchUrl(co.checkout_url);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain("TEST MODE — no real money");
+    expect(html).toContain("$20.00");
+    expect(html).toContain(`Balance top-up for wallet ${w.walletId}`);
+    expect(page.headers.get("content-security-policy")).toContain("form-action 'self'");
+  });
+
+  it("refuses amounts outside 500..20000 and calls without a key", async () => {
+    const w = await t.newWallet();
+    const low = await t.call("POST", "/wallet/topup", { key: w.key, body: { amount_cents: 499 } });
+    expect(low.status).toBe(400);
+    expect(low.body.detail).toMatch(/amount_cents/);
+    const high = await t.call("POST", "/wallet/topup", {
+      key: w.key,
+      body: { amount_cents: 20001 },
+    });
+    expect(high.status).toBe(400);
+    expect((await t.call("POST", "/wallet/topup", { body: { amount_cents: 500 } })).status).toBe(
+      401,
+    );
+  });
+
+  it("credits once when Pay is posted, twice or concurrently", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key, 1500);
+    const path = `/checkout/${co.checkout_id}/pay?token=${token(co.checkout_id)}`;
+    const results = await Promise.all([post(path), post(path), post(path)]);
+    for (const r of results) {
+      expect(r.status).toBe(303);
+      expect(r.headers.get("location")).toBe(`/checkout/${co.checkout_id}/done`);
+    }
+    expect((await post(path)).status).toBe(303);
+    expect(await t.balance(w.walletId)).toBe(1500);
+    expect(await t.ledger(w.walletId)).toEqual([
+      { kind: "topup", amount_cents: 1500, reference: co.checkout_id },
+    ]);
+    const done = await (await t.app.request(`/checkout/${co.checkout_id}/done`)).text();
+    expect(done).toContain("Payment received");
+  });
+
+  it("refuses a form without the page's token", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key);
+    const forged = await post(`/checkout/${co.checkout_id}/pay?token=${token("co_other")}`);
+    expect(forged.status).toBe(400);
+    expect((await post(`/checkout/${co.checkout_id}/pay`)).status).toBe(400);
+    expect(await t.balance(w.walletId)).toBe(0);
+  });
+
+  it("cancels: nothing credited, and Pay afterwards is refused", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key);
+    const cancel = await post(`/checkout/${co.checkout_id}/cancel?token=${token(co.checkout_id)}`);
+    expect(cancel.headers.get("location")).toBe(`/checkout/${co.checkout_id}/cancelled`);
+    const pay = await post(`/checkout/${co.checkout_id}/pay?token=${token(co.checkout_id)}`);
+    expect(pay.status).toBe(410);
+    expect(await t.balance(w.walletId)).toBe(0);
+    const page = await (await t.app.request(`/checkout/${co.checkout_id}/cancelled`)).text();
+    expect(page).toContain("Nothing was charged");
+  });
+
+  it("expires stale open checkouts in the background pass; an expired one cannot be paid", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key);
+    t.clock.advance(61 * 60_000);
+    const pass = await runPaymentTasksOnce(t.payments);
+    expect(pass.expired).toBeGreaterThanOrEqual(1);
+    const pay = await post(`/checkout/${co.checkout_id}/pay?token=${token(co.checkout_id)}`);
+    expect(pay.status).toBe(410);
+    expect(await t.balance(w.walletId)).toBe(0);
+  });
+
+  it("answers 404 pages for unknown checkouts and has no Stripe webhook in test mode", async () => {
+    expect((await t.app.request("/checkout/co_doesnotexist")).status).toBe(404);
+    const hook = await t.call("POST", "/webhooks/stripe", { body: {} });
+    expect(hook.status).toBe(404);
+  });
+});
