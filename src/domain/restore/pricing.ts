@@ -1,0 +1,156 @@
+/**
+ * The restore price table — the only place restore prices live. Quote, create, GET
+ * /cloud/prices and the MCP get_prices tool all read it.
+ */
+import { displayCents } from "../money.js";
+
+export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as const;
+export type RestoreQuality = (typeof RESTORE_QUALITIES)[number];
+export const DEFAULT_QUALITY: RestoreQuality = "enhanced";
+
+export interface QualityPrice {
+  quality: RestoreQuality;
+  label: string;
+  /** Covers the first `includedSec` seconds. */
+  baseCents: number;
+  /** Each started minute after the included ones. */
+  perMinuteCents: number;
+}
+
+/** Seconds the base price covers. */
+export const INCLUDED_SEC = 5 * 60;
+/** Pictures larger than this in either dimension cost HIGH_RES_FACTOR times more. */
+export const HIGH_RES = { width: 1920, height: 1080 } as const;
+export const HIGH_RES_FACTOR = 1.5;
+
+export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
+  faithful: { quality: "faithful", label: "Standard", baseCents: 299, perMinuteCents: 50 },
+  enhanced: { quality: "enhanced", label: "Enhanced", baseCents: 499, perMinuteCents: 90 },
+  enhanced_max: {
+    quality: "enhanced_max",
+    label: "Studio Max",
+    baseCents: 899,
+    perMinuteCents: 160,
+  },
+};
+
+/** What a caller may send; checked before pricing (the HTTP layer answers 422 past these). */
+export const RESTORE_LIMITS = {
+  maxDurationSec: 7200,
+  maxWidth: 7680,
+  maxHeight: 4320,
+  maxSizeBytes: 2 * 1024 ** 3,
+  filenameMaxLength: 200,
+} as const;
+
+/** Video types accepted for upload (the engine decodes them all with ffmpeg). */
+export const VIDEO_CONTENT_TYPES = [
+  "video/mp4",
+  "video/quicktime",
+  "video/x-matroska",
+  "video/webm",
+  "video/x-msvideo",
+  "video/avi",
+  "video/mpeg",
+  "video/mp2t",
+  "video/3gpp",
+  "video/3gpp2",
+  "video/x-m4v",
+  "video/x-flv",
+  "video/ogg",
+  "video/x-ms-wmv",
+  "video/dv",
+] as const;
+
+export interface PriceInput {
+  quality: RestoreQuality;
+  durationSec: number;
+  width?: number | undefined;
+  height?: number | undefined;
+}
+
+export interface Price {
+  amountCents: number;
+  display: string;
+  quality: RestoreQuality;
+  label: string;
+  extraMinutes: number;
+  highRes: boolean;
+}
+
+export function isHighRes(width?: number, height?: number): boolean {
+  return (width ?? 0) > HIGH_RES.width || (height ?? 0) > HIGH_RES.height;
+}
+
+/** Base price up to 5 min, then per started minute; ×1.5 above 1920×1080, rounded up to the cent. */
+export function priceRestore(input: PriceInput): Price {
+  const row = PRICE_TABLE[input.quality];
+  const extraMinutes = Math.max(0, Math.ceil((input.durationSec - INCLUDED_SEC) / 60));
+  let cents = row.baseCents + extraMinutes * row.perMinuteCents;
+  const highRes = isHighRes(input.width, input.height);
+  // ×1.5 in integer arithmetic: (3c)/2 rounded up, so no float can make it a cent off.
+  if (highRes) cents = Math.ceil((cents * 3) / 2);
+  return {
+    amountCents: cents,
+    display: displayCents(cents),
+    quality: input.quality,
+    label: row.label,
+    extraMinutes,
+    highRes,
+  };
+}
+
+/** The first limit the input breaks, as one sentence naming the field; null when within limits. */
+export function restoreLimitProblem(input: {
+  durationSec: number;
+  width?: number | undefined;
+  height?: number | undefined;
+  sizeBytes?: number | undefined;
+}): string | null {
+  const L = RESTORE_LIMITS;
+  if (!(input.durationSec > 0) || input.durationSec > L.maxDurationSec) {
+    return `duration_sec: must be above 0 and at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`;
+  }
+  if (input.width !== undefined && (input.width < 1 || input.width > L.maxWidth)) {
+    return `width: must be from 1 to ${L.maxWidth} pixels.`;
+  }
+  if (input.height !== undefined && (input.height < 1 || input.height > L.maxHeight)) {
+    return `height: must be from 1 to ${L.maxHeight} pixels.`;
+  }
+  if (input.sizeBytes !== undefined && (input.sizeBytes < 1 || input.sizeBytes > L.maxSizeBytes)) {
+    return `size: must be from 1 byte to ${L.maxSizeBytes} bytes (2 GB).`;
+  }
+  return null;
+}
+
+/** The table as the API shows it (GET /cloud/prices, MCP get_prices). */
+export function priceTableView() {
+  return {
+    currency: "usd",
+    included_minutes: INCLUDED_SEC / 60,
+    high_res: {
+      above: `${HIGH_RES.width}x${HIGH_RES.height}`,
+      factor: HIGH_RES_FACTOR,
+      rule: "Either dimension above 1920×1080 multiplies the price by 1.5, rounded up to the cent.",
+    },
+    qualities: RESTORE_QUALITIES.map((q) => {
+      const row = PRICE_TABLE[q];
+      return {
+        quality: q,
+        label: row.label,
+        base_cents: row.baseCents,
+        base_display: displayCents(row.baseCents),
+        per_extra_minute_cents: row.perMinuteCents,
+        per_extra_minute_display: displayCents(row.perMinuteCents),
+        summary: `${row.label}: ${displayCents(row.baseCents)} up to 5 min, then ${displayCents(row.perMinuteCents)} per started minute.`,
+      };
+    }),
+    limits: {
+      max_duration_sec: RESTORE_LIMITS.maxDurationSec,
+      max_width: RESTORE_LIMITS.maxWidth,
+      max_height: RESTORE_LIMITS.maxHeight,
+      max_size_bytes: RESTORE_LIMITS.maxSizeBytes,
+      content_types: [...VIDEO_CONTENT_TYPES],
+    },
+  };
+}

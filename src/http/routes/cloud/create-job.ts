@@ -1,0 +1,56 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Platform } from "../../../platform.js";
+import { createRestoreJob } from "../../../services/restore/create.js";
+import { errorResponses } from "../../errors.js";
+import { optionalKey } from "../../middleware/auth.js";
+import type { Router } from "../../router.js";
+import { Wallet } from "../../schemas.js";
+import { CreateBody, RestoreJob } from "./schemas.js";
+
+const Created = z.object({
+  job: RestoreJob,
+  upload_url: z.string(),
+  upload_headers: z.record(z.string(), z.string()),
+  upload_expires_at: z.string(),
+  display_price: z.string().openapi({ example: "$4.99" }),
+  paid_from_balance: z.boolean(),
+  next: z.string().openapi({ description: "Exactly what to do next." }),
+  wallet: Wallet.optional(),
+});
+
+export function registerCreateJob(app: Router, p: Platform) {
+  const route = createRoute({
+    method: "post",
+    path: "/cloud/jobs",
+    tags: ["Cloud restore"],
+    summary: "Create a restore job",
+    description:
+      "With a key (and pay_with not checkout) the price is taken from the balance now and the job waits for its upload (`awaiting_upload`). Without a key, `email` is required and the job waits for payment (`pending_payment`): upload, then POST /cloud/jobs/{id}/checkout.",
+    // The key is optional here, so the operation is not marked bearer-only (the auth matrix
+    // expects 401 without a key on those); a bad key still answers 401.
+    middleware: [optionalKey(p)] as const,
+    request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
+    responses: {
+      200: {
+        description: "The job, where to upload the file and what to do next.",
+        content: { "application/json": { schema: Created } },
+      },
+      ...errorResponses(400, 401, 402, 403, 422),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const b = c.req.valid("json");
+    const result = await createRestoreJob(p, c.get("maybePrincipal"), {
+      durationSec: b.duration_sec,
+      quality: b.quality,
+      width: b.width,
+      height: b.height,
+      filename: b.filename,
+      contentType: b.content_type,
+      sizeBytes: b.size,
+      email: b.email,
+      payWith: b.pay_with,
+    });
+    return c.json(result, 200);
+  });
+}

@@ -1,0 +1,18 @@
+/** Mounts every cloud restore route. */
+import type { Platform } from "../../../platform.js";
+import type { Router } from "../../router.js";
+import { registerCancelJob } from "./cancel-job.js";
+import { registerCreateJob } from "./create-job.js";
+import { registerGetJob } from "./get-job.js";
+import { registerPrices } from "./prices.js";
+import { registerQuote } from "./quote.js";
+import { registerStartJob } from "./start-job.js";
+
+export function registerCloudRoutes(app: Router, p: Platform) {
+  registerQuote(app);
+  registerPrices(app);
+  registerCreateJob(app, p);
+  registerGetJob(app, p);
+  registerStartJob(app, p);
+  registerCancelJob(app, p);
+}

@@ -1,0 +1,99 @@
+/** Request and response schemas of the cloud restore routes. */
+import { z } from "@hono/zod-openapi";
+import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../../../domain/restore/pricing.js";
+import { Email } from "../../schemas.js";
+
+const num = (what: string) => z.number({ error: `must be ${what}` });
+const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
+
+export const RestoreRequestFields = {
+  duration_sec: num("a number of seconds").openapi({
+    description: `Declared length of the video, above 0 and at most ${RESTORE_LIMITS.maxDurationSec}.`,
+    example: 95,
+  }),
+  quality: z
+    .enum(RESTORE_QUALITIES, { error: "must be faithful, enhanced or enhanced_max" })
+    .optional()
+    .openapi({
+      description: "faithful (Standard), enhanced (default) or enhanced_max (Studio Max).",
+    }),
+  width: int("an integer number of pixels").optional().openapi({ example: 720 }),
+  height: int("an integer number of pixels").optional().openapi({ example: 576 }),
+};
+
+export const QuoteBody = z
+  .object(RestoreRequestFields)
+  .strict()
+  .openapi("RestoreRequest", { example: { duration_sec: 95, quality: "enhanced" } });
+
+export const CreateBody = z
+  .object({
+    ...RestoreRequestFields,
+    filename: z
+      .string({ error: "must be the file's name" })
+      .min(1, "must not be empty")
+      .max(
+        RESTORE_LIMITS.filenameMaxLength,
+        `must be at most ${RESTORE_LIMITS.filenameMaxLength} characters`,
+      ),
+    content_type: z
+      .string({ error: "must be the file's video type, e.g. video/mp4" })
+      .min(1, "must not be empty")
+      .max(255, "must be at most 255 characters"),
+    size: int("the file size in bytes, an integer"),
+    email: Email.optional(),
+    pay_with: z.enum(["balance", "checkout"], { error: "must be balance or checkout" }).optional(),
+  })
+  .strict()
+  .openapi("CreateRestoreRequest", {
+    example: {
+      duration_sec: 95,
+      quality: "enhanced",
+      filename: "wedding-1994.mp4",
+      content_type: "video/mp4",
+      size: 48_000_000,
+    },
+  });
+
+export const RestoreJob = z
+  .object({
+    id: z.string().openapi({ example: "rj_5pX0c1Hq3GvJ2Yb8Lw9RzA" }),
+    status: z.enum([
+      "pending_payment",
+      "awaiting_upload",
+      "queued",
+      "processing",
+      "done",
+      "failed",
+      "refunded",
+      "cancelled",
+      "expired",
+    ]),
+    quality: z.enum(RESTORE_QUALITIES),
+    quality_label: z.string().openapi({ example: "Enhanced" }),
+    amount_cents: z.number().int(),
+    display_price: z.string().openapi({ example: "$4.99" }),
+    duration_sec: z.number(),
+    measured_duration_sec: z.number().nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int(),
+    paid_from_balance: z.boolean(),
+    progress: z.number().nullable().openapi({ description: "0..1 while processing." }),
+    download_url: z
+      .string()
+      .nullable()
+      .openapi({ description: "Set once done; valid 1 hour, fresh on every GET." }),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+    expires_at: z.string().openapi({
+      description: "Upload deadline before start; when the files are deleted after it.",
+    }),
+  })
+  .openapi("RestoreJob");
+
+export const JobEnvelope = z.object({ job: RestoreJob });

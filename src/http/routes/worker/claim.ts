@@ -1,0 +1,47 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { JobKind, WorkSource } from "../../../workers/types.js";
+import { errorResponses } from "../../errors.js";
+import type { Router } from "../../router.js";
+import { Kind, WorkerId, WorkItemSchema, workerSecurity } from "./schemas.js";
+
+/** Longest a claim may wait for work: below common proxy idle time-outs (30 s). */
+export const MAX_CLAIM_WAIT_MS = 25_000;
+
+const Body = z
+  .object({
+    kinds: z.array(Kind).min(1).max(4),
+    worker_id: WorkerId,
+    wait_ms: z.number().int().min(0).max(MAX_CLAIM_WAIT_MS).optional(),
+  })
+  .strict();
+
+export function registerClaim(
+  app: Router,
+  auth: MiddlewareHandler,
+  source: () => Promise<WorkSource>,
+) {
+  const route = createRoute({
+    method: "post",
+    path: "/worker/claim",
+    tags: ["Worker API"],
+    summary: "Claim a job (long-poll)",
+    description: `Waits up to wait_ms (at most ${MAX_CLAIM_WAIT_MS}) for a job of one of the kinds; \`item\` is null when none came.`,
+    security: workerSecurity,
+    middleware: [auth] as const,
+    request: { body: { required: true, content: { "application/json": { schema: Body } } } },
+    responses: {
+      200: {
+        description: "A leased work item, or null.",
+        content: { "application/json": { schema: z.object({ item: WorkItemSchema.nullable() }) } },
+      },
+      ...errorResponses(400, 401, 503),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const b = c.req.valid("json");
+    const s = await source();
+    const item = await s.claim(b.kinds as JobKind[], b.worker_id, b.wait_ms ?? 0);
+    return c.json({ item }, 200);
+  });
+}

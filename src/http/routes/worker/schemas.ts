@@ -1,0 +1,32 @@
+/** Wire shapes of the HTTP worker API (what HttpWorkSource sends and reads). */
+import { z } from "@hono/zod-openapi";
+
+export const Kind = z.enum(["restore", "clip"]);
+export const WorkerId = z.string().min(1).max(128);
+
+export const WorkItemSchema = z
+  .object({
+    kind: Kind,
+    jobId: z.string(),
+    attempt: z.number().int(),
+    leaseExpiresAt: z.string(),
+    inputUrl: z.string(),
+    outputUrl: z.string(),
+    outputHeaders: z.record(z.string(), z.string()),
+    params: z.record(z.string(), z.unknown()),
+  })
+  .openapi("WorkItem");
+
+export const WorkFailureSchema = z.object({
+  message: z.string().min(1).max(1000),
+  kind: z.enum(["retry", "final", "refused", "too_long"]),
+  code: z.string().max(100).optional(),
+});
+
+export const WorkResultSchema = z.object({
+  outputBytes: z.number().int().min(0),
+  meta: z.record(z.string(), z.unknown()),
+});
+
+export const Ok = z.object({ ok: z.boolean() });
+export const workerSecurity = [{ workerToken: [] }];

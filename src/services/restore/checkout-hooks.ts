@@ -1,0 +1,88 @@
+/**
+ * What the payments side needs from restore jobs to sell a checkout for one: read the job
+ * (price, e-mail, whether the file arrived) and mark it paid. Card refunds of checkout-paid
+ * jobs that later fail go through the `restore_card_refunds` outbox (written by store.ts).
+ */
+import { ApiError } from "../../domain/errors.js";
+import { displayCents } from "../../domain/money.js";
+import type { Platform } from "../../platform.js";
+import { findJob, inTx, moveJob, type RestoreJobRow, refundRestore } from "./store.js";
+import { uploadProblem } from "./upload-check.js";
+
+export interface CheckoutJob {
+  id: string;
+  status: RestoreJobRow["status"];
+  amountCents: number;
+  email: string | null;
+  /** The price as shown, e.g. "$4.99". */
+  display: string;
+  /** Quality label and filename, for the checkout line item. */
+  description: string;
+  uploaded: boolean;
+  /** Why the upload is not usable yet (missing, wrong size or type); absent when uploaded. */
+  uploadProblem?: string;
+}
+
+export async function getJobForCheckout(p: Platform, jobId: string): Promise<CheckoutJob> {
+  const row = await findJob(p.db, jobId);
+  if (!row) throw new ApiError(404, "Restore job not found.");
+  const problem = row.status === "pending_payment" ? await uploadProblem(p.storage, row) : null;
+  const amountCents = Number(row.amount_cents);
+  return {
+    id: row.id,
+    status: row.status,
+    amountCents,
+    email: row.email,
+    display: displayCents(amountCents),
+    description: `Video restore (${row.quality}) of ${row.filename}`,
+    uploaded: problem === null,
+    ...(problem ? { uploadProblem: problem } : {}),
+  };
+}
+
+/**
+ * pending_payment → processing, recording the payment reference; a repeated call (webhook
+ * retry) is a no-op returning the job. A payment that lands on a job the sweeper already
+ * expired is queued for a card refund instead.
+ */
+export async function markCheckoutPaid(
+  p: Platform,
+  jobId: string,
+  opts: { paymentRef: string },
+): Promise<RestoreJobRow> {
+  const now = p.clock();
+  const moved = await moveJob(p.db, {
+    id: jobId,
+    from: "pending_payment",
+    to: "processing",
+    now,
+    set: {
+      payment_ref: opts.paymentRef,
+      queued_at: now,
+      progress: 0,
+      expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
+    },
+  });
+  if (moved) {
+    await p.notifyJobs();
+    return moved;
+  }
+  const row = await findJob(p.db, jobId);
+  if (!row) throw new ApiError(404, "Restore job not found.");
+  if (row.status === "expired" && row.payment_ref === null) {
+    return inTx(p.db, async (tx) => {
+      const paid = await tx
+        .updateTable("restore_jobs")
+        .set({ payment_ref: opts.paymentRef, updated_at: now })
+        .where("id", "=", jobId)
+        .where("payment_ref", "is", null)
+        .returningAll()
+        .executeTakeFirst();
+      if (paid) {
+        await refundRestore(tx, paid, `restore ${jobId} paid after it expired`);
+      }
+      return paid ?? row;
+    });
+  }
+  return row;
+}

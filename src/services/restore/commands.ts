@@ -1,0 +1,113 @@
+/** start, cancel and read: the caller-facing commands on an existing restore job. */
+import { ApiError, badRequest, conflict } from "../../domain/errors.js";
+import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
+import type { Platform } from "../../platform.js";
+import type { Principal } from "../auth.js";
+import { freshPrincipal, walletView } from "../wallets.js";
+import { findJob, inTx, moveJob, type RestoreJobRow } from "./store.js";
+import { uploadProblem } from "./upload-check.js";
+import { jobView } from "./views.js";
+
+const NOT_FOUND = "Restore job not found (or not visible to this key).";
+
+/** The job if it belongs to the wallet — and, for an agent key, to that key; else 404. */
+export async function ownedJob(p: Platform, principal: Principal, id: string) {
+  const row = await findJob(p.db, id);
+  const visible =
+    row &&
+    row.wallet_id === principal.walletId &&
+    (principal.kind === "wallet" || row.agent_key_id === principal.keyId);
+  if (!row || !visible) throw new ApiError(404, NOT_FOUND);
+  return row;
+}
+
+export async function getRestoreJob(p: Platform, id: string) {
+  const row = await findJob(p.db, id);
+  if (!row) throw new ApiError(404, "Restore job not found.");
+  return { job: await jobView(p, row) };
+}
+
+function notStartable(row: RestoreJobRow): ApiError {
+  switch (row.status) {
+    case "pending_payment":
+      return conflict(
+        `This job is paid by checkout: POST /cloud/jobs/${row.id}/checkout; it starts once paid.`,
+      );
+    case "cancelled":
+      return conflict("This job was cancelled and refunded; create a new job.");
+    case "expired":
+      return conflict(`This job expired: ${row.error ?? "create a new job."}`);
+    default:
+      return conflict(`This job is ${row.status} and cannot be started.`);
+  }
+}
+
+const STARTED = new Set<RestoreJobRow["status"]>(["processing", "done", "failed", "refunded"]);
+
+export async function startRestoreJob(p: Platform, principal: Principal, id: string) {
+  const row = await ownedJob(p, principal, id);
+  // Starting a started job returns it unchanged (a retried request must not fail).
+  if (STARTED.has(row.status)) return { job: await jobView(p, row) };
+  if (row.status !== "awaiting_upload") throw notStartable(row);
+  const problem = await uploadProblem(p.storage, row);
+  if (problem) throw badRequest(problem);
+  const now = p.clock();
+  const moved = await moveJob(p.db, {
+    id,
+    from: "awaiting_upload",
+    to: "processing",
+    now,
+    set: {
+      queued_at: now,
+      progress: 0,
+      expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
+    },
+  });
+  if (!moved) {
+    const latest = await ownedJob(p, principal, id);
+    if (STARTED.has(latest.status)) return { job: await jobView(p, latest) };
+    throw notStartable(latest);
+  }
+  await p.notifyJobs();
+  return { job: await jobView(p, moved) };
+}
+
+function notCancellable(row: RestoreJobRow): ApiError {
+  if (!row.paid_from_balance) {
+    return conflict(
+      "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
+    );
+  }
+  return conflict(
+    `The job is ${row.status}: it can be cancelled only while its file has not arrived.`,
+  );
+}
+
+export async function cancelRestoreJob(p: Platform, principal: Principal, id: string) {
+  const row = await ownedJob(p, principal, id);
+  if (row.status === "cancelled") return cancelled(p, principal, row);
+  if (row.status !== "awaiting_upload" || !row.paid_from_balance) throw notCancellable(row);
+  if (await p.storage.head(row.input_key)) {
+    throw conflict(
+      `The file has already arrived, so the job can no longer be cancelled; start it with POST /cloud/jobs/${id}/start.`,
+    );
+  }
+  const moved = await inTx(p.db, (tx) =>
+    moveJob(tx, {
+      id,
+      from: "awaiting_upload",
+      to: "cancelled",
+      now: p.clock(),
+      set: { error: RESTORE_MESSAGES.cancelled, finished_at: p.clock() },
+      refundReason: `restore ${id} cancelled`,
+    }),
+  );
+  const latest = moved ?? (await ownedJob(p, principal, id));
+  if (latest.status !== "cancelled") throw notCancellable(latest);
+  await p.storage.delete(latest.input_key).catch(() => {});
+  return cancelled(p, principal, latest);
+}
+
+async function cancelled(p: Platform, principal: Principal, row: RestoreJobRow) {
+  return { job: await jobView(p, row), wallet: await walletView(p, freshPrincipal(principal)) };
+}

@@ -1,0 +1,133 @@
+/** POST /cloud/jobs: price, insert, charge (balance) in one transaction, then an upload link. */
+import { ApiError, badRequest } from "../../domain/errors.js";
+import {
+  DEFAULT_QUALITY,
+  priceRestore,
+  type RestoreQuality,
+  restoreLimitProblem,
+  VIDEO_CONTENT_TYPES,
+} from "../../domain/restore/pricing.js";
+import type { Platform } from "../../platform.js";
+import { restoreInputKey } from "../../storage/keys.js";
+import type { Principal } from "../auth.js";
+import { charge } from "../ledger.js";
+import { freshPrincipal, walletView } from "../wallets.js";
+import { inTx, type RestoreJobRow } from "./store.js";
+import { jobView, UPLOAD_URL_LIFETIME_SEC } from "./views.js";
+
+export interface CreateRestoreInput {
+  durationSec: number;
+  quality?: RestoreQuality | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  email?: string | undefined;
+  payWith?: "balance" | "checkout" | undefined;
+}
+
+export function checkRestoreRequest(input: {
+  durationSec: number;
+  width?: number | undefined;
+  height?: number | undefined;
+  sizeBytes?: number | undefined;
+}): void {
+  const problem = restoreLimitProblem(input);
+  if (problem) throw new ApiError(422, problem);
+}
+
+function checkContentType(contentType: string): string {
+  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!(VIDEO_CONTENT_TYPES as readonly string[]).includes(type)) {
+    throw badRequest(
+      `content_type: must be a video type (${VIDEO_CONTENT_TYPES.slice(0, 8).join(", ")}, …); got ${JSON.stringify(contentType.slice(0, 60))}.`,
+    );
+  }
+  return type;
+}
+
+export async function createRestoreJob(
+  p: Platform,
+  principal: Principal | undefined,
+  input: CreateRestoreInput,
+) {
+  checkRestoreRequest(input);
+  const contentType = checkContentType(input.contentType);
+  const fromBalance = principal !== undefined && input.payWith !== "checkout";
+  if (!principal && !input.email) {
+    throw badRequest(
+      "email: is required without a key (the checkout receipt and the result link go there); or send Authorization: Bearer <key> to pay from the balance.",
+    );
+  }
+  const quality = input.quality ?? DEFAULT_QUALITY;
+  const price = priceRestore({ ...input, quality });
+  const id = p.ids("rj");
+  const now = p.clock();
+  const row = await inTx(p.db, async (tx) => {
+    const inserted = await tx
+      .insertInto("restore_jobs")
+      .values({
+        id,
+        wallet_id: principal?.walletId ?? null,
+        agent_key_id: principal?.kind === "agent" ? principal.keyId : null,
+        email: input.email ?? null,
+        status: fromBalance ? "awaiting_upload" : "pending_payment",
+        quality,
+        amount_cents: price.amountCents,
+        duration_sec: input.durationSec,
+        width: input.width ?? null,
+        height: input.height ?? null,
+        filename: input.filename,
+        content_type: contentType,
+        size_bytes: input.sizeBytes,
+        paid_from_balance: fromBalance,
+        payment_ref: null,
+        max_attempts: p.config.workers.maxAttempts,
+        input_key: restoreInputKey(id),
+        created_at: now,
+        updated_at: now,
+        expires_at: new Date(now.getTime() + UPLOAD_URL_LIFETIME_SEC * 1000),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (fromBalance && principal) {
+      await charge(tx, {
+        walletId: principal.walletId,
+        agentKeyId: principal.kind === "agent" ? principal.keyId : null,
+        amountCents: price.amountCents,
+        jobId: id,
+        reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
+      });
+    }
+    return inserted;
+  });
+  return createdResponse(p, principal, row, fromBalance);
+}
+
+async function createdResponse(
+  p: Platform,
+  principal: Principal | undefined,
+  row: RestoreJobRow,
+  fromBalance: boolean,
+) {
+  const ticket = await p.storage.presignUpload(row.input_key, {
+    contentType: row.content_type,
+    sizeBytes: Number(row.size_bytes),
+    expiresInSec: UPLOAD_URL_LIFETIME_SEC,
+  });
+  const job = await jobView(p, row);
+  const next = fromBalance
+    ? `PUT the file (exactly ${job.size} bytes) to upload_url with upload_headers within 24 hours, then POST /cloud/jobs/${row.id}/start with the same key. Poll GET /cloud/jobs/${row.id} until status is done, then download download_url.`
+    : `PUT the file (exactly ${job.size} bytes) to upload_url with upload_headers within 24 hours, then POST /cloud/jobs/${row.id}/checkout and give the checkout_url to the person paying; the restore starts once paid. Poll GET /cloud/jobs/${row.id}.`;
+  return {
+    job,
+    upload_url: ticket.url,
+    upload_headers: ticket.headers,
+    upload_expires_at: ticket.expiresAt.toISOString(),
+    display_price: job.display_price,
+    paid_from_balance: fromBalance,
+    next,
+    ...(principal ? { wallet: await walletView(p, freshPrincipal(principal)) } : {}),
+  };
+}

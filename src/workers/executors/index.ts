@@ -1,0 +1,19 @@
+/**
+ * Every executor a `kinora worker` process runs. A new job kind adds one line here (and its
+ * Feature lists the same executor for the in-process workers of `kinora serve`).
+ */
+import type { Config } from "../../config.js";
+import type { Executor } from "../types.js";
+import { restoreExecutorFromConfig } from "./restore-engine.js";
+import type { FetchLike } from "./transfer.js";
+
+export interface ExecutorOptions {
+  fetch?: FetchLike;
+}
+
+export function buildExecutors(
+  config: Pick<Config, "env">,
+  opts: ExecutorOptions = {},
+): Executor[] {
+  return [restoreExecutorFromConfig(config, opts)];
+}

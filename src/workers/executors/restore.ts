@@ -1,0 +1,98 @@
+/**
+ * The restore Executor: download the input, measure its real length (refund when it is far
+ * above the declared one), restore it with the configured engine, store the result.
+ */
+import path from "node:path";
+import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
+import { MediaError } from "../../engines/restore/index.js";
+import { type Executor, WorkError, type WorkItem } from "../types.js";
+import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
+
+/** What the executor needs of an engine (the ffmpeg and the Cog restore engines both fit). */
+export interface RestoreEngineLike {
+  readonly name: string;
+  measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
+  restore(args: {
+    inputPath: string;
+    inputUrl?: string;
+    outputPath: string;
+    quality: "faithful" | "enhanced" | "enhanced_max";
+    signal?: AbortSignal;
+    onProgress?: (fraction: number) => void;
+  }): Promise<{ width: number; height: number }>;
+}
+
+/** The real length may exceed the declared one by 10 % plus 2 s before the job is refused. */
+export function tooLong(realSec: number, declaredSec: number): boolean {
+  return realSec > declaredSec * 1.1 + 2;
+}
+
+interface RestoreParams {
+  quality: "faithful" | "enhanced" | "enhanced_max";
+  declaredDurationSec: number;
+  sizeBytes: number;
+}
+
+function readParams(item: WorkItem): RestoreParams {
+  const { quality, declaredDurationSec, sizeBytes } = item.params;
+  if (
+    (quality !== "faithful" && quality !== "enhanced" && quality !== "enhanced_max") ||
+    typeof declaredDurationSec !== "number" ||
+    typeof sizeBytes !== "number"
+  ) {
+    throw new Error(`malformed restore work item ${item.jobId}`);
+  }
+  return { quality, declaredDurationSec, sizeBytes };
+}
+
+const asFinal = (err: unknown) =>
+  err instanceof MediaError
+    ? new WorkError({ kind: "final", message: err.message, code: err.code })
+    : err;
+
+export function createRestoreExecutor(opts: {
+  engine: RestoreEngineLike;
+  fetch?: FetchLike;
+}): Executor {
+  const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
+  return {
+    kind: "restore",
+    async execute(item, ctx) {
+      const params = readParams(item);
+      const inputPath = path.join(ctx.workDir, "input");
+      const outputPath = path.join(ctx.workDir, "output.mp4");
+      await downloadInput(fetchImpl, item.inputUrl, inputPath, params.sizeBytes, ctx.signal);
+      ctx.progress(0.02);
+      const realSec = await opts.engine
+        .measureDurationSec(inputPath, ctx.signal)
+        .catch((err) => Promise.reject(asFinal(err)));
+      if (tooLong(realSec, params.declaredDurationSec)) {
+        throw new WorkError({
+          kind: "too_long",
+          message: RESTORE_MESSAGES.tooLong(realSec, params.declaredDurationSec),
+        });
+      }
+      const result = await opts.engine
+        .restore({
+          inputPath,
+          inputUrl: item.inputUrl,
+          outputPath,
+          quality: params.quality,
+          signal: ctx.signal,
+          onProgress: (f) => ctx.progress(0.02 + 0.93 * f),
+        })
+        .catch((err) => Promise.reject(asFinal(err)));
+      const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
+      ctx.progress(1);
+      return {
+        outputBytes,
+        meta: {
+          measuredDurationSec: realSec,
+          width: result.width,
+          height: result.height,
+          engine: opts.engine.name,
+        },
+      };
+    },
+  };
+}
