@@ -4,6 +4,7 @@
  */
 import type { Config } from "../../config.js";
 import type { Executor } from "../types.js";
+import { clipExecutorFromConfig } from "./clip.js";
 import { restoreExecutorFromConfig } from "./restore-engine.js";
 import type { FetchLike } from "./transfer.js";
 
@@ -15,5 +16,5 @@ export function buildExecutors(
   config: Pick<Config, "env">,
   opts: ExecutorOptions = {},
 ): Executor[] {
-  return [restoreExecutorFromConfig(config, opts)];
+  return [restoreExecutorFromConfig(config, opts), clipExecutorFromConfig(config, opts)];
 }

@@ -1,0 +1,45 @@
+/**
+ * Clip prices and limits: one place that the routes, services, GET /motion/config and the docs
+ * agree on. Prices are integer cents (SPEC: $0.59 at 480p, $0.99 at 720p).
+ */
+import { displayCents } from "../money.js";
+
+export type ClipSize = "480p" | "720p";
+
+export const CLIP_SIZES: readonly ClipSize[] = ["480p", "720p"];
+export const DEFAULT_CLIP_SIZE: ClipSize = "480p";
+export const CLIP_PRICE_CENTS: Readonly<Record<ClipSize, number>> = { "480p": 59, "720p": 99 };
+export const CLIP_DIMENSIONS: Readonly<Record<ClipSize, { width: number; height: number }>> = {
+  "480p": { width: 854, height: 480 },
+  "720p": { width: 1280, height: 720 },
+};
+export const CLIP_SECONDS_ALLOWED: readonly number[] = [5];
+export const CLIP_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
+export type ClipImageType = (typeof CLIP_IMAGE_TYPES)[number];
+/** Largest image accepted, uploaded or fetched from image_url. */
+export const CLIP_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+export const CLIP_PROMPT_MAX_CHARS = 800;
+export const CLIP_SEED_MAX = 2_147_483_647;
+export const CLIP_IMAGE_URL_MAX_CHARS = 2048;
+/** Time allowed to fetch an image_url (whole fetch, redirects included). */
+export const CLIP_IMAGE_FETCH_TIMEOUT_MS = 10_000;
+/** How long an upload_url stays valid; an awaiting_upload clip expires (refunded) after it. */
+export const CLIP_UPLOAD_WINDOW_SEC = 60 * 60;
+/** How long download links stay valid once issued. */
+export const CLIP_DOWNLOAD_URL_SEC = 60 * 60;
+/** Largest clip a worker may hand back (a 5 s 720p clip is a few MB). */
+export const CLIP_OUTPUT_MAX_BYTES = 200 * 1024 * 1024;
+export const CLIP_LIST_MAX = 40;
+
+export function clipPrice(size: ClipSize): {
+  size: ClipSize;
+  amount_cents: number;
+  display: string;
+} {
+  const amount = CLIP_PRICE_CENTS[size];
+  return { size, amount_cents: amount, display: displayCents(amount) };
+}
+
+export function isClipSize(value: string): value is ClipSize {
+  return (CLIP_SIZES as readonly string[]).includes(value);
+}

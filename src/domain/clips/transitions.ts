@@ -1,0 +1,70 @@
+/**
+ * The clip lifecycle: every allowed move in one table. Services never write a status without
+ * naming the move, and every move is a conditional UPDATE … WHERE status IN (from), so a race
+ * between start, cancel, a worker and the sweeper has exactly one winner.
+ */
+import type { ClipStatus } from "../../db/schema.js";
+
+export type { ClipStatus };
+
+export const CLIP_STATUSES: readonly ClipStatus[] = [
+  "awaiting_upload",
+  "queued",
+  "processing",
+  "done",
+  "failed",
+  "refused",
+  "expired",
+  "cancelled",
+];
+
+export interface ClipMove {
+  from: readonly ClipStatus[];
+  to: ClipStatus;
+  /** The clip's charge goes back to the balance and key allowance in the same transaction. */
+  refunds: boolean;
+  why: string;
+}
+
+export const CLIP_MOVES = {
+  /** POST /motion/jobs/{id}/start once the image is in storage. */
+  start: { from: ["awaiting_upload"], to: "queued", refunds: false, why: "image uploaded" },
+  /** POST /motion/jobs/{id}/cancel while the image never arrived. */
+  cancel: { from: ["awaiting_upload"], to: "cancelled", refunds: true, why: "cancelled by caller" },
+  /** Sweeper: the upload window passed without an image. */
+  uploadExpired: {
+    from: ["awaiting_upload"],
+    to: "expired",
+    refunds: true,
+    why: "image never uploaded",
+  },
+  /** A worker claims it under a lease. */
+  claim: { from: ["queued"], to: "processing", refunds: false, why: "claimed by a worker" },
+  /** A retryable failure or a lapsed lease with attempts left. */
+  requeue: { from: ["processing"], to: "queued", refunds: false, why: "retrying" },
+  complete: { from: ["processing"], to: "done", refunds: false, why: "clip made" },
+  fail: { from: ["processing"], to: "failed", refunds: true, why: "clip failed" },
+  refuse: { from: ["processing"], to: "refused", refunds: true, why: "content rule" },
+  /** Sweeper: the retention period of a finished clip's files passed. */
+  retentionExpired: {
+    from: ["done"],
+    to: "expired",
+    refunds: false,
+    why: "files deleted after retention",
+  },
+} as const satisfies Record<string, ClipMove>;
+
+export type ClipMoveName = keyof typeof CLIP_MOVES;
+
+/** States a clip never leaves (except done → expired when its files are deleted). */
+export const FINAL_CLIP_STATUSES: readonly ClipStatus[] = [
+  "done",
+  "failed",
+  "refused",
+  "expired",
+  "cancelled",
+];
+
+export function canMove(from: ClipStatus, move: ClipMoveName): boolean {
+  return (CLIP_MOVES[move].from as readonly ClipStatus[]).includes(from);
+}

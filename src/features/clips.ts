@@ -1,0 +1,84 @@
+/**
+ * Motion clips as a Feature: the /motion routes, the clip job queue, its executor for the
+ * in-process workers, the Cog webhook route when a remote engine is configured, and the
+ * retention sweeper.
+ *
+ * Engine (env, read through config.env):
+ * - CLIP_ENGINE=ffmpeg (default): the CPU engine (sharp + ffmpeg) in the worker process.
+ * - CLIP_ENGINE=cog: a remote model over the Cog HTTP protocol at CLIP_COG_URL (Bearer
+ *   CLIP_COG_TOKEN if set). With COG_WEBHOOK_SECRET set, completions arrive by webhook at
+ *   POST /hooks/cog/clip (polling continues as a fallback); without it, polling only.
+ */
+import {
+  createNsfwjsClassifier,
+  type ImageClassifier,
+} from "../engines/moderation/image-classifier.js";
+import { registerCogHooks } from "../http/routes/hooks/cog.js";
+import { registerMotionRoutes } from "../http/routes/motion/index.js";
+import type { FeatureFactory, Platform } from "../platform.js";
+import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
+import { createClipQueue } from "../services/clips/queue.js";
+import { sweepClips } from "../services/clips/retention.js";
+import {
+  type ClipExecutorOptions,
+  clipEngineFromConfig,
+  createClipExecutor,
+} from "../workers/executors/clip.js";
+
+export interface ClipsFeatureOptions {
+  /** Replaces the engine chosen from config (tests, benchmarks). */
+  engine?: ClipExecutorOptions["engine"];
+  classifier?: ImageClassifier;
+  /** How in-process workers fetch URLs (tests route in-process URLs back into the app). */
+  fetch?: typeof fetch;
+  /** Safe-fetch seams for image_url (tests only: lets a 127.0.0.1 server through). */
+  imageFetch?: ClipImageFetchSeam;
+  /** Run no executor in this process (e.g. only remote workers). */
+  noExecutor?: boolean;
+  sweepEveryMs?: number;
+}
+
+export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps {
+  return {
+    db: p.db,
+    clock: p.clock,
+    ids: p.ids,
+    log: p.log,
+    storage: p.storage,
+    config: p.config,
+    signingSecret: p.signingSecret,
+    publicUrl: p.publicUrl,
+    notifyJobs: () => p.notifyJobs(),
+    imageFetch: opts.imageFetch,
+  };
+}
+
+export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
+  return (p) => {
+    const deps = clipDeps(p, opts);
+    const choice = opts.engine
+      ? { engine: opts.engine }
+      : clipEngineFromConfig(p.config, p.publicUrl);
+    const executor = createClipExecutor({
+      engine: choice.engine,
+      classifier: opts.classifier ?? createNsfwjsClassifier(),
+      fetchImpl: opts.fetch,
+    });
+    return {
+      name: "clips",
+      routes(app) {
+        registerMotionRoutes(app, deps);
+        if (choice.hook) registerCogHooks(app, { clip: choice.hook });
+      },
+      queues: [createClipQueue(deps)],
+      executors: opts.noExecutor ? [] : [executor],
+      async start() {
+        const every = opts.sweepEveryMs ?? 60_000;
+        const timer = setInterval(() => {
+          sweepClips(deps).catch((err) => p.log.error("clip sweep failed", { err }));
+        }, every);
+        return { stop: async () => clearInterval(timer) };
+      },
+    };
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * POST /hooks/cog/{engine}: prediction webhooks from a Cog model server (or Replicate). The
+ * signature (webhook-signature, HMAC of id.timestamp.body) or the per-prediction URL token is
+ * checked before anything is read, then the prediction goes to the in-process waiter.
+ *
+ * The waiter lives in this process: with several API nodes, route webhooks to the node that
+ * waits (sticky routing on the `prediction` query parameter) or rely on polling, which the
+ * Cog client does alongside webhooks anyway.
+ */
+import { handlePredictionWebhook, type PredictionWaiter } from "../../../engines/cog/webhook.js";
+import type { Router } from "../../router.js";
+
+export interface CogHookTarget {
+  waiter: PredictionWaiter;
+  secret: string | undefined;
+}
+
+/** Signature timestamps are checked against the wall clock (not an injected one). */
+export function registerCogHooks(app: Router, targets: Record<string, CogHookTarget>) {
+  app.post("/hooks/cog/:engine", async (c) => {
+    const target = targets[c.req.param("engine")];
+    if (!target) return c.json({ detail: "No remote engine of that name is configured." }, 404);
+    const rawBody = Buffer.from(await c.req.arrayBuffer());
+    const result = handlePredictionWebhook({
+      headers: c.req.raw.headers,
+      rawBody,
+      url: c.req.url,
+      secret: target.secret,
+      waiter: target.waiter,
+    });
+    return c.json(result.body, result.status);
+  });
+}

@@ -1,0 +1,98 @@
+/** Reading, starting and cancelling clips. Start and cancel are idempotent where a retry is. */
+import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
+import { badRequest, conflict } from "../../domain/errors.js";
+import type { Principal } from "../auth.js";
+import type { ClipDeps } from "./deps.js";
+import { moveClip } from "./moves.js";
+import { type ClipRow, type ClipView, clipView, findVisibleClip } from "./view.js";
+
+export async function getClip(deps: ClipDeps, principal: Principal, id: string) {
+  return clipView(await findVisibleClip(deps.db, principal, id), deps.storage);
+}
+
+/** Up to 40 clips, newest first; an agent key sees only the clips it made. */
+export async function listClips(deps: ClipDeps, principal: Principal): Promise<ClipView[]> {
+  let q = deps.db
+    .selectFrom("clips")
+    .selectAll()
+    .where("wallet_id", "=", principal.walletId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(CLIP_LIST_MAX);
+  if (principal.kind === "agent") q = q.where("agent_key_id", "=", principal.keyId);
+  const rows = await q.execute();
+  return Promise.all(rows.map((row) => clipView(row, deps.storage)));
+}
+
+const STARTED = new Set<ClipRow["status"]>(["queued", "processing", "done"]);
+
+function notStartable(row: ClipRow): Error {
+  const why: Partial<Record<ClipRow["status"], string>> = {
+    cancelled: "The clip was cancelled and refunded; create a new clip.",
+    expired: "The clip expired; create a new clip.",
+    failed: "The clip failed and was refunded; create a new clip.",
+    refused: "The clip was refused by the content rule and refunded; create a new clip.",
+  };
+  return conflict(why[row.status] ?? `The clip is ${row.status} and cannot be started.`);
+}
+
+/** awaiting_upload → queued once the image is in storage; a started clip is returned as is. */
+export async function startClip(deps: ClipDeps, principal: Principal, id: string) {
+  const row = await findVisibleClip(deps.db, principal, id);
+  if (STARTED.has(row.status)) return clipView(row, deps.storage);
+  if (row.status !== "awaiting_upload") throw notStartable(row);
+  await checkUploadedImage(deps, row);
+  const moved = await moveClip(deps.db, id, "start", deps.clock(), { queued_at: deps.clock() });
+  if (!moved) {
+    const now = await findVisibleClip(deps.db, principal, id);
+    if (STARTED.has(now.status)) return clipView(now, deps.storage);
+    throw notStartable(now);
+  }
+  await deps.notifyJobs();
+  deps.log.info("clip started", { clip_id: id });
+  return clipView(moved, deps.storage);
+}
+
+async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
+  const info = await deps.storage.head(row.image_key);
+  if (!info) {
+    throw badRequest(
+      "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then call start.",
+    );
+  }
+  if (!(CLIP_IMAGE_TYPES as readonly string[]).includes(info.contentType ?? "")) {
+    throw badRequest(
+      `The uploaded image has type ${info.contentType ?? "unknown"}; upload image/jpeg, image/png or image/webp.`,
+    );
+  }
+  if (info.sizeBytes < 1 || info.sizeBytes > CLIP_IMAGE_MAX_BYTES) {
+    throw badRequest(
+      `The uploaded image is ${info.sizeBytes} bytes; it must be 1 to ${CLIP_IMAGE_MAX_BYTES} bytes.`,
+    );
+  }
+}
+
+/** Cancels a clip whose image never arrived and refunds it; cancelling twice is a no-op. */
+export async function cancelClip(deps: ClipDeps, principal: Principal, id: string) {
+  const row = await findVisibleClip(deps.db, principal, id);
+  if (row.status === "cancelled") return clipView(row, deps.storage);
+  if (row.status !== "awaiting_upload") {
+    throw conflict(
+      `The clip is ${row.status}; only a clip whose image never arrived (awaiting_upload) can be cancelled.`,
+    );
+  }
+  if (await deps.storage.head(row.image_key)) {
+    throw conflict("The image has already arrived; call start to make the clip instead.");
+  }
+  const moved = await moveClip(deps.db, id, "cancel", deps.clock(), {
+    error: "Cancelled before the image arrived; the price was refunded.",
+    finished_at: deps.clock(),
+  });
+  if (!moved) {
+    const now = await findVisibleClip(deps.db, principal, id);
+    if (now.status === "cancelled") return clipView(now, deps.storage);
+    throw conflict(`The clip is ${now.status} and can no longer be cancelled.`);
+  }
+  deps.log.info("clip cancelled", { clip_id: id });
+  return clipView(moved, deps.storage);
+}

@@ -1,0 +1,177 @@
+/**
+ * POST /motion/jobs: refuse a prompt that breaks the content rule (nothing charged), fetch an
+ * image_url safely before any money moves, then charge and insert in one transaction.
+ */
+import { randomInt } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  CLIP_IMAGE_FETCH_TIMEOUT_MS,
+  CLIP_IMAGE_MAX_BYTES,
+  CLIP_PRICE_CENTS,
+  CLIP_SEED_MAX,
+  CLIP_UPLOAD_WINDOW_SEC,
+  type ClipImageType,
+  type ClipSize,
+} from "../../domain/clips/rules.js";
+import { ApiError, badRequest } from "../../domain/errors.js";
+import { checkPrompt } from "../../engines/moderation/prompt-rule.js";
+import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
+import type { UploadTicket } from "../../storage/blob-store.js";
+import { clipImageKey } from "../../storage/keys.js";
+import type { Principal } from "../auth.js";
+import { charge } from "../ledger.js";
+import type { ClipDeps } from "./deps.js";
+import { type ClipRow, clipView } from "./view.js";
+
+export interface CreateClipInput {
+  prompt: string;
+  size: ClipSize;
+  seconds: number;
+  loop: boolean;
+  seed?: number;
+  imageUrl?: string;
+  contentType?: ClipImageType;
+  imageBytes?: number;
+}
+
+interface FetchedInput {
+  tmpDir: string;
+  filePath: string;
+  contentType: string;
+  bytes: number;
+}
+
+/** Fetches image_url under the SSRF guard; a refusal is a 400 naming the field. */
+async function fetchImage(deps: ClipDeps, url: string): Promise<FetchedInput> {
+  let fetched: Awaited<ReturnType<typeof fetchPublicImage>>;
+  try {
+    fetched = await fetchPublicImage(url, {
+      maxBytes: CLIP_IMAGE_MAX_BYTES,
+      timeoutMs: CLIP_IMAGE_FETCH_TIMEOUT_MS,
+      field: "image_url",
+      ...deps.imageFetch,
+    });
+  } catch (err) {
+    if (err instanceof ImageFetchError) throw badRequest(err.message);
+    throw err;
+  }
+  const tmpDir = await mkdtemp(path.join(tmpdir(), "kinora-clip-in-"));
+  const filePath = path.join(tmpDir, "image");
+  await writeFile(filePath, fetched.bytes);
+  return { tmpDir, filePath, contentType: fetched.contentType, bytes: fetched.bytes.length };
+}
+
+function uploadInput(input: CreateClipInput): { contentType: ClipImageType; bytes: number } {
+  if (!input.contentType) {
+    throw badRequest(
+      "content_type: is required when no image_url is given (image/jpeg, image/png or image/webp).",
+    );
+  }
+  if (input.imageBytes === undefined) {
+    throw badRequest(
+      `image_bytes: is required when no image_url is given: the image's size in bytes, 1 to ${CLIP_IMAGE_MAX_BYTES}; the upload link accepts exactly that many bytes.`,
+    );
+  }
+  return { contentType: input.contentType, bytes: input.imageBytes };
+}
+
+export interface CreateClipResult {
+  job: Awaited<ReturnType<typeof clipView>>;
+  upload_url?: string;
+  upload_headers?: Record<string, string>;
+}
+
+export async function createClip(
+  deps: ClipDeps,
+  principal: Principal,
+  input: CreateClipInput,
+): Promise<CreateClipResult> {
+  const verdict = checkPrompt(input.prompt);
+  if (!verdict.allowed) throw new ApiError(422, verdict.detail, { refused: verdict.code });
+  const upload = input.imageUrl ? undefined : uploadInput(input);
+  const id = deps.ids("clip");
+  const imageKey = clipImageKey(id);
+  const fetched = input.imageUrl ? await fetchImage(deps, input.imageUrl) : undefined;
+  try {
+    if (fetched) await deps.storage.uploadFromFile(imageKey, fetched.filePath, fetched.contentType);
+    const row = await insertCharged(deps, principal, input, {
+      id,
+      imageKey,
+      contentType: fetched?.contentType ?? upload?.contentType ?? "",
+      imageBytes: fetched?.bytes ?? upload?.bytes ?? null,
+    }).catch(async (err) => {
+      if (fetched) await deps.storage.delete(imageKey).catch(() => {});
+      throw err;
+    });
+    deps.log.info("clip created", {
+      clip_id: id,
+      wallet_id: principal.walletId,
+      status: row.status,
+    });
+    if (row.status === "queued") {
+      await deps.notifyJobs();
+      return { job: await clipView(row, deps.storage) };
+    }
+    const ticket: UploadTicket = await deps.storage.presignUpload(imageKey, {
+      contentType: row.content_type,
+      sizeBytes: Number(row.image_bytes),
+      expiresInSec: CLIP_UPLOAD_WINDOW_SEC,
+    });
+    return {
+      job: await clipView(row, deps.storage),
+      upload_url: ticket.url,
+      upload_headers: ticket.headers,
+    };
+  } finally {
+    if (fetched) await rm(fetched.tmpDir, { recursive: true, force: true });
+  }
+}
+
+async function insertCharged(
+  deps: ClipDeps,
+  principal: Principal,
+  input: CreateClipInput,
+  file: { id: string; imageKey: string; contentType: string; imageBytes: number | null },
+): Promise<ClipRow> {
+  const now = deps.clock();
+  const amount = CLIP_PRICE_CENTS[input.size];
+  const agentKeyId = principal.kind === "agent" ? principal.keyId : null;
+  const queued = Boolean(input.imageUrl);
+  return deps.db.transaction().execute(async (tx) => {
+    await charge(tx, {
+      walletId: principal.walletId,
+      agentKeyId,
+      amountCents: amount,
+      jobId: file.id,
+      reason: `motion clip ${input.size}`,
+    });
+    return tx
+      .insertInto("clips")
+      .values({
+        id: file.id,
+        wallet_id: principal.walletId,
+        agent_key_id: agentKeyId,
+        status: queued ? "queued" : "awaiting_upload",
+        size: input.size,
+        seconds: input.seconds,
+        prompt: input.prompt,
+        loop: input.loop,
+        // Chosen here when not given, and stored, so the same clip can be made again.
+        seed: input.seed ?? randomInt(0, CLIP_SEED_MAX),
+        amount_cents: amount,
+        content_type: file.contentType,
+        image_bytes: file.imageBytes,
+        image_url: input.imageUrl ?? null,
+        max_attempts: deps.config.workers.maxAttempts,
+        image_key: file.imageKey,
+        created_at: now,
+        updated_at: now,
+        queued_at: queued ? now : null,
+        upload_expires_at: new Date(now.getTime() + CLIP_UPLOAD_WINDOW_SEC * 1000),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}

@@ -1,0 +1,21 @@
+/** What the clip services need beyond the core: storage, the job wake-up and fetch limits. */
+import type { Config } from "../../config.js";
+import type { ResolvedAddress } from "../../net/safe-fetch.js";
+import type { BlobStore } from "../../storage/blob-store.js";
+import type { CoreDeps } from "../deps.js";
+
+export interface ClipImageFetchSeam {
+  /** Test seam for fetchPublicImage's DNS lookup. */
+  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** Test seam: lets a local image server through the SSRF guard. Never set in production. */
+  allowPrivateForTests?: (address: string) => boolean;
+}
+
+export interface ClipDeps extends CoreDeps {
+  storage: BlobStore;
+  config: Pick<Config, "retentionHours" | "workers">;
+  signingSecret: string;
+  publicUrl: string;
+  notifyJobs(): Promise<void>;
+  imageFetch?: ClipImageFetchSeam;
+}

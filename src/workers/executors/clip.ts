@@ -1,0 +1,201 @@
+/**
+ * The clip Executor: download the image (byte cap) → normalise it (sharp; ImageError is final)
+ * → judge it with the image classifier (content rule: refused) → make the clip with the chosen
+ * engine → PUT the MP4 to the work item's output URL. The classifier sees the normalised frame,
+ * so it judges exactly what the clip will show and never parses the caller's raw bytes.
+ */
+import { createReadStream } from "node:fs";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import type { Config } from "../../config.js";
+import { CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/rules.js";
+import { type ClipEngine, createFfmpegClipEngine } from "../../engines/clip/engine.js";
+import { ImageError, normaliseImage } from "../../engines/clip/image.js";
+import type { ClipSize } from "../../engines/clip/plan.js";
+import { createCogClipEngine } from "../../engines/cog/cog-engines.js";
+import { PredictionWaiter } from "../../engines/cog/webhook.js";
+import {
+  createNsfwjsClassifier,
+  type ImageClassifier,
+} from "../../engines/moderation/image-classifier.js";
+import type { CogHookTarget } from "../../http/routes/hooks/cog.js";
+import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../types.js";
+
+export interface ClipExecutorOptions {
+  engine: Pick<ClipEngine, "name" | "makeClip">;
+  classifier: ImageClassifier;
+  /** How inputs are fetched and outputs sent; tests route kinora URLs in-process. */
+  fetchImpl?: typeof fetch;
+}
+
+const REFUSED_DETAIL: Record<string, string> = {
+  sexual: "The image shows sexual content, which clips do not allow; the price was refunded.",
+  nudity: "The image shows nudity, which clips do not allow; the price was refunded.",
+};
+
+const retry = (message: string) => new WorkError({ kind: "retry", message });
+
+async function download(
+  item: WorkItem,
+  dest: string,
+  fetchImpl: typeof fetch,
+  signal: AbortSignal,
+) {
+  const maxBytes = Number(item.params.maxImageBytes ?? CLIP_IMAGE_MAX_BYTES);
+  const res = await fetchImpl(item.inputUrl, { signal });
+  if (!res.ok || !res.body) {
+    throw res.status === 404
+      ? new WorkError({
+          kind: "final",
+          message: "The clip's image is no longer stored; the price was refunded.",
+        })
+      : retry(`Could not read the clip's image (HTTP ${res.status}); the clip will be retried.`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value: chunk } = await reader.read();
+    if (done) break;
+    total += chunk.length;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new WorkError({
+        kind: "final",
+        message: `The image is larger than ${maxBytes} bytes; upload a smaller one.`,
+      });
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  await writeFile(dest, Buffer.concat(chunks));
+}
+
+async function upload(item: WorkItem, file: string, fetchImpl: typeof fetch, signal: AbortSignal) {
+  const { size } = await stat(file);
+  const res = await fetchImpl(item.outputUrl, {
+    method: "PUT",
+    headers: { ...item.outputHeaders, "content-length": String(size) },
+    body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+    signal,
+    duplex: "half",
+  } as RequestInit);
+  if (!res.ok)
+    throw retry(
+      `Could not store the finished clip (HTTP ${res.status}); the clip will be retried.`,
+    );
+  return size;
+}
+
+export function createClipExecutor(opts: ClipExecutorOptions): Executor {
+  const fetchImpl = opts.fetchImpl ?? fetch;
+  return {
+    kind: "clip",
+    async execute(item: WorkItem, ctx: ExecuteContext) {
+      const p = item.params;
+      const source = path.join(ctx.workDir, "source");
+      const frame = path.join(ctx.workDir, "frame.png");
+      const output = path.join(ctx.workDir, "clip.mp4");
+      await download(item, source, fetchImpl, ctx.signal);
+      ctx.progress(0.05);
+      try {
+        await normaliseImage(source, frame, {
+          maxInputBytes: Number(p.maxImageBytes ?? CLIP_IMAGE_MAX_BYTES),
+        });
+      } catch (err) {
+        if (err instanceof ImageError) throw new WorkError({ kind: "final", message: err.message });
+        throw err;
+      }
+      const verdict = await opts.classifier.classify(await readFile(frame));
+      if (!verdict.allowed) {
+        const code = verdict.code ?? "sexual";
+        throw new WorkError({
+          kind: "refused",
+          code,
+          message: REFUSED_DETAIL[code] ?? REFUSED_DETAIL.sexual ?? "",
+        });
+      }
+      ctx.progress(0.1);
+      const made = await makeClip(opts.engine, item, frame, output, ctx);
+      const outputBytes = await upload(item, output, fetchImpl, ctx.signal);
+      return { outputBytes, meta: { engine: opts.engine.name, ...made } };
+    },
+  };
+}
+
+async function makeClip(
+  engine: ClipExecutorOptions["engine"],
+  item: WorkItem,
+  frame: string,
+  output: string,
+  ctx: ExecuteContext,
+) {
+  const p = item.params;
+  try {
+    return await engine.makeClip({
+      imagePath: frame,
+      outputPath: output,
+      prompt: String(p.prompt),
+      size: p.size as ClipSize,
+      loop: p.loop === true,
+      seed: Number(p.seed),
+      signal: ctx.signal,
+      onProgress: (f) => ctx.progress(0.1 + 0.85 * f),
+    });
+  } catch (err) {
+    if (err instanceof ImageError) throw new WorkError({ kind: "final", message: err.message });
+    throw err;
+  }
+}
+
+/**
+ * The engine the environment asks for: CLIP_ENGINE=ffmpeg (default, CPU in the worker) or
+ * cog (CLIP_COG_URL, CLIP_COG_TOKEN; webhooks at POST /hooks/cog/clip when COG_WEBHOOK_SECRET
+ * and a public URL are set, else polling).
+ */
+export interface ClipEngineChoice {
+  engine: ClipExecutorOptions["engine"];
+  /** Set for a remote engine with webhooks: the target of POST /hooks/cog/clip. */
+  hook?: CogHookTarget;
+}
+
+/** The clip engine the environment asks for. */
+export function clipEngineFromConfig(
+  config: Pick<Config, "env" | "publicUrl">,
+  publicUrl?: string,
+): ClipEngineChoice {
+  const env = config.env;
+  const kind = env.CLIP_ENGINE ?? "ffmpeg";
+  if (kind === "ffmpeg") return { engine: createFfmpegClipEngine() };
+  if (kind !== "cog")
+    throw new Error(`CLIP_ENGINE must be ffmpeg or cog, got ${JSON.stringify(kind)}`);
+  const baseUrl = env.CLIP_COG_URL;
+  if (!baseUrl) throw new Error("CLIP_COG_URL is required when CLIP_ENGINE=cog");
+  const secret = env.COG_WEBHOOK_SECRET;
+  const base = publicUrl ?? config.publicUrl;
+  const waiter = secret && base ? new PredictionWaiter() : undefined;
+  const engine = createCogClipEngine({
+    name: "cog-clip",
+    baseUrl,
+    token: env.CLIP_COG_TOKEN,
+    webhookUrl: waiter ? `${base}/hooks/cog/clip` : undefined,
+    webhookSecret: waiter ? secret : undefined,
+    waiter,
+    timeoutMs: Number(env.CLIP_COG_TIMEOUT_MS ?? 600_000),
+    pollIntervalMs: Number(env.CLIP_COG_POLL_MS ?? 1_000),
+  });
+  return { engine, hook: waiter ? { waiter, secret } : undefined };
+}
+
+/** For `kinora worker`: the configured engine (polling, no webhooks) and the nsfwjs classifier. */
+export function clipExecutorFromConfig(
+  config: Pick<Config, "env">,
+  opts: { fetch?: (url: string, init?: RequestInit) => Promise<Response> } = {},
+): Executor {
+  const { engine } = clipEngineFromConfig({ env: config.env, publicUrl: undefined });
+  return createClipExecutor({
+    engine,
+    classifier: createNsfwjsClassifier(),
+    fetchImpl: opts.fetch as typeof fetch | undefined,
+  });
+}
