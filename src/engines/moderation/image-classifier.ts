@@ -1,0 +1,136 @@
+/**
+ * The clip content rule applied to images, with nsfwjs's MobileNetV2 (5 classes: Drawing,
+ * Hentai, Neutral, Porn, Sexy) on tfjs's wasm backend. Fully offline: the model ships inside
+ * the nsfwjs package (see nsfw-model.ts).
+ *
+ * Thresholds (defaults; each a probability in (0, 1]):
+ * - `sexual` when Porn ≥ pornThreshold (0.6), or Hentai ≥ hentaiThreshold (0.6), or
+ *   Porn + Hentai ≥ the larger of the two thresholds: an explicit image whose probability is
+ *   split between "photo" and "drawing" is still explicit.
+ * - `nudity` when Sexy + Porn + Hentai ≥ sexyThreshold (0.9). Sexy is the model's class for
+ *   nude and near-nude photos that are not pornographic, but also for swimwear and underwear,
+ *   which the rule allows for adults; so it needs high confidence, and the explicit classes
+ *   count towards it (an image the model is 90 % sure is not safe is refused).
+ * - An image never yields `minor_safety`: the model cannot see age. Prompts carry that check.
+ *
+ * These defaults were chosen from the model's documented classes, not tuned on a labelled
+ * photo set (none is available offline); operators can tune them through the options.
+ */
+import type * as tf from "@tensorflow/tfjs";
+import { tensor3d, tidy } from "@tensorflow/tfjs";
+import type { NSFWJS } from "nsfwjs/core";
+import sharp from "sharp";
+import { loadNsfwModel, NSFW_CLASS_NAMES, NSFW_INPUT_SIZE } from "./nsfw-model.js";
+import type { RefusalCode } from "./prompt-rule.js";
+
+export interface ImageVerdict {
+  allowed: boolean;
+  /** Set when refused: `sexual` or `nudity`. */
+  code?: RefusalCode;
+  /** Probability per model class: Drawing, Hentai, Neutral, Porn, Sexy (they sum to 1). */
+  scores: Record<string, number>;
+}
+
+export interface ImageClassifier {
+  /** Decodes and judges one image; rejects when the bytes are not a readable image. */
+  classify(image: Buffer): Promise<ImageVerdict>;
+}
+
+export interface NsfwThresholds {
+  pornThreshold: number;
+  hentaiThreshold: number;
+  sexyThreshold: number;
+}
+
+export const DEFAULT_NSFW_THRESHOLDS: Readonly<NsfwThresholds> = {
+  pornThreshold: 0.6,
+  hentaiThreshold: 0.6,
+  sexyThreshold: 0.9,
+};
+
+/** Same pixel ceiling as the clip engine's image normaliser: a decompression bomb stops here. */
+const MAX_INPUT_PIXELS = 40_000_000;
+
+function validThresholds(opts: Partial<NsfwThresholds>): NsfwThresholds {
+  const merged = { ...DEFAULT_NSFW_THRESHOLDS, ...opts };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!(value > 0 && value <= 1)) {
+      throw new RangeError(`${name} must be a probability above 0 and at most 1, got ${value}`);
+    }
+  }
+  return merged;
+}
+
+/** Applies the thresholds to the model's scores. Pure, so the policy is testable alone. */
+export function judgeScores(
+  scores: Record<string, number>,
+  thresholds: NsfwThresholds = DEFAULT_NSFW_THRESHOLDS,
+): ImageVerdict {
+  const porn = scores.Porn ?? 0;
+  const hentai = scores.Hentai ?? 0;
+  const sexy = scores.Sexy ?? 0;
+  const { pornThreshold, hentaiThreshold, sexyThreshold } = thresholds;
+  const explicit =
+    porn >= pornThreshold ||
+    hentai >= hentaiThreshold ||
+    porn + hentai >= Math.max(pornThreshold, hentaiThreshold);
+  if (explicit) return { allowed: false, code: "sexual", scores };
+  if (sexy + porn + hentai >= sexyThreshold) return { allowed: false, code: "nudity", scores };
+  return { allowed: true, scores };
+}
+
+/**
+ * Decodes any image sharp reads into the model's input: upright, flattened onto black (as the
+ * clip engine does, so we judge what the clip will show), sRGB, squashed to 224×224 so no
+ * part of the picture is cropped away, 3 bytes per pixel.
+ */
+export async function imageToModelInput(image: Buffer): Promise<Uint8Array> {
+  const { data, info } = await sharp(image, {
+    limitInputPixels: MAX_INPUT_PIXELS,
+    failOn: "error",
+  })
+    .autoOrient()
+    .flatten({ background: "#000000" })
+    .toColourspace("srgb")
+    .resize({ width: NSFW_INPUT_SIZE, height: NSFW_INPUT_SIZE, fit: "fill" })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/** Runs the model on a decoded 224×224 RGB image and names the probabilities. */
+export async function scoreRgb(model: NSFWJS, rgb: Uint8Array): Promise<Record<string, number>> {
+  const probabilities = tidy(() =>
+    model.infer(tensor3d(rgb, [NSFW_INPUT_SIZE, NSFW_INPUT_SIZE, 3], "int32")),
+  ) as tf.Tensor;
+  try {
+    const values = await probabilities.data();
+    return Object.fromEntries(NSFW_CLASS_NAMES.map((name, i) => [name, values[i] ?? 0]));
+  } finally {
+    probabilities.dispose();
+  }
+}
+
+/**
+ * An ImageClassifier on nsfwjs. The model (≈ 0.3 s, ≈ 14 MB of memory) is loaded on the first
+ * classify and shared by later calls; a failed load is retried by the next call.
+ */
+export function createNsfwjsClassifier(opts: Partial<NsfwThresholds> = {}): ImageClassifier {
+  const thresholds = validThresholds(opts);
+  let model: Promise<NSFWJS> | undefined;
+  const loaded = () => {
+    model ??= loadNsfwModel().catch((err: unknown) => {
+      model = undefined;
+      throw err;
+    });
+    return model;
+  };
+  return {
+    async classify(image) {
+      const [nsfw, rgb] = await Promise.all([loaded(), imageToModelInput(image)]);
+      return judgeScores(await scoreRgb(nsfw, rgb), thresholds);
+    },
+  };
+}
