@@ -3,6 +3,7 @@
  * commands that talk to a server over HTTP.
  */
 import { runAdminCommand } from "./cli/admin.js";
+import { runWorkerCommand } from "./cli/worker.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { DataDirLockedError } from "./db/dir-lock.js";
 import { startServer } from "./server.js";
@@ -10,9 +11,13 @@ import { startServer } from "./server.js";
 const USAGE = `Usage: kinora <command>
 
   serve                              start the API (and in-process workers)
+  worker --server URL --token T [--concurrency N]
+                                     run jobs for a server over its worker API
   admin credit <wallet_id> <cents> [--reason TEXT]
   admin pause <wallet_id> [--reason TEXT]
   admin unpause <wallet_id>
+  admin usdc-refund <wallet_id> [--amount CENTS]
+                                     send unused USDC-funded balance back in USDC
   admin reconcile
 
 Client and operator commands take --server URL (default http://127.0.0.1:8080);
@@ -31,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       process.once("SIGTERM", stop);
       return -1;
     }
+    case "worker":
+      return runWorkerCommand(rest);
     case "admin":
       return runAdminCommand(rest);
     case undefined:
