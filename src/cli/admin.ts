@@ -5,7 +5,7 @@ const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 export async function runAdminCommand(argv: string[]): Promise<number> {
   try {
-    const { args, flags } = parseFlags(argv, ["server", "reason", "reference"]);
+    const { args, flags } = parseFlags(argv, ["server", "reason", "reference", "amount"]);
     const token = process.env.ADMIN_TOKEN;
     if (!token) {
       throw new CliError(
@@ -47,13 +47,28 @@ export async function runAdminCommand(argv: string[]): Promise<number> {
           },
         );
         break;
+      case "usdc-refund": {
+        const cents = flags.amount === undefined ? undefined : Number(flags.amount);
+        if (!walletId || (cents !== undefined && (!Number.isSafeInteger(cents) || cents <= 0))) {
+          throw new CliError(
+            "Usage: kinora admin usdc-refund <wallet_id> [--amount CENTS]  (default: all USDC-funded balance left)",
+          );
+        }
+        result = await callJson(
+          opts,
+          "POST",
+          `/admin/wallets/${encodeURIComponent(walletId)}/usdc-refund`,
+          cents === undefined ? {} : { amount_cents: cents },
+        );
+        break;
+      }
       case "reconcile": {
         const report = (await callJson(opts, "GET", "/admin/reconcile")) as { ok: boolean };
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return report.ok ? 0 : 3;
       }
       default:
-        throw new CliError("Usage: kinora admin credit|pause|unpause|reconcile …");
+        throw new CliError("Usage: kinora admin credit|pause|unpause|usdc-refund|reconcile …");
     }
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

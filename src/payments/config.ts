@@ -40,6 +40,7 @@ const PaymentsEnv = z.object({
   X402_FACILITATOR_URL: z.string().url().optional(),
   X402_FACILITATOR_HEADERS: z.string().optional(),
   X402_RPC_URL: z.string().url().optional(),
+  X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(30_000),
   X402_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),
   X402_EXPLORER_TX_URL: z
     .string()
@@ -125,6 +126,7 @@ function x402Config(e: Parsed): X402Config | undefined {
       payTo: e.X402_PAY_TO as `0x${string}`,
       facilitatorUrl: e.X402_FACILITATOR_URL as string,
       facilitatorHeaders: facilitatorHeaders(e.X402_FACILITATOR_HEADERS),
+      facilitatorTimeoutMs: e.X402_FACILITATOR_TIMEOUT_MS,
       rpcUrl: e.X402_RPC_URL as string,
       confirmations: e.X402_CONFIRMATIONS,
       explorerTxUrl: e.X402_EXPLORER_TX_URL,

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { type PaymentsFeatureOptions, paymentsFeature } from "../../src/features/payments.js";
 import type { PaymentsDeps } from "../../src/services/payments/deps.js";
 import { createTestApp, type TestApp } from "../app.js";
+import type { PaymentWorld } from "../chain/world.js";
 
 export interface PaymentsTestApp extends TestApp {
   payments: PaymentsDeps;
@@ -48,5 +49,22 @@ export async function createPaymentsApp(
       );
       return rows.rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
     },
+  };
+}
+
+/** The X402_* environment that points the feature at an offline payment world. */
+export function x402Env(w: PaymentWorld): Record<string, string> {
+  return {
+    X402_ENABLED: "true",
+    X402_NETWORK: w.config.network,
+    X402_CHAIN_ID: String(w.config.chainId),
+    X402_ASSET: w.config.asset,
+    X402_PAY_TO: w.config.payTo,
+    X402_FACILITATOR_URL: w.config.facilitatorUrl,
+    X402_RPC_URL: w.config.rpcUrl,
+    X402_CONFIRMATIONS: "1",
+    X402_FACILITATOR_TIMEOUT_MS: "3500",
+    X402_EXPLORER_TX_URL: "http://explorer.test/tx/{tx}",
+    X402_REFUND_PRIVATE_KEY: w.chain.operator.privateKey,
   };
 }

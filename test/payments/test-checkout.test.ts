@@ -107,6 +107,16 @@ describe("POST /wallet/topup with the built-in test checkout", () => {
     expect(await t.balance(w.walletId)).toBe(0);
   });
 
+  it("answers 503 on POST /wallet/topup/crypto while USDC is off", async () => {
+    const w = await t.newWallet();
+    const res = await t.call("POST", "/wallet/topup/crypto", {
+      key: w.key,
+      body: { amount_cents: 100 },
+    });
+    expect(res.status).toBe(503);
+    expect(res.body.detail).toMatch(/USDC payments are not switched on/);
+  });
+
   it("answers 404 pages for unknown checkouts and has no Stripe webhook in test mode", async () => {
     expect((await t.app.request("/checkout/co_doesnotexist")).status).toBe(404);
     const hook = await t.call("POST", "/webhooks/stripe", { body: {} });

@@ -21,13 +21,9 @@ const Body = z
   .strict();
 
 const Headers = z.object({
-  "payment-signature": z
-    .string()
-    .max(16_384)
-    .optional()
-    .openapi({
-      description: "Base64 JSON x402 v2 payment payload (the signed EIP-3009 transfer).",
-    }),
+  "payment-signature": z.string().max(16_384).optional().openapi({
+    description: "Base64 JSON x402 v2 payment payload (the signed EIP-3009 transfer).",
+  }),
 });
 
 export function registerCryptoTopup(app: Router, deps: PaymentsDeps) {
