@@ -128,7 +128,7 @@ describe("start", () => {
     const tampered = `${u.slice(0, at)}${u[at] === "A" ? "B" : "A"}${u.slice(at + 1)}`;
     const file = Buffer.alloc(video.sizeBytes, 1);
     const put = (u: string, headers: Record<string, string>, body: Buffer) =>
-      t.fetchUrl(u, { method: "PUT", headers, body }).then((r) => r.status);
+      t.fetchUrl(u, { method: "PUT", headers, body: new Uint8Array(body) }).then((r) => r.status);
     expect(await put(tampered.toString(), created.upload_headers, file)).toBeGreaterThanOrEqual(
       400,
     );

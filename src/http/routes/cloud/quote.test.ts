@@ -78,3 +78,13 @@ describe("GET /cloud/prices", () => {
     expect(res.body.limits.max_size_bytes).toBe(2 * 1024 ** 3);
   });
 });
+
+describe("worker API without WORKER_TOKEN", () => {
+  it("answers 503 saying to set WORKER_TOKEN", async () => {
+    const res = await t.call("POST", "/worker/claim", {
+      body: { kinds: ["restore"], worker_id: "w" },
+    });
+    expect(res.status).toBe(503);
+    expect(res.body.detail).toMatch(/WORKER_TOKEN/);
+  });
+});
