@@ -22,6 +22,9 @@ import { createX402Gateway, type X402GatewayOptions } from "../payments/x402/gat
 import type { Feature, FeatureFactory, Platform } from "../platform.js";
 import { startPaymentTasks } from "../services/payments/background.js";
 import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
+import { getJobForCheckout, markCheckoutPaid } from "../services/restore/checkout-hooks.js";
+import { findJob } from "../services/restore/store.js";
+import { jobView } from "../services/restore/views.js";
 import { registerCheckoutPages } from "../web/checkout-routes.js";
 
 export interface PaymentsFeatureOptions {
@@ -29,11 +32,21 @@ export interface PaymentsFeatureOptions {
   stripeApiBase?: StripeProviderOptions["apiBase"];
   /** Test seam: facilitator client override, RPC options (no retries/cache in tests). */
   x402?: { gateway?: X402GatewayOptions; rpc?: RpcClientOptions };
-  /** The restore area's checkout hooks; without them POST /cloud/jobs/{id}/checkout is absent. */
-  restore?: RestoreCheckoutHooks;
+  /** The restore area's checkout hooks (default: the real ones); null leaves out POST /cloud/jobs/{id}/checkout. */
+  restore?: RestoreCheckoutHooks | null;
   /** Receives the built deps (tests drive services and the background pass directly). */
   onDeps?: (deps: PaymentsDeps) => void;
 }
+
+/** Pay-per-job restores: the restore area's side, wired to its real implementation. */
+export const RESTORE_HOOKS: RestoreCheckoutHooks = {
+  getJobForCheckout,
+  markCheckoutPaid,
+  async viewJob(p, jobId) {
+    const row = await findJob(p.db, jobId);
+    return row ? jobView(p, row) : undefined;
+  },
+};
 
 export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFactory {
   return (platform) => buildPaymentsFeature(platform, options);
@@ -46,7 +59,7 @@ export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatur
     platform,
     checkout: provider,
     checkoutExpiryMinutes: config.checkout.expiryMinutes,
-    restore: options.restore,
+    restore: options.restore === null ? undefined : (options.restore ?? RESTORE_HOOKS),
     usdc: config.x402
       ? {
           config: config.x402,

@@ -1,6 +1,7 @@
 /** Shared bits of the payments tests: the feature with its deps exposed, balance reads. */
 import { sql } from "kysely";
 import { type PaymentsFeatureOptions, paymentsFeature } from "../../src/features/payments.js";
+import type { FeatureFactory } from "../../src/platform.js";
 import type { PaymentsDeps } from "../../src/services/payments/deps.js";
 import { createTestApp, type TestApp } from "../app.js";
 import type { PaymentWorld } from "../chain/world.js";
@@ -16,11 +17,14 @@ export interface PaymentsTestApp extends TestApp {
 export async function createPaymentsApp(
   env: Record<string, string> = {},
   options: PaymentsFeatureOptions = {},
+  /** Features mounted before payments (e.g. restore, whose jobs checkouts pay for). */
+  before: FeatureFactory[] = [],
 ): Promise<PaymentsTestApp> {
   let payments: PaymentsDeps | undefined;
   const t = await createTestApp({
     env,
     features: [
+      ...before,
       paymentsFeature({
         ...options,
         onDeps: (d) => {
