@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import {
 let t: ClipTestApp;
 let jobs: JobSystem;
 let dir: string;
+let first: { image: Buffer; bytes: Buffer } | undefined;
 
 beforeAll(async () => {
   t = await createClipTestApp();
@@ -56,6 +57,7 @@ describe("a clip end to end (upload flow)", () => {
     const video = await t.fetchUrl(done.video_url);
     expect(video.status).toBe(200);
     const file = await saveTo(dir, "clip.mp4", video);
+    first = { image, bytes: await readFile(file) };
     const probe = await ffprobe(file);
     expect(Number(probe.format.duration)).toBeCloseTo(5, 1);
     const v = probe.streams.find((s) => s.codec_type === "video");
@@ -106,5 +108,14 @@ describe("a clip end to end (upload flow)", () => {
       .where("kind", "=", "refund")
       .execute();
     expect(refunds).toHaveLength(1);
+  });
+
+  it("makes byte-identical clips from the same image, prompt and seed", async () => {
+    if (!first) throw new Error("needs the first test's clip");
+    const { key } = await t.newWallet(1000);
+    const { created } = await createUploadStart(t, key, first.image, { seed: 42 });
+    const done = await waitForClip(t, key, created.job.id, ["done", "failed", "refused"]);
+    const again = Buffer.from(await (await t.fetchUrl(done.download_url)).arrayBuffer());
+    expect(again.equals(first.bytes)).toBe(true);
   });
 });
