@@ -35,17 +35,15 @@ async function newCheckoutJob(t: PaymentsTestApp) {
 }
 
 async function failJob(t: PaymentsTestApp, jobId: string) {
-  await t.platform.db
-    .transaction()
-    .execute((tx) =>
-      moveJob(tx, {
-        id: jobId,
-        from: "processing",
-        to: "failed",
-        now: t.clock.now(),
-        refundReason: "engine failed",
-      }),
-    );
+  await t.platform.db.transaction().execute((tx) =>
+    moveJob(tx, {
+      id: jobId,
+      from: "processing",
+      to: "failed",
+      now: t.clock.now(),
+      refundReason: "engine failed",
+    }),
+  );
 }
 
 describe("restore paid per job with the built-in test checkout", () => {
