@@ -65,6 +65,17 @@ export async function createRestoreJob(
   const id = p.ids("rj");
   const now = p.clock();
   const row = await inTx(p.db, async (tx) => {
+    // Charge first: it locks the wallet row FOR UPDATE before the insert's foreign-key check
+    // takes a share lock on it — the other order deadlocks concurrent creates of one wallet.
+    if (fromBalance && principal) {
+      await charge(tx, {
+        walletId: principal.walletId,
+        agentKeyId: principal.kind === "agent" ? principal.keyId : null,
+        amountCents: price.amountCents,
+        jobId: id,
+        reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
+      });
+    }
     const inserted = await tx
       .insertInto("restore_jobs")
       .values({
@@ -91,15 +102,6 @@ export async function createRestoreJob(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (fromBalance && principal) {
-      await charge(tx, {
-        walletId: principal.walletId,
-        agentKeyId: principal.kind === "agent" ? principal.keyId : null,
-        amountCents: price.amountCents,
-        jobId: id,
-        reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
-      });
-    }
     return inserted;
   });
   return createdResponse(p, principal, row, fromBalance);
