@@ -9,9 +9,11 @@ import path from "node:path";
 import pg from "pg";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
+import { benchClip } from "./clip.js";
 import { benchGetWallet } from "./http-wallet.js";
 import { benchCharges } from "./ledger.js";
 import { type Figure, printFigure } from "./lib.js";
+import { benchPrompt } from "./prompt.js";
 
 const quick = process.env.BENCH_QUICK === "1";
 const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -66,6 +68,13 @@ async function main() {
     figures.push(await benchGetWallet(db, "PostgreSQL", requests));
     printFigure(figures.at(-1) as Figure);
   });
+  process.stdout.write("motion clips: engine and content rule\n");
+  for (const size of ["480p", "720p"] as const) {
+    figures.push(await benchClip(size, quick ? 1 : 3));
+    printFigure(figures.at(-1) as Figure);
+  }
+  figures.push(benchPrompt(quick ? 20 : 200));
+  printFigure(figures.at(-1) as Figure);
 }
 
 main().then(
