@@ -79,7 +79,9 @@ describe.skipIf(!hasChromium)("test checkout in Chromium", () => {
       expect(await page.getByTestId("amount").textContent()).toBe("$15.00");
       const payAction = await page.locator("form:has(#pay)").getAttribute("action");
       await page.locator("#pay").dblclick();
-      await page.waitForURL(/\/done$/);
+      // The second click's navigation may abort the first's: wait on where the page ends up.
+      await expect.poll(() => page.url(), { timeout: 15_000 }).toMatch(/\/done$/);
+      await page.waitForLoadState("load");
       expect(await page.locator("#result").textContent()).toBe("Payment received");
       await page.reload();
       // The same form posted again (as a browser back + resubmit would) changes nothing.
