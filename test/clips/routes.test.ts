@@ -137,6 +137,19 @@ describe("POST /motion/jobs", () => {
   });
 });
 
+describe("Idempotency-Key on POST /motion/jobs", () => {
+  it("replays the first clip for a repeated key and charges once", async () => {
+    const { key } = await t.newWallet(1000);
+    const headers = { "idempotency-key": "clip-retry-1" };
+    const body = { prompt: "fog over hills", content_type: "image/png", image_bytes: 10 };
+    const a = await t.call("POST", "/motion/jobs", { key, body, headers });
+    const b = await t.call("POST", "/motion/jobs", { key, body, headers });
+    expect(b.status).toBe(200);
+    expect(b.body.job.id).toBe(a.body.job.id);
+    expect(await balances(t, key)).toBe(941);
+  });
+});
+
 describe("listing and visibility", () => {
   it("lists up to 40 clips, newest first; an agent key sees only its own", async () => {
     const owner = await t.newWallet(10_000);
