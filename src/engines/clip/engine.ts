@@ -67,7 +67,12 @@ function progressParser(durationSec: number, report: (fraction: number) => void)
 
 async function makeClip(input: ClipInput, opts: FfmpegClipEngineOptions): Promise<ClipResult> {
   input.signal?.throwIfAborted();
-  const report = input.onProgress ?? (() => {});
+  const report = (fraction: number) => {
+    // A throwing progress callback must not crash the process from inside a stream handler.
+    try {
+      input.onProgress?.(fraction);
+    } catch {}
+  };
   const workDir = await mkdtemp(
     join(dirname(input.outputPath), `.${basename(input.outputPath)}.work-`),
   );

@@ -77,9 +77,12 @@ function layer(ctx: Ctx, input: string, chain: string, gain: number): void {
 
 /** A slow sine swell between `floor` and 1 with a seeded phase. */
 function swell(ctx: Ctx, floor: number, choices: readonly number[], sharpness = 1): string {
-  const p = num(period(ctx.rng, choices));
-  const phase = num(ctx.rng());
-  const wave = `(0.5-0.5*cos(2*PI*(t/${p}+${phase})))`;
+  return swellAt(floor, period(ctx.rng, choices), ctx.rng(), sharpness);
+}
+
+/** A swell with a given period (s) and phase (cycles), for layers that must move together. */
+function swellAt(floor: number, periodSec: number, phase: number, sharpness = 1): string {
+  const wave = `(0.5-0.5*cos(2*PI*(t/${num(periodSec)}+${num(phase)})))`;
   const shaped = sharpness === 1 ? wave : `pow(${wave},${sharpness})`;
   return `${num(floor)}+${num(1 - floor)}*${shaped}`;
 }
@@ -173,9 +176,12 @@ const RECIPES: Record<SoundKind, (ctx: Ctx) => void> = {
     crackle(ctx, 0.25, 0.05, [1500, 5000]);
   },
   ocean: (ctx) => {
-    const surf = envelope(ctx, stereoNoise(ctx, "pink", 1), swell(ctx, 0.12, [1, 2], 1.6));
+    const every = period(ctx.rng, [1, 2]);
+    const phase = ctx.rng();
+    const surf = envelope(ctx, stereoNoise(ctx, "pink", 1), swellAt(0.12, every, phase, 1.6));
     layer(ctx, surf, "lowpass=f=1400", 0.34);
-    const wash = envelope(ctx, stereoNoise(ctx, "white", 1), swell(ctx, 0.05, [2], 3));
+    // The hiss of the wash peaks just after each wave breaks (a phase lag of a tenth of a cycle).
+    const wash = envelope(ctx, stereoNoise(ctx, "white", 1), swellAt(0.05, every, phase - 0.1, 3));
     layer(ctx, wash, "highpass=f=2500,lowpass=f=9000", 0.04);
   },
   water: (ctx) => {
