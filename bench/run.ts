@@ -13,7 +13,10 @@ import { benchClip } from "./clip.js";
 import { benchGetWallet } from "./http-wallet.js";
 import { benchCharges } from "./ledger.js";
 import { type Figure, printFigure } from "./lib.js";
+import { benchPickup } from "./pickup.js";
 import { benchPrompt } from "./prompt.js";
+import { benchRestore } from "./restore.js";
+import { benchUpload, uploadBenchBytes } from "./upload.js";
 
 const quick = process.env.BENCH_QUICK === "1";
 const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -68,6 +71,17 @@ async function main() {
     figures.push(await benchGetWallet(db, "PostgreSQL", requests));
     printFigure(figures.at(-1) as Figure);
   });
+  process.stdout.write("cloud restore: upload, engine, job pickup\n");
+  const show = (fs: Figure[]) => {
+    for (const f of fs) {
+      figures.push(f);
+      printFigure(f);
+    }
+  };
+  show(await benchUpload(uploadBenchBytes(quick)));
+  show(await benchRestore(quick ? 4 : 10));
+  await withPglite(async (db) => show(await benchPickup(db, "PGlite", quick ? 50 : 300)));
+  await withPostgres(async (db) => show(await benchPickup(db, "PostgreSQL", quick ? 50 : 300)));
   process.stdout.write("motion clips: engine and content rule\n");
   for (const size of ["480p", "720p"] as const) {
     figures.push(await benchClip(size, quick ? 1 : 3));

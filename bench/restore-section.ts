@@ -1,0 +1,45 @@
+/** `npx tsx bench/restore-section.ts`: only the cloud restore figures (same as in run.ts). */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { printFigure } from "./lib.js";
+import { benchPickup } from "./pickup.js";
+import { benchRestore } from "./restore.js";
+import { benchUpload, uploadBenchBytes } from "./upload.js";
+
+const quick = process.env.BENCH_QUICK === "1";
+
+async function main() {
+  for (const f of await benchUpload(uploadBenchBytes(quick))) printFigure(f);
+  for (const f of await benchRestore(quick ? 4 : 10)) printFigure(f);
+  const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-"));
+  const pglite = await openDatabase({ dataDir: dir });
+  await migrate(pglite.db);
+  for (const f of await benchPickup(pglite, "PGlite", quick ? 50 : 300)) printFigure(f);
+  await pglite.close();
+  rmSync(dir, { recursive: true, force: true });
+  if (process.env.DATABASE_URL) {
+    const url = process.env.DATABASE_URL;
+    const schema = `bench_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const db = await openDatabase({ databaseUrl: url, schema });
+    await migrate(db.db);
+    for (const f of await benchPickup(db, "PostgreSQL", quick ? 50 : 300)) printFigure(f);
+    await db.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
