@@ -123,3 +123,56 @@ describe("POST /wallet/topup with the built-in test checkout", () => {
     expect(hook.status).toBe(404);
   });
 });
+
+// The shared auth matrix builds no features, so the keyed payment routes are checked here.
+let keys: { wallet: string; agent: string; revoked: string };
+
+beforeAll(async () => {
+  const owner = await t.newWallet();
+  const agent = await t.newAgentKey(owner.key, 1000);
+  const revoked = await t.newAgentKey(owner.key, 1000);
+  await t.call("POST", `/wallet/keys/${revoked.id}/revoke`, { key: owner.key });
+  keys = { wallet: owner.key, agent: agent.key, revoked: revoked.key };
+});
+
+const routes = [
+  { path: "/wallet/topup", body: { amount_cents: 500 }, ok: 200 },
+  { path: "/wallet/topup/crypto", body: { amount_cents: 100 }, ok: 503 },
+];
+
+describe("payment routes need a key", () => {
+  it("refuses no key, unknown, revoked and malformed keys with 401", async () => {
+    for (const route of routes) {
+      const variants: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer pmk_00000000000000000000000000000000000000000" },
+        { authorization: `Bearer ${keys.revoked}` },
+        { authorization: "Basic dXNlcjpwYXNz" },
+      ];
+      for (const headers of variants) {
+        const res = await t.call("POST", route.path, { headers, body: route.body });
+        expect(res.status, `${route.path} ${JSON.stringify(headers)}`).toBe(401);
+        expect(typeof res.body.detail).toBe("string");
+      }
+      const inUrl = await t.call("POST", `${route.path}?key=${keys.agent}`, { body: route.body });
+      expect(inUrl.status).toBe(400);
+    }
+  });
+
+  it("accepts the wallet key and agent keys, crediting the key's wallet", async () => {
+    for (const route of routes) {
+      for (const key of [keys.wallet, keys.agent]) {
+        const res = await t.call("POST", route.path, { key, body: route.body });
+        expect(res.status, `${route.path}: ${JSON.stringify(res.body)}`).toBe(route.ok);
+      }
+    }
+  });
+
+  it("keeps the operator refund behind ADMIN_TOKEN", async () => {
+    const res = await t.call("POST", "/admin/wallets/wal_x/usdc-refund", {
+      key: keys.wallet,
+      body: {},
+    });
+    expect(res.status).toBe(401);
+  });
+});

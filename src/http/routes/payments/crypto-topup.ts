@@ -26,8 +26,8 @@ const Headers = z.object({
   }),
 });
 
-export function registerCryptoTopup(app: Router, deps: PaymentsDeps) {
-  const route = createRoute({
+function cryptoTopupRoute(deps: PaymentsDeps) {
+  return createRoute({
     method: "post",
     path: "/wallet/topup/crypto",
     tags: ["Balance"],
@@ -82,7 +82,10 @@ export function registerCryptoTopup(app: Router, deps: PaymentsDeps) {
       ...errorResponses(400, 401, 503),
     },
   });
-  app.openapi(route, async (c) => {
+}
+
+export function registerCryptoTopup(app: Router, deps: PaymentsDeps) {
+  app.openapi(cryptoTopupRoute(deps), async (c) => {
     const body = c.req.valid("json");
     const headers = c.req.valid("header");
     const result = await cryptoTopup(deps, {
