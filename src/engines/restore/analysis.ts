@@ -1,0 +1,278 @@
+/**
+ * Pure parsers and measures over what the probe pass collects (ffprobe JSON, ffmpeg stderr,
+ * signalstats/vidstab files, a mono PCM excerpt). No I/O here, so every rule is unit-tested.
+ */
+import { MediaError, NO_VIDEO_MESSAGE } from "./errors.js";
+import type { InterlaceCounts, LoudnessMeasurement, Rotation, SourceInfo } from "./types.js";
+
+type Json = Record<string, unknown>;
+
+function num(v: unknown): number | null {
+  const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+function ratio(v: unknown): number | null {
+  if (typeof v !== "string") return null;
+  const [a, b] = v.split(/[/:]/).map(Number);
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) {
+    return null;
+  }
+  return a / b || null;
+}
+
+/** Clockwise degrees that make the picture upright, from a display matrix or legacy tag. */
+export function rotationFromStream(stream: Json): Rotation {
+  let cw = 0;
+  const sideData = Array.isArray(stream.side_data_list) ? (stream.side_data_list as Json[]) : [];
+  const matrix = sideData.find((d) => num(d.rotation) !== null);
+  const tags = (stream.tags ?? {}) as Json;
+  if (matrix) {
+    // ffprobe prints the display matrix angle counter-clockwise; we want clockwise.
+    cw = -(num(matrix.rotation) ?? 0);
+  } else if (num(tags.rotate) !== null) {
+    cw = num(tags.rotate) ?? 0;
+  }
+  const snapped = (((Math.round(cw / 90) * 90) % 360) + 360) % 360;
+  return snapped as Rotation;
+}
+
+function fieldOrder(v: unknown): SourceInfo["fieldOrder"] {
+  // "tb"/"bt" name the coded order first and the display order second; display order matters.
+  if (v === "tt" || v === "bt") return "tff";
+  if (v === "bb" || v === "tb") return "bff";
+  if (v === "progressive") return "progressive";
+  return "unknown";
+}
+
+function colorMatrix(v: unknown): SourceInfo["colorMatrix"] {
+  if (v === "bt470bg" || v === "smpte170m") return "bt601";
+  if (v === "bt709") return "bt709";
+  return null;
+}
+
+/** Reads `ffprobe -show_streams -show_format` JSON. Throws MediaError when there is no video. */
+export function parseSourceInfo(probe: Json): SourceInfo {
+  const streams = Array.isArray(probe.streams) ? (probe.streams as Json[]) : [];
+  // Cover art in audio files shows up as a one-frame "video" stream; it is not a video.
+  const video = streams.find(
+    (s) => s.codec_type === "video" && ((s.disposition ?? {}) as Json).attached_pic !== 1,
+  );
+  if (!video || !num(video.width) || !num(video.height)) {
+    throw new MediaError("no_video", NO_VIDEO_MESSAGE);
+  }
+  const audio = streams.find((s) => s.codec_type === "audio");
+  const sar = typeof video.sample_aspect_ratio === "string" ? video.sample_aspect_ratio : "1:1";
+  const [sarNum, sarDen] = sar.split(":").map(Number);
+  const sarOk = sarNum !== undefined && sarDen !== undefined && sarNum > 0 && sarDen > 0;
+  const format = (probe.format ?? {}) as Json;
+  return {
+    videoCodec: String(video.codec_name ?? "unknown"),
+    videoStreamIndex: num(video.index) ?? 0,
+    width: num(video.width) ?? 0,
+    height: num(video.height) ?? 0,
+    sarNum: sarOk ? sarNum : 1,
+    sarDen: sarOk ? sarDen : 1,
+    fps: ratio(video.avg_frame_rate) ?? ratio(video.r_frame_rate),
+    rotationCw: rotationFromStream(video),
+    fieldOrder: fieldOrder(video.field_order),
+    colorMatrix: colorMatrix(video.color_space),
+    audio: audio
+      ? {
+          streamIndex: num(audio.index) ?? 1,
+          codec: String(audio.codec_name ?? "unknown"),
+          sampleRate: num(audio.sample_rate) ?? 48000,
+          channels: num(audio.channels) ?? 2,
+        }
+      : null,
+    headerDurationSec: num(format.duration) ?? num(video.duration),
+  };
+}
+
+/** The last "Multi frame detection" summary idet printed. */
+export function parseIdetSummary(stderr: string): InterlaceCounts | null {
+  const re =
+    /Multi frame detection:\s*TFF:\s*(\d+)\s*BFF:\s*(\d+)\s*Progressive:\s*(\d+)\s*Undetermined:\s*(\d+)/g;
+  let last: RegExpExecArray | null = null;
+  for (let m = re.exec(stderr); m; m = re.exec(stderr)) last = m;
+  if (!last) return null;
+  return {
+    tff: Number(last[1]),
+    bff: Number(last[2]),
+    progressive: Number(last[3]),
+    undetermined: Number(last[4]),
+  };
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Medians over frames of YMIN, YMAX and SATAVG from a `metadata=mode=print:file=…` dump. */
+export function parseSignalstats(
+  text: string,
+): { yMin: number; yMax: number; satAvg: number } | null {
+  const pick = (key: string) =>
+    [...text.matchAll(new RegExp(`lavfi\\.signalstats\\.${key}=([\\d.]+)`, "g"))].map((m) =>
+      Number(m[1]),
+    );
+  const yMin = pick("YMIN");
+  const yMax = pick("YMAX");
+  const sat = pick("SATAVG");
+  if (yMin.length === 0 || yMax.length === 0) return null;
+  return { yMin: median(yMin), yMax: median(yMax), satAvg: sat.length ? median(sat) : 0 };
+}
+
+/** One vidstab measuring field's motion in one frame. */
+export interface FieldMotion {
+  x: number;
+  y: number;
+  dx: number;
+  dy: number;
+}
+
+/** vidstabdetect's local motions, per frame (frames where it found none are empty). */
+export function parseVidstabMotions(trf: string): FieldMotion[][] {
+  const frames: FieldMotion[][] = [];
+  for (const line of trf.split("\n")) {
+    if (!line.startsWith("Frame ")) continue;
+    frames.push(
+      [...line.matchAll(/\(LM (-?\d+) (-?\d+) (\d+) (\d+) /g)].map((m) => ({
+        dx: Number(m[1]),
+        dy: Number(m[2]),
+        x: Number(m[3]),
+        y: Number(m[4]),
+      })),
+    );
+  }
+  return frames;
+}
+
+/** Component-wise median motion of one field over frames [from, to], skipping gaps. */
+function localMedian(series: Array<FieldMotion | undefined>, from: number, to: number) {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let j = Math.max(0, from); j <= Math.min(series.length - 1, to); j++) {
+    const o = series[j];
+    if (o) {
+      xs.push(o.dx);
+      ys.push(o.dy);
+    }
+  }
+  return { dx: median(xs), dy: median(ys) };
+}
+
+/**
+ * Camera shake as a fraction of picture height. For each measuring field, its frame-to-frame
+ * motion is compared with its own local median (a pan, or an object crossing, is locally
+ * steady; hand-held jitter is not); per frame we take the median over fields, so objects moving
+ * inside a steady shot and one-off mismatches do not count; then the mean over frames.
+ */
+export function shakeRatio(frames: FieldMotion[][], heightPx: number, halfWindow = 6): number {
+  const n = frames.length;
+  if (n < 5 || heightPx <= 0) return 0;
+  const fields = new Map<string, Array<FieldMotion | undefined>>();
+  frames.forEach((lms, i) => {
+    for (const lm of lms) {
+      const key = `${lm.x},${lm.y}`;
+      let series = fields.get(key);
+      if (!series) {
+        series = new Array<FieldMotion | undefined>(n).fill(undefined);
+        fields.set(key, series);
+      }
+      series[i] = lm;
+    }
+  });
+  const perFrame: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const deviations: number[] = [];
+    for (const series of fields.values()) {
+      const m = series[i];
+      if (!m) continue;
+      const local = localMedian(series, i - halfWindow, i + halfWindow);
+      // Motion search works in whole pixels: a 1 px wobble is its own rounding, not shake.
+      deviations.push(Math.max(0, Math.hypot(m.dx - local.dx, m.dy - local.dy) - 1));
+    }
+    if (deviations.length >= 3) perFrame.push(median(deviations));
+  }
+  if (perFrame.length === 0) return 0;
+  return perFrame.reduce((a, b) => a + b, 0) / perFrame.length / heightPx;
+}
+
+/** Power at `freqHz` of a Hann-windowed block (Goertzel). */
+function goertzelPower(block: Float32Array, sampleRate: number, freqHz: number): number {
+  const n = block.length;
+  const coeff = 2 * Math.cos((2 * Math.PI * freqHz) / sampleRate);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < n; i++) {
+    const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1));
+    const s0 = (block[i] as number) * w + coeff * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return s1 * s1 + s2 * s2 - coeff * s1 * s2;
+}
+
+/**
+ * How far the mains harmonics (1st–4th) of 50 Hz and of 60 Hz stand above nearby frequencies,
+ * in dB: the mean of the two strongest harmonics, averaged over 1 s blocks (1 Hz resolution).
+ */
+export function humProminence(
+  samples: Float32Array,
+  sampleRate: number,
+): { db50: number; db60: number } {
+  const blockLen = Math.round(sampleRate);
+  const blocks = Math.floor(samples.length / blockLen);
+  const offsets = [-7, -6, -5, -4, -3, 3, 4, 5, 6, 7];
+  const score = (f0: number): number => {
+    if (blocks === 0) return 0;
+    const prominences: number[] = [];
+    for (let k = 1; k <= 4; k++) {
+      const f = f0 * k;
+      if (f + 8 >= sampleRate / 2) break;
+      let peak = 0;
+      const around = offsets.map(() => 0);
+      for (let b = 0; b < blocks; b++) {
+        const block = samples.subarray(b * blockLen, (b + 1) * blockLen);
+        peak += goertzelPower(block, sampleRate, f);
+        offsets.forEach((o, i) => {
+          around[i] = (around[i] as number) + goertzelPower(block, sampleRate, f + o);
+        });
+      }
+      const floor = median(around) + 1e-12;
+      prominences.push(10 * Math.log10((peak + 1e-12) / floor));
+    }
+    prominences.sort((a, b) => b - a);
+    const top = prominences.slice(0, 2);
+    return top.length ? top.reduce((a, b) => a + b, 0) / top.length : 0;
+  };
+  return { db50: score(50), db60: score(60) };
+}
+
+/** loudnorm's `print_format=json` block; null when absent or the audio is silent (-inf). */
+export function parseLoudnorm(stderr: string): LoudnessMeasurement | null {
+  const start = stderr.lastIndexOf('"input_i"');
+  if (start < 0) return null;
+  const open = stderr.lastIndexOf("{", start);
+  const close = stderr.indexOf("}", start);
+  if (open < 0 || close < 0) return null;
+  let raw: Json;
+  try {
+    raw = JSON.parse(stderr.slice(open, close + 1)) as Json;
+  } catch {
+    return null;
+  }
+  const m = {
+    inputI: num(raw.input_i),
+    inputTp: num(raw.input_tp),
+    inputLra: num(raw.input_lra),
+    inputThresh: num(raw.input_thresh),
+    targetOffset: num(raw.target_offset),
+  };
+  if (Object.values(m).some((v) => v === null)) return null;
+  return m as LoudnessMeasurement;
+}

@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildAudioFilter,
+  buildRestoreArgs,
+  buildStabiliseDetectArgs,
+  buildVideoFilter,
+  escapeFilterValue,
+  transformsPathFor,
+} from "./chain.js";
+import { mediaErrorFromStderr } from "./errors.js";
+import { decidePlan } from "./plan.js";
+import { createProgressParser } from "./progress.js";
+import { errorTail } from "./run.js";
+import type { Measurements, RestoreQuality, SourceInfo } from "./types.js";
+
+const source: SourceInfo = {
+  videoCodec: "h264",
+  videoStreamIndex: 0,
+  width: 720,
+  height: 576,
+  sarNum: 1,
+  sarDen: 1,
+  fps: 25,
+  rotationCw: 0,
+  fieldOrder: "tff",
+  colorMatrix: null,
+  audio: { streamIndex: 1, codec: "aac", sampleRate: 44100, channels: 6 },
+  headerDurationSec: 10,
+};
+const measured: Measurements = {
+  windowSec: 60,
+  interlace: { tff: 200, bff: 0, progressive: 5, undetermined: 0 },
+  shakeRatio: 0.05,
+  levels: { yMin: 50, yMax: 190, satAvg: 1 },
+  hum: { db50: 30, db60: 2 },
+  loudness: { inputI: -30.5, inputTp: -9, inputLra: 6, inputThresh: -41, targetOffset: 0.3 },
+};
+const caps = { has: () => true };
+const plan = (quality: RestoreQuality, over: Partial<SourceInfo> = {}) =>
+  decidePlan({ quality, source: { ...source, ...over }, measured, caps });
+
+describe("buildVideoFilter", () => {
+  it("orders the faithful chain: deinterlace, 4:2:0, deflicker, gentle denoise", () => {
+    expect(buildVideoFilter(plan("faithful"), "/t/x.trf")).toBe(
+      "bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,deflicker=size=5:mode=am," +
+        "hqdn3d=3:2.5:4:3.5,format=yuv420p",
+    );
+  });
+
+  it("adds stabilisation, tone, upscale with colour conversion and sharpening when enhanced", () => {
+    const chain = buildVideoFilter(plan("enhanced"), "/t/x.trf");
+    // Split on commas outside quoted lutyuv expressions.
+    const names = (chain.match(/(?:[^,']|'[^']*')+/g) ?? []).map((f) => f.split("=")[0]);
+    expect(names).toEqual([
+      "bwdif",
+      "format",
+      "vidstabtransform",
+      "deflicker",
+      "hqdn3d",
+      "lutyuv",
+      "scale",
+      "setsar",
+      "cas",
+      "format",
+    ]);
+    expect(chain).toContain("vidstabtransform=input=/t/x.trf:smoothing=13");
+    expect(chain).toContain("u='clip(128+(val-128)*0,0,255)'");
+    expect(chain).toContain(
+      "scale=1440:1152:flags=lanczos:in_color_matrix=bt601:out_color_matrix=bt709",
+    );
+  });
+
+  it("deinterlaces to field rate and uses fftdnoiz in Studio Max", () => {
+    const chain = buildVideoFilter(plan("enhanced_max"), "/t/x.trf");
+    expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
+    expect(chain).toContain("fftdnoiz=sigma=6,hqdn3d=3:2.5:4:3.5");
+  });
+
+  it("interpolates low-rate progressive input in Studio Max", () => {
+    const progressive = decidePlan({
+      quality: "enhanced_max",
+      source: { ...source, fieldOrder: "progressive" },
+      measured: { ...measured, interlace: { tff: 0, bff: 0, progressive: 200, undetermined: 0 } },
+      caps,
+    });
+    expect(buildVideoFilter(progressive, "/t/x.trf")).toContain("minterpolate=fps=50:mi_mode=mci");
+  });
+});
+
+describe("buildAudioFilter", () => {
+  it("high-passes, notches the hum harmonics, removes hiss and applies measured loudness", () => {
+    const audio = plan("faithful").audio;
+    expect(audio).not.toBeNull();
+    expect(buildAudioFilter(audio!)).toBe(
+      [
+        "highpass=f=40",
+        "bandreject=f=50:width_type=h:width=4",
+        "bandreject=f=100:width_type=h:width=4",
+        "bandreject=f=150:width_type=h:width=4",
+        "bandreject=f=200:width_type=h:width=4",
+        "afftdn=nr=12:nf=-50:tn=1",
+        "loudnorm=I=-16:TP=-1.5:LRA=11:measured_I=-30.5:measured_TP=-9:measured_LRA=6:measured_thresh=-41:offset=0.3:linear=true",
+        "aresample=48000",
+      ].join(","),
+    );
+  });
+});
+
+describe("buildRestoreArgs", () => {
+  it("writes H.264 yuv420p + AAC MP4 with faststart, downmixed to stereo", () => {
+    const args = buildRestoreArgs(plan("faithful"), "/in/a.mov", "/out/b.mp4");
+    const joined = args.join(" ");
+    expect(args.slice(0, 3)).toEqual(["-y", "-i", "/in/a.mov"]);
+    expect(joined).toContain("-map 0:0 -map 0:1");
+    expect(joined).toContain("-c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p");
+    expect(joined).toContain("-c:a aac -b:a 160k -ac 2 -ar 48000");
+    expect(joined).toContain("-movflags +faststart");
+    expect(joined).toContain("-map_metadata -1");
+    expect(args.slice(-3)).toEqual(["-f", "mp4", "/out/b.mp4"]);
+  });
+
+  it("drops audio handling entirely for a silent file", () => {
+    const args = buildRestoreArgs(plan("faithful", { audio: null }), "/in/a.mov", "/out/b.mp4");
+    expect(args).toContain("-an");
+    expect(args).not.toContain("-af");
+    expect(args.join(" ")).not.toContain("0:1");
+  });
+
+  it("tags converted output as BT.709 and passes thread limits", () => {
+    const p = plan("enhanced");
+    p.encode.threads = 2;
+    const joined = buildRestoreArgs(p, "/in/a.mov", "/out/b.mp4").join(" ");
+    expect(joined).toContain("-colorspace bt709");
+    expect(joined).toContain("-threads 2 -filter_threads 2");
+  });
+
+  it("pairs the stabiliser's detect pass with the transform pass through one file", () => {
+    const p = plan("enhanced");
+    const detect = buildStabiliseDetectArgs(p, "/in/a.mov", "/out/b.mp4").join(" ");
+    expect(detect).toContain(`vidstabdetect=result=${transformsPathFor("/out/b.mp4")}`);
+    expect(detect).toContain("bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,vidstab");
+    expect(detect).toMatch(/-f null -$/);
+  });
+});
+
+describe("escapeFilterValue", () => {
+  it("escapes for the option parser and then for the graph parser", () => {
+    expect(escapeFilterValue("/tmp/a b/c.trf")).toBe("/tmp/a b/c.trf");
+    expect(escapeFilterValue("C:/x,y.trf")).toBe("C\\\\:/x\\,y.trf");
+    expect(escapeFilterValue("it's[1];")).toBe("it\\\\\\'s\\[1\\]\\;");
+  });
+});
+
+describe("createProgressParser", () => {
+  it("reports rising fractions from -progress output split across chunks", () => {
+    const seen: number[] = [];
+    const feed = createProgressParser(10, (f) => seen.push(f), { from: 0.2, to: 1 });
+    feed("frame=10\nout_time_us=25");
+    feed("00000\nprogress=continue\nout_time_us=1000000\n");
+    feed("out_time_us=5000000\nout_time_us=N/A\nout_time_us=20000000\n");
+    expect(seen).toEqual([0.4, 0.6, 1]);
+  });
+});
+
+describe("errors", () => {
+  it("blames the input only for input problems", () => {
+    expect(mediaErrorFromStderr("x.mp4: Invalid data found when processing input")?.code).toBe(
+      "corrupt",
+    );
+    expect(mediaErrorFromStderr("[mov] moov atom not found")?.code).toBe("corrupt");
+    const unsupported = mediaErrorFromStderr(
+      "Decoder (codec rv60) not found for input stream #0:0",
+    );
+    expect(unsupported?.code).toBe("unsupported");
+    expect(unsupported?.message).toContain("rv60");
+    expect(mediaErrorFromStderr("No such filter: 'cas'")).toBeUndefined();
+  });
+
+  it("keeps ffmpeg's prose, not progress lines, in the error tail", () => {
+    const tail = errorTail("Error opening filters!\nout_time_us=5\nprogress=end\n");
+    expect(tail).toBe("Error opening filters!");
+  });
+});

@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ffmpegBinaries, ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { measureDurationSec, parseOutTimeSec } from "./duration.js";
+import { generate, tempDir } from "./test-media.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const path = (name: string) => join(dir, name);
+
+/** ffmpeg writing to a pipe cannot seek back to fill in duration or cues: a "piped" file. */
+function pipeTo(file: string, args: string[]): Promise<void> {
+  const fd = openSync(file, "w");
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegBinaries().ffmpeg, ["-nostdin", "-v", "error", ...args, "pipe:1"], {
+      stdio: ["ignore", fd, "ignore"],
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      closeSync(fd);
+      code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`));
+    });
+  });
+}
+
+async function headerDuration(file: string): Promise<number | null> {
+  const probe = await ffprobeJson(["-show_format", file]);
+  const d = Number((probe.format as Record<string, unknown>).duration);
+  return Number.isFinite(d) ? d : null;
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  const source = ["-f", "lavfi", "-t", "3.4", "-i", "testsrc2=s=160x120:r=25"];
+  const audio = ["-f", "lavfi", "-t", "3.4", "-i", "sine=f=300"];
+  const codecs = ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"];
+  await Promise.all([
+    runFfmpeg(["-y", ...source, ...audio, ...codecs, "-f", "mpegts", path("clip.ts")]),
+    pipeTo(path("piped.mkv"), [...source, ...audio, ...codecs, "-f", "matroska"]),
+    generate(path("long.mp4"), {
+      video: "testsrc2=s=160x120:r=25",
+      seconds: 4,
+      extra: ["-movflags", "+faststart"],
+    }),
+  ]);
+  // Index first, then cut the media data short: the header still promises 4 s.
+  const whole = await readFile(path("long.mp4"));
+  await writeFile(path("cut.mp4"), whole.subarray(0, Math.floor(whole.length * 0.5)));
+}, 60_000);
+
+afterAll(() => cleanup());
+
+describe("measureDurationSec", () => {
+  it("measures MPEG-TS, whose header only estimates", async () => {
+    expect(Math.abs((await measureDurationSec(path("clip.ts"))) - 3.4)).toBeLessThan(0.2);
+  });
+
+  it("measures piped Matroska, which has no duration in its header", async () => {
+    expect(await headerDuration(path("piped.mkv"))).toBeNull();
+    expect(Math.abs((await measureDurationSec(path("piped.mkv"))) - 3.4)).toBeLessThan(0.2);
+  });
+
+  it("believes the packets, not a header that promises more than the file holds", async () => {
+    expect(await headerDuration(path("cut.mp4"))).toBeCloseTo(4, 1);
+    // What is really there: decode every frame and see where the last one ends.
+    const decoded = await runFfmpeg([
+      "-i",
+      path("cut.mp4"),
+      "-f",
+      "null",
+      "-",
+      "-progress",
+      "pipe:2",
+    ]);
+    const truth = parseOutTimeSec(decoded.stderr) ?? 0;
+    const measured = await measureDurationSec(path("cut.mp4"));
+    expect(measured).toBeLessThan(3.5);
+    expect(Math.abs(measured - truth)).toBeLessThan(0.2);
+  });
+});
+
+describe("parseOutTimeSec", () => {
+  it("reads the last out_time_us and rejects an empty scan", () => {
+    expect(parseOutTimeSec("out_time_us=1000000\nout_time_us=2500000\nprogress=end")).toBe(2.5);
+    expect(parseOutTimeSec("out_time_us=N/A\nprogress=end")).toBeNull();
+    expect(parseOutTimeSec("out_time_us=0\n")).toBeNull();
+  });
+});

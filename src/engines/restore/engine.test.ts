@@ -1,0 +1,192 @@
+import { existsSync } from "node:fs";
+import { open, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runFfmpeg } from "../ffmpeg.js";
+import { createFfmpegRestoreEngine, MediaError } from "./index.js";
+import { measureQuality } from "./quality.js";
+import { generate, summarise, tempDir } from "./test-media.js";
+
+const engine = createFfmpegRestoreEngine({ threads: 2 });
+let dir: string;
+let cleanup: () => Promise<void>;
+const path = (name: string) => join(dir, name);
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  const video = "testsrc2=s=320x240:r=25";
+  await Promise.all([
+    generate(path("av.mp4"), { video, seconds: 2, audio: "sine=f=440:sample_rate=44100" }),
+    generate(path("silent.mp4"), { video, seconds: 1.5 }),
+    // x264 would round 321x241; FFV1 keeps the odd size.
+    generate(path("odd.mkv"), {
+      video,
+      seconds: 1.5,
+      vf: "scale=321:241",
+      codec: ["-c:v", "ffv1"],
+    }),
+    // A phone clip: an upright portrait picture stored landscape with a rotation flag.
+    generate(path("portrait.mp4"), { video: "testsrc2=s=240x320:r=25", seconds: 1.5 }),
+    generate(path("stored.mp4"), {
+      video: "testsrc2=s=240x320:r=25",
+      seconds: 1.5,
+      vf: "transpose=clock",
+    }),
+  ]);
+  await runFfmpeg([
+    "-y",
+    "-i",
+    path("stored.mp4"),
+    "-c",
+    "copy",
+    "-metadata:s:v:0",
+    "rotate=90",
+    path("phone.mp4"),
+  ]);
+  await runFfmpeg([
+    "-y",
+    "-f",
+    "lavfi",
+    "-t",
+    "1",
+    "-i",
+    "sine",
+    "-c:a",
+    "aac",
+    path("audio-only.m4a"),
+  ]);
+  await writeFile(
+    path("garbage.mp4"),
+    Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7919) % 251)),
+  );
+  // The start of an MP4 whose index (moov) sits at the end: nothing decodable survives.
+  await writeFile(path("truncated.mp4"), (await readFile(path("av.mp4"))).subarray(0, 6000));
+}, 60_000);
+
+afterAll(() => cleanup());
+
+/** Whether the MP4 index comes before the media data (what +faststart guarantees). */
+async function moovFirst(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  const { buffer } = await handle.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
+  await handle.close();
+  const moov = buffer.indexOf("moov");
+  return moov >= 0 && moov < buffer.indexOf("mdat");
+}
+
+describe("restore", () => {
+  it("faithful: H.264 yuv420p + AAC MP4 at the source size, progress to 1", async () => {
+    const seen: number[] = [];
+    const out = path("faithful.mp4");
+    const result = await engine.restore({
+      inputPath: path("av.mp4"),
+      outputPath: out,
+      quality: "faithful",
+      onProgress: (f) => seen.push(f),
+    });
+    const s = await summarise(out);
+    expect(s.video).toMatchObject({ codec: "h264", pixFmt: "yuv420p", width: 320, height: 240 });
+    expect(s.audio).toMatchObject({ codec: "aac", sampleRate: 48000, channels: 1 });
+    expect(await moovFirst(out)).toBe(true);
+    expect(result).toMatchObject({ width: 320, height: 240 });
+    expect(result.durationSec).toBeGreaterThan(1.9);
+    expect(result.durationSec).toBeLessThan(2.2);
+    expect(seen[0]).toBe(0);
+    expect(seen.at(-1)).toBe(1);
+    expect(seen.every((f, i) => i === 0 || f >= (seen[i - 1] as number))).toBe(true);
+    expect(existsSync(`${out}.partial.mp4`)).toBe(false);
+  });
+
+  it("enhanced: doubles the size", async () => {
+    const result = await engine.restore({
+      inputPath: path("av.mp4"),
+      outputPath: path("enhanced.mp4"),
+      quality: "enhanced",
+    });
+    const s = await summarise(path("enhanced.mp4"));
+    expect(s.video).toMatchObject({ codec: "h264", pixFmt: "yuv420p", width: 640, height: 480 });
+    expect(s.audio?.codec).toBe("aac");
+    expect(result.plan.video.sharpen?.filter).toBe("cas");
+  });
+
+  it("restores a file without audio to a valid video-only MP4", async () => {
+    const result = await engine.restore({
+      inputPath: path("silent.mp4"),
+      outputPath: path("silent-out.mp4"),
+      quality: "faithful",
+    });
+    const s = await summarise(path("silent-out.mp4"));
+    expect(s.video?.codec).toBe("h264");
+    expect(s.audio).toBeUndefined();
+    expect(result.plan.audio).toBeNull();
+  });
+
+  it("makes odd sizes even: cropped when faithful, scaled when enhanced", async () => {
+    await engine.restore({
+      inputPath: path("odd.mkv"),
+      outputPath: path("odd-f.mp4"),
+      quality: "faithful",
+    });
+    await engine.restore({
+      inputPath: path("odd.mkv"),
+      outputPath: path("odd-e.mp4"),
+      quality: "enhanced",
+    });
+    expect((await summarise(path("odd-f.mp4"))).video).toMatchObject({ width: 320, height: 240 });
+    expect((await summarise(path("odd-e.mp4"))).video).toMatchObject({ width: 642, height: 482 });
+  });
+
+  it("turns rotated phone video upright and clears the rotation flag", async () => {
+    expect((await summarise(path("phone.mp4"))).rotation).not.toBe(0);
+    const out = path("phone-out.mp4");
+    await engine.restore({ inputPath: path("phone.mp4"), outputPath: out, quality: "faithful" });
+    const s = await summarise(out);
+    expect(s.video).toMatchObject({ width: 240, height: 320 });
+    expect(s.rotation).toBe(0);
+    // Upright means it matches the portrait original, not a sideways or upside-down copy.
+    const q = await measureQuality(path("portrait.mp4"), out);
+    expect(q.psnr).toBeGreaterThan(28);
+  });
+
+  it("refuses unreadable files with a MediaError the customer can read", async () => {
+    for (const name of ["garbage.mp4", "truncated.mp4"]) {
+      const err = await engine
+        .restore({
+          inputPath: path(name),
+          outputPath: path(`${name}.out.mp4`),
+          quality: "faithful",
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MediaError);
+      expect((err as MediaError).code).toBe("corrupt");
+      expect((err as MediaError).message).toBe(
+        "The uploaded file is not a readable video (ffmpeg could not decode it).",
+      );
+      await expect(engine.measureDurationSec(path(name))).rejects.toBeInstanceOf(MediaError);
+    }
+  });
+
+  it("refuses an audio-only file as having no video", async () => {
+    const err = await engine.measureDurationSec(path("audio-only.m4a")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MediaError);
+    expect((err as MediaError).code).toBe("no_video");
+  });
+
+  it("stops ffmpeg and leaves no file behind when aborted", async () => {
+    const controller = new AbortController();
+    const out = path("aborted.mp4");
+    const started = Date.now();
+    const pending = engine.restore({
+      inputPath: path("av.mp4"),
+      outputPath: out,
+      quality: "enhanced_max",
+      signal: controller.signal,
+      // Abort once the main pass is running, so there is an ffmpeg to kill.
+      onProgress: (f) => f > 0 && controller.abort(new Error("cancelled by test")),
+    });
+    await expect(pending).rejects.toThrow("cancelled by test");
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.partial.mp4`)).toBe(false);
+  });
+});

@@ -1,0 +1,118 @@
+/** The ffmpeg restoration engine: measure, probe, (detect shake,) restore, verify. */
+import { rename, rm } from "node:fs/promises";
+import { parseSourceInfo } from "./analysis.js";
+import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
+import { measureDurationSec } from "./duration.js";
+import { probeForPlan } from "./probe.js";
+import { createProgressParser, type ProgressSpan } from "./progress.js";
+import { probeJson, runFfmpegForMedia } from "./run.js";
+import type { RestorePlan, RestoreQuality } from "./types.js";
+
+export interface RestoreInput {
+  inputPath: string;
+  /** For remote engines (Cog); the local ffmpeg engine reads `inputPath` only. */
+  inputUrl?: string;
+  outputPath: string;
+  quality: RestoreQuality;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+  /** A plan from an earlier `probeForPlan` of the same file, to skip probing again. */
+  plan?: RestorePlan;
+}
+
+export interface RestoreResult {
+  /** Real duration of the input, by packet scan. */
+  durationSec: number;
+  /** Size of the delivered video. */
+  width: number;
+  height: number;
+  plan: RestorePlan;
+  /** Wall time of the whole restore, for speed reporting. */
+  elapsedMs: number;
+}
+
+export interface RestoreEngine {
+  readonly name: string;
+  /** Real duration by packet scan (not the header). Throws MediaError for unreadable/corrupt input. */
+  measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
+  restore(input: RestoreInput): Promise<RestoreResult>;
+}
+
+export interface FfmpegRestoreEngineOptions {
+  /** Threads for decode, filters and x264; default: ffmpeg's own choice (all cores). */
+  threads?: number;
+  /** x264 preset; default "veryfast" (the speed/size trade-off measured in FACTS.md). */
+  x264Preset?: string;
+}
+
+/** Share of the progress bar the probe and the stabiliser's detect pass stand for. */
+const PROBE_SHARE = 0.05;
+const DETECT_SHARE = 0.15;
+
+async function runPass(
+  args: string[],
+  durationSec: number,
+  input: RestoreInput,
+  span: ProgressSpan,
+): Promise<void> {
+  const onStderr = input.onProgress
+    ? createProgressParser(durationSec, input.onProgress, span)
+    : undefined;
+  // -progress is a global option, so it goes first; it does not change the output. (No
+  // -stats_period: the bundled 2018 fallback ffmpeg lacks it, and its 0.5 s default suits us.)
+  await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], {
+    signal: input.signal,
+    onStderr,
+  });
+}
+
+async function restoreWith(
+  opts: FfmpegRestoreEngineOptions,
+  input: RestoreInput,
+): Promise<RestoreResult> {
+  const started = Date.now();
+  const { inputPath, outputPath, signal } = input;
+  input.onProgress?.(0);
+  const durationSec = await measureDurationSec(inputPath, signal);
+  const plan =
+    input.plan ??
+    (await probeForPlan(inputPath, input.quality, signal, {
+      encode: { x264Preset: opts.x264Preset, threads: opts.threads },
+    }));
+  input.onProgress?.(PROBE_SHARE);
+  // Written under a temporary name and renamed at the end, so a reader never sees half a file.
+  const partial = `${outputPath}.partial.mp4`;
+  try {
+    let from = PROBE_SHARE;
+    if (plan.video.stabilise) {
+      const span = { from, to: from + DETECT_SHARE };
+      await runPass(buildStabiliseDetectArgs(plan, inputPath, partial), durationSec, input, span);
+      from = span.to;
+    }
+    const args = buildRestoreArgs(plan, inputPath, partial);
+    await runPass(args, durationSec, input, { from, to: 0.99 });
+    const out = parseSourceInfo(await probeJson(partial, signal));
+    await rename(partial, outputPath);
+    input.onProgress?.(1);
+    return {
+      durationSec,
+      width: out.width,
+      height: out.height,
+      plan,
+      elapsedMs: Date.now() - started,
+    };
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  } finally {
+    await rm(transformsPathFor(partial), { force: true });
+  }
+}
+
+export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
+  return {
+    name: "ffmpeg",
+    measureDurationSec,
+    restore: (input) => restoreWith(opts, input),
+  };
+}

@@ -1,0 +1,254 @@
+import { describe, expect, it } from "vitest";
+import { type Capabilities, decidePlan, LIMITS, type PlanInput, upscaleFactor } from "./plan.js";
+import type { Measurements, RestoreQuality, SourceInfo } from "./types.js";
+
+const allFilters: Capabilities = { has: () => true };
+const without = (...missing: string[]): Capabilities => ({ has: (f) => !missing.includes(f) });
+
+const source = (over: Partial<SourceInfo> = {}): SourceInfo => ({
+  videoCodec: "h264",
+  videoStreamIndex: 0,
+  width: 640,
+  height: 480,
+  sarNum: 1,
+  sarDen: 1,
+  fps: 25,
+  rotationCw: 0,
+  fieldOrder: "progressive",
+  colorMatrix: null,
+  audio: { streamIndex: 1, codec: "aac", sampleRate: 48000, channels: 2 },
+  headerDurationSec: 10,
+  ...over,
+});
+
+const measured = (over: Partial<Measurements> = {}): Measurements => ({
+  windowSec: 60,
+  interlace: { tff: 0, bff: 0, progressive: 240, undetermined: 10 },
+  shakeRatio: 0,
+  levels: { yMin: 18, yMax: 232, satAvg: 30 },
+  hum: { db50: 1, db60: 1 },
+  loudness: { inputI: -24, inputTp: -6, inputLra: 7, inputThresh: -34, targetOffset: 0.1 },
+  ...over,
+});
+
+const plan = (quality: RestoreQuality, over: Partial<PlanInput> = {}) =>
+  decidePlan({ quality, source: source(), measured: measured(), caps: allFilters, ...over });
+
+describe("deinterlacing", () => {
+  it("deinterlaces with bwdif at the parity idet measured", () => {
+    const p = plan("faithful", {
+      measured: measured({ interlace: { tff: 3, bff: 200, progressive: 10, undetermined: 30 } }),
+    });
+    expect(p.video.deinterlace).toEqual({ filter: "bwdif", parity: "bff", sendField: false });
+    expect(p.video.output.fps).toBe(25);
+  });
+
+  it("doubles to field rate in Studio Max", () => {
+    const p = plan("enhanced_max", {
+      measured: measured({ interlace: { tff: 200, bff: 0, progressive: 0, undetermined: 0 } }),
+    });
+    expect(p.video.deinterlace?.sendField).toBe(true);
+    expect(p.video.output.fps).toBe(50);
+    expect(p.video.interpolateFps).toBeNull();
+  });
+
+  it("leaves progressive video alone, even when fine detail trips idet both ways", () => {
+    expect(plan("faithful").video.deinterlace).toBeNull();
+    const mixed = measured({ interlace: { tff: 41, bff: 25, progressive: 9, undetermined: 0 } });
+    expect(plan("faithful", { measured: mixed }).video.deinterlace).toBeNull();
+  });
+
+  it("trusts the header's field order when idet could not decide (static picture)", () => {
+    const p = plan("faithful", {
+      source: source({ fieldOrder: "tff" }),
+      measured: measured({ interlace: { tff: 1, bff: 0, progressive: 2, undetermined: 200 } }),
+    });
+    expect(p.video.deinterlace?.parity).toBe("tff");
+  });
+
+  it("measurement overrules a header that calls interlaced video progressive", () => {
+    const p = plan("faithful", {
+      source: source({ fieldOrder: "progressive" }),
+      measured: measured({ interlace: { tff: 90, bff: 2, progressive: 60, undetermined: 0 } }),
+    });
+    expect(p.video.deinterlace?.parity).toBe("tff");
+  });
+
+  it("falls back to yadif when bwdif is missing", () => {
+    const p = plan("faithful", {
+      caps: without("bwdif"),
+      measured: measured({ interlace: { tff: 90, bff: 0, progressive: 0, undetermined: 0 } }),
+    });
+    expect(p.video.deinterlace?.filter).toBe("yadif");
+  });
+});
+
+describe("stabilisation", () => {
+  const shaky = measured({ shakeRatio: LIMITS.shakeRatio * 3 });
+
+  it("stabilises enhanced output only when shake was measured", () => {
+    expect(plan("enhanced", { measured: shaky }).video.stabilise).not.toBeNull();
+    expect(plan("enhanced").video.stabilise).toBeNull();
+    expect(
+      plan("enhanced", { measured: measured({ shakeRatio: null }) }).video.stabilise,
+    ).toBeNull();
+  });
+
+  it("keeps faithful framing as shot, and needs vid.stab in this ffmpeg", () => {
+    expect(plan("faithful", { measured: shaky }).video.stabilise).toBeNull();
+    const noVidstab = without("vidstabtransform");
+    expect(plan("enhanced", { measured: shaky, caps: noVidstab }).video.stabilise).toBeNull();
+  });
+});
+
+describe("geometry", () => {
+  it("faithful keeps the size and crops odd sizes to even", () => {
+    expect(plan("faithful").video.output).toMatchObject({ width: 640, height: 480 });
+    const odd = plan("faithful", { source: source({ width: 321, height: 241 }) });
+    expect(odd.video.crop).toEqual({ width: 320, height: 240 });
+    expect(odd.video.scale).toBeNull();
+  });
+
+  it("enhanced doubles with lanczos and makes odd sizes even", () => {
+    expect(plan("enhanced").video.scale).toMatchObject({ width: 1280, height: 960 });
+    const odd = plan("enhanced", { source: source({ width: 321, height: 241 }) });
+    expect(odd.video.scale).toMatchObject({ width: 642, height: 482 });
+  });
+
+  it("Studio Max aims at the 1080 class, between 2× and 3×", () => {
+    expect(plan("enhanced_max").video.output).toMatchObject({ width: 1440, height: 1080 });
+    const tiny = plan("enhanced_max", { source: source({ width: 320, height: 240 }) });
+    expect(tiny.video.output).toMatchObject({ width: 960, height: 720 });
+  });
+
+  it("never goes beyond 3840x2160 and never shrinks", () => {
+    const hd = plan("enhanced", { source: source({ width: 1920, height: 1080 }) });
+    expect(hd.video.output).toMatchObject({ width: 3840, height: 2160 });
+    const uhd = plan("enhanced_max", { source: source({ width: 3840, height: 2160 }) });
+    expect(uhd.video.scale).toBeNull();
+    expect(uhd.video.output).toMatchObject({ width: 3840, height: 2160 });
+    expect(upscaleFactor("enhanced", 2560, 1440)).toBe(1.5);
+  });
+
+  it("swaps the dimensions of rotated phone video", () => {
+    const rotated = source({ width: 640, height: 360, rotationCw: 90 });
+    expect(plan("faithful", { source: rotated }).video.output).toMatchObject({
+      width: 360,
+      height: 640,
+    });
+    expect(plan("enhanced", { source: rotated }).video.output).toMatchObject({
+      width: 720,
+      height: 1280,
+    });
+  });
+
+  it("scales anamorphic PAL to square pixels at its true shape", () => {
+    const pal = source({ width: 720, height: 576, sarNum: 16, sarDen: 15 });
+    expect(plan("enhanced", { source: pal }).video.output).toMatchObject({
+      width: 1536,
+      height: 1152,
+    });
+  });
+
+  it("converts SD BT.601 colours to BT.709 when the output becomes HD", () => {
+    expect(plan("enhanced").video.scale?.convertMatrixTo709).toBe(true);
+    const small = plan("enhanced", { source: source({ width: 320, height: 240 }) });
+    expect(small.video.scale?.convertMatrixTo709).toBe(false);
+    const hd709 = plan("enhanced", { source: source({ width: 1280, height: 720 }) });
+    expect(hd709.video.scale?.convertMatrixTo709).toBe(false);
+  });
+});
+
+describe("tone", () => {
+  it("stretches a washed-out picture around its own mid-grey, by at most 25%", () => {
+    const p = plan("enhanced", {
+      measured: measured({ levels: { yMin: 50, yMax: 190, satAvg: 30 } }),
+    });
+    expect(p.video.levels).toEqual({ gain: LIMITS.maxLevelsGain, pivot: 120 });
+  });
+
+  it("leaves a full-range picture and faithful output alone", () => {
+    expect(plan("enhanced").video.levels).toBeNull();
+    const faded = measured({ levels: { yMin: 50, yMax: 190, satAvg: 5 } });
+    expect(plan("faithful", { measured: faded }).video.levels).toBeNull();
+    expect(plan("faithful", { measured: faded }).video.saturation).toBeNull();
+  });
+
+  it("drops chroma noise from black-and-white film and revives faded colour", () => {
+    const bw = measured({ levels: { yMin: 20, yMax: 230, satAvg: 1 } });
+    expect(plan("enhanced", { measured: bw }).video.saturation).toBe(0);
+    const faded = measured({ levels: { yMin: 20, yMax: 230, satAvg: 6 } });
+    expect(plan("enhanced", { measured: faded }).video.saturation).toBe(LIMITS.maxSaturation);
+    expect(plan("enhanced").video.saturation).toBeNull();
+  });
+});
+
+describe("denoise, sharpen and motion", () => {
+  it("grows stronger with quality", () => {
+    expect(plan("faithful").video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 3 }]);
+    expect(plan("enhanced").video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 5 }]);
+    expect(plan("enhanced_max").video.denoise.map((d) => d.filter)).toEqual(["fftdnoiz", "hqdn3d"]);
+    expect(plan("faithful").video.sharpen).toBeNull();
+    expect(plan("faithful").video.deflicker).toBe(true);
+  });
+
+  it("sharpens with cas, or unsharp when this ffmpeg lacks cas", () => {
+    expect(plan("enhanced").video.sharpen?.filter).toBe("cas");
+    expect(plan("enhanced", { caps: without("cas") }).video.sharpen?.filter).toBe("unsharp");
+    const noFft = plan("enhanced_max", { caps: without("fftdnoiz") });
+    expect(noFft.video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 5 }]);
+  });
+
+  it("motion-interpolates low-rate progressive video in Studio Max only", () => {
+    expect(plan("enhanced_max").video).toMatchObject({ interpolateFps: 50, output: { fps: 50 } });
+    expect(plan("enhanced").video.interpolateFps).toBeNull();
+    const fast = plan("enhanced_max", { source: source({ fps: 50 }) });
+    expect(fast.video.interpolateFps).toBeNull();
+    const ntsc = plan("enhanced_max", { source: source({ fps: 30000 / 1001 }) });
+    expect(ntsc.video.interpolateFps).toBeCloseTo(59.94, 2);
+  });
+});
+
+describe("audio", () => {
+  it("has no audio chain for a silent file", () => {
+    expect(plan("faithful", { source: source({ audio: null }) }).audio).toBeNull();
+  });
+
+  it("notches the mains frequency that was measured", () => {
+    const at50 = plan("faithful", { measured: measured({ hum: { db50: 25, db60: 4 } }) });
+    expect(at50.audio?.hum).toEqual({ hz: 50, harmonics: 4, widthHz: 4 });
+    const at60 = plan("faithful", { measured: measured({ hum: { db50: 3, db60: 22 } }) });
+    expect(at60.audio?.hum?.hz).toBe(60);
+    expect(plan("faithful").audio?.hum).toBeNull();
+    const ambiguous = plan("faithful", { measured: measured({ hum: { db50: 14, db60: 13 } }) });
+    expect(ambiguous.audio?.hum).toBeNull();
+  });
+
+  it("normalises loudness in two passes, but not near-silence", () => {
+    const p = plan("faithful");
+    expect(p.audio?.loudness).toMatchObject({ targetI: -16, measured: { inputI: -24 } });
+    const quiet = measured({
+      loudness: { inputI: -60, inputTp: -40, inputLra: 2, inputThresh: -70, targetOffset: 0 },
+    });
+    expect(plan("faithful", { measured: quiet }).audio?.loudness).toBeNull();
+  });
+
+  it("removes hiss harder in enhanced, and skips it when afftdn is missing", () => {
+    expect(plan("faithful").audio?.denoise?.reductionDb).toBe(12);
+    expect(plan("enhanced").audio?.denoise?.reductionDb).toBe(16);
+    expect(plan("faithful", { caps: without("afftdn") }).audio?.denoise).toBeNull();
+  });
+});
+
+describe("the plan", () => {
+  it("is plain data that survives JSON", () => {
+    const p = plan("enhanced_max", { measured: measured({ shakeRatio: 0.05 }) });
+    expect(JSON.parse(JSON.stringify(p))).toEqual(p);
+    expect(p.notes.length).toBeGreaterThan(0);
+  });
+
+  it("carries the encoder settings it was given", () => {
+    const p = plan("faithful", { encode: { x264Preset: "medium", threads: 2 } });
+    expect(p.encode).toEqual({ x264Preset: "medium", crf: 18, audioBitrateK: 160, threads: 2 });
+  });
+});

@@ -1,0 +1,68 @@
+/** Running ffmpeg/ffprobe for the restore engine, blaming the input only when it is at fault. */
+import {
+  FfmpegError,
+  ffmpegBinaries,
+  type RunOptions,
+  type RunResult,
+  runProcess,
+} from "../ffmpeg.js";
+import { CORRUPT_MESSAGE, MediaError, mediaErrorFromStderr } from "./errors.js";
+
+/** `-progress` key=value lines would bury the error ffmpeg printed; keep only the prose. */
+export function errorTail(stderr: string, lines = 8): string {
+  return stderr
+    .split(/\r?\n|\r/)
+    .filter((l) => l.trim() !== "" && !/^[a-z_]+=\S*$/.test(l.trim()))
+    .slice(-lines)
+    .join("\n");
+}
+
+/**
+ * Runs ffmpeg (adding -hide_banner -nostdin). A non-zero exit becomes a MediaError when stderr
+ * shows the input is unreadable, else an FfmpegError; an abort rejects with the signal's reason.
+ */
+export async function runFfmpegForMedia(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  opts.signal?.throwIfAborted();
+  let result: RunResult;
+  try {
+    result = await runProcess(ffmpegBinaries().ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
+  } catch (err) {
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    throw err;
+  }
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  if (result.code !== 0) {
+    const tail = errorTail(result.stderr);
+    throw (
+      mediaErrorFromStderr(result.stderr) ??
+      new FfmpegError(`ffmpeg exited with code ${result.code}`, tail)
+    );
+  }
+  return result;
+}
+
+/** ffprobe JSON of the container and streams; an unreadable file is a MediaError. */
+export async function probeJson(
+  inputPath: string,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  signal?.throwIfAborted();
+  const bins = ffmpegBinaries();
+  const args = ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", inputPath];
+  let result: RunResult;
+  try {
+    result = await runProcess(bins.ffprobe, args, { signal });
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    throw err;
+  }
+  if (result.code !== 0) {
+    // A missing file is our bug (wrong path), not the customer's upload.
+    if (/No such file or directory|Permission denied/.test(result.stderr)) {
+      throw new FfmpegError(`ffprobe exited with code ${result.code}`, result.stderr.trim());
+    }
+    // ffprobe only reads headers: if it cannot, the file is not a video we can open.
+    throw mediaErrorFromStderr(result.stderr) ?? new MediaError("corrupt", CORRUPT_MESSAGE);
+  }
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}

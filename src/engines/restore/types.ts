@@ -1,0 +1,125 @@
+/**
+ * Plain-data types of the restoration engine. A `RestorePlan` is serialisable (JSON round-trips)
+ * so a worker can log it, store it beside the job, and a benchmark can rebuild the exact chain.
+ */
+
+export type RestoreQuality = "faithful" | "enhanced" | "enhanced_max";
+
+/** Clockwise rotation that makes the coded picture upright. */
+export type Rotation = 0 | 90 | 180 | 270;
+
+/** What ffprobe says about the file (headers only, nothing decoded). */
+export interface SourceInfo {
+  videoCodec: string;
+  /** Absolute stream indexes, so `-map 0:N` picks the stream we probed (not cover art). */
+  videoStreamIndex: number;
+  /** Coded size, before rotation. */
+  width: number;
+  height: number;
+  sarNum: number;
+  sarDen: number;
+  /** Frames per second (for interlaced video: frames, not fields); null when unknown. */
+  fps: number | null;
+  rotationCw: Rotation;
+  /** Field order declared by the container/codec; idet may overrule it. */
+  fieldOrder: "tff" | "bff" | "progressive" | "unknown";
+  /** Declared YCbCr matrix: "bt601", "bt709", or null when untagged. */
+  colorMatrix: "bt601" | "bt709" | null;
+  audio: { streamIndex: number; codec: string; sampleRate: number; channels: number } | null;
+  /** What the header claims; not trusted for billing or progress (see measureDurationSec). */
+  headerDurationSec: number | null;
+}
+
+/** idet's multi-frame counts over the analysed window. */
+export interface InterlaceCounts {
+  tff: number;
+  bff: number;
+  progressive: number;
+  undetermined: number;
+}
+
+/** Loudness as measured by loudnorm's first pass (LUFS / dBTP / LU). */
+export interface LoudnessMeasurement {
+  inputI: number;
+  inputTp: number;
+  inputLra: number;
+  inputThresh: number;
+  targetOffset: number;
+}
+
+export interface Measurements {
+  /** Seconds of the file the video/audio analysis looked at (from the start). */
+  windowSec: number;
+  interlace: InterlaceCounts | null;
+  /** RMS camera jitter around a smooth path, as a fraction of picture height; null if unmeasured. */
+  shakeRatio: number | null;
+  /** Medians over frames of a lightly denoised picture, 8-bit codes. */
+  levels: { yMin: number; yMax: number; satAvg: number } | null;
+  /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
+  hum: { db50: number; db60: number } | null;
+  loudness: LoudnessMeasurement | null;
+}
+
+export type Denoise =
+  | {
+      filter: "hqdn3d";
+      lumaSpatial: number;
+      chromaSpatial: number;
+      lumaTemporal: number;
+      chromaTemporal: number;
+    }
+  | { filter: "fftdnoiz"; sigma: number };
+
+export interface VideoPlan {
+  deinterlace: { filter: "bwdif" | "yadif"; parity: "tff" | "bff"; sendField: boolean } | null;
+  rotationCw: Rotation;
+  /** Two-pass vidstab; only when shake was measured. */
+  stabilise: { smoothing: number } | null;
+  deflicker: boolean;
+  /** Applied in order. */
+  denoise: Denoise[];
+  /** Contrast stretch around `pivot` (8-bit code) by `gain`. */
+  levels: { gain: number; pivot: number } | null;
+  /** eq saturation factor: >1 revives faded colour, 0 drops chroma noise from black-and-white. */
+  saturation: number | null;
+  /** minterpolate target rate for low-rate progressive input. */
+  interpolateFps: number | null;
+  /** Upright size after rotation and any even-crop, before scaling. */
+  crop: { width: number; height: number } | null;
+  scale: { width: number; height: number; convertMatrixTo709: boolean } | null;
+  sharpen: { filter: "cas"; strength: number } | { filter: "unsharp"; amount: number } | null;
+  output: { width: number; height: number; fps: number | null };
+}
+
+export interface AudioPlan {
+  highpassHz: number;
+  hum: { hz: 50 | 60; harmonics: number; widthHz: number } | null;
+  denoise: { filter: "afftdn"; reductionDb: number; floorDb: number } | null;
+  loudness: {
+    targetI: number;
+    truePeak: number;
+    lra: number;
+    measured: LoudnessMeasurement | null;
+  } | null;
+  sampleRate: number;
+  channels: number;
+}
+
+export interface EncodePlan {
+  x264Preset: string;
+  crf: number;
+  audioBitrateK: number;
+  threads: number | null;
+}
+
+export interface RestorePlan {
+  version: 1;
+  quality: RestoreQuality;
+  source: SourceInfo;
+  measured: Measurements;
+  video: VideoPlan;
+  audio: AudioPlan | null;
+  encode: EncodePlan;
+  /** One line per decision, saying why; for logs and the benchmark report. */
+  notes: string[];
+}
