@@ -103,6 +103,16 @@ describe("in-process workers", () => {
     const wallet = await t.call("GET", "/wallet", { key: agent.key });
     expect(wallet.body.wallet.agent_key.remaining_cents).toBe(400);
   });
+  it("fails and refunds a file that is not a video, saying so", async () => {
+    const { key, walletId } = await t.newWallet(1000);
+    const junk = path.join(dir, "junk.mp4");
+    await writeFile(junk, new Uint8Array(4096).fill(7));
+    const id = await createAndStart(t, key, { path: junk, sizeBytes: 4096 });
+    const job = await waitFor(t, id, ["done", "failed", "refunded"]);
+    expect(job.status).toBe("failed");
+    expect(job.error).toMatch(/not a readable video|no video stream|cannot decode/);
+    expect(await balanceOf(t, walletId)).toBe(1000);
+  });
 });
 
 describe("remote worker over the HTTP worker API", () => {
