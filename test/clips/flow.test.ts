@@ -9,6 +9,7 @@ import {
   createClipTestApp,
   createUploadStart,
   ffprobe,
+  imageGone,
   makeImage,
   saveTo,
   startClipWorkers,
@@ -64,12 +65,7 @@ describe("a clip end to end (upload flow)", () => {
     expect(v).toMatchObject({ codec_name: "h264", width: 854, height: 480 });
     expect(probe.streams.find((s) => s.codec_type === "audio")?.codec_name).toBe("aac");
 
-    const row = await t.deps.db
-      .selectFrom("clips")
-      .selectAll()
-      .where("id", "=", done.id)
-      .executeTakeFirstOrThrow();
-    expect(await t.deps.storage.head(row.image_key)).toBeNull();
+    expect(await imageGone(t, done.id)).toBe(true);
     expect(await balances(t, key)).toBe(941);
 
     const again = await t.call("POST", `/motion/jobs/${done.id}/start`, { key });
@@ -85,6 +81,7 @@ describe("a clip end to end (upload flow)", () => {
       const clip = await waitForClip(t, agent.key, created.job.id, ["done", "failed", "refused"]);
       expect(clip).toMatchObject({ status: "refused", refused: "nudity" });
       expect(clip.error).toMatch(/nudity/);
+      expect(await imageGone(t, clip.id)).toBe(true);
     } finally {
       t.classifier.refuse = null;
     }

@@ -136,3 +136,18 @@ export async function balances(t: TestApp, walletKey: string) {
   const res = await t.call("GET", "/wallet", { key: walletKey });
   return res.body.wallet.balance_cents as number;
 }
+
+/** The clip image is deleted right after the final status commits: wait briefly for it. */
+export async function imageGone(t: TestApp, clipId: string, timeoutMs = 3_000) {
+  const row = await t.deps.db
+    .selectFrom("clips")
+    .select("image_key")
+    .where("id", "=", clipId)
+    .executeTakeFirstOrThrow();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await t.deps.storage.head(row.image_key)) === null) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
