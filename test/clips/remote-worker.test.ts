@@ -1,0 +1,73 @@
+/** A `kinora worker` elsewhere: claims a clip over the HTTP worker API with buildExecutors. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clipsFeature } from "../../src/features/clips.js";
+import { silentLogger } from "../../src/logger.js";
+import { createLocalBlobStore } from "../../src/storage/local-store.js";
+import { buildExecutors } from "../../src/workers/executors/index.js";
+import { createHttpWorkSource } from "../../src/workers/http-source.js";
+import { startWorkerLoop } from "../../src/workers/loop.js";
+import { createTestApp, type TestApp } from "../app.js";
+import { createUploadStart, makeImage, waitForClip } from "./helpers.js";
+
+const token = "worker-token-0123456789";
+const dir = mkdtempSync(path.join(tmpdir(), "kinora-clip-remote-"));
+let t: TestApp;
+let server: ReturnType<typeof createServer>;
+let url = "";
+
+beforeAll(async () => {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.end();
+  server = createServer((req, res) => handler(req, res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  t = await createTestApp({
+    features: [clipsFeature({ noExecutor: true })],
+    env: { WORKER_TOKEN: token },
+    platform: (p) => ({
+      ...p,
+      publicUrl: url,
+      storage: createLocalBlobStore({
+        rootDir: path.join(dir, "files"),
+        publicBaseUrl: url,
+        signingSecret: p.signingSecret,
+      }),
+    }),
+  });
+  handler = getRequestListener(t.app.fetch);
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("clips on a remote worker", () => {
+  it("claims, makes and stores the clip over HTTP with no database or storage credentials", async () => {
+    const { key } = await t.newWallet(1000);
+    const { created } = await createUploadStart(t, key, await makeImage(400, 300, 300));
+    const loop = startWorkerLoop({
+      workerId: "remote-clip-1",
+      source: createHttpWorkSource({ server: url, token }),
+      executors: buildExecutors({ env: {} }).filter((e) => e.kind === "clip"),
+      log: silentLogger,
+      claimWaitMs: 2000,
+      heartbeatMs: 500,
+    });
+    try {
+      const clip = await waitForClip(t, key, created.job.id, ["done", "failed", "refused"], 60_000);
+      expect(clip.status).toBe("done");
+      const video = await fetch(clip.video_url);
+      expect(video.status).toBe(200);
+      expect((await video.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    } finally {
+      await loop.stop(5_000);
+    }
+  });
+});
