@@ -7,206 +7,203 @@ import { CLIP_DOWNLOAD_URL_SEC, CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/
 import { clipOutputKey } from "../../storage/keys.js";
 import type { JobQueue, WorkFailure, WorkItem, WorkResult } from "../../workers/types.js";
 import type { ClipDeps } from "./deps.js";
-import { moveClip } from "./moves.js";
+import { type MoveOptions, moveClip } from "./moves.js";
 import { OUTPUT_ROUTE_PREFIX, outputToken } from "./output-token.js";
 import type { ClipRow } from "./view.js";
 
 const LEASE_CLEARED = { lease_owner: null, lease_expires_at: null } as const;
+const RECOVER_BATCH = 100;
 
-export function createClipQueue(deps: ClipDeps): JobQueue {
-  const later = (ms: number) => new Date(deps.clock().getTime() + ms);
+const later = (deps: ClipDeps, ms: number) => new Date(deps.clock().getTime() + ms);
 
-  async function workItem(row: ClipRow): Promise<WorkItem> {
-    const urlLifetimeSec = CLIP_DOWNLOAD_URL_SEC;
-    const token = outputToken(
-      {
-        clipId: row.id,
-        attempt: row.attempts,
-        expiresAtSec: Math.floor(deps.clock().getTime() / 1000) + urlLifetimeSec,
-      },
-      deps.signingSecret,
-    );
-    return {
-      kind: "clip",
-      jobId: row.id,
+async function workItem(deps: ClipDeps, row: ClipRow): Promise<WorkItem> {
+  const lifetimeSec = CLIP_DOWNLOAD_URL_SEC;
+  const token = outputToken(
+    {
+      clipId: row.id,
       attempt: row.attempts,
-      leaseExpiresAt: new Date(row.lease_expires_at ?? deps.clock()).toISOString(),
-      inputUrl: await deps.storage.presignDownload(row.image_key, { expiresInSec: urlLifetimeSec }),
-      outputUrl: `${deps.publicUrl}${OUTPUT_ROUTE_PREFIX}${token}`,
-      outputHeaders: { "content-type": "video/mp4" },
-      params: {
-        prompt: row.prompt,
-        size: row.size,
-        seconds: row.seconds,
-        loop: row.loop,
-        seed: Number(row.seed),
-        contentType: row.content_type,
-        maxImageBytes: CLIP_IMAGE_MAX_BYTES,
-      },
-    };
-  }
-
-  async function deleteImage(row: ClipRow) {
-    await deps.storage.delete(row.image_key).catch((err) => {
-      deps.log.warn("could not delete clip image", { clip_id: row.id, err });
-    });
-  }
-
-  async function finalFail(
-    row: ClipRow,
-    failure: WorkFailure,
-    by: { leaseOwner?: string; leaseLapsedBefore?: Date },
-  ) {
-    const refused = failure.kind === "refused";
-    const moved = await moveClip(
-      deps.db,
-      row.id,
-      refused ? "refuse" : "fail",
-      deps.clock(),
-      {
-        ...LEASE_CLEARED,
-        error: failure.message,
-        refusal_code: refused ? (failure.code ?? "sexual") : null,
-        finished_at: deps.clock(),
-      },
-      by,
-    );
-    if (moved) {
-      await deleteImage(moved);
-      deps.log.info("clip ended", {
-        clip_id: row.id,
-        status: moved.status,
-        error: failure.message,
-      });
-    }
-  }
-
+      expiresAtSec: Math.floor(deps.clock().getTime() / 1000) + lifetimeSec,
+    },
+    deps.signingSecret,
+  );
   return {
     kind: "clip",
+    jobId: row.id,
+    attempt: row.attempts,
+    leaseExpiresAt: new Date(row.lease_expires_at ?? deps.clock()).toISOString(),
+    inputUrl: await deps.storage.presignDownload(row.image_key, { expiresInSec: lifetimeSec }),
+    outputUrl: `${deps.publicUrl}${OUTPUT_ROUTE_PREFIX}${token}`,
+    outputHeaders: { "content-type": "video/mp4" },
+    params: {
+      prompt: row.prompt,
+      size: row.size,
+      seconds: row.seconds,
+      loop: row.loop,
+      seed: Number(row.seed),
+      contentType: row.content_type,
+      maxImageBytes: CLIP_IMAGE_MAX_BYTES,
+    },
+  };
+}
 
-    async claim(workerId, leaseMs) {
-      const now = deps.clock();
-      const row = await deps.db
-        .updateTable("clips")
-        .set((eb) => ({
-          status: "processing",
-          attempts: eb("attempts", "+", 1),
-          lease_owner: workerId,
-          lease_expires_at: later(leaseMs),
-          progress: 0,
-          updated_at: now,
-        }))
+async function deleteImage(deps: ClipDeps, row: ClipRow) {
+  await deps.storage.delete(row.image_key).catch((err) => {
+    deps.log.warn("could not delete clip image", { clip_id: row.id, err });
+  });
+}
+
+/** processing → failed or refused, refunded in the same transaction; the image goes. */
+async function endClip(deps: ClipDeps, id: string, failure: WorkFailure, by: MoveOptions) {
+  const refused = failure.kind === "refused";
+  const now = deps.clock();
+  const moved = await moveClip(
+    deps.db,
+    id,
+    refused ? "refuse" : "fail",
+    now,
+    {
+      ...LEASE_CLEARED,
+      error: failure.message,
+      refusal_code: refused ? (failure.code ?? "sexual") : null,
+      finished_at: now,
+    },
+    by,
+  );
+  if (!moved) return;
+  await deleteImage(deps, moved);
+  deps.log.info("clip ended", { clip_id: id, status: moved.status, error: failure.message });
+}
+
+async function requeue(deps: ClipDeps, id: string, by: MoveOptions) {
+  const now = deps.clock();
+  const set = { ...LEASE_CLEARED, error: null, progress: null, queued_at: now };
+  return moveClip(deps.db, id, "requeue", now, set, by);
+}
+
+export async function claimClip(deps: ClipDeps, workerId: string, leaseMs: number) {
+  const row = await deps.db
+    .updateTable("clips")
+    .set((eb) => ({
+      status: "processing",
+      attempts: eb("attempts", "+", 1),
+      lease_owner: workerId,
+      lease_expires_at: later(deps, leaseMs),
+      progress: 0,
+      updated_at: deps.clock(),
+    }))
+    .where("status", "=", "queued")
+    .where("id", "=", (eb) =>
+      eb
+        .selectFrom("clips")
+        .select("id")
         .where("status", "=", "queued")
-        .where("id", "=", (eb) =>
-          eb
-            .selectFrom("clips")
-            .select("id")
-            .where("status", "=", "queued")
-            .orderBy("queued_at")
-            .orderBy("id")
-            .limit(1)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returningAll()
-        .executeTakeFirst();
-      return row ? workItem(row) : null;
-    },
+        .orderBy("queued_at")
+        .orderBy("id")
+        .limit(1)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  return row ? workItem(deps, row) : null;
+}
 
-    async heartbeat(jobId, workerId, leaseMs, progress) {
-      const result = await deps.db
-        .updateTable("clips")
-        .set({
-          lease_expires_at: later(leaseMs),
-          ...(progress === null ? {} : { progress }),
-          updated_at: deps.clock(),
-        })
-        .where("id", "=", jobId)
-        .where("status", "=", "processing")
-        .where("lease_owner", "=", workerId)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
+export async function heartbeatClip(
+  deps: ClipDeps,
+  id: string,
+  workerId: string,
+  leaseMs: number,
+  progress: number | null,
+) {
+  const result = await deps.db
+    .updateTable("clips")
+    .set({
+      lease_expires_at: later(deps, leaseMs),
+      ...(progress === null ? {} : { progress }),
+      updated_at: deps.clock(),
+    })
+    .where("id", "=", id)
+    .where("status", "=", "processing")
+    .where("lease_owner", "=", workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
 
-    async complete(jobId, workerId, result: WorkResult) {
-      const outputKey = clipOutputKey(jobId);
-      const stored = await deps.storage.head(outputKey);
-      if (!stored) {
-        await this.fail(jobId, workerId, {
-          kind: "retry",
-          message: "The finished clip did not reach storage; the clip will be retried.",
-        });
-        return;
-      }
-      const now = deps.clock();
-      const moved = await moveClip(
-        deps.db,
-        jobId,
-        "complete",
-        now,
-        {
-          ...LEASE_CLEARED,
-          output_key: outputKey,
-          output_bytes: stored.sizeBytes || result.outputBytes,
-          progress: 1,
-          error: null,
-          finished_at: now,
-          expires_at: new Date(now.getTime() + deps.config.retentionHours * 3600_000),
-        },
-        { leaseOwner: workerId },
-      );
-      if (moved) await deleteImage(moved);
+/** processing → done once the MP4 is in storage; the image is deleted at once. */
+export async function completeClip(
+  deps: ClipDeps,
+  id: string,
+  workerId: string,
+  result: WorkResult,
+) {
+  const outputKey = clipOutputKey(id);
+  const stored = await deps.storage.head(outputKey);
+  if (!stored) {
+    const message = "The finished clip did not reach storage; the clip will be retried.";
+    return failClip(deps, id, workerId, { kind: "retry", message });
+  }
+  const now = deps.clock();
+  const moved = await moveClip(
+    deps.db,
+    id,
+    "complete",
+    now,
+    {
+      ...LEASE_CLEARED,
+      output_key: outputKey,
+      output_bytes: stored.sizeBytes || result.outputBytes,
+      progress: 1,
+      error: null,
+      finished_at: now,
+      expires_at: new Date(now.getTime() + deps.config.retentionHours * 3600_000),
     },
+    { leaseOwner: workerId },
+  );
+  if (moved) await deleteImage(deps, moved);
+}
 
-    async fail(jobId, workerId, failure) {
-      const row = await deps.db
-        .selectFrom("clips")
-        .selectAll()
-        .where("id", "=", jobId)
-        .executeTakeFirst();
-      if (row?.status !== "processing" || row.lease_owner !== workerId) return;
-      if (failure.kind === "retry" && row.attempts < row.max_attempts) {
-        await moveClip(
-          deps.db,
-          jobId,
-          "requeue",
-          deps.clock(),
-          { ...LEASE_CLEARED, error: null, progress: null, queued_at: deps.clock() },
-          { leaseOwner: workerId },
-        );
-        await deps.notifyJobs();
-        return;
-      }
-      await finalFail(row, failure, { leaseOwner: workerId });
-    },
+/** retry → queued again while attempts remain; otherwise (and for final/refused) ended and refunded. */
+export async function failClip(deps: ClipDeps, id: string, workerId: string, failure: WorkFailure) {
+  const row = await deps.db.selectFrom("clips").selectAll().where("id", "=", id).executeTakeFirst();
+  if (row?.status !== "processing" || row.lease_owner !== workerId) return;
+  if (failure.kind === "retry" && row.attempts < row.max_attempts) {
+    await requeue(deps, id, { leaseOwner: workerId });
+    await deps.notifyJobs();
+    return;
+  }
+  await endClip(deps, id, failure, { leaseOwner: workerId });
+}
 
-    async recoverLapsedLeases() {
-      const now = deps.clock();
-      const lapsed = await deps.db
-        .selectFrom("clips")
-        .selectAll()
-        .where("status", "=", "processing")
-        .where("lease_expires_at", "<", now)
-        .limit(100)
-        .execute();
-      for (const row of lapsed) {
-        if (row.attempts < row.max_attempts) {
-          await moveClip(
-            deps.db,
-            row.id,
-            "requeue",
-            now,
-            { ...LEASE_CLEARED, progress: null, queued_at: now },
-            { leaseLapsedBefore: now },
-          );
-        } else {
-          const message =
-            "The clip engine stopped responding on every attempt; the clip was refunded.";
-          await finalFail(row, { kind: "final", message }, { leaseLapsedBefore: now });
-        }
-      }
-      if (lapsed.length > 0) await deps.notifyJobs();
-      return lapsed.length;
-    },
+/** Clips whose worker stopped heartbeating: requeued, or failed and refunded on the last attempt. */
+export async function recoverClipLeases(deps: ClipDeps) {
+  const now = deps.clock();
+  const lapsed = await deps.db
+    .selectFrom("clips")
+    .select(["id", "attempts", "max_attempts"])
+    .where("status", "=", "processing")
+    .where("lease_expires_at", "<", now)
+    .limit(RECOVER_BATCH)
+    .execute();
+  const by = { leaseLapsedBefore: now };
+  for (const row of lapsed) {
+    if (row.attempts < row.max_attempts) await requeue(deps, row.id, by);
+    else {
+      const message = "The clip engine stopped responding on every attempt; the clip was refunded.";
+      await endClip(deps, row.id, { kind: "final", message }, by);
+    }
+  }
+  if (lapsed.length > 0) await deps.notifyJobs();
+  return lapsed.length;
+}
+
+export function createClipQueue(deps: ClipDeps): JobQueue {
+  return {
+    kind: "clip",
+    claim: (workerId, leaseMs) => claimClip(deps, workerId, leaseMs),
+    heartbeat: (id, workerId, leaseMs, progress) =>
+      heartbeatClip(deps, id, workerId, leaseMs, progress),
+    complete: (id, workerId, result) => completeClip(deps, id, workerId, result),
+    fail: (id, workerId, failure) => failClip(deps, id, workerId, failure),
+    recoverLapsedLeases: () => recoverClipLeases(deps),
   };
 }
