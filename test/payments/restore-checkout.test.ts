@@ -8,8 +8,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restoreFeature } from "../../src/features/restore.js";
 import { checkoutPageToken } from "../../src/payments/test-checkout/provider.js";
-import { processCardRefunds } from "../../src/services/payments/card-refunds.js";
-import { findCheckout } from "../../src/services/payments/checkouts.js";
+import {
+  processCardRefunds,
+  refundExtraPayments,
+} from "../../src/services/payments/card-refunds.js";
+import { completeCheckout, findCheckout } from "../../src/services/payments/checkouts.js";
 import { moveJob } from "../../src/services/restore/store.js";
 import { type FakeStripe, startFakeStripe } from "../fakes/stripe-server.js";
 import { jobBody, makeVideo, upload } from "../restore/helpers.js";
@@ -107,6 +110,32 @@ describe("restore paid per job with the built-in test checkout", () => {
         amount_cents: created.job.amount_cents,
       }),
     ]);
+  });
+
+  it("refunds the payment the job did not start with", async () => {
+    const created = await newCheckoutJob(t);
+    const id = created.job.id;
+    await upload(t, created, video.path);
+    const first = await t.call("POST", `/cloud/jobs/${id}/checkout`);
+    const firstId = String(first.body.checkout_url).split("/").pop() as string;
+    // The first link lapses unpaid in our books; a second one is handed out and paid.
+    t.clock.advance(55 * 60_000);
+    const second = await t.call("POST", `/cloud/jobs/${id}/checkout`);
+    const secondId = String(second.body.checkout_url).split("/").pop() as string;
+    expect(secondId).not.toBe(firstId);
+    await completeCheckout(t.payments, secondId, { providerPaymentId: "pay_2" });
+    // …and then the first is paid after all (a late provider payment wins over our expiry).
+    const late = await completeCheckout(t.payments, firstId, {
+      providerPaymentId: "pay_1",
+      from: ["open", "expired", "cancelled"],
+    });
+    expect(late.applied).toBe(true);
+    expect((await t.call("GET", `/cloud/jobs/${id}`)).body.job.status).toBe("processing");
+    t.clock.advance(2 * 60_000);
+    expect(await refundExtraPayments(t.payments)).toBe(1);
+    expect(await refundExtraPayments(t.payments)).toBe(0);
+    expect((await findCheckout(t.payments, firstId))?.status).toBe("refunded");
+    expect((await findCheckout(t.payments, secondId))?.status).toBe("paid");
   });
 });
 

@@ -12,6 +12,8 @@ CREATE TABLE checkouts (
   provider text NOT NULL CHECK (provider IN ('stripe', 'test')),
   provider_session_id text,
   provider_payment_id text,
+  -- Where the payer goes; kept so asking again for an open checkout returns the same link.
+  checkout_url text,
   status text NOT NULL DEFAULT 'open'
     CHECK (status IN ('open', 'paid', 'expired', 'cancelled', 'refunded')),
   created_at timestamptz NOT NULL DEFAULT now(),
@@ -25,9 +27,10 @@ CREATE UNIQUE INDEX checkouts_provider_session ON checkouts (provider, provider_
   WHERE provider_session_id IS NOT NULL;
 CREATE INDEX checkouts_open_idx ON checkouts (expires_at) WHERE status = 'open';
 CREATE INDEX checkouts_job_idx ON checkouts (job_id, created_at) WHERE job_id IS NOT NULL;
--- A restore job is paid by at most one checkout.
-CREATE UNIQUE INDEX checkouts_one_paid_per_job ON checkouts (job_id)
-  WHERE job_id IS NOT NULL AND status IN ('paid', 'refunded');
+-- A job can end up paid twice (two sessions paid, one late): both payments are recorded and
+-- the one the job did not start with is refunded by the background task.
+CREATE INDEX checkouts_paid_jobs_idx ON checkouts (paid_at)
+  WHERE purpose = 'restore_job' AND status = 'paid';
 
 -- Stripe retries and reorders deliveries: an event id is acted on once, in the same
 -- transaction as its effect.

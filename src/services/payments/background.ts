@@ -4,14 +4,14 @@
  * several nodes at once: every effect is a conditional update or an idempotent provider call.
  */
 import type { BackgroundTask } from "../../platform.js";
-import { processCardRefunds } from "./card-refunds.js";
+import { processCardRefunds, refundExtraPayments } from "./card-refunds.js";
 import { expireCheckouts } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
 import { confirmUsdcPayments } from "./usdc-confirmer.js";
 
 export async function runPaymentTasksOnce(deps: PaymentsDeps) {
   const expired = await expireCheckouts(deps);
-  const refunds = await processCardRefunds(deps);
+  const refunds = (await processCardRefunds(deps)) + (await refundExtraPayments(deps));
   const usdc = await confirmUsdcPayments(deps);
   return { expired, refunds, usdc };
 }

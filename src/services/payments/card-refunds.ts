@@ -19,10 +19,8 @@ const BATCH = 20;
 
 export async function processCardRefunds(deps: PaymentsDeps): Promise<number> {
   const { db, log } = deps.platform;
-  const exists = await sql<{
-    t: string | null;
-  }>`SELECT to_regclass('restore_card_refunds')::text AS t`.execute(db);
-  if (!exists.rows[0]?.t) return 0;
+  // The outbox belongs to the restore area: nothing to do where restore is not served.
+  if (!deps.restore) return 0;
   const queued = await sql<Queued>`
     SELECT job_id, amount_cents, reason FROM restore_card_refunds
     WHERE processed_at IS NULL ORDER BY created_at LIMIT ${BATCH}`.execute(db);
@@ -32,6 +30,66 @@ export async function processCardRefunds(deps: PaymentsDeps): Promise<number> {
       if (await refundOne(deps, item)) sent += 1;
     } catch (err) {
       log.warn("card refund failed, will retry", { job_id: item.job_id, err });
+    }
+  }
+  return sent;
+}
+
+/** A paid job checkout is "extra" once the job started with another payment, after this long. */
+const EXTRA_PAYMENT_GRACE_MS = 60_000;
+
+/**
+ * Refunds restore checkouts that were paid but did not pay for their job — a second session
+ * paid for a job another payment had already started. The job's payment_ref names the
+ * checkout it ran on; any other paid checkout of that job is refunded in full, once
+ * (idempotency key = checkout id).
+ */
+export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
+  const { platform } = deps;
+  if (!deps.restore) return 0;
+  const cutoff = new Date(platform.clock().getTime() - EXTRA_PAYMENT_GRACE_MS);
+  const extra = await sql<{
+    id: string;
+    job_id: string;
+    amount_cents: number;
+    provider_payment_id: string | null;
+    provider: string;
+  }>`
+    SELECT c.id, c.job_id, c.amount_cents, c.provider_payment_id, c.provider
+    FROM checkouts c JOIN restore_jobs j ON j.id = c.job_id
+    WHERE c.purpose = 'restore_job' AND c.status = 'paid' AND c.paid_at < ${cutoff}
+      AND j.payment_ref IS NOT NULL AND j.payment_ref <> c.id
+    ORDER BY c.paid_at LIMIT ${BATCH}`.execute(platform.db);
+  let sent = 0;
+  for (const c of extra.rows) {
+    if (!c.provider_payment_id || c.provider !== deps.checkout.kind) {
+      platform.log.error("extra payment for a job cannot be refunded here; refund it by hand", {
+        checkout_id: c.id,
+        job_id: c.job_id,
+      });
+      continue;
+    }
+    try {
+      await callProvider(
+        deps,
+        { job_id: c.job_id, amount_cents: Number(c.amount_cents), reason: "job was already paid" },
+        c.provider_payment_id,
+        Number(c.amount_cents),
+        `refund-${c.id}`,
+      );
+      await paymentsDb(platform.db)
+        .updateTable("checkouts")
+        .set({ status: "refunded" })
+        .where("id", "=", c.id)
+        .where("status", "=", "paid")
+        .execute();
+      platform.log.warn("extra payment for a job refunded", {
+        checkout_id: c.id,
+        job_id: c.job_id,
+      });
+      sent += 1;
+    } catch (err) {
+      platform.log.warn("extra payment refund failed, will retry", { checkout_id: c.id, err });
     }
   }
   return sent;
@@ -86,13 +144,14 @@ async function callProvider(
   item: Queued,
   paymentId: string,
   paidCents: number,
+  idempotencyKey = `refund-${item.job_id}`,
 ) {
   try {
     const refund = await deps.checkout.refund({
       providerPaymentId: paymentId,
       amountCents: Math.min(Number(item.amount_cents), paidCents),
       reason: item.reason || "restore job failed",
-      idempotencyKey: `refund-${item.job_id}`,
+      idempotencyKey,
     });
     return refund.refundId;
   } catch (err) {

@@ -14,6 +14,9 @@ import { type CheckoutStatus, type CheckoutsTable, paymentsDb } from "./tables.j
 
 export type CheckoutRow = Selectable<CheckoutsTable>;
 
+/** An open link is handed out again only if the payer still has this long to pay. */
+const REUSE_MARGIN_MS = 10 * 60_000;
+
 export interface OpenedCheckout {
   checkout_url: string;
   checkout_id: string;
@@ -87,7 +90,11 @@ export async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promis
   const finalExpiry = session.expiresAt ?? expiresAt;
   await db
     .updateTable("checkouts")
-    .set({ provider_session_id: session.providerSessionId, expires_at: finalExpiry })
+    .set({
+      provider_session_id: session.providerSessionId,
+      checkout_url: session.url,
+      expires_at: finalExpiry,
+    })
     .where("id", "=", id)
     .execute();
   platform.log.info("checkout opened", { checkout_id: id, purpose: input.purpose });
@@ -135,14 +142,13 @@ export async function openRestoreCheckout(deps: PaymentsDeps, jobId: string) {
     .selectAll()
     .where("job_id", "=", jobId)
     .where("status", "=", "open")
-    .where("expires_at", ">", deps.platform.clock())
+    .where("expires_at", ">", new Date(deps.platform.clock().getTime() + REUSE_MARGIN_MS))
     .orderBy("created_at", "desc")
     .executeTakeFirst();
-  // The test page's URL is ours to rebuild; a Stripe session's URL is not stored, so a new
-  // session is opened (the older one simply expires unpaid, or pays: one paid per job).
-  if (existing?.provider === "test" && deps.checkout.kind === "test") {
-    const url = checkoutPages(deps.platform.publicUrl, existing.id).page;
-    return { checkout_url: url, checkout_id: existing.id, job };
+  // One open link per job: asking again returns it, so a customer is not handed two sessions
+  // that could both be paid (should it happen anyway, the extra payment is refunded).
+  if (existing?.checkout_url && existing.provider === deps.checkout.kind) {
+    return { checkout_url: existing.checkout_url, checkout_id: existing.id, job };
   }
   const opened = await openCheckout(deps, {
     purpose: "restore_job",

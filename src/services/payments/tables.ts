@@ -24,6 +24,7 @@ export interface CheckoutsTable {
   provider: "stripe" | "test";
   provider_session_id: string | null;
   provider_payment_id: string | null;
+  checkout_url: string | null;
   status: ColumnType<CheckoutStatus, CheckoutStatus | undefined, CheckoutStatus>;
   created_at: Timestamp;
   paid_at: NullableTimestamp;
