@@ -59,7 +59,7 @@ export function DonePage(props: { row: CheckoutRow; testMode: boolean }) {
   const next =
     row.purpose === "topup"
       ? "The amount is on the wallet's balance now."
-      : "Your restore has started; follow it with GET /cloud/jobs/{id}.";
+      : `Your restore has started; follow it with GET /cloud/jobs/${row.job_id}.`;
   return (
     <Page
       title={paid ? "Paid" : "Confirming payment"}
