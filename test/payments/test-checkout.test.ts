@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkoutPageToken } from "../../src/payments/test-checkout/provider.js";
-import { runPaymentTasksOnce } from "../../src/services/payments/background.js";
+import { runPaymentTasksOnce, startPaymentTasks } from "../../src/services/payments/background.js";
+import { findCheckout } from "../../src/services/payments/checkouts.js";
 import { TEST_PUBLIC_URL } from "../app.js";
 import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";
 
@@ -105,6 +106,22 @@ describe("POST /wallet/topup with the built-in test checkout", () => {
     const pay = await post(`/checkout/${co.checkout_id}/pay?token=${token(co.checkout_id)}`);
     expect(pay.status).toBe(410);
     expect(await t.balance(w.walletId)).toBe(0);
+  });
+
+  it("runs the background task until stopped (as kinora serve does)", async () => {
+    const w = await t.newWallet();
+    const co = await topup(w.key);
+    t.clock.advance(61 * 60_000);
+    const task = startPaymentTasks(t.payments, 20);
+    try {
+      await expect
+        .poll(async () => (await findCheckout(t.payments, co.checkout_id))?.status, {
+          timeout: 10_000,
+        })
+        .toBe("expired");
+    } finally {
+      await task.stop();
+    }
   });
 
   it("answers 503 on POST /wallet/topup/crypto while USDC is off", async () => {
