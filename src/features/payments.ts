@@ -52,7 +52,15 @@ export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFa
   return (platform) => buildPaymentsFeature(platform, options);
 }
 
-export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatureOptions): Feature {
+/**
+ * The payment services' dependencies for this platform, built from Config.env. Exported so
+ * other surfaces (the MCP tools create_top_up_link and top_up_with_usdc) call the same services.
+ * Throws ConfigError for an incomplete payments configuration.
+ */
+export function createPaymentsDeps(
+  platform: Platform,
+  options: PaymentsFeatureOptions = {},
+): { deps: PaymentsDeps; config: PaymentsConfig; stripe?: StripeCheckoutProvider } {
   const config = loadPaymentsConfig(platform.config.env);
   const { provider, stripe } = checkoutProvider(platform, config, options);
   const deps: PaymentsDeps = {
@@ -69,6 +77,14 @@ export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatur
         }
       : undefined,
   };
+  return { deps, config, ...(stripe ? { stripe } : {}) };
+}
+
+export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatureOptions): Feature {
+  const { deps, config, stripe } = createPaymentsDeps(platform, options);
+  if (deps.checkout.kind === "test") {
+    platform.log.warn("card checkout is in TEST MODE (no Stripe keys): no real money is taken");
+  }
   options.onDeps?.(deps);
   return {
     name: "payments",
@@ -100,7 +116,6 @@ function checkoutProvider(
     });
     return { provider: stripe, stripe };
   }
-  platform.log.warn("card checkout is in TEST MODE (no Stripe keys): no real money is taken");
   return {
     provider: createTestCheckoutProvider({
       db: platform.db,
