@@ -18,8 +18,6 @@ const USAGE = `Usage: kinora <command>
   admin unpause <wallet_id>
   admin usdc-refund <wallet_id> [--amount CENTS]
                                      send unused USDC-funded balance back in USDC
-  admin usdc-refund <wallet_id> [--amount CENTS]
-                                     send unused USDC-funded balance back in USDC
   admin reconcile
 
 Client and operator commands take --server URL (default http://127.0.0.1:8080);
