@@ -163,3 +163,30 @@ describe("retention sweep", () => {
     expect(view.body.job.video_url).toBeUndefined();
   });
 });
+
+describe("the clips feature's sweeper", () => {
+  it("runs the retention sweep in the background on the injected clock", async () => {
+    const swept = await createClipTestApp({ noExecutor: true, sweepEveryMs: 20 });
+    try {
+      const { key } = await swept.newWallet(1000);
+      const res = await swept.call("POST", "/motion/jobs", {
+        key,
+        body: { prompt: "a quiet street", content_type: "image/png", image_bytes: 100 },
+      });
+      const task = await swept.features[0]?.start?.();
+      swept.clock.advance(61 * 60_000);
+      const deadline = Date.now() + 5_000;
+      let clip = res.body.job;
+      while (clip.status !== "expired" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        clip = (await swept.call("GET", `/motion/jobs/${clip.id}`, { key })).body.job;
+      }
+      await task?.stop();
+      expect(clip.status).toBe("expired");
+      expect(clip.error).toMatch(/not uploaded/);
+      expect(await balances(swept, key)).toBe(1000);
+    } finally {
+      await swept.close();
+    }
+  });
+});
