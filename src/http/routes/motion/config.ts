@@ -50,11 +50,9 @@ export const MotionConfig = z
       description: "USDC top-up range (POST /wallet/topup/crypto).",
     }),
     key_limit_cents: Range.openapi({ description: "Agent key limit range (POST /wallet/keys)." }),
-    refusal_codes: z
-      .record(z.string(), z.string())
-      .openapi({
-        description: "Content-rule refusal codes (the `refused` field) and their meaning.",
-      }),
+    refusal_codes: z.record(z.string(), z.string()).openapi({
+      description: "Content-rule refusal codes (the `refused` field) and their meaning.",
+    }),
   })
   .openapi("MotionConfig");
 

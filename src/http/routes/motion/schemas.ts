@@ -34,12 +34,9 @@ export const Clip = z
       .string()
       .nullable()
       .openapi({ description: "When the video will be deleted (done clips)." }),
-    video_url: z
-      .string()
-      .optional()
-      .openapi({
-        description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
-      }),
+    video_url: z.string().optional().openapi({
+      description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
+    }),
     download_url: z
       .string()
       .optional()
