@@ -43,8 +43,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
     });
   }
   const signing = loadOrCreateSecret(config.dataDir, "signing-secret", config.signingSecret);
-  // The public URL is known before listening unless PORT=0 (tests); fix it up after listen then.
-  let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+
+  // Bind the port first: with PORT=0 the real port, and so the URLs we hand out, are known
+  // only after listening. Until the app is built every request gets a 503 from /healthz's rule.
+  let ready = false;
+  let handler: (req: Request) => Response | Promise<Response> = () =>
+    Response.json({ detail: "The service is starting; retry shortly." }, { status: 503 });
+  const server = serve({
+    fetch: (req) => handler(req),
+    port: config.port,
+    hostname: config.host,
+  }) as Server;
+  // Uploads stream for minutes; Node's default 300 s request timeout would cut them with 408.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
+  const wildcard = address.address === "0.0.0.0" || address.address === "::";
+  const publicUrl = config.publicUrl ?? (wildcard ? `http://127.0.0.1:${address.port}` : url);
 
   let wakeLocal = () => {};
   const platform: Platform = {
@@ -57,29 +77,22 @@ export async function startServer(config: Config): Promise<RunningServer> {
     storage: storageFromConfig(config, publicUrl, signing.value),
     adminToken: admin.value,
     signingSecret: signing.value,
-    get publicUrl() {
-      return publicUrl;
-    },
+    publicUrl,
     async notifyJobs() {
       wakeLocal();
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },
   };
-  const features = await Promise.all(FEATURES.map((make) => make(platform)));
-
-  let ready = false;
+  let features: Awaited<ReturnType<(typeof FEATURES)[number]>>[];
+  try {
+    features = await Promise.all(FEATURES.map((make) => make(platform)));
+  } catch (err) {
+    server.close();
+    await database.close();
+    throw err;
+  }
   const app = buildApp(platform, features, { isReady: () => ready });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }) as Server;
-  // Uploads stream for minutes; Node's default 300 s request timeout would cut them with 408.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
-  if (!config.publicUrl && config.port === 0) publicUrl = url;
+  handler = app.fetch;
 
   const jobs = await startJobSystem({
     database,

@@ -30,7 +30,9 @@ export function idempotency(deps: CoreDeps) {
     const scope = credential ? sha256(credential) : "anonymous";
     const body = await c.req.text();
     const url = new URL(c.req.url);
-    const requestHash = sha256(`${c.req.method} ${url.pathname}${url.search}\n${body}`);
+    // A signed x402 retry is a different request from the unpaid one, even with the same body.
+    const payment = c.req.header("payment-signature") ?? "";
+    const requestHash = sha256(`${c.req.method} ${url.pathname}${url.search}\n${payment}\n${body}`);
     const now = deps.clock();
     const expired = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
 
