@@ -15,12 +15,12 @@ import { registerCreditWallet } from "./http/routes/admin/credit-wallet.js";
 import { registerPauseWallet } from "./http/routes/admin/pause-wallet.js";
 import { registerReconcile } from "./http/routes/admin/reconcile.js";
 import { registerSystemRoutes } from "./http/routes/system.js";
-import { registerWorkerApi } from "./http/routes/worker/index.js";
 import { registerCreateKey } from "./http/routes/wallet/create-key.js";
 import { registerCreateWallet } from "./http/routes/wallet/create-wallet.js";
 import { registerGetWallet } from "./http/routes/wallet/get-wallet.js";
 import { registerListKeys } from "./http/routes/wallet/list-keys.js";
 import { registerRevokeKey } from "./http/routes/wallet/revoke-key.js";
+import { registerWorkerApi } from "./http/routes/worker/index.js";
 import type { Feature, Platform } from "./platform.js";
 
 /** What the routes need; the Platform satisfies it. */
@@ -67,7 +67,11 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
   if ("routes" in deps.storage) app.route("/files", deps.storage.routes());
   for (const feature of features) feature.routes?.(app);
   // The HTTP worker API serves the job queues of every feature (remote `kinora worker`).
-  registerWorkerApi(app, deps, features.flatMap((f) => f.queues ?? []));
+  registerWorkerApi(
+    app,
+    deps,
+    features.flatMap((f) => f.queues ?? []),
+  );
 
   installFallbacks(app);
   return app;
