@@ -3,12 +3,16 @@
  * heartbeat, complete, fail by kind, and recovery of lapsed leases. The clip image is deleted
  * as soon as the clip is made or has failed for good (SPEC retention rule).
  */
-import { CLIP_DOWNLOAD_URL_SEC, CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/rules.js";
+import {
+  CLIP_DOWNLOAD_URL_SEC,
+  CLIP_IMAGE_MAX_BYTES,
+  CLIP_OUTPUT_MAX_BYTES,
+} from "../../domain/clips/rules.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../http/routes/worker/output-token.js";
 import { clipOutputKey } from "../../storage/keys.js";
 import type { JobQueue, WorkFailure, WorkItem, WorkResult } from "../../workers/types.js";
 import type { ClipDeps } from "./deps.js";
 import { type MoveOptions, moveClip } from "./moves.js";
-import { OUTPUT_ROUTE_PREFIX, outputToken } from "./output-token.js";
 import type { ClipRow } from "./view.js";
 
 const LEASE_CLEARED = { lease_owner: null, lease_expires_at: null } as const;
@@ -18,22 +22,21 @@ const later = (deps: ClipDeps, ms: number) => new Date(deps.clock().getTime() + 
 
 async function workItem(deps: ClipDeps, row: ClipRow): Promise<WorkItem> {
   const lifetimeSec = CLIP_DOWNLOAD_URL_SEC;
-  const token = outputToken(
-    {
-      clipId: row.id,
-      attempt: row.attempts,
-      expiresAtSec: Math.floor(deps.clock().getTime() / 1000) + lifetimeSec,
-    },
-    deps.signingSecret,
-  );
+  // The same output path as restores: a signed ticket request, then a PUT straight to storage.
+  const token = signOutputToken(deps.signingSecret, {
+    key: clipOutputKey(row.id),
+    jobId: row.id,
+    maxBytes: CLIP_OUTPUT_MAX_BYTES,
+    expSec: Math.floor(deps.clock().getTime() / 1000) + lifetimeSec,
+  });
   return {
     kind: "clip",
     jobId: row.id,
     attempt: row.attempts,
     leaseExpiresAt: new Date(row.lease_expires_at ?? deps.clock()).toISOString(),
     inputUrl: await deps.storage.presignDownload(row.image_key, { expiresInSec: lifetimeSec }),
-    outputUrl: `${deps.publicUrl}${OUTPUT_ROUTE_PREFIX}${token}`,
-    outputHeaders: { "content-type": "video/mp4" },
+    outputUrl: `${deps.publicUrl}/worker/output-ticket`,
+    outputHeaders: { [OUTPUT_TOKEN_HEADER]: token },
     params: {
       prompt: row.prompt,
       size: row.size,

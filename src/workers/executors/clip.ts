@@ -1,13 +1,6 @@
-/**
- * The clip Executor: download the image (byte cap) → normalise it (sharp; ImageError is final)
- * → judge it with the image classifier (content rule: refused) → make the clip with the chosen
- * engine → PUT the MP4 to the work item's output URL. The classifier sees the normalised frame,
- * so it judges exactly what the clip will show and never parses the caller's raw bytes.
- */
-import { createReadStream } from "node:fs";
-import { readFile, stat, writeFile } from "node:fs/promises";
+
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
 import type { Config } from "../../config.js";
 import { CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/rules.js";
 import { type ClipEngine, createFfmpegClipEngine } from "../../engines/clip/engine.js";
@@ -21,6 +14,7 @@ import {
 } from "../../engines/moderation/image-classifier.js";
 import type { CogHookTarget } from "../../http/routes/hooks/cog.js";
 import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../types.js";
+import { uploadOutput } from "./transfer.js";
 
 export interface ClipExecutorOptions {
   engine: Pick<ClipEngine, "name" | "makeClip">;
@@ -72,19 +66,14 @@ async function download(
 }
 
 async function upload(item: WorkItem, file: string, fetchImpl: typeof fetch, signal: AbortSignal) {
-  const { size } = await stat(file);
-  const res = await fetchImpl(item.outputUrl, {
-    method: "PUT",
-    headers: { ...item.outputHeaders, "content-length": String(size) },
-    body: Readable.toWeb(createReadStream(file)) as ReadableStream,
-    signal,
-    duplex: "half",
-  } as RequestInit);
-  if (!res.ok)
+  try {
+    return await uploadOutput(fetchImpl, item, file, "video/mp4", signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
     throw retry(
-      `Could not store the finished clip (HTTP ${res.status}); the clip will be retried.`,
+      `Could not store the finished clip (${(err as Error).message}); the clip will be retried.`,
     );
-  return size;
+  }
 }
 
 export function createClipExecutor(opts: ClipExecutorOptions): Executor {

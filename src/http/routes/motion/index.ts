@@ -2,7 +2,6 @@
 import type { ClipDeps } from "../../../services/clips/deps.js";
 import type { Router } from "../../router.js";
 import { registerCancelClip } from "./cancel-clip.js";
-import { registerClipOutput } from "./clip-output.js";
 import { registerMotionConfig } from "./config.js";
 import { registerCreateClip } from "./create-clip.js";
 import { registerGetClip } from "./get-clip.js";
@@ -18,5 +17,4 @@ export function registerMotionRoutes(app: Router, deps: ClipDeps) {
   registerGetClip(app, deps);
   registerStartClip(app, deps);
   registerCancelClip(app, deps);
-  registerClipOutput(app, deps);
 }
