@@ -27,6 +27,8 @@ export interface PresignDownloadOptions {
   expiresInSec: number;
   filename?: string;
   contentType?: string;
+  /** `inline` for links meant to play in a browser (a video element); attachment otherwise. */
+  inline?: boolean;
 }
 
 export interface BlobStore {
@@ -78,8 +80,11 @@ export function assertUploadSize(sizeBytes: number, maxBytes: number): void {
  * `attachment` with an ASCII fallback name and an RFC 5987 UTF-8 name, so
  * browsers save the file under its real name and no name can break the header.
  */
-export function attachmentDisposition(filename?: string): string {
-  if (filename === undefined) return "attachment";
+export function attachmentDisposition(
+  filename?: string,
+  type: "attachment" | "inline" = "attachment",
+): string {
+  if (filename === undefined) return type;
   // Drop control characters and anything that reads as a path.
   const clean = Array.from(filename)
     .filter((ch) => ch >= " " && ch !== "\x7f")
@@ -87,15 +92,15 @@ export function attachmentDisposition(filename?: string): string {
     .replace(/[/\\]/g, "_")
     .trim()
     .slice(0, 200);
-  if (clean === "" || clean === "." || clean === "..") return "attachment";
+  if (clean === "" || clean === "." || clean === "..") return type;
   const ascii = clean.replace(/[^\x20-\x7e]/g, "_").replace(/["%]/g, "_");
   const encoded = encodeURIComponent(clean).replace(
     /['()*]/g,
     (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return ascii === clean
-    ? `attachment; filename="${ascii}"`
-    : `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+    ? `${type}; filename="${ascii}"`
+    : `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /** Thrown by downloadToFile when nothing is stored at the key. */

@@ -140,7 +140,10 @@ function respondWithFile(
 ): { response: Response; streaming: boolean } {
   const headers = new Headers({
     "Content-Type": claims.contentType ?? file.contentType ?? "application/octet-stream",
-    "Content-Disposition": attachmentDisposition(claims.filename),
+    "Content-Disposition": attachmentDisposition(
+      claims.filename,
+      claims.inline ? "inline" : "attachment",
+    ),
     ETag: file.etag,
     "Last-Modified": file.lastModified.toUTCString(),
     "Accept-Ranges": "bytes",

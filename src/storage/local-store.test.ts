@@ -92,6 +92,25 @@ describe("local store upload URL", () => {
     expect((await beyond.json()).detail).toMatch(/outside/);
   });
 
+  it("serves an inline link for playing in a browser, bound by the signature", async () => {
+    const t = await ticket(20);
+    await put(t.url, bytes(20), t.headers);
+    const url = await store.presignDownload(KEY, {
+      expiresInSec: 60,
+      inline: true,
+      filename: "clip.mp4",
+    });
+    const res = await app.request(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toBe('inline; filename="clip.mp4"');
+    // Flipping the disposition in the payload breaks the signature.
+    const attachment = await store.presignDownload(KEY, { expiresInSec: 60, filename: "clip.mp4" });
+    const [payload, mac] = (attachment.split("/d/")[1] as string).split(".");
+    const claims = JSON.parse(Buffer.from(payload as string, "base64url").toString());
+    const forged = Buffer.from(JSON.stringify({ ...claims, i: 1 })).toString("base64url");
+    expect((await app.request(`${BASE}/files/d/${forged}.${mac}`)).status).toBe(403);
+  });
+
   it("answers HEAD with the headers and no body, and ignores a stale If-Range", async () => {
     const data = bytes(50);
     const t = await ticket(50);

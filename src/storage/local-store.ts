@@ -79,12 +79,19 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
         expiresAt: new Date(expiresAtSec * 1000),
       };
     },
-    async presignDownload(key, { expiresInSec, filename, contentType }) {
+    async presignDownload(key, { expiresInSec, filename, contentType, inline }) {
       assertValidKey(key);
       assertLifetime(expiresInSec);
       if (contentType !== undefined) assertContentType(contentType);
       const token = signToken(
-        { purpose: "download", key, filename, contentType, expiresAtSec: expiry(expiresInSec) },
+        {
+          purpose: "download",
+          key,
+          filename,
+          contentType,
+          inline,
+          expiresAtSec: expiry(expiresInSec),
+        },
         secret,
       );
       return `${baseUrl}/d/${token}`;

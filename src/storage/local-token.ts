@@ -24,6 +24,7 @@ export interface DownloadClaims {
   key: string;
   filename?: string;
   contentType?: string;
+  inline?: boolean;
   expiresAtSec: number;
 }
 
@@ -47,6 +48,7 @@ interface WireClaims {
   t?: string;
   n?: number;
   f?: string;
+  i?: 1;
 }
 
 export function signToken(claims: TokenClaims, secret: string): string {
@@ -67,6 +69,7 @@ export function signToken(claims: TokenClaims, secret: string): string {
           e: claims.expiresAtSec,
           t: claims.contentType,
           f: claims.filename,
+          ...(claims.inline ? { i: 1 as const } : {}),
         };
   const payload = Buffer.from(JSON.stringify(wire)).toString("base64url");
   return `${payload}.${mac(payload, secret).toString("base64url")}`;
@@ -144,7 +147,8 @@ function decodeClaims(payload: string): TokenClaims | null {
     if ((t !== undefined && typeof t !== "string") || (f !== undefined && typeof f !== "string")) {
       return null;
     }
-    return { purpose: "download", key: k, expiresAtSec, contentType: t, filename: f };
+    const inline = wire.i === 1 ? { inline: true } : {};
+    return { purpose: "download", key: k, expiresAtSec, contentType: t, filename: f, ...inline };
   }
   return null;
 }

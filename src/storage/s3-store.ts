@@ -104,14 +104,17 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
         expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresInSec * 1000),
       };
     },
-    async presignDownload(key, { expiresInSec, filename, contentType }) {
+    async presignDownload(key, { expiresInSec, filename, contentType, inline }) {
       assertValidKey(key);
       assertLifetime(expiresInSec);
       if (contentType !== undefined) assertContentType(contentType);
       const command = new GetObjectCommand({
         Bucket,
         Key: key,
-        ResponseContentDisposition: attachmentDisposition(filename),
+        ResponseContentDisposition: attachmentDisposition(
+          filename,
+          inline ? "inline" : "attachment",
+        ),
         ResponseContentType: contentType,
       });
       return getSignedUrl(presigner, command, {

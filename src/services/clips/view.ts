@@ -53,7 +53,8 @@ export async function clipView(row: ClipRow, storage: BlobStore): Promise<ClipVi
   };
   if (row.status === "done" && row.output_key && !row.files_deleted_at) {
     const opts = { expiresInSec: CLIP_DOWNLOAD_URL_SEC, contentType: "video/mp4" };
-    view.video_url = await storage.presignDownload(row.output_key, opts);
+    // video_url plays in a browser (inline); download_url saves the file (attachment).
+    view.video_url = await storage.presignDownload(row.output_key, { ...opts, inline: true });
     view.download_url = await storage.presignDownload(row.output_key, {
       ...opts,
       filename: `${row.id}.mp4`,
