@@ -6,7 +6,7 @@
  * (a 2018 build without cas, xfade and anlmdn); engines ask `hasFilter` before using those.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -30,6 +30,22 @@ function onPath(name: string): string | undefined {
 }
 
 /**
+ * The installer packages set the exec bit in a postinstall script, which npm may skip
+ * (ignore-scripts, or npm 11's script approval): set it ourselves when it is missing.
+ */
+function ensureExecutable(file: string) {
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    try {
+      chmodSync(file, 0o755);
+    } catch {
+      // Read-only install: running it will report the real problem.
+    }
+  }
+}
+
+/**
  * Finds ffmpeg and ffprobe once per process. `override` (from config FFMPEG_PATH/FFPROBE_PATH)
  * wins, then the system binaries, then the bundled npm ones.
  */
@@ -45,6 +61,8 @@ export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string })
   } else {
     const ffmpeg = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
     const ffprobe = (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+    ensureExecutable(ffmpeg);
+    ensureExecutable(ffprobe);
     cached = { ffmpeg, ffprobe, source: "bundled" };
   }
   return cached;

@@ -1,4 +1,3 @@
-
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../../config.js";
