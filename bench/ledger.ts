@@ -5,8 +5,9 @@
 import type { Database } from "../src/db/database.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
+import { createAgentKey } from "../src/services/agent-keys.js";
 import { charge, chargeStatement, credit } from "../src/services/ledger.js";
-import { createAgentKey, createWallet } from "../src/services/wallets.js";
+import { createWallet } from "../src/services/wallets.js";
 import { type Figure, throughput } from "./lib.js";
 
 export async function benchCharges(

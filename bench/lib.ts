@@ -1,4 +1,5 @@
 /** Shared benchmark helpers: timing, load generation and figure printing as ratios. */
+
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +8,7 @@ import type { Database } from "../src/db/database.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
 import type { Platform } from "../src/platform.js";
+import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 
 export interface Figure {
@@ -51,18 +53,26 @@ export async function throughput(
 /** HTTP GET load with keep-alive connections; returns requests per second. */
 export async function httpLoad(
   url: string,
-  opts: { total: number; concurrency: number; headers?: Record<string, string> },
+  opts: {
+    total: number;
+    concurrency: number;
+    headers?: Record<string, string>;
+    /** A POST with this body instead of a GET. */
+    body?: string;
+  },
 ) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
   const get = () =>
     new Promise<void>((resolve, reject) => {
-      const req = http.get(url, { agent, headers: opts.headers }, (res) => {
+      const method = opts.body === undefined ? "GET" : "POST";
+      const req = http.request(url, { agent, method, headers: opts.headers }, (res) => {
         res.resume();
         res.on("end", () =>
           res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
         );
       });
       req.on("error", reject);
+      req.end(opts.body);
     });
   await throughput(Math.min(200, opts.total), opts.concurrency, get); // warm-up
   const rps = await throughput(opts.total, opts.concurrency, get);
@@ -94,6 +104,7 @@ export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:
     adminToken: "bench-admin-token-000000",
     signingSecret,
     publicUrl,
+    rateLimiter: rateLimiterFor(database),
     notifyJobs: async () => {},
   };
 }

@@ -4,10 +4,12 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../src/db/database.js";
-import { createRestoreQueue } from "../src/services/restore/queue.js";
+import { createJobQueue } from "../src/jobs/queue.js";
+import { restoreJobs } from "../src/jobs/restore.js";
+import { JOBS_CHANNEL } from "../src/jobs/work.js";
+import { createDbWorkSource } from "../src/jobs/work-source.js";
+import { jobEngineDeps } from "../src/platform.js";
 import { restoreInputKey } from "../src/storage/keys.js";
-import { createDbWorkSource } from "../src/workers/db-source.js";
-import { JOBS_CHANNEL } from "../src/workers/types.js";
 import { benchPlatform, type Figure, percentile } from "./lib.js";
 
 export async function benchPickup(
@@ -23,7 +25,7 @@ export async function benchPickup(
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },
   };
-  const queue = createRestoreQueue(p);
+  const queue = createJobQueue(restoreJobs, jobEngineDeps(p));
   const source = await createDbWorkSource(database, [queue], { leaseMs: 60_000 });
   wake = source.wake;
   const insert = async () => {

@@ -13,6 +13,7 @@ import { benchClip } from "./clip.js";
 import { benchGetWallet } from "./http-wallet.js";
 import { benchCharges } from "./ledger.js";
 import { type Figure, printFigure } from "./lib.js";
+import { benchMcpBalance } from "./mcp.js";
 import { benchPickup } from "./pickup.js";
 import { benchPrompt } from "./prompt.js";
 import { benchRestore } from "./restore.js";
@@ -64,11 +65,15 @@ async function main() {
     printFigure(figures.at(-1) as Figure);
     figures.push(await benchGetWallet(db, "PGlite", requests));
     printFigure(figures.at(-1) as Figure);
+    figures.push(await benchMcpBalance(db, "PGlite", requests / 2));
+    printFigure(figures.at(-1) as Figure);
   });
   await withPostgres(async (db) => {
     figures.push(await benchCharges(db, "PostgreSQL", charges));
     printFigure(figures.at(-1) as Figure);
     figures.push(await benchGetWallet(db, "PostgreSQL", requests));
+    printFigure(figures.at(-1) as Figure);
+    figures.push(await benchMcpBalance(db, "PostgreSQL", requests / 2));
     printFigure(figures.at(-1) as Figure);
   });
   process.stdout.write("cloud restore: upload, engine, job pickup\n");

@@ -7,8 +7,11 @@ import { ApiError } from "./domain/errors.js";
 import { JSON_BODY_MAX_BYTES } from "./domain/limits.js";
 import { handleError } from "./http/errors.js";
 import { installFallbacks } from "./http/fallbacks.js";
+import { errorEnvelope } from "./http/middleware/error-envelope.js";
 import { idempotency } from "./http/middleware/idempotency.js";
 import { jsonBodiesOnly } from "./http/middleware/json-only.js";
+import { rateRules } from "./http/middleware/rate-rules.js";
+import { refuseNul } from "./http/middleware/refuse-nul.js";
 import { requestContext } from "./http/middleware/request-context.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerCreditWallet } from "./http/routes/admin/credit-wallet.js";
@@ -21,7 +24,10 @@ import { registerGetWallet } from "./http/routes/wallet/get-wallet.js";
 import { registerListKeys } from "./http/routes/wallet/list-keys.js";
 import { registerRevokeKey } from "./http/routes/wallet/revoke-key.js";
 import { registerWorkerApi } from "./http/routes/worker/index.js";
+import type { DbWorkSource } from "./jobs/work-source.js";
 import type { Feature, Platform } from "./platform.js";
+import { DEFAULT_IDEMPOTENCY_LIMITS } from "./services/idempotency.js";
+import { createUploadGuard } from "./services/upload-guard.js";
 
 /** What the routes need; the Platform satisfies it. */
 export type AppDeps = Platform;
@@ -30,11 +36,15 @@ export interface BuildOptions {
   isReady?: () => boolean;
   /** Path prefixes whose bodies are streamed uploads, exempt from the JSON body rules. */
   rawBodyPrefixes?: string[];
+  /** The server's job system source, shared with the worker API. */
+  workSource?: () => DbWorkSource | undefined;
 }
 
 export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOptions = {}): Router {
   const app = createRouter();
   const rawPrefixes = ["/files/", ...(opts.rawBodyPrefixes ?? [])];
+  // JSON-RPC bodies are checked by the MCP server itself (bad input becomes a tool error).
+  const isMcp = (path: string) => path === "/mcp";
   const isRaw = (path: string) => rawPrefixes.some((p) => path.startsWith(p));
   const limit = bodyLimit({
     maxSize: JSON_BODY_MAX_BYTES,
@@ -48,15 +58,28 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
 
   app.onError(handleError(deps.log));
   app.use("*", requestContext(deps.log, deps.ids));
+  app.use("*", errorEnvelope);
+  app.use("*", rateRules(deps.rateLimiter, deps.config.rateLimits, deps.config.trustProxy));
   app.use("*", async (c, next) => (isRaw(c.req.path) ? next() : limit(c, next)));
-  app.use("*", async (c, next) => (isRaw(c.req.path) ? next() : jsonBodiesOnly(c, next)));
-  const idem = idempotency(deps);
-  app.use("*", async (c, next) => (isRaw(c.req.path) ? next() : idem(c, next)));
+  // OAuth (RFC 6749 is form-encoded) and the server-rendered pages post forms.
+  const isForm = (path: string) => path.startsWith("/oauth/") || path.startsWith("/console");
+  app.use("*", async (c, next) =>
+    isRaw(c.req.path) || isForm(c.req.path) ? next() : jsonBodiesOnly(c, next),
+  );
+  app.use("*", refuseNul({ isRaw: (path) => isRaw(path) || isMcp(path) }));
+  const idem = idempotency(deps, {
+    ttlMs: DEFAULT_IDEMPOTENCY_LIMITS.ttlMs,
+    inFlightMs: deps.config.idempotencyInFlightMs,
+  });
+  // MCP spending tools take their own idempotency_key (a JSON-RPC call has no header of its own).
+  app.use("*", async (c, next) =>
+    isRaw(c.req.path) || isMcp(c.req.path) ? next() : idem(c, next),
+  );
 
   registerSystemRoutes(app, deps, opts.isReady ?? (() => true));
   registerCreateWallet(app, deps);
   registerGetWallet(app, deps);
-  registerCreateKey(app, deps);
+  registerCreateKey(app, deps, deps.config.maxAgentKeys);
   registerListKeys(app, deps);
   registerRevokeKey(app, deps);
   registerCreditWallet(app, deps, deps.adminToken);
@@ -64,13 +87,16 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
   registerReconcile(app, deps, deps.adminToken);
 
   // Signed upload/download URLs of the local-disk store are served by kinora itself.
-  if ("routes" in deps.storage) app.route("/files", deps.storage.routes());
+  if ("routes" in deps.storage) {
+    app.route("/files", deps.storage.routes({ uploadGuard: createUploadGuard(deps) }));
+  }
   for (const feature of features) feature.routes?.(app);
   // The HTTP worker API serves the job queues of every feature (remote `kinora worker`).
   registerWorkerApi(
     app,
     deps,
     features.flatMap((f) => f.queues ?? []),
+    opts.workSource,
   );
 
   installFallbacks(app);

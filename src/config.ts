@@ -31,6 +31,17 @@ const EnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  SCRATCH_DIR: z.string().min(1).optional(),
+  TRUST_PROXY: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
+  RATE_LIMITS: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  RATE_LIMIT_REGISTER_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(30),
+  RATE_LIMIT_SIGNIN_PER_MIN: z.coerce.number().int().min(1).max(10_000).default(10),
+  RATE_LIMIT_CREATE_PER_MIN: z.coerce.number().int().min(1).max(100_000).default(30),
+  RATE_LIMIT_QUOTE_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  RATE_LIMIT_SPEND_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  RATE_LIMIT_KEY_PER_MIN: z.coerce.number().int().min(1).max(10_000_000).default(6000),
+  MAX_AGENT_KEYS: z.coerce.number().int().min(1).max(100_000).default(100),
+  IDEMPOTENCY_IN_FLIGHT_SEC: z.coerce.number().int().min(5).max(86_400).default(120),
   WORKER_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   JOB_LEASE_MS: z.coerce.number().int().min(5_000).max(3_600_000).default(60_000),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
@@ -39,6 +50,29 @@ const EnvSchema = z.object({
     .min(1)
     .max(24 * 365)
     .default(48),
+  RESTORE_ENGINE: z.enum(["ffmpeg", "cog"], { error: "must be ffmpeg or cog" }).default("ffmpeg"),
+  RESTORE_COG_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//, "must be an http(s) URL")
+    .optional(),
+  RESTORE_COG_TOKEN: z.string().min(1).optional(),
+  RESTORE_COG_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(86_400_000)
+    .default(3 * 3600_000),
+  CLIP_ENGINE: z.enum(["ffmpeg", "cog"], { error: "must be ffmpeg or cog" }).default("ffmpeg"),
+  CLIP_COG_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//, "must be an http(s) URL")
+    .optional(),
+  CLIP_COG_TOKEN: z.string().min(1).optional(),
+  CLIP_COG_TIMEOUT_MS: z.coerce.number().int().min(10_000).max(3_600_000).default(600_000),
+  CLIP_COG_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  COG_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -56,8 +90,23 @@ export interface Config {
   logLevel: z.infer<typeof LogLevel>;
   shutdownGraceMs: number;
   storage: StorageConfig;
-  workers: { inProcess: number; token: string | undefined; leaseMs: number; maxAttempts: number };
+  workers: {
+    inProcess: number;
+    token: string | undefined;
+    leaseMs: number;
+    maxAttempts: number;
+    /** Root of workers' scratch directories (default: the OS temp dir's kinora-scratch). */
+    scratchRoot: string | undefined;
+  };
   retentionHours: number;
+  engines: EnginesConfig;
+  /** Take the client address from X-Forwarded-For (behind a proxy you run). */
+  trustProxy: boolean;
+  rateLimits: RateLimitsConfig;
+  /** Active (unrevoked) agent keys and connected apps a wallet may have. */
+  maxAgentKeys: number;
+  /** An unfinished Idempotency-Key record older than this may be claimed again. */
+  idempotencyInFlightMs: number;
   /** The cleaned environment, for feature modules that parse their own section of it. */
   env: Readonly<Record<string, string>>;
 }
@@ -74,6 +123,39 @@ export type StorageConfig =
       accessKeyId: string | undefined;
       secretAccessKey: string | undefined;
     };
+
+/** Requests per window for each limited route family (see README, Rate limits). */
+export interface RateLimitsConfig {
+  /** RATE_LIMITS=off turns every limit off (behind a limiter of the operator's own). */
+  enabled: boolean;
+  oauthRegister: { max: number; windowMs: number };
+  signIn: { max: number; windowMs: number };
+  /** Unauthenticated creates (wallets, checkout-paid jobs, checkouts), per client address. */
+  create: { max: number; windowMs: number };
+  /** Quotes, per client address. */
+  quote: { max: number; windowMs: number };
+  /** Spending requests (creates, top-ups, new keys, MCP spending tools), per key. */
+  spend: { max: number; windowMs: number };
+  /** Every request made with a key or token, per key. */
+  key: { max: number; windowMs: number };
+}
+
+/** Which engines workers run: local ffmpeg, or a remote model over the Cog protocol. */
+export interface EnginesConfig {
+  restore:
+    | { kind: "ffmpeg" }
+    | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };
+  clip:
+    | { kind: "ffmpeg" }
+    | {
+        kind: "cog";
+        url: string;
+        token: string | undefined;
+        timeoutMs: number;
+        pollMs: number;
+        webhookSecret: string | undefined;
+      };
+}
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -105,6 +187,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "Invalid configuration:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither to use the AWS default credential chain",
     );
   }
+  for (const [engine, url] of [
+    ["RESTORE", e.RESTORE_COG_URL],
+    ["CLIP", e.CLIP_COG_URL],
+  ] as const) {
+    if (e[`${engine}_ENGINE`] === "cog" && !url) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${engine}_COG_URL: is required when ${engine}_ENGINE=cog (http(s) URL of the Cog model)`,
+      );
+    }
+  }
   const storage: StorageConfig =
     e.STORAGE === "s3"
       ? {
@@ -135,8 +227,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       token: e.WORKER_TOKEN,
       leaseMs: e.JOB_LEASE_MS,
       maxAttempts: e.JOB_MAX_ATTEMPTS,
+      scratchRoot: e.SCRATCH_DIR ? path.resolve(e.SCRATCH_DIR) : undefined,
     },
     retentionHours: e.RETENTION_HOURS,
+    engines: enginesConfig(e),
+    trustProxy: e.TRUST_PROXY === "true",
+    rateLimits: {
+      enabled: e.RATE_LIMITS === "on",
+      oauthRegister: { max: e.RATE_LIMIT_REGISTER_PER_HOUR, windowMs: 3600_000 },
+      signIn: { max: e.RATE_LIMIT_SIGNIN_PER_MIN, windowMs: 60_000 },
+      create: { max: e.RATE_LIMIT_CREATE_PER_MIN, windowMs: 60_000 },
+      quote: { max: e.RATE_LIMIT_QUOTE_PER_MIN, windowMs: 60_000 },
+      spend: { max: e.RATE_LIMIT_SPEND_PER_MIN, windowMs: 60_000 },
+      key: { max: e.RATE_LIMIT_KEY_PER_MIN, windowMs: 60_000 },
+    },
+    maxAgentKeys: e.MAX_AGENT_KEYS,
+    idempotencyInFlightMs: e.IDEMPOTENCY_IN_FLIGHT_SEC * 1000,
     env: cleaned,
+  };
+}
+
+function enginesConfig(e: Env): EnginesConfig {
+  return {
+    restore:
+      e.RESTORE_ENGINE === "cog"
+        ? {
+            kind: "cog",
+            url: e.RESTORE_COG_URL as string,
+            token: e.RESTORE_COG_TOKEN,
+            timeoutMs: e.RESTORE_COG_TIMEOUT_MS,
+          }
+        : { kind: "ffmpeg" },
+    clip:
+      e.CLIP_ENGINE === "cog"
+        ? {
+            kind: "cog",
+            url: e.CLIP_COG_URL as string,
+            token: e.CLIP_COG_TOKEN,
+            timeoutMs: e.CLIP_COG_TIMEOUT_MS,
+            pollMs: e.CLIP_COG_POLL_MS,
+            webhookSecret: e.COG_WEBHOOK_SECRET,
+          }
+        : { kind: "ffmpeg" },
   };
 }

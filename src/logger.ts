@@ -14,12 +14,31 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-const SECRET_PATTERN = /\b(pmk|pak|kat|kar)_[0-9A-Za-z]{8,}/g;
+const SECRET_PATTERN = /\b(pmk|pak|kat|kar|kac)_[0-9A-Za-z_-]{8,}/gi;
+const SECRET_TEST = /\b(pmk|pak|kat|kar|kac)_[0-9A-Za-z_-]{8,}/i;
+const SECRET_PARAM = /([?&](?:key|token|access_token|refresh_token|code)=)[^&\s"]*/gi;
+// A run of URL characters holding at least one percent-escape: decoded before it is checked,
+// so `?x=pmk%5F…` (or %255F, or an escaped prefix) cannot carry a key past the redaction.
+const ENCODED_RUN = /[A-Za-z0-9%._~+-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+-]*/g;
 
+function decodeRepeatedly(text: string): string {
+  let current = text;
+  for (let i = 0; i < 4 && current.includes("%"); i++) {
+    const next = current.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/** Strips key material in any URL encoding, and the values of credential-like parameters. */
 export function redact(text: string): string {
   return text
+    .replace(ENCODED_RUN, (run) => (SECRET_TEST.test(decodeRepeatedly(run)) ? "[redacted]" : run))
     .replace(SECRET_PATTERN, "$1_[redacted]")
-    .replace(/([?&](?:key|token|access_token)=)[^&\s"]*/gi, "$1[redacted]");
+    .replace(SECRET_PARAM, "$1[redacted]");
 }
 
 export function createLogger(

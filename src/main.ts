@@ -1,15 +1,17 @@
 /**
  * The `kinora` command: `serve` (what npm start runs), `worker`, and the client/operator
- * commands that talk to a server over HTTP.
+ * commands that talk to a server over HTTP. The server side is imported only when asked for,
+ * so a client command starts in a fraction of a second.
  */
-import { runAdminCommand } from "./cli/admin.js";
-import { runWorkerCommand } from "./cli/worker.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { DataDirLockedError } from "./db/dir-lock.js";
-import { startServer } from "./server.js";
+import { clientEnv } from "./cli/client/env.js";
+import { clientUsageLines, findClientCommand, runClientCommand } from "./cli/client/index.js";
 
-const USAGE = `Usage: kinora <command>
+const USAGE = `Usage: kinora <command>   (kinora <command> --help for its options and examples)
 
+Use a server (your wallet, restores and clips):
+${clientUsageLines().join("\n")}
+
+Run a server:
   serve                              start the API (and in-process workers)
   worker --server URL --token T [--concurrency N]
                                      run jobs for a server over its worker API
@@ -18,16 +20,30 @@ const USAGE = `Usage: kinora <command>
   admin unpause <wallet_id>
   admin usdc-refund <wallet_id> [--amount CENTS]
                                      send unused USDC-funded balance back in USDC
+  admin held                         card payments held (amount differed from the checkout)
+  admin release <checkout_id> [--amount CENTS]
+                                     apply a held payment after review
   admin reconcile
+  admin migrate --to postgres://… [--files-to s3] [--dry-run] [--json]
+                                     copy this stopped embedded install (DATA_DIR) into
+                                     PostgreSQL (and S3), then verify (docs/migrating.md)
 
-Client and operator commands take --server URL (default http://127.0.0.1:8080);
-admin commands read ADMIN_TOKEN from the environment.`;
+Client and operator commands take --server URL (default http://127.0.0.1:8080; for the
+user commands also KINORA_SERVER or the server saved by kinora login); admin commands read
+ADMIN_TOKEN from the environment (admin migrate reads DATA_DIR, STORAGE_DIR and S3_* instead).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const client = findClientCommand(command);
+  if (client) return runClientCommand(client, rest, { env: clientEnv(process.env) });
   switch (command) {
     case "serve": {
-      const server = await startServer(loadConfig());
+      const config = (await import("./config.js")).loadConfig();
+      // The database opens while the rest of the service loads (see server-database.ts).
+      const opening = (await import("./server-database.js")).openServerDatabase(config);
+      opening.catch(() => {}); // awaited by startServer; this only keeps it from being "unhandled"
+      const { startServer } = await import("./server.js");
+      const server = await startServer(config, opening);
       process.stdout.write(`kinora is listening on ${server.url}  (docs: ${server.url}/docs)\n`);
       const stop = () => {
         server.close().then(() => process.exit(0));
@@ -37,28 +53,40 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "worker":
-      return runWorkerCommand(rest);
+      return (await import("./worker.js")).runWorkerCommand(rest);
     case "admin":
-      return runAdminCommand(rest);
+      return (await import("./cli/admin.js")).runAdminCommand(rest);
     case undefined:
     case "help":
     case "--help":
-    case "-h":
-      process.stdout.write(`${USAGE}\n`);
+    case "-h": {
+      const topic = findClientCommand(rest[0]);
+      process.stdout.write(`${topic ? topic.help : USAGE}\n`);
       return command === undefined ? 2 : 0;
+    }
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 2;
   }
 }
 
+/** Exits once stdout and stderr have taken everything written (pipes are async on some OSes). */
+async function exitAfterFlush(code: number): Promise<never> {
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write("", resolve))),
+  );
+  process.exit(code);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) void exitAfterFlush(code);
   },
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof DataDirLockedError) {
-      process.stderr.write(`kinora: ${err.message}\n`);
+    // Matched by name: importing their modules here would load the server's config for every command.
+    const expected = ["ConfigError", "DataDirLockedError"].includes((err as Error)?.name);
+    if (expected) {
+      process.stderr.write(`kinora: ${(err as Error).message}\n`);
     } else {
       process.stderr.write(
         `kinora: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

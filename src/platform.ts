@@ -6,10 +6,13 @@
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
 import type { Router } from "./http/router.js";
+import type { JobEngineDeps } from "./jobs/definition.js";
+import type { JobWatch } from "./jobs/watch.js";
+import type { Executor, JobQueue } from "./jobs/work.js";
 import type { CoreDeps } from "./services/deps.js";
+import type { RateLimiter } from "./services/rate-limit.js";
 import type { BlobStore } from "./storage/blob-store.js";
 import type { LocalBlobStore } from "./storage/local-store.js";
-import type { Executor, JobQueue } from "./workers/types.js";
 
 export interface Platform extends CoreDeps {
   config: Config;
@@ -22,6 +25,10 @@ export interface Platform extends CoreDeps {
   publicUrl: string;
   /** Tells workers (this process and, via NOTIFY, others) that a job became claimable. */
   notifyJobs(): Promise<void>;
+  /** Wakes requests waiting for a job to change (`?wait=`); absent: reads answer at once. */
+  jobWatch?: JobWatch;
+  /** Request counters: in the database on PostgreSQL (shared by all nodes), in memory on PGlite. */
+  rateLimiter: RateLimiter;
 }
 
 export interface BackgroundTask {
@@ -38,3 +45,17 @@ export interface Feature {
 }
 
 export type FeatureFactory = (platform: Platform) => Feature | Promise<Feature>;
+
+/** What the job engine needs, from the platform. */
+export function jobEngineDeps(p: Platform): JobEngineDeps {
+  return {
+    db: p.db,
+    clock: p.clock,
+    log: p.log,
+    storage: p.storage,
+    signingSecret: p.signingSecret,
+    publicUrl: p.publicUrl,
+    retentionHours: p.config.retentionHours,
+    notifyJobs: () => p.notifyJobs(),
+  };
+}

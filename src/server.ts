@@ -10,30 +10,34 @@ import { serve } from "@hono/node-server";
 import { sql } from "kysely";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
-import { openDatabase } from "./db/database.js";
-import { migrate } from "./db/migrate.js";
+import { startCoreTasks } from "./core-tasks.js";
 import { randomId } from "./domain/ids.js";
 import { FEATURES } from "./features.js";
-import { createLogger } from "./logger.js";
+import { createJobWatch, type JobWatch } from "./jobs/watch.js";
+import { JOBS_CHANNEL } from "./jobs/work.js";
+import { createLogger, type Logger } from "./logger.js";
 import type { BackgroundTask, Platform } from "./platform.js";
 import { loadOrCreateSecret } from "./secrets.js";
+import { type OpenedDatabase, openServerDatabase } from "./server-database.js";
+import { rateLimiterFor } from "./services/rate-limiter-for.js";
 import { storageFromConfig } from "./storage/from-config.js";
-import { startJobSystem } from "./workers/supervisor.js";
-import { JOBS_CHANNEL } from "./workers/types.js";
+import { type JobSystem, startJobSystem } from "./workers/supervisor.js";
 
 export interface RunningServer {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+/**
+ * Starts the service. `opening` is the database already being opened by openServerDatabase
+ * (`kinora serve` starts it early, beside loading this module); without it, it is opened here.
+ */
+export async function startServer(
+  config: Config,
+  opening: Promise<OpenedDatabase> = openServerDatabase(config),
+): Promise<RunningServer> {
+  const { database, applied } = await opening;
   const log = createLogger(config.logLevel);
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.databaseUrl ? undefined : config.dataDir,
-    poolSize: config.dbPoolSize,
-  });
-  const applied = await migrate(database.db);
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
 
   const admin = loadOrCreateSecret(config.dataDir, "admin-token", config.adminToken);
@@ -74,7 +78,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     log,
     config,
     database,
-    storage: storageFromConfig(config, publicUrl, signing.value),
+    storage: await storageFromConfig(config, publicUrl, signing.value),
+    rateLimiter: rateLimiterFor(database),
     adminToken: admin.value,
     signingSecret: signing.value,
     publicUrl,
@@ -83,6 +88,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },
   };
+  platform.jobWatch = await createJobWatch(database);
   let features: Awaited<ReturnType<(typeof FEATURES)[number]>>[];
   try {
     features = await Promise.all(FEATURES.map((make) => make(platform)));
@@ -91,10 +97,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await database.close();
     throw err;
   }
-  const app = buildApp(platform, features, { isReady: () => ready });
+  let jobs: JobSystem | undefined;
+  const app = buildApp(platform, features, {
+    isReady: () => ready,
+    workSource: () => jobs?.source,
+  });
   handler = app.fetch;
 
-  const jobs = await startJobSystem({
+  jobs = await startJobSystem({
     database,
     queues: features.flatMap((f) => f.queues ?? []),
     executors: features.flatMap((f) => f.executors ?? []),
@@ -102,9 +112,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     leaseMs: config.workers.leaseMs,
     log,
     nodeId: `node-${randomBytes(3).toString("hex")}`,
+    scratchRoot: config.workers.scratchRoot,
   });
   wakeLocal = jobs.source.wake;
-  const tasks: BackgroundTask[] = [];
+  const tasks: BackgroundTask[] = [startCoreTasks(platform)];
   for (const feature of features) if (feature.start) tasks.push(await feature.start());
 
   ready = true;
@@ -117,28 +128,60 @@ export async function startServer(config: Config): Promise<RunningServer> {
     data_dir: config.dataDir,
   });
 
+  const running = jobs;
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= (async () => {
-      ready = false;
-      log.info("shutting down");
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          server.closeAllConnections();
-          resolve();
-        }, config.shutdownGraceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
-      await jobs.stop(config.shutdownGraceMs);
-      await Promise.all(tasks.map((t) => t.stop()));
-      await database.close();
-      log.info("stopped");
-    })();
+    closing ??= drainAndClose({
+      server,
+      jobs: running,
+      tasks,
+      database,
+      jobWatch: platform.jobWatch,
+      log,
+      config,
+      setReady: (r) => {
+        ready = r;
+      },
+    });
     return closing;
   };
   return { url, close };
+}
+
+/**
+ * SIGTERM: keep serving while the jobs drain — /healthz answers 503 so a load balancer moves
+ * traffic away, workers claim nothing new, and a running job can still reach this server's
+ * own URLs (its input and output links) to finish. A job still running when the grace ends is
+ * handed back to the queue without using an attempt. Then the listener closes.
+ */
+async function drainAndClose(s: {
+  server: Server;
+  jobs: JobSystem;
+  tasks: BackgroundTask[];
+  database: { close(): Promise<void> };
+  jobWatch?: JobWatch;
+  log: Logger;
+  config: Config;
+  setReady(ready: boolean): void;
+}) {
+  s.setReady(false);
+  s.log.info("shutting down: draining jobs", { grace_ms: s.config.shutdownGraceMs });
+  const started = Date.now();
+  await s.jobs.stop(s.config.shutdownGraceMs);
+  await Promise.all(s.tasks.map((t) => t.stop()));
+  const left = Math.max(1000, s.config.shutdownGraceMs - (Date.now() - started));
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      s.server.closeAllConnections();
+      resolve();
+    }, left);
+    s.server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    s.server.closeIdleConnections();
+  });
+  await s.jobWatch?.close();
+  await s.database.close();
+  s.log.info("stopped");
 }

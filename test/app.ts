@@ -9,10 +9,12 @@ import { sql } from "kysely";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import type { Router } from "../src/http/router.js";
+import { createJobWatch } from "../src/jobs/watch.js";
+import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import type { Feature, FeatureFactory, Platform } from "../src/platform.js";
 import { credit } from "../src/services/ledger.js";
+import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
-import { JOBS_CHANNEL } from "../src/workers/types.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
 import { coreDeps, type TestClock, testClock } from "./deps.js";
 
@@ -55,13 +57,22 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Customise the platform before features are built (e.g. swap storage). */
   platform?: (p: Platform) => Platform;
+  /** A database of the test's own (e.g. PGlite on disk) instead of a fresh one per file. */
+  database?: () => Promise<TestDatabase>;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = await (opts.database ?? openTestDatabase)();
   const clock = testClock();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kinora-test-"));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", ...opts.env });
+  // Rate limits are off in tests unless a test turns them on (RATE_LIMITS: "on"): the injected
+  // clock stands still, so every request of a file would share one window.
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    RATE_LIMITS: "off",
+    ...opts.env,
+  });
   const signingSecret = "test-signing-secret-0123456789abcdef";
   let platform: Platform = {
     ...coreDeps(database, clock),
@@ -76,10 +87,12 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     adminToken: ADMIN_TOKEN,
     signingSecret,
     publicUrl: TEST_PUBLIC_URL,
+    rateLimiter: rateLimiterFor(database, clock.now),
     async notifyJobs() {
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },
   };
+  platform.jobWatch = await createJobWatch(database);
   if (opts.platform) platform = opts.platform(platform);
   const features = await Promise.all((opts.features ?? []).map((make) => make(platform)));
   const app = buildApp(platform, features);
@@ -143,6 +156,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       return { key: res.body.key as string, id: res.body.agent_key.id as string };
     },
     async close() {
+      await platform.jobWatch?.close();
       await database.cleanup();
       rmSync(dataDir, { recursive: true, force: true });
     },

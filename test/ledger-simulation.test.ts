@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ApiError } from "../src/domain/errors.js";
+import { createAgentKey, revokeAgentKey } from "../src/services/agent-keys.js";
 import type { CoreDeps } from "../src/services/deps.js";
 import { charge, credit, refundJob } from "../src/services/ledger.js";
 import { reconcile } from "../src/services/reconcile.js";
-import { createAgentKey, createWallet, revokeAgentKey } from "../src/services/wallets.js";
+import { createWallet } from "../src/services/wallets.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
 import { coreDeps } from "./deps.js";
 

@@ -1,9 +1,14 @@
-/** `kinora admin …`: the operator commands, calling the admin API of a running server. */
+/**
+ * `kinora admin …`: the operator commands, calling the admin API of a running server — except
+ * `migrate`, which copies a stopped embedded install and so runs on its machine (./migrate.ts).
+ */
 import { CliError, callJson, parseFlags } from "./http-client.js";
 
 const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 export async function runAdminCommand(argv: string[]): Promise<number> {
+  // migrate works on this machine's DATA_DIR, not through a server's admin API.
+  if (argv[0] === "migrate") return (await import("./migrate.js")).runMigrateCommand(argv.slice(1));
   try {
     const { args, flags } = parseFlags(argv, ["server", "reason", "reference", "amount"]);
     const token = process.env.ADMIN_TOKEN;
@@ -62,13 +67,32 @@ export async function runAdminCommand(argv: string[]): Promise<number> {
         );
         break;
       }
+      case "held":
+        result = await callJson(opts, "GET", "/admin/checkouts/held");
+        break;
+      case "release": {
+        // `walletId` is the checkout id here: kinora admin release <checkout_id> [--amount CENTS]
+        const cents = flags.amount === undefined ? undefined : Number(flags.amount);
+        if (!walletId || (cents !== undefined && (!Number.isSafeInteger(cents) || cents <= 0))) {
+          throw new CliError("Usage: kinora admin release <checkout_id> [--amount CENTS]");
+        }
+        result = await callJson(
+          opts,
+          "POST",
+          `/admin/checkouts/${encodeURIComponent(walletId)}/release`,
+          cents === undefined ? {} : { amount_cents: cents },
+        );
+        break;
+      }
       case "reconcile": {
         const report = (await callJson(opts, "GET", "/admin/reconcile")) as { ok: boolean };
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return report.ok ? 0 : 3;
       }
       default:
-        throw new CliError("Usage: kinora admin credit|pause|unpause|usdc-refund|reconcile …");
+        throw new CliError(
+          "Usage: kinora admin credit|pause|unpause|usdc-refund|held|release|reconcile|migrate …",
+        );
     }
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

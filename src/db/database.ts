@@ -3,12 +3,13 @@
  * DATABASE_URL. Everything above this file is backend-agnostic; the only differences handled
  * here are int8 parsing, LISTEN/NOTIFY plumbing and the data-dir lock PGlite lacks.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
 import { acquireDirLock, type DirLock } from "./dir-lock.js";
+import { readTemplate } from "./pglite-template.js";
 import type { DB } from "./schema.js";
 
 export type Backend = "pglite" | "postgres";
@@ -94,8 +95,14 @@ async function openPglite(dataDir: string) {
     pgliteDir = path.join(dataDir, "pglite");
   }
   try {
+    // A new database starts from the migrated template when the build made one (see
+    // pglite-template.ts); an existing one is opened as it is.
+    const isNew =
+      pgliteDir.startsWith("memory://") || !existsSync(path.join(pgliteDir, "PG_VERSION"));
+    const template = isNew ? readTemplate() : undefined;
     const pglite = await PGlite.create(pgliteDir, {
       parsers: { [INT8_OID]: parseInt8, [NUMERIC_OID]: Number.parseFloat },
+      ...(template ? { loadDataDir: template } : {}),
     });
     const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
     return {

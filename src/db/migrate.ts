@@ -3,13 +3,19 @@
  * statement per call (PGlite refuses multi-statement prepared queries). An advisory lock
  * serialises concurrent starts of several API nodes on PostgreSQL.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Kysely, sql } from "kysely";
 import { splitSqlStatements } from "./split-sql.js";
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+// Beside this file in src/db; in the compiled bundle (dist/*.js) the build copies them to
+// dist/db/migrations.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MIGRATIONS_DIR =
+  [path.join(here, "migrations"), path.join(here, "db", "migrations")].find((dir) =>
+    existsSync(dir),
+  ) ?? path.join(here, "migrations");
 const MIGRATION_LOCK_ID = 7_130_001;
 
 export interface Migration {
@@ -35,8 +41,11 @@ export async function migrate(
 ): Promise<string[]> {
   await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+  // Most starts have nothing to do: one read, no locks (each name is re-checked under the lock).
+  const before = await sql<{ name: string }>`SELECT name FROM schema_migrations`.execute(db);
+  const done = new Set(before.rows.map((r) => r.name));
   const applied: string[] = [];
-  for (const migration of migrations) {
+  for (const migration of migrations.filter((m) => !done.has(m.name))) {
     await db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`.execute(tx);
       const done = await sql<{ name: string }>`

@@ -1,5 +1,7 @@
 /** Kysely table types, kept in step with ./migrations by hand (one place, reviewed with them). */
 import type { ColumnType, Generated } from "kysely";
+import type { ClipStatus } from "../domain/clips/transitions.js";
+import type { RestoreStatus } from "../domain/restore/transitions.js";
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<
@@ -25,6 +27,10 @@ export interface AgentKeysTable {
   label: Generated<string>;
   kind: Generated<"agent" | "connected_app">;
   limit_cents: number;
+  ask_before_spending: Generated<boolean>;
+  /** Connected apps only: the OAuth client and the host its redirect goes to. */
+  client_id: string | null;
+  redirect_host: string | null;
   spent_cents: Generated<number>;
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
@@ -55,17 +61,6 @@ export interface IdempotencyKeysTable {
   response_headers: string | null;
   created_at: Timestamp;
 }
-
-export type RestoreStatus =
-  | "pending_payment"
-  | "awaiting_upload"
-  | "queued"
-  | "processing"
-  | "done"
-  | "failed"
-  | "refunded"
-  | "cancelled"
-  | "expired";
 
 export interface RestoreJobsTable {
   id: string;
@@ -110,16 +105,6 @@ export interface RestoreCardRefundsTable {
   provider_refund_id: string | null;
 }
 
-export type ClipStatus =
-  | "awaiting_upload"
-  | "queued"
-  | "processing"
-  | "done"
-  | "failed"
-  | "refused"
-  | "expired"
-  | "cancelled";
-
 export interface ClipsTable {
   id: string;
   wallet_id: string;
@@ -147,10 +132,138 @@ export interface ClipsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   queued_at: NullableTimestamp;
+  started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
   upload_expires_at: Timestamp;
   expires_at: NullableTimestamp;
   files_deleted_at: NullableTimestamp;
+}
+
+export interface RateLimitsTable {
+  bucket: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface OAuthClientsTable {
+  id: string;
+  kind: "registered" | "metadata_document";
+  client_name: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  client_uri: string | null;
+  created_at: Timestamp;
+  fetched_at: NullableTimestamp;
+  registered_from: string | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  agent_key_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scope: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  kind: "access" | "refresh";
+  family_id: string;
+  client_id: string;
+  agent_key_id: string;
+  resource: string;
+  scope: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  rotated_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  wallet_id: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+// Payments (migration 004-payments.sql and later).
+
+export type CheckoutStatus = "open" | "paid" | "expired" | "cancelled" | "refunded" | "held";
+
+export interface CheckoutsTable {
+  id: string;
+  purpose: "topup" | "restore_job";
+  wallet_id: string | null;
+  job_id: string | null;
+  amount_cents: number;
+  email: string | null;
+  provider: "stripe" | "test";
+  provider_session_id: string | null;
+  provider_payment_id: string | null;
+  checkout_url: string | null;
+  status: ColumnType<CheckoutStatus, CheckoutStatus | undefined, CheckoutStatus>;
+  created_at: Timestamp;
+  paid_at: NullableTimestamp;
+  expires_at: Timestamp;
+  /** What the provider says was paid, when it says so (a mismatch holds the checkout). */
+  paid_amount_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  held_reason: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface PaymentEventsTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: Timestamp;
+}
+
+export interface TestCheckoutRefundsTable {
+  idempotency_key: string;
+  id: string;
+  provider_payment_id: string;
+  amount_cents: number;
+  reason: string;
+  created_at: Timestamp;
+}
+
+export type UsdcPaymentStatus = "pending" | "confirmed" | "failed" | "unknown";
+
+export interface UsdcPaymentsTable {
+  id: string;
+  wallet_id: string;
+  payer: string;
+  nonce: string;
+  tx_hash: string | null;
+  amount_cents: number;
+  amount_atomic: string;
+  valid_before: number;
+  from_block: number | null;
+  status: ColumnType<UsdcPaymentStatus, UsdcPaymentStatus | undefined, UsdcPaymentStatus>;
+  detail: string | null;
+  checks: ColumnType<number, number | undefined, number>;
+  next_check_at: Timestamp;
+  created_at: Timestamp;
+  confirmed_at: NullableTimestamp;
+}
+
+export type UsdcRefundStatus = "sending" | "sent" | "failed" | "unknown";
+
+export interface UsdcRefundsTable {
+  id: string;
+  wallet_id: string;
+  to_address: string;
+  amount_cents: number;
+  status: ColumnType<UsdcRefundStatus, UsdcRefundStatus | undefined, UsdcRefundStatus>;
+  tx_hash: string | null;
+  error: string | null;
+  created_at: Timestamp;
+  sent_at: NullableTimestamp;
 }
 
 export interface DB {
@@ -161,4 +274,14 @@ export interface DB {
   clips: ClipsTable;
   restore_jobs: RestoreJobsTable;
   restore_card_refunds: RestoreCardRefundsTable;
+  rate_limits: RateLimitsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
+  web_sessions: WebSessionsTable;
+  checkouts: CheckoutsTable;
+  payment_events: PaymentEventsTable;
+  test_checkout_refunds: TestCheckoutRefundsTable;
+  usdc_payments: UsdcPaymentsTable;
+  usdc_refunds: UsdcRefundsTable;
 }

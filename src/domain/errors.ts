@@ -1,7 +1,10 @@
 /**
  * The one error type services throw. The HTTP layer turns it into the spec's error body
- * `{detail, needs_topup?, over_limit?, refused?}`; MCP turns it into a tool error.
+ * `{detail, needs_topup?, over_limit?, refused?}` plus a `code` from the closed table in
+ * error-codes.ts; MCP turns the same body into a tool error.
  */
+import { codeForStatus, type ErrorCode } from "./error-codes.js";
+
 export interface ApiErrorExtra {
   needs_topup?: boolean;
   over_limit?: boolean;
@@ -27,22 +30,34 @@ export type ErrorStatus =
   | 503;
 
 export class ApiError extends Error {
+  readonly code: ErrorCode;
+
   constructor(
     readonly status: ErrorStatus,
     readonly detail: string,
     readonly extra: ApiErrorExtra = {},
     readonly headers: Record<string, string> = {},
+    code?: ErrorCode,
   ) {
     super(detail);
     this.name = "ApiError";
+    this.code = code ?? codeForStatus(status, extra);
   }
 
   body(): Record<string, unknown> {
-    return { detail: this.detail, ...this.extra };
+    return { detail: this.detail, code: this.code, ...this.extra };
   }
 }
 
-export const badRequest = (detail: string) => new ApiError(400, detail);
+/** A field is wrong: the detail names it ("limit_cents: must be …"). */
+export const badRequest = (detail: string) =>
+  new ApiError(
+    400,
+    detail,
+    {},
+    {},
+    /^[a-z_][\w.]*: /.test(detail) ? "invalid_field" : "invalid_request",
+  );
 export const unauthorized = (detail: string) => new ApiError(401, detail);
 export const notFound = (what: string) => new ApiError(404, `${what} not found.`);
 export const conflict = (detail: string) => new ApiError(409, detail);

@@ -15,10 +15,11 @@ import {
 } from "../engines/moderation/image-classifier.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
 import { registerMotionRoutes } from "../http/routes/motion/index.js";
-import type { FeatureFactory, Platform } from "../platform.js";
+import { clipJobs } from "../jobs/clip.js";
+import { createJobQueue } from "../jobs/queue.js";
+import { startSweeper } from "../jobs/retention.js";
+import { type FeatureFactory, jobEngineDeps, type Platform } from "../platform.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
-import { createClipQueue } from "../services/clips/queue.js";
-import { sweepClips } from "../services/clips/retention.js";
 import {
   type ClipExecutorOptions,
   clipEngineFromConfig,
@@ -49,6 +50,7 @@ export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps 
     signingSecret: p.signingSecret,
     publicUrl: p.publicUrl,
     notifyJobs: () => p.notifyJobs(),
+    jobWatch: p.jobWatch,
     imageFetch: opts.imageFetch,
   };
 }
@@ -59,26 +61,37 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
     const choice = opts.engine
       ? { engine: opts.engine }
       : clipEngineFromConfig(p.config, p.publicUrl);
+    const classifier = opts.classifier ?? createNsfwjsClassifier();
     const executor = createClipExecutor({
       engine: choice.engine,
-      classifier: opts.classifier ?? createNsfwjsClassifier(),
+      classifier,
       fetchImpl: opts.fetch,
     });
+    const runsClips = !opts.noExecutor && p.config.workers.inProcess > 0;
     return {
       name: "clips",
       routes(app) {
         registerMotionRoutes(app, deps);
         if (choice.hook) registerCogHooks(app, { clip: choice.hook });
       },
-      queues: [createClipQueue(deps)],
+      queues: [createJobQueue(clipJobs, jobEngineDeps(p))],
       executors: opts.noExecutor ? [] : [executor],
-      async start() {
-        const every = opts.sweepEveryMs ?? 60_000;
-        const timer = setInterval(() => {
-          sweepClips(deps).catch((err) => p.log.error("clip sweep failed", { err }));
-        }, every);
-        return { stop: async () => clearInterval(timer) };
+      start: async () => {
+        if (runsClips) warmSoon(classifier, p);
+        return startSweeper(clipJobs, jobEngineDeps(p), opts.sweepEveryMs);
       },
     };
   };
+}
+
+/**
+ * Loads the image classifier (tfjs + the model, ~2 s of CPU) shortly after the server listens,
+ * so the first clip does not wait for it and the start itself does not either.
+ */
+function warmSoon(classifier: ImageClassifier, p: Platform, delayMs = 1500): void {
+  const warm = classifier.warm?.bind(classifier);
+  if (!warm) return;
+  setTimeout(() => {
+    warm().catch((err: unknown) => p.log.warn("image classifier failed to load", { err }));
+  }, delayMs).unref();
 }

@@ -6,19 +6,19 @@
  */
 import { registerCreateTopup } from "../http/routes/payments/create-topup.js";
 import { registerCryptoTopup } from "../http/routes/payments/crypto-topup.js";
+import { registerHeldCheckouts } from "../http/routes/payments/held-checkouts.js";
 import { registerRestoreCheckout } from "../http/routes/payments/restore-checkout.js";
 import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
 import { registerUsdcRefund } from "../http/routes/payments/usdc-refund.js";
 import type { CheckoutProvider } from "../payments/checkout/provider.js";
-import {
-  createStripeProvider,
-  type StripeCheckoutProvider,
-  type StripeProviderOptions,
+import type {
+  StripeCheckoutProvider,
+  StripeProviderOptions,
 } from "../payments/checkout/stripe-provider.js";
 import { loadPaymentsConfig, type PaymentsConfig } from "../payments/config.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import type { RpcClientOptions } from "../payments/x402/confirm.js";
-import { createX402Gateway, type X402GatewayOptions } from "../payments/x402/gateway.js";
+import type { X402GatewayOptions } from "../payments/x402/gateway.js";
 import type { Feature, FeatureFactory, Platform } from "../platform.js";
 import { startPaymentTasks } from "../services/payments/background.js";
 import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
@@ -54,34 +54,43 @@ export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFa
 
 /**
  * The payment services' dependencies for this platform, built from Config.env. Exported so
- * other surfaces (the MCP tools create_top_up_link and top_up_with_usdc) call the same services.
+ * other surfaces (the MCP tools, the console) call the same services. The Stripe SDK and the
+ * x402/viem stack are imported only when configured (they take about a second to load).
  * Throws ConfigError for an incomplete payments configuration.
  */
-export function createPaymentsDeps(
+export async function createPaymentsDeps(
   platform: Platform,
   options: PaymentsFeatureOptions = {},
-): { deps: PaymentsDeps; config: PaymentsConfig; stripe?: StripeCheckoutProvider } {
+): Promise<{ deps: PaymentsDeps; config: PaymentsConfig; stripe?: StripeCheckoutProvider }> {
   const config = loadPaymentsConfig(platform.config.env);
-  const { provider, stripe } = checkoutProvider(platform, config, options);
+  const { provider, stripe } = await checkoutProvider(platform, config, options);
+  let usdc: PaymentsDeps["usdc"];
+  if (config.x402) {
+    const { createX402Gateway } = await import("../payments/x402/gateway.js");
+    const { withChecksummedAddresses } = await import("../payments/x402/checksum.js");
+    const x402 = withChecksummedAddresses(config.x402);
+    usdc = {
+      config: x402,
+      gateway: createX402Gateway(x402, options.x402?.gateway),
+      rpc: options.x402?.rpc,
+      now: () => new Date(),
+    };
+  }
   const deps: PaymentsDeps = {
     platform,
     checkout: provider,
     checkoutExpiryMinutes: config.checkout.expiryMinutes,
     restore: options.restore === null ? undefined : (options.restore ?? RESTORE_HOOKS),
-    usdc: config.x402
-      ? {
-          config: config.x402,
-          gateway: createX402Gateway(config.x402, options.x402?.gateway),
-          rpc: options.x402?.rpc,
-          now: () => new Date(),
-        }
-      : undefined,
+    usdc,
   };
   return { deps, config, ...(stripe ? { stripe } : {}) };
 }
 
-export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatureOptions): Feature {
-  const { deps, config, stripe } = createPaymentsDeps(platform, options);
+export async function buildPaymentsFeature(
+  platform: Platform,
+  options: PaymentsFeatureOptions,
+): Promise<Feature> {
+  const { deps, config, stripe } = await createPaymentsDeps(platform, options);
   if (deps.checkout.kind === "test") {
     platform.log.warn("card checkout is in TEST MODE (no Stripe keys): no real money is taken");
   }
@@ -94,6 +103,7 @@ export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatur
       if (stripe) registerStripeWebhook(app, deps, stripe);
       if (deps.restore) registerRestoreCheckout(app, deps);
       registerUsdcRefund(app, deps);
+      registerHeldCheckouts(app, deps);
       registerCheckoutPages(app, deps);
     },
     async start() {
@@ -102,16 +112,17 @@ export function buildPaymentsFeature(platform: Platform, options: PaymentsFeatur
   };
 }
 
-function checkoutProvider(
+async function checkoutProvider(
   platform: Platform,
   config: PaymentsConfig,
   options: PaymentsFeatureOptions,
-): { provider: CheckoutProvider; stripe?: StripeCheckoutProvider } {
+): Promise<{ provider: CheckoutProvider; stripe?: StripeCheckoutProvider }> {
   if (config.checkout.kind === "stripe") {
+    const { createStripeProvider } = await import("../payments/checkout/stripe-provider.js");
     const stripe = createStripeProvider({
       secretKey: config.checkout.secretKey,
       webhookSecret: config.checkout.webhookSecret,
-      apiBase: options.stripeApiBase,
+      apiBase: options.stripeApiBase ?? config.checkout.apiBase,
       clock: platform.clock,
     });
     return { provider: stripe, stripe };

@@ -14,10 +14,13 @@ export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) {
-        return c.json(
-          { detail: describeZodError(result.error, WHERE[result.target] ?? result.target) },
-          400,
-        );
+        // A malformed id names nothing: 404, as for an id that does not exist.
+        if (result.target === "param") {
+          const detail = "Not found: the id in the path does not name anything here.";
+          return c.json({ detail, code: "not_found" }, 404);
+        }
+        const detail = describeZodError(result.error, WHERE[result.target] ?? result.target);
+        return c.json({ detail, code: "invalid_field" }, 400);
       }
     },
   });
@@ -26,3 +29,4 @@ export function createRouter() {
 export type Router = ReturnType<typeof createRouter>;
 
 export const bearerSecurity = [{ bearer: [] }];
+export const optionalBearerSecurity: Record<string, string[]>[] = [{}, { bearer: [] }];

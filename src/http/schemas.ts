@@ -1,5 +1,6 @@
 /** Response and field schemas shared by several routes; they become OpenAPI components. */
 import { z } from "@hono/zod-openapi";
+import { ERROR_CODE_NAMES } from "../domain/error-codes.js";
 
 export const ErrorBody = z
   .object({
@@ -7,7 +8,10 @@ export const ErrorBody = z
     needs_topup: z.boolean().optional(),
     over_limit: z.boolean().optional(),
     refused: z.string().optional(),
-    request_id: z.string().optional(),
+    code: z.enum(ERROR_CODE_NAMES).openapi({
+      description: "Machine-readable: one of a closed table (see the README's Errors section).",
+    }),
+    request_id: z.string().openapi({ description: "Quote it to the operator." }),
   })
   .openapi("Error");
 
@@ -22,6 +26,21 @@ export const AgentKey = z
     last_used_at: z.string().nullable(),
     revoked: z.boolean(),
     kind: z.enum(["agent", "connected_app"]),
+    connected_app: z
+      .object({
+        client_id: z.string(),
+        client_name: z.string(),
+        redirect_host: z.string().nullable(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "Present when this key is a connected app (an MCP client signed in with OAuth): which app, and the host it returns to. Revoke it like any key.",
+      }),
+    ask_before_spending: z.boolean().openapi({
+      description:
+        "The owner's standing agreement: true (default) — an assistant states the price and asks before each purchase; false — it may spend within the limit without asking.",
+    }),
   })
   .openapi("AgentKey");
 
@@ -54,3 +73,40 @@ export const IdParam = (name: string, example: string) =>
       .max(64)
       .openapi({ param: { name, in: "path" }, example }),
   });
+
+/** `?wait=N`: answer as soon as the job's status or progress changes, or after N seconds. */
+export const WaitQuery = z.object({
+  wait: z.coerce
+    .number({ error: "must be a number of seconds from 0 to 25" })
+    .int("must be a whole number of seconds from 0 to 25")
+    .min(0, "must be a number of seconds from 0 to 25")
+    .max(25, "must be at most 25 seconds")
+    .optional()
+    .openapi({
+      param: { name: "wait", in: "query" },
+      example: 20,
+      description:
+        "Long-poll: wait up to this many seconds (0–25) for the job's status or progress to change, then answer. A job in a final status answers at once.",
+    }),
+});
+
+const limitError = "must be an integer from 1 to 40";
+/** `?limit=&cursor=` of a newest-first list (clips: at most 40 a page). */
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number({ error: limitError })
+    .int(limitError)
+    .min(1, limitError)
+    .max(40, limitError)
+    .optional()
+    .openapi({ param: { name: "limit", in: "query" }, example: 40 }),
+  cursor: z
+    .string()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description: "`next_cursor` of the previous page.",
+    }),
+});

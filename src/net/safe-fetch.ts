@@ -54,6 +54,8 @@ export interface SafeFetchOptions {
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Test seam: lets a local test server's address through. Never set in production. */
   allowPrivateForTests?: (address: string) => boolean;
+  /** Test seam: the CA to trust instead of the system's (a local https server). */
+  caForTests?: Buffer;
   /** The request field named in error messages; defaults to "image_url". */
   field?: string;
   /** Caller cancellation (e.g. the HTTP request went away); rethrown as its reason. */
@@ -193,6 +195,9 @@ interface HopContext {
   maxBytes: number;
   allowed: readonly string[];
   signal: AbortSignal;
+  /** JSON documents (client metadata) are taken as they are; images are sniffed. */
+  json?: boolean;
+  ca?: Buffer;
 }
 
 function readBody(
@@ -213,20 +218,31 @@ function readBody(
     total += chunk.length;
     if (total > ctx.maxBytes) return fail(tooLargeError(ctx.field, ctx.maxBytes));
     chunks.push(chunk);
-    if (!type && total >= SNIFF_BYTES) {
+    if (!type && !ctx.json && total >= SNIFF_BYTES) {
       // Decide from the first bytes so a non-image is not downloaded in full.
       type = sniffImageType(Buffer.concat(chunks).subarray(0, SNIFF_BYTES));
       if (!type || !ctx.allowed.includes(type)) fail(badTypeError(ctx.field, ctx.allowed));
     }
   });
   res.on("end", () => {
+    if (ctx.json) {
+      return done({
+        bytes: Buffer.concat(chunks, total),
+        contentType: "application/json" as ImageContentType,
+      });
+    }
     if (!type || !ctx.allowed.includes(type)) return fail(badTypeError(ctx.field, ctx.allowed));
     done({ bytes: Buffer.concat(chunks, total), contentType: type });
   });
   res.on("error", fail);
 }
 
-function openRequest(target: Target, addresses: ResolvedAddress[]): ClientRequest {
+function openRequest(
+  target: Target,
+  addresses: ResolvedAddress[],
+  json = false,
+  ca?: Buffer,
+): ClientRequest {
   const mod = target.url.protocol === "https:" ? https : http;
   return mod.request({
     protocol: target.url.protocol,
@@ -235,13 +251,14 @@ function openRequest(target: Target, addresses: ResolvedAddress[]): ClientReques
     path: `${target.url.pathname}${target.url.search}`,
     method: "GET",
     headers: {
-      accept: IMAGE_CONTENT_TYPES.join(", "),
+      accept: json ? "application/json" : IMAGE_CONTENT_TYPES.join(", "),
       "accept-encoding": "identity",
       "user-agent": USER_AGENT,
     },
     // A fresh connection per hop: a pooled socket could belong to another resolution.
     agent: false,
     lookup: pinnedLookup(addresses),
+    ...(ca ? { ca } : {}),
   });
 }
 
@@ -260,7 +277,7 @@ function requestOnce(target: Target, addresses: ResolvedAddress[], ctx: HopConte
   return new Promise<Hop>((resolve, reject) => {
     if (ctx.signal.aborted) return reject(ctx.signal.reason);
     let settled = false;
-    const req = openRequest(target, addresses);
+    const req = openRequest(target, addresses, ctx.json, ctx.ca);
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
@@ -302,6 +319,22 @@ function requestOnce(target: Target, addresses: ResolvedAddress[], ctx: HopConte
  * for everything else (size, time, type, HTTP status); rethrows `opts.signal`'s reason.
  */
 export async function fetchPublicImage(url: string, opts: SafeFetchOptions): Promise<FetchedImage> {
+  return fetchPublic(url, opts, false);
+}
+
+/**
+ * A JSON document at a caller's URL (an OAuth client's metadata document) under the same
+ * guard: public addresses only, pinned connection, size and time caps. Returns the bytes.
+ */
+export async function fetchPublicJsonBytes(url: string, opts: SafeFetchOptions): Promise<Buffer> {
+  return (await fetchPublic(url, opts, true)).bytes;
+}
+
+async function fetchPublic(
+  url: string,
+  opts: SafeFetchOptions,
+  json: boolean,
+): Promise<FetchedImage> {
   const field = opts.field ?? "image_url";
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
@@ -311,6 +344,8 @@ export async function fetchPublicImage(url: string, opts: SafeFetchOptions): Pro
     maxBytes: opts.maxBytes,
     allowed: opts.allowedContentTypes ?? IMAGE_CONTENT_TYPES,
     signal,
+    json,
+    ...(opts.caForTests ? { ca: opts.caForTests } : {}),
   };
   let target = checkUrl(url, field);
   try {

@@ -36,6 +36,32 @@ describe("payments configuration", () => {
     expect(error({ STRIPE_WEBHOOK_SECRET: "whsec_abc" })).toContain("STRIPE_SECRET_KEY");
   });
 
+  it("links transactions to Basescan only on Base chains unless an explorer is set", () => {
+    expect(loadPaymentsConfig(X402).x402?.explorerTxUrl).toBe("https://basescan.org/tx/{tx}");
+    const sepolia = loadPaymentsConfig({ ...X402, X402_NETWORK: "eip155:84532" });
+    expect(sepolia.x402?.explorerTxUrl).toBe("https://sepolia.basescan.org/tx/{tx}");
+    const other = loadPaymentsConfig({ ...X402, X402_NETWORK: "eip155:1337" });
+    expect(other.x402?.explorerTxUrl).toBeUndefined();
+    const own = loadPaymentsConfig({
+      ...X402,
+      X402_NETWORK: "eip155:1337",
+      X402_EXPLORER_TX_URL: "https://scan.example/tx/{tx}",
+    });
+    expect(own.x402?.explorerTxUrl).toBe("https://scan.example/tx/{tx}");
+  });
+
+  it("points the Stripe SDK at STRIPE_API_BASE (a local Stripe mock)", () => {
+    const cfg = loadPaymentsConfig({
+      STRIPE_SECRET_KEY: "sk_test_abc",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc",
+      STRIPE_API_BASE: "http://127.0.0.1:12111",
+    });
+    expect(cfg.checkout).toMatchObject({
+      apiBase: { host: "127.0.0.1", port: 12111, protocol: "http" },
+    });
+    expect(error({ STRIPE_API_BASE: "not a url" })).toContain("STRIPE_API_BASE");
+  });
+
   it("refuses CHECKOUT=test while Stripe keys are set", () => {
     const message = error({
       CHECKOUT: "test",

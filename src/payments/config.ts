@@ -5,7 +5,12 @@
  */
 import { z } from "zod";
 import { ConfigError } from "../config.js";
-import { BASE_MAINNET_DEFAULTS, validateX402Config, type X402Config } from "./x402/config.js";
+import {
+  BASE_MAINNET_DEFAULTS,
+  KNOWN_EXPLORERS,
+  validateX402Config,
+  type X402Config,
+} from "./x402/config.js";
 
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -19,6 +24,11 @@ const PaymentsEnv = z.object({
     .regex(/^whsec_\w+$/, "must be the whsec_… signing secret")
     .optional(),
   CHECKOUT: z.enum(["stripe", "test"]).optional(),
+  STRIPE_API_BASE: z
+    .string()
+    .url()
+    .regex(/^https?:\/\/[^/]+\/?$/, "must be a base URL like http://127.0.0.1:12111")
+    .optional(),
   CHECKOUT_EXPIRY_MINUTES: z.coerce.number().int().min(30).max(1440).default(60),
   PAYMENTS_POLL_MS: z.coerce.number().int().min(200).max(600_000).default(5_000),
   X402_ENABLED: Bool.default(false),
@@ -42,10 +52,7 @@ const PaymentsEnv = z.object({
   X402_RPC_URL: z.string().url().optional(),
   X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(30_000),
   X402_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).default(2),
-  X402_EXPLORER_TX_URL: z
-    .string()
-    .includes("{tx}", { message: "must contain {tx}" })
-    .default(BASE_MAINNET_DEFAULTS.explorerTxUrl),
+  X402_EXPLORER_TX_URL: z.string().includes("{tx}", { message: "must contain {tx}" }).optional(),
   X402_REFUND_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex key")
@@ -53,7 +60,14 @@ const PaymentsEnv = z.object({
 });
 
 export type CheckoutConfig =
-  | { kind: "stripe"; secretKey: string; webhookSecret: string; expiryMinutes: number }
+  | {
+      kind: "stripe";
+      secretKey: string;
+      webhookSecret: string;
+      expiryMinutes: number;
+      /** Where the Stripe SDK sends API calls (a local Stripe mock); default api.stripe.com. */
+      apiBase?: { host: string; port: number; protocol: "http" | "https" };
+    }
   | { kind: "test"; expiryMinutes: number };
 
 export interface PaymentsConfig {
@@ -99,6 +113,7 @@ function checkoutConfig(e: Parsed): CheckoutConfig {
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
       expiryMinutes: e.CHECKOUT_EXPIRY_MINUTES,
+      ...(e.STRIPE_API_BASE ? { apiBase: apiBase(e.STRIPE_API_BASE) } : {}),
     };
   }
   if (e.CHECKOUT === "stripe") {
@@ -129,7 +144,8 @@ function x402Config(e: Parsed): X402Config | undefined {
       facilitatorTimeoutMs: e.X402_FACILITATOR_TIMEOUT_MS,
       rpcUrl: e.X402_RPC_URL as string,
       confirmations: e.X402_CONFIRMATIONS,
-      explorerTxUrl: e.X402_EXPLORER_TX_URL,
+      // Base's explorer is the default only on Base chains; elsewhere no link unless set.
+      explorerTxUrl: e.X402_EXPLORER_TX_URL ?? KNOWN_EXPLORERS[chainId],
       refundPrivateKey: e.X402_REFUND_PRIVATE_KEY as `0x${string}` | undefined,
     });
   } catch (err) {
@@ -152,4 +168,11 @@ function facilitatorHeaders(raw: string | undefined): Record<string, string> | u
     Object.values(value).every((v) => typeof v === "string");
   if (!ok) fail(["X402_FACILITATOR_HEADERS: must be a JSON object of string header values"]);
   return value as Record<string, string>;
+}
+
+function apiBase(raw: string): { host: string; port: number; protocol: "http" | "https" } {
+  const url = new URL(raw);
+  const protocol = url.protocol === "http:" ? "http" : "https";
+  const port = url.port ? Number(url.port) : protocol === "http" ? 80 : 443;
+  return { host: url.hostname, port, protocol };
 }

@@ -18,6 +18,7 @@ export interface PrincipalSnapshot {
   key?: {
     label: string;
     kind: "agent" | "connected_app";
+    askBeforeSpending: boolean;
     limitCents: number;
     spentCents: number;
     createdAt: Date;
@@ -45,6 +46,7 @@ interface AuthRow {
   email: string | null;
   label: string | null;
   kind: "agent" | "connected_app" | null;
+  ask_before_spending: boolean | null;
   limit_cents: number | null;
   spent_cents: number | null;
   created_at: Date | null;
@@ -60,12 +62,13 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
   const result = isWalletKey
     ? await sql<AuthRow>`
         SELECT id AS wallet_id, NULL AS key_id, key_hash, false AS revoked, balance_cents, paused, email,
-               NULL AS label, NULL AS kind, NULL AS limit_cents, NULL AS spent_cents,
+               NULL AS label, NULL AS kind, NULL AS ask_before_spending, NULL AS limit_cents, NULL AS spent_cents,
                NULL AS created_at, NULL AS last_used_at
         FROM wallets WHERE key_hash = ${digest}`.execute(deps.db)
     : await sql<AuthRow>`
         SELECT k.wallet_id, k.id AS key_id, k.key_hash, k.revoked_at IS NOT NULL AS revoked,
-               w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.limit_cents, k.spent_cents,
+               w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.ask_before_spending,
+               k.limit_cents, k.spent_cents,
                k.created_at, k.last_used_at
         FROM agent_keys k JOIN wallets w ON w.id = k.wallet_id WHERE k.key_hash = ${digest}`.execute(
         deps.db,
@@ -90,6 +93,7 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
   snapshot.key = {
     label: row.label ?? "",
     kind: row.kind ?? "agent",
+    askBeforeSpending: row.ask_before_spending ?? true,
     limitCents: row.limit_cents ?? 0,
     spentCents: row.spent_cents ?? 0,
     createdAt: row.created_at as Date,
@@ -101,4 +105,71 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
 /** The agent key id that pays for (and owns) what this principal starts; null for the wallet key. */
 export function spenderKeyId(principal: Principal): string | null {
   return principal.kind === "agent" ? principal.keyId : null;
+}
+
+export const ACCESS_TOKEN_PATTERN = /^kat_[0-9A-Za-z_-]{20,64}$/;
+
+interface TokenRow {
+  wallet_id: string;
+  key_id: string;
+  revoked: boolean;
+  resource: string;
+  token_revoked: boolean;
+  expires_at: Date;
+  balance_cents: number;
+  paused: boolean;
+  label: string;
+  kind: "agent" | "connected_app";
+  ask_before_spending: boolean;
+  limit_cents: number;
+  spent_cents: number;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/**
+ * A connected app's OAuth access token, for the resource it was issued for (the /mcp URL) and
+ * nowhere else: the principal of its agent key — same limit, same own-jobs rule. Revoking the
+ * connection (the key) stops its tokens on the next request.
+ */
+export async function authenticateAccessToken(
+  deps: CoreDeps,
+  token: string,
+  resource: string,
+): Promise<Principal> {
+  const invalid = () =>
+    unauthorized("The access token is not valid (unknown, expired or revoked); sign in again.");
+  if (!ACCESS_TOKEN_PATTERN.test(token)) throw invalid();
+  const result = await sql<TokenRow>`
+    SELECT k.wallet_id, k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, t.resource,
+           t.revoked_at IS NOT NULL AS token_revoked, t.expires_at,
+           w.balance_cents, w.paused, k.label, k.kind, k.ask_before_spending, k.limit_cents,
+           k.spent_cents, k.created_at, k.last_used_at
+    FROM oauth_tokens t JOIN agent_keys k ON k.id = t.agent_key_id JOIN wallets w ON w.id = k.wallet_id
+    WHERE t.token_hash = ${hashSecret(token)} AND t.kind = 'access'`.execute(deps.db);
+  const row = result.rows[0];
+  const now = deps.clock().getTime();
+  if (!row || row.token_revoked || new Date(row.expires_at).getTime() <= now) throw invalid();
+  if (row.revoked) throw unauthorized("This connection was revoked by the wallet owner.");
+  if (row.resource !== resource)
+    throw unauthorized("This access token was issued for another resource.");
+  return {
+    kind: "agent",
+    walletId: row.wallet_id,
+    keyId: row.key_id,
+    snapshot: {
+      balanceCents: row.balance_cents,
+      paused: row.paused,
+      email: null,
+      key: {
+        label: row.label,
+        kind: row.kind,
+        askBeforeSpending: row.ask_before_spending,
+        limitCents: row.limit_cents,
+        spentCents: row.spent_cents,
+        createdAt: row.created_at,
+        lastUsedAt: row.last_used_at,
+      },
+    },
+  };
 }

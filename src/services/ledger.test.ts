@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onPostgres, openTestDatabase, type TestDatabase } from "../../test/db.js";
 import { coreDeps } from "../../test/deps.js";
 import { ApiError } from "../domain/errors.js";
+import { createAgentKey } from "./agent-keys.js";
 import type { CoreDeps } from "./deps.js";
 import { charge, credit, refundJob } from "./ledger.js";
 import { reconcile } from "./reconcile.js";
-import { createAgentKey, createWallet } from "./wallets.js";
+import { createWallet } from "./wallets.js";
 
 let database: TestDatabase;
 let deps: CoreDeps;

@@ -116,6 +116,9 @@ function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
     return new ApiError(
       403,
       "This wallet is paused by the operator, so it cannot spend; contact the operator to unpause it.",
+      {},
+      {},
+      "wallet_paused",
     );
   }
   if (input.agentKeyId && (!row.key_found || row.key_revoked)) {

@@ -1,7 +1,6 @@
 /** Wallets and their agent keys: creation, the Wallet view each key sees, revocation, pausing. */
-import { ApiError, badRequest, notFound } from "../domain/errors.js";
+import { ApiError, notFound } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
-import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
 import type { Principal, PrincipalSnapshot } from "./auth.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -16,6 +15,10 @@ export interface AgentKeyView {
   revoked: boolean;
   /** "agent" for keys made with POST /wallet/keys, "connected_app" for OAuth connections. */
   kind: "agent" | "connected_app";
+  /** The owner's standing agreement: false lets an assistant spend within the limit without asking. */
+  ask_before_spending: boolean;
+  /** Connected apps (OAuth sign-in) only: which app, and where it returns. */
+  connected_app?: { client_id: string; client_name: string; redirect_host: string | null };
 }
 
 export interface WalletView {
@@ -31,11 +34,14 @@ interface AgentKeyRow {
   id: string;
   label: string;
   kind: "agent" | "connected_app";
+  ask_before_spending: boolean;
   limit_cents: number;
   spent_cents: number;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  client_id?: string | null;
+  redirect_host?: string | null;
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -51,18 +57,31 @@ export function agentKeyView(row: AgentKeyRow): AgentKeyView {
     last_used_at: iso(row.last_used_at),
     revoked: row.revoked_at !== null,
     kind: row.kind,
+    ask_before_spending: row.ask_before_spending,
+    ...(row.kind === "connected_app" && row.client_id
+      ? {
+          connected_app: {
+            client_id: row.client_id,
+            client_name: row.label,
+            redirect_host: row.redirect_host ?? null,
+          },
+        }
+      : {}),
   };
 }
 
-const KEY_COLUMNS = [
+export const KEY_COLUMNS = [
   "id",
   "label",
   "kind",
+  "ask_before_spending",
   "limit_cents",
   "spent_cents",
   "created_at",
   "last_used_at",
   "revoked_at",
+  "client_id",
+  "redirect_host",
 ] as const;
 
 export async function createWallet(deps: CoreDeps, input: { email?: string | null }) {
@@ -93,6 +112,7 @@ export async function walletView(deps: CoreDeps, principal: Principal): Promise<
     id: principal.keyId,
     label: k.label,
     kind: k.kind,
+    ask_before_spending: k.askBeforeSpending,
     limit_cents: k.limitCents,
     spent_cents: k.spentCents,
     created_at: k.createdAt,
@@ -125,6 +145,7 @@ async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<Princ
     snap.key = {
       label: key.label,
       kind: key.kind,
+      askBeforeSpending: key.ask_before_spending,
       limitCents: key.limit_cents,
       spentCents: key.spent_cents,
       createdAt: key.created_at,
@@ -138,64 +159,6 @@ async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<Princ
 export function freshPrincipal(principal: Principal): Principal {
   const { snapshot: _ignored, ...rest } = principal;
   return rest as Principal;
-}
-
-export async function createAgentKey(
-  deps: CoreDeps,
-  walletId: string,
-  input: { label?: string; limitCents: number; kind?: "agent" | "connected_app" },
-) {
-  const { min, max } = AGENT_KEY_LIMIT_CENTS;
-  if (!Number.isSafeInteger(input.limitCents) || input.limitCents < min || input.limitCents > max) {
-    throw badRequest(`limit_cents must be an integer from ${min} to ${max}.`);
-  }
-  const key = newSecret("pak");
-  const row = await deps.db
-    .insertInto("agent_keys")
-    .values({
-      id: deps.ids("key"),
-      wallet_id: walletId,
-      key_hash: hashSecret(key),
-      label: input.label ?? "",
-      kind: input.kind ?? "agent",
-      limit_cents: input.limitCents,
-      created_at: deps.clock(),
-    })
-    .returning(KEY_COLUMNS)
-    .executeTakeFirstOrThrow();
-  deps.log.info("agent key created", { wallet_id: walletId, key_id: row.id });
-  return { key, agent_key: agentKeyView(row) };
-}
-
-export async function listAgentKeys(deps: CoreDeps, walletId: string) {
-  const rows = await deps.db
-    .selectFrom("agent_keys")
-    .select(KEY_COLUMNS)
-    .where("wallet_id", "=", walletId)
-    .orderBy("created_at", "desc")
-    .orderBy("id")
-    .execute();
-  return rows.map(agentKeyView);
-}
-
-/** Idempotent: revoking a revoked key returns it unchanged. Another wallet's key is a 404. */
-export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: string) {
-  await deps.db
-    .updateTable("agent_keys")
-    .set({ revoked_at: deps.clock() })
-    .where("id", "=", keyId)
-    .where("wallet_id", "=", walletId)
-    .where("revoked_at", "is", null)
-    .execute();
-  const row = await deps.db
-    .selectFrom("agent_keys")
-    .select(KEY_COLUMNS)
-    .where("id", "=", keyId)
-    .where("wallet_id", "=", walletId)
-    .executeTakeFirst();
-  if (!row) throw notFound("Agent key");
-  deps.log.info("agent key revoked", { wallet_id: walletId, key_id: keyId });
-  return agentKeyView(row);
 }
 
 /** Operator switch: a paused wallet keeps its balance and can be read and topped up, but cannot spend. */

@@ -21,6 +21,12 @@ export interface PresignUploadOptions {
   contentType: string;
   sizeBytes: number;
   expiresInSec: number;
+  /**
+   * `sizeBytes` is a ceiling, not the exact size (the caller did not declare one). The local
+   * store enforces it while streaming; an S3 presigned PUT cannot bind a range, so whoever
+   * reads the object must check its size (start does).
+   */
+  upTo?: boolean;
 }
 
 export interface PresignDownloadOptions {
@@ -33,7 +39,7 @@ export interface PresignDownloadOptions {
 
 export interface BlobStore {
   readonly kind: "local" | "s3";
-  /** A single-purpose URL that accepts exactly one PUT of exactly sizeBytes with this contentType to key. */
+  /** A single-purpose URL that accepts a PUT of exactly (or, with upTo, at most) sizeBytes with this contentType to key. */
   presignUpload(key: string, opts: PresignUploadOptions): Promise<UploadTicket>;
   /** A GET URL for key, expiring; Content-Disposition attachment with filename when given. */
   presignDownload(key: string, opts: PresignDownloadOptions): Promise<string>;
@@ -45,6 +51,16 @@ export interface BlobStore {
   /** Removes the object; deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
 }
+
+/**
+ * Whether a signed upload may land now: the services know which job a key belongs to and
+ * whether it still waits for that file. `once` makes the link one-shot (a second PUT is
+ * refused, even when two race). Only the local store can enforce it; S3 presigned URLs are
+ * checked when the file is used instead.
+ */
+export type UploadGuard = (
+  key: string,
+) => Promise<{ ok: true; once: boolean } | { ok: false; detail: string }>;
 
 /** Longest URL lifetime: SigV4 presigned URLs cannot live longer than 7 days. */
 export const MAX_URL_LIFETIME_SEC = 7 * 24 * 3600;

@@ -4,13 +4,13 @@
  * a complete file is renamed into place (rename is atomic within a directory).
  */
 import { randomBytes } from "node:crypto";
-import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, link, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 
 export type WriteOutcome =
   | { ok: true; bytes: number }
-  | { ok: false; reason: "too_long" | "too_short"; bytes: number };
+  | { ok: false; reason: "too_long" | "too_short" | "exists"; bytes: number };
 
 export interface WriteExactOptions {
   /** fsync the file and its directory before answering: set for stored objects, not scratch files. */
@@ -18,6 +18,10 @@ export interface WriteExactOptions {
   signal?: AbortSignal;
   /** Runs once the bytes are complete, just before the rename makes them visible. */
   beforeCommit?: () => Promise<void>;
+  /** `expectedBytes` is a ceiling, not an exact size (an upload whose size was not declared). */
+  upTo?: boolean;
+  /** Never replace an existing file: a second writer gets `exists` (one-shot upload links). */
+  noReplace?: boolean;
 }
 
 /** A dot-prefixed name beside `destPath`; keys never start with a dot, so it cannot clash. */
@@ -41,12 +45,26 @@ export async function writeExactlyAtomic(
   const fh = await openCreatingDir(tmp);
   let committed = false;
   try {
-    const outcome = await copyLimited(chunks, fh, expectedBytes, opts.signal);
+    const outcome = await copyLimited(chunks, fh, expectedBytes, opts.signal, opts.upTo ?? false);
     if (!outcome.ok) return outcome;
     if (opts.durable) await fh.sync();
     await fh.close();
     await opts.beforeCommit?.();
-    await rename(tmp, destPath);
+    if (opts.noReplace) {
+      // link() fails when the destination exists, so of two racing writers exactly one wins.
+      // (The metadata written just before is bound by the same link, so it is the same.)
+      const linked = await link(tmp, destPath).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === "EEXIST") return false;
+          throw err;
+        },
+      );
+      if (!linked) return { ok: false, reason: "exists", bytes: outcome.bytes };
+      await rm(tmp, { force: true });
+    } else {
+      await rename(tmp, destPath);
+    }
     committed = true;
     if (opts.durable) await syncDir(dir);
     return outcome;
@@ -75,6 +93,7 @@ async function copyLimited(
   fh: FileHandle,
   expectedBytes: number,
   signal: AbortSignal | undefined,
+  upTo: boolean,
 ): Promise<WriteOutcome> {
   let bytes = 0;
   for await (const chunk of chunks) {
@@ -85,7 +104,7 @@ async function copyLimited(
     await writeAll(fh, chunk);
   }
   signal?.throwIfAborted();
-  if (bytes < expectedBytes) return { ok: false, reason: "too_short", bytes };
+  if (bytes < expectedBytes && !upTo) return { ok: false, reason: "too_short", bytes };
   return { ok: true, bytes };
 }
 

@@ -3,16 +3,17 @@ import path from "node:path";
 import type { Config } from "../config.js";
 import type { BlobStore } from "./blob-store.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
-import { createS3BlobStore } from "./s3-store.js";
 
-export function storageFromConfig(
+export async function storageFromConfig(
   config: Config,
   publicUrl: string,
   signingSecret: string,
   now?: () => number,
-): BlobStore | LocalBlobStore {
+): Promise<BlobStore | LocalBlobStore> {
   const s = config.storage;
   if (s.kind === "s3") {
+    // The AWS SDK is loaded only by deployments that use S3.
+    const { createS3BlobStore } = await import("./s3-store.js");
     return createS3BlobStore({
       bucket: s.bucket,
       region: s.region,

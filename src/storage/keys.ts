@@ -63,3 +63,27 @@ export function clipImageKey(clipId: string): string {
 export function clipOutputKey(clipId: string): string {
   return `clips/${checkId(clipId, CLIP_ID_PATTERN, "clip id")}/output`;
 }
+
+/** What a job file key names: its area, the job (or clip) id, and which file. */
+export interface JobFileKey {
+  area: "restore" | "clips";
+  id: string;
+  file: "input" | "output" | "image";
+}
+
+/** Parses a key made by the functions above; null for anything else. */
+export function parseJobFileKey(key: string): JobFileKey | null {
+  const m = /^(restore|clips)\/([A-Za-z0-9_-]{1,110})\/(input|output|image)$/.exec(key);
+  if (!m) return null;
+  const [, area, id, file] = m as unknown as [
+    string,
+    JobFileKey["area"],
+    string,
+    JobFileKey["file"],
+  ];
+  const valid =
+    area === "restore"
+      ? RESTORE_ID_PATTERN.test(id) && file !== "image"
+      : CLIP_ID_PATTERN.test(id) && file !== "input";
+  return valid ? { area, id, file } : null;
+}

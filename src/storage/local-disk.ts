@@ -21,12 +21,13 @@ export interface OpenedObject {
 export interface LocalDisk {
   readonly rootDir: string;
   pathFor(key: string): string;
-  /** Stores exactly `sizeBytes` from `chunks` at key, or nothing at all. */
+  /** Stores exactly (upTo: at most) `sizeBytes` from `chunks` at key, or nothing at all. */
   write(
     key: string,
     chunks: AsyncIterable<Uint8Array>,
     sizeBytes: number,
     contentType: string,
+    opts?: { upTo?: boolean; noReplace?: boolean },
   ): Promise<WriteOutcome & { etag?: string }>;
   /** An open handle on the object (so a concurrent replace cannot swap it mid-read), or null. */
   openForRead(key: string): Promise<OpenedObject | null>;
@@ -67,9 +68,10 @@ export function createLocalDisk(rootDir: string): LocalDisk {
   return {
     rootDir: root,
     pathFor,
-    async write(key, chunks, sizeBytes, contentType) {
+    async write(key, chunks, sizeBytes, contentType, opts = {}) {
       const path = pathFor(key);
       const outcome = await writeExactlyAtomic(chunks, path, sizeBytes, {
+        ...opts,
         durable: true,
         beforeCommit: () => writeMeta(path, { contentType }),
       });

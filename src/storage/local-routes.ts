@@ -5,12 +5,13 @@
  * Statuses: every token problem (malformed, altered, expired, wrong purpose) is
  * 403, as S3 answers for its presigned URLs, so a client handles both stores
  * alike. A request that does not match what its valid token binds is 400
- * (wrong Content-Type, too few bytes) or 413 (too many bytes). Nothing at a
- * download link is 404. Every error body is `{ "detail": "..." }`.
+ * (wrong Content-Type, too few bytes) or 413 (too many bytes). An upload the
+ * guard refuses (the link was used, or its job no longer waits for a file) is
+ * 409. Nothing at a download link is 404. Every error body is `{ "detail": "..." }`.
  */
 import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
-import { attachmentDisposition } from "./blob-store.js";
+import { attachmentDisposition, type UploadGuard } from "./blob-store.js";
 import { nodeChunks, webChunks } from "./file-io.js";
 import { decideRange, ifRangeMatches } from "./http-range.js";
 import type { LocalDisk, OpenedObject } from "./local-disk.js";
@@ -20,9 +21,13 @@ export interface LocalRoutesDeps {
   disk: LocalDisk;
   signingSecret: string;
   now: () => number;
+  guard?: UploadGuard;
 }
 
-type ErrorStatus = 400 | 403 | 404 | 405 | 413 | 416;
+const USED_LINK =
+  "this upload link was already used: the file arrived, and a link accepts one file";
+
+type ErrorStatus = 400 | 403 | 404 | 405 | 409 | 413 | 416;
 
 function fail(
   c: Context,
@@ -51,16 +56,24 @@ async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response
   const claims = check.claims;
   const refusal = refuseHeaders(c, claims);
   if (refusal) return refusal;
-
+  const allowed = deps.guard ? await deps.guard(claims.key) : { ok: true as const, once: false };
+  if (!allowed.ok) return fail(c, 409, allowed.detail, { Connection: "close" });
+  if (allowed.once && (await deps.disk.head(claims.key))) {
+    return fail(c, 409, USED_LINK, { Connection: "close" });
+  }
   const outcome = await deps.disk
-    .write(claims.key, requestChunks(c), claims.sizeBytes, claims.contentType)
+    .write(claims.key, requestChunks(c), claims.sizeBytes, claims.contentType, {
+      upTo: claims.upTo ?? false,
+      noReplace: allowed.once,
+    })
     .catch((err: unknown) => {
       if (isClientAbort(err)) return null;
       throw err;
     });
   if (outcome === null) return fail(c, 400, "the upload was interrupted; nothing was stored");
+  if (!outcome.ok && outcome.reason === "exists") return fail(c, 409, USED_LINK);
   if (!outcome.ok && outcome.reason === "too_long") {
-    const detail = `this link accepts exactly ${claims.sizeBytes} bytes; the body was longer`;
+    const detail = `this link accepts ${claims.upTo ? "at most" : "exactly"} ${claims.sizeBytes} bytes; the body was longer`;
     return fail(c, 413, detail, { Connection: "close" });
   }
   if (!outcome.ok) {
@@ -84,7 +97,11 @@ function refuseHeaders(c: Context, claims: UploadClaims): Response | null {
   if (lengthHeader === undefined) return null;
   const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : Number.NaN;
   if (Number.isNaN(length)) return fail(c, 400, "Content-Length must be a whole number of bytes");
-  if (length === claims.sizeBytes) return null;
+  if (length === claims.sizeBytes || (claims.upTo && length <= claims.sizeBytes)) return null;
+  if (claims.upTo) {
+    const detail = `this link accepts at most ${claims.sizeBytes} bytes; Content-Length is ${length}`;
+    return fail(c, 413, detail, { Connection: "close" });
+  }
   const detail = `this link accepts exactly ${claims.sizeBytes} bytes; Content-Length is ${length}`;
   return length > claims.sizeBytes
     ? fail(c, 413, detail, { Connection: "close" })

@@ -14,6 +14,7 @@ import {
   assertUploadSize,
   BlobNotFoundError,
   type BlobStore,
+  type UploadGuard,
 } from "./blob-store.js";
 import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey } from "./keys.js";
@@ -40,8 +41,11 @@ export interface LocalBlobStoreOptions {
 
 export type LocalBlobStore = BlobStore & {
   readonly kind: "local";
-  /** The Hono app serving upload and download URLs; mount it at `mountPath`. */
-  routes(): Hono;
+  /**
+   * The Hono app serving upload and download URLs; mount it at `mountPath`. The guard (from
+   * the services) decides whether an upload may land now; built once, on the first call.
+   */
+  routes(opts?: { uploadGuard?: UploadGuard }): Hono;
 };
 
 export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStore {
@@ -59,18 +63,18 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
 
   return {
     kind: "local",
-    routes: () => {
-      app ??= buildLocalRoutes({ disk, signingSecret: secret, now });
+    routes: (routeOpts = {}) => {
+      app ??= buildLocalRoutes({ disk, signingSecret: secret, now, guard: routeOpts.uploadGuard });
       return app;
     },
-    async presignUpload(key, { contentType, sizeBytes, expiresInSec }) {
+    async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {
       assertValidKey(key);
       assertContentType(contentType);
       assertUploadSize(sizeBytes, maxUploadBytes);
       assertLifetime(expiresInSec);
       const expiresAtSec = expiry(expiresInSec);
       const token = signToken(
-        { purpose: "upload", key, contentType, sizeBytes, expiresAtSec },
+        { purpose: "upload", key, contentType, sizeBytes, expiresAtSec, ...(upTo ? { upTo } : {}) },
         secret,
       );
       return {

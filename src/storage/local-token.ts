@@ -8,12 +8,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { isValidKey } from "./keys.js";
 
-/** Upload claims: PUT to `key` of exactly `sizeBytes` bytes typed `contentType`. */
+/** Upload claims: PUT to `key` of exactly (upTo: at most) `sizeBytes` bytes typed `contentType`. */
 export interface UploadClaims {
   purpose: "upload";
   key: string;
   contentType: string;
   sizeBytes: number;
+  upTo?: boolean;
   /** Unix seconds after which the token is refused. */
   expiresAtSec: number;
 }
@@ -49,6 +50,7 @@ interface WireClaims {
   n?: number;
   f?: string;
   i?: 1;
+  u?: 1;
 }
 
 export function signToken(claims: TokenClaims, secret: string): string {
@@ -61,6 +63,7 @@ export function signToken(claims: TokenClaims, secret: string): string {
           e: claims.expiresAtSec,
           t: claims.contentType,
           n: claims.sizeBytes,
+          ...(claims.upTo ? { u: 1 as const } : {}),
         }
       : {
           v: 1,
@@ -141,7 +144,15 @@ function decodeClaims(payload: string): TokenClaims | null {
   const expiresAtSec = e as number;
   if (wire.p === "u") {
     if (typeof t !== "string" || !Number.isSafeInteger(n) || (n as number) < 0) return null;
-    return { purpose: "upload", key: k, contentType: t, sizeBytes: n as number, expiresAtSec };
+    const upTo = wire.u === 1 ? { upTo: true } : {};
+    return {
+      purpose: "upload",
+      key: k,
+      contentType: t,
+      sizeBytes: n as number,
+      expiresAtSec,
+      ...upTo,
+    };
   }
   if (wire.p === "d") {
     if ((t !== undefined && typeof t !== "string") || (f !== undefined && typeof f !== "string")) {

@@ -79,7 +79,7 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
 
   return {
     kind: "s3",
-    async presignUpload(key, { contentType, sizeBytes, expiresInSec }) {
+    async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {
       assertValidKey(key);
       assertContentType(contentType);
       assertUploadSize(sizeBytes, maxUploadBytes);
@@ -89,7 +89,8 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
         Bucket,
         Key: key,
         ContentType: contentType,
-        ContentLength: sizeBytes,
+        // A declared size is bound into the signature; an undeclared one cannot be capped here.
+        ...(upTo ? {} : { ContentLength: sizeBytes }),
       });
       // content-length and host are signed by default; content-type must be asked for.
       const url = await getSignedUrl(presigner, command, {

@@ -9,13 +9,26 @@ main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius
 .muted{color:#57534e;font-size:.9rem}
 form{display:inline}
 button{font:inherit;padding:.6rem 1.4rem;border-radius:8px;border:1px solid #1c1917;cursor:pointer;margin-right:.5rem}
-button.pay{background:#1c1917;color:#fff}
+button.pay,a.pay{background:#1c1917;color:#fff}
+a.button{display:inline-block;text-decoration:none;padding:.6rem 1.4rem;border-radius:8px;border:1px solid #1c1917}
+label{display:block;font-weight:600;margin:.8rem 0 .2rem}
+fieldset label{display:inline;font-weight:400}
+fieldset{border:1px solid #d6d3d1;border-radius:8px;margin:1rem 0}
+input[type=password],input[type=text],input[inputmode]{font:inherit;padding:.5rem;border:1px solid #a8a29e;border-radius:6px;width:14rem}
+.host{font-size:1.25rem;background:#fef3c7;padding:.6rem;border-radius:8px}
+.error{color:#b91c1c;font-weight:600}
+.secret{display:block;word-break:break-all;background:#1c1917;color:#fef3c7;padding:.8rem;border-radius:8px}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+td,th{border-bottom:1px solid #e7e5e4;padding:.35rem .4rem;text-align:left;vertical-align:top}
+main.wide{max-width:60rem}
+nav a{margin-right:1rem}
 `;
 
 export function Page(props: {
   title: string;
   testMode?: boolean;
   refreshSec?: number;
+  wide?: boolean;
   children: Child;
 }) {
   return (
@@ -34,7 +47,7 @@ export function Page(props: {
             TEST MODE — no real money. This checkout is kinora's built-in test page.
           </div>
         ) : null}
-        <main>{props.children}</main>
+        <main class={props.wide ? "wide" : undefined}>{props.children}</main>
       </body>
     </html>
   );
@@ -48,3 +61,17 @@ export const PAGE_HEADERS = {
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
 } as const;
+
+/**
+ * Headers of pages that take a decision (consent, console): no framing (no clickjacking of
+ * "Allow"), no scripts, forms only to kinora — and, on the consent page, to where the app
+ * returns (browsers apply form-action to the redirect that follows the form).
+ */
+export function decisionPageHeaders(formTargets: string[] = []) {
+  const targets = ["'self'", ...formTargets].join(" ");
+  return {
+    ...PAGE_HEADERS,
+    "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action ${targets}; frame-ancestors 'none'; base-uri 'none'`,
+    "x-frame-options": "DENY",
+  };
+}

@@ -3,8 +3,9 @@
  * long-poll claims, heartbeats, completes and fails with `Authorization: Bearer WORKER_TOKEN`.
  * Each request has a time-out so a dead server shows up as an error the loop backs off from.
  */
+
+import type { WorkItem, WorkSource } from "../jobs/work.js";
 import type { FetchLike } from "./executors/transfer.js";
-import type { WorkItem, WorkSource } from "./types.js";
 
 export interface HttpWorkSourceOptions {
   server: string;
@@ -76,6 +77,9 @@ export function createHttpWorkSource(opts: HttpWorkSourceOptions): WorkSource {
     },
     async fail(item, workerId, failure) {
       await post(jobPath(item, "fail"), { kind: item.kind, worker_id: workerId, failure });
+    },
+    async release(item, workerId) {
+      await post(jobPath(item, "release"), { kind: item.kind, worker_id: workerId });
     },
   };
 }

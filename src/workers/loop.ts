@@ -1,11 +1,15 @@
 /**
  * The worker loop: claim → execute under a heartbeat → complete or fail. The same loop serves
  * in-process workers and `kinora worker` on another machine; only the WorkSource differs.
+ *
+ * Heartbeats follow the lease the server granted (a quarter of it), not this process's own
+ * settings. Stopping (SIGTERM) claims nothing new and lets the running attempt finish within
+ * the grace; an attempt still running when the grace ends is aborted and handed back to the
+ * queue with `release`, so a rolling restart never uses up an attempt or refunds a job.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Logger } from "../logger.js";
 import {
   type Executor,
   type JobKind,
@@ -13,7 +17,8 @@ import {
   type WorkFailure,
   type WorkItem,
   type WorkSource,
-} from "./types.js";
+} from "../jobs/work.js";
+import type { Logger } from "../logger.js";
 
 export interface WorkerLoopOptions {
   workerId: string;
@@ -22,14 +27,16 @@ export interface WorkerLoopOptions {
   log: Logger;
   /** How long one claim may wait for work (long-poll / LISTEN) before looping. */
   claimWaitMs?: number;
+  /** Upper bound on the heartbeat interval (default: a quarter of the server's lease). */
   heartbeatMs?: number;
   /** Back-off after the source itself fails (server down, database error). */
   errorBackoffMs?: number;
+  /** Root for per-attempt scratch folders (the process's Scratch dir); default the OS temp dir. */
   scratchDir?: string;
 }
 
 export interface RunningWorker {
-  /** Stops claiming; waits for the current job to finish (or aborts it after `graceMs`). */
+  /** Stops claiming; waits for the current job (or aborts and releases it after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
   readonly done: Promise<void>;
 }
@@ -43,9 +50,20 @@ const sleep = (ms: number, signal: AbortSignal) =>
     });
   });
 
+/** Progress reaches callers (and `?wait=` readers) at least this often. */
+const PROGRESS_EVERY_MS = 5000;
+
+/**
+ * A quarter of the lease, so two missed beats still leave time — and at most every 5 s, since
+ * heartbeats also carry the progress people watch; never below 100 ms.
+ */
+export function heartbeatInterval(item: WorkItem, ceilingMs = Number.POSITIVE_INFINITY): number {
+  return Math.max(100, Math.floor(Math.min(ceilingMs, item.leaseMs / 4, PROGRESS_EVERY_MS)));
+}
+
 export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
   const stopping = new AbortController();
-  const jobAbort = new AbortController();
+  const shutdown = new AbortController();
   const kinds = opts.executors.map((e) => e.kind) as JobKind[];
   const byKind = new Map(opts.executors.map((e) => [e.kind, e]));
   const log = opts.log.child({ worker_id: opts.workerId });
@@ -63,7 +81,12 @@ export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
       if (!item) continue;
       const executor = byKind.get(item.kind);
       if (!executor) continue;
-      await runOne(item, executor, opts, log, jobAbort.signal);
+      // Claimed while stopping began: hand it straight back.
+      if (stopping.signal.aborted) {
+        await opts.source.release(item, opts.workerId).catch(() => {});
+        break;
+      }
+      await runOne(item, executor, opts, log, shutdown.signal);
     }
   })();
 
@@ -71,7 +94,7 @@ export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
     done,
     async stop(graceMs = 30_000) {
       stopping.abort();
-      const timer = setTimeout(() => jobAbort.abort(), graceMs);
+      const timer = setTimeout(() => shutdown.abort(), graceMs);
       await done;
       clearTimeout(timer);
     },
@@ -83,25 +106,32 @@ async function runOne(
   executor: Executor,
   opts: WorkerLoopOptions,
   log: Logger,
-  stopSignal: AbortSignal,
+  shutdownSignal: AbortSignal,
 ) {
   const jobLog = log.child({ job_id: item.jobId, kind: item.kind, attempt: item.attempt });
   const attempt = new AbortController();
-  const onStop = () => attempt.abort();
-  stopSignal.addEventListener("abort", onStop);
+  let leaseLost = false;
+  const onShutdown = () => attempt.abort();
+  shutdownSignal.addEventListener("abort", onShutdown);
   let progress: number | null = null;
-  const beat = setInterval(() => {
-    opts.source.heartbeat(item, opts.workerId, progress).then(
-      (held) => {
-        if (!held) {
-          jobLog.warn("lease lost; abandoning the attempt");
-          attempt.abort();
-        }
-      },
-      (err) => jobLog.warn("heartbeat failed", { err }),
-    );
-  }, opts.heartbeatMs ?? 5000);
-  const workDir = await mkdtemp(path.join(opts.scratchDir ?? tmpdir(), `kinora-${item.jobId}-`));
+  const beat = setInterval(
+    () => {
+      opts.source.heartbeat(item, opts.workerId, progress).then(
+        (held) => {
+          if (!held) {
+            jobLog.warn("lease lost; abandoning the attempt");
+            leaseLost = true;
+            attempt.abort();
+          }
+        },
+        (err) => jobLog.warn("heartbeat failed", { err }),
+      );
+    },
+    heartbeatInterval(item, opts.heartbeatMs),
+  );
+  const workDir = await mkdtemp(
+    path.join(opts.scratchDir ?? tmpdir(), `${item.kind}-${item.jobId}-`),
+  );
   const started = performance.now();
   try {
     jobLog.info("job started");
@@ -112,12 +142,15 @@ async function runOne(
         progress = Math.max(0, Math.min(1, f));
       },
     });
-    if (attempt.signal.aborted) return; // lease lost or shutting down: someone else owns it now
+    if (attempt.signal.aborted) {
+      await handOver(item, opts, jobLog, leaseLost);
+      return;
+    }
     await opts.source.complete(item, opts.workerId, result);
     jobLog.info("job done", { ms: Math.round(performance.now() - started) });
   } catch (err) {
     if (attempt.signal.aborted && !(err instanceof WorkError)) {
-      jobLog.warn("attempt aborted; the lease will lapse and the job be retried");
+      await handOver(item, opts, jobLog, leaseLost);
       return;
     }
     const failure: WorkFailure =
@@ -134,7 +167,16 @@ async function runOne(
       .catch((e) => jobLog.error("fail report failed", { err: e }));
   } finally {
     clearInterval(beat);
-    stopSignal.removeEventListener("abort", onStop);
+    shutdownSignal.removeEventListener("abort", onShutdown);
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** An aborted attempt: after a lost lease someone else owns the job; after shutdown, release it. */
+async function handOver(item: WorkItem, opts: WorkerLoopOptions, log: Logger, leaseLost: boolean) {
+  if (leaseLost) return;
+  log.warn("attempt interrupted by shutdown; handing the job back without using an attempt");
+  await opts.source
+    .release(item, opts.workerId)
+    .catch((err) => log.warn("release failed; the lease will lapse instead", { err }));
 }

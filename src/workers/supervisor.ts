@@ -4,10 +4,11 @@
  * whose worker stopped heartbeating — whether that worker was in-process or remote.
  */
 import type { Database } from "../db/database.js";
+import type { Executor, JobQueue } from "../jobs/work.js";
+import { createDbWorkSource, type DbWorkSource } from "../jobs/work-source.js";
 import type { Logger } from "../logger.js";
-import { createDbWorkSource, type DbWorkSource } from "./db-source.js";
 import { type RunningWorker, startWorkerLoop } from "./loop.js";
-import type { Executor, JobQueue } from "./types.js";
+import { openScratch } from "./scratch.js";
 
 export interface JobSystem {
   source: DbWorkSource;
@@ -22,10 +23,14 @@ export async function startJobSystem(opts: {
   leaseMs: number;
   log: Logger;
   nodeId: string;
+  /** Where per-process scratch directories live (default: the OS temp dir). */
+  scratchRoot?: string;
 }): Promise<JobSystem> {
   const source = await createDbWorkSource(opts.database, opts.queues, { leaseMs: opts.leaseMs });
   const loops: RunningWorker[] = [];
-  if (opts.executors.length > 0) {
+  const runsJobs = opts.executors.length > 0 && opts.workers > 0;
+  const scratch = runsJobs ? await openScratch(opts.scratchRoot) : undefined;
+  if (runsJobs) {
     for (let i = 0; i < opts.workers; i++) {
       loops.push(
         startWorkerLoop({
@@ -33,7 +38,7 @@ export async function startJobSystem(opts: {
           source,
           executors: opts.executors,
           log: opts.log,
-          heartbeatMs: Math.max(1000, Math.floor(opts.leaseMs / 4)),
+          scratchDir: scratch?.dir,
         }),
       );
     }
@@ -54,7 +59,10 @@ export async function startJobSystem(opts: {
     source,
     async stop(graceMs) {
       clearInterval(recovery);
+      // New claims (in-process and over the worker API) get nothing from now on.
+      source.drain();
       await Promise.all(loops.map((l) => l.stop(graceMs)));
+      await scratch?.close();
       await source.close();
     },
   };

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipDeps } from "../../src/features/clips.js";
+import { clipJobs } from "../../src/jobs/clip.js";
+import { sweepJobs } from "../../src/jobs/retention.js";
+import type { JobQueue } from "../../src/jobs/work.js";
+import { jobEngineDeps } from "../../src/platform.js";
 import { moveClip } from "../../src/services/clips/moves.js";
-import { sweepClips } from "../../src/services/clips/retention.js";
-import type { JobQueue } from "../../src/workers/types.js";
 import { balances, type ClipTestApp, createClipTestApp } from "./helpers.js";
 
 let t: ClipTestApp;
@@ -84,12 +85,12 @@ describe("clip queue", () => {
     const id = await queuedClip(key);
     const item = await queue.claim("w1", 10_000);
     expect(item?.jobId).toBe(id);
-    expect(await queue.heartbeat(id, "w1", 10_000, 0.5)).toBe(true);
+    expect(await queue.heartbeat(id, "w1", 10_000, 0.5)).toBe("ok");
     expect((await status(id)).progress).toBe(0.5);
     t.clock.advance(11_000);
     expect(await queue.recoverLapsedLeases()).toBe(1);
     expect((await status(id)).status).toBe("queued");
-    expect(await queue.heartbeat(id, "w1", 10_000, 0.6)).toBe(false);
+    expect(await queue.heartbeat(id, "w1", 10_000, 0.6)).toBe("lease_lost");
     const again = await queue.claim("w2", 10_000);
     expect(again?.attempt).toBe(2);
     await queue.fail(id, "w1", { kind: "final", message: "stale worker" });
@@ -128,7 +129,7 @@ describe("clip queue", () => {
 
 describe("retention sweep", () => {
   it("expires clips whose upload never came (refunded) and deletes done clips' files", async () => {
-    const deps = clipDeps(t.platform);
+    const sweepClips = () => sweepJobs(clipJobs, jobEngineDeps(t.platform));
     const { key } = await t.newWallet(1000);
     const res = await t.call("POST", "/motion/jobs", {
       key,
@@ -149,12 +150,12 @@ describe("retention sweep", () => {
       .execute();
     expect(await balances(t, key)).toBe(1000 - 2 * 59);
     t.clock.advance(2 * 3600_000);
-    await sweepClips(deps);
+    await sweepClips();
     expect((await status(waiting)).status).toBe("expired");
     expect((await status(done)).status).toBe("done");
     expect(await balances(t, key)).toBe(1000 - 59);
     t.clock.advance(48 * 3600_000);
-    await sweepClips(deps);
+    await sweepClips();
     const row = await status(done);
     expect(row.status).toBe("expired");
     expect(row.error).toMatch(/deleted/);

@@ -1,4 +1,5 @@
 /** A `kinora worker` elsewhere: claims a clip over the HTTP worker API with buildExecutors. */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { clipsFeature } from "../../src/features/clips.js";
 import { silentLogger } from "../../src/logger.js";
 import { createLocalBlobStore } from "../../src/storage/local-store.js";
@@ -55,7 +57,7 @@ describe("clips on a remote worker", () => {
     const loop = startWorkerLoop({
       workerId: "remote-clip-1",
       source: createHttpWorkSource({ server: url, token }),
-      executors: buildExecutors({ env: {} }).filter((e) => e.kind === "clip"),
+      executors: buildExecutors(loadConfig({ DATA_DIR: dir })).filter((e) => e.kind === "clip"),
       log: silentLogger,
       claimWaitMs: 2000,
       heartbeatMs: 500,

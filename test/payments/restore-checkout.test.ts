@@ -13,7 +13,7 @@ import {
   refundExtraPayments,
 } from "../../src/services/payments/card-refunds.js";
 import { completeCheckout, findCheckout } from "../../src/services/payments/checkouts.js";
-import { moveJob } from "../../src/services/restore/store.js";
+import { moveRestore } from "../../src/services/restore/store.js";
 import { type FakeStripe, startFakeStripe } from "../fakes/stripe-server.js";
 import { jobBody, makeVideo, upload } from "../restore/helpers.js";
 import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";
@@ -38,14 +38,15 @@ async function newCheckoutJob(t: PaymentsTestApp) {
 }
 
 async function failJob(t: PaymentsTestApp, jobId: string) {
-  await t.platform.db.transaction().execute((tx) =>
-    moveJob(tx, {
-      id: jobId,
-      from: "processing",
-      to: "failed",
-      now: t.clock.now(),
+  await moveRestore(
+    t.platform.db,
+    jobId,
+    "fail",
+    t.clock.now(),
+    {},
+    {
       refundReason: "engine failed",
-    }),
+    },
   );
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN } from "../app.js";
 import { type FakeStripe, startFakeStripe } from "../fakes/stripe-server.js";
 import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";
 
@@ -11,10 +12,12 @@ let fake: FakeStripe;
 beforeAll(async () => {
   // The fake signs with the real clock; the app verifies with its test clock (set to match).
   fake = await startFakeStripe({ webhookSecret: WEBHOOK_SECRET, apiKey: SECRET_KEY });
-  t = await createPaymentsApp(
-    { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
-    { stripeApiBase: fake.apiBase },
-  );
+  // STRIPE_API_BASE is how an operator points the SDK at a local Stripe mock too.
+  t = await createPaymentsApp({
+    STRIPE_SECRET_KEY: SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: `http://127.0.0.1:${fake.apiBase.port}`,
+  });
   t.clock.set(new Date());
 });
 afterAll(async () => {
@@ -122,6 +125,44 @@ describe("card top-ups through Stripe (fake Stripe on 127.0.0.1)", () => {
     // The genuine delivery still works afterwards: refusals stored nothing.
     expect((await deliver(event.id)).body.outcome).toBe("credited");
     expect(await t.balance(w.walletId)).toBe(900);
+  });
+
+  it("holds a validly signed payment of another amount for the operator instead of crediting it", async () => {
+    const w = await t.newWallet();
+    const co = await openTopup(w.key, 2000);
+    fake.completeSession(co.sessionId);
+    const session = fake.sessions.get(co.sessionId) as Record<string, unknown>;
+    const odd = await fake.sendEvent("checkout.session.completed", {
+      ...session,
+      amount_total: 50,
+    });
+    const res = await deliver(odd.id);
+    expect(res.status).toBe(200);
+    expect(res.body.outcome).toBe("held");
+    expect(await t.balance(w.walletId)).toBe(0);
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const held = await t.call("GET", "/admin/checkouts/held", { headers: admin });
+    expect(held.body.held).toContainEqual(
+      expect.objectContaining({
+        checkout_id: co.checkout_id,
+        amount_cents: 2000,
+        paid_amount_cents: 50,
+        status: "held",
+      }),
+    );
+    // The operator releases it after review: the amount actually paid is credited, once.
+    const released = await t.call("POST", `/admin/checkouts/${co.checkout_id}/release`, {
+      headers: admin,
+      body: {},
+    });
+    expect(released.status).toBe(200);
+    expect(await t.balance(w.walletId)).toBe(50);
+    const twice = await t.call("POST", `/admin/checkouts/${co.checkout_id}/release`, {
+      headers: admin,
+      body: {},
+    });
+    expect(twice.status).toBe(409);
+    expect(await t.balance(w.walletId)).toBe(50);
   });
 
   it("ignores events for sessions that are not ours", async () => {

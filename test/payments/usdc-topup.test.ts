@@ -57,8 +57,10 @@ describe("POST /wallet/topup/crypto (x402 v2)", () => {
       network: world.config.network,
       amount: "5000000",
       payTo: world.config.payTo,
-      asset: world.config.asset,
     });
+    // The terms carry the checksummed (EIP-55) form of the configured asset address.
+    expect(header.accepts[0].asset.toLowerCase()).toBe(world.config.asset.toLowerCase());
+    expect(header.accepts[0].asset).not.toBe(header.accepts[0].asset.toLowerCase());
     expect(res.body.detail).toMatch(/PAYMENT-SIGNATURE/);
   });
 

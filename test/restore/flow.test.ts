@@ -3,6 +3,7 @@
  * workers, a lying duration refunded by the real length check, and a remote worker over the
  * HTTP worker API of a real server listening on 127.0.0.1.
  */
+
 import { mkdtempSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -11,13 +12,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { restoreFeature } from "../../src/features/restore.js";
+import type { WorkSource } from "../../src/jobs/work.js";
+import { createDbWorkSource } from "../../src/jobs/work-source.js";
 import { silentLogger } from "../../src/logger.js";
 import { createLocalBlobStore } from "../../src/storage/local-store.js";
-import { createDbWorkSource } from "../../src/workers/db-source.js";
 import { createHttpWorkSource } from "../../src/workers/http-source.js";
 import { startWorkerLoop } from "../../src/workers/loop.js";
-import type { WorkSource } from "../../src/workers/types.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { balanceOf, ffprobeDuration, jobBody, makeVideo, upload } from "./helpers.js";
 
@@ -159,7 +161,7 @@ describe("remote worker over the HTTP worker API", () => {
     const loop = startWorkerLoop({
       workerId: "remote-1",
       source,
-      executors: buildExecutors({ env: {} }),
+      executors: buildExecutors(loadConfig({})),
       log: silentLogger,
       claimWaitMs: 2000,
       heartbeatMs: 500,

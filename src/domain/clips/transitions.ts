@@ -1,11 +1,20 @@
 /**
- * The clip lifecycle: every allowed move in one table. Services never write a status without
- * naming the move, and every move is a conditional UPDATE … WHERE status IN (from), so a race
- * between start, cancel, a worker and the sweeper has exactly one winner.
+ * The clip lifecycle: every allowed move in one table. The job engine never writes a status
+ * without naming the move, and every move is a conditional UPDATE … WHERE status IN (from), so
+ * a race between start, cancel, a worker and the sweeper has exactly one winner.
  */
-import type { ClipStatus } from "../../db/schema.js";
+import type { MoveTable } from "../jobs/moves.js";
 
-export type { ClipStatus };
+/** Every state a job of this kind can be in (the column type of its table). */
+export type ClipStatus =
+  | "awaiting_upload"
+  | "queued"
+  | "processing"
+  | "done"
+  | "failed"
+  | "refused"
+  | "expired"
+  | "cancelled";
 
 export const CLIP_STATUSES: readonly ClipStatus[] = [
   "awaiting_upload",
@@ -17,14 +26,6 @@ export const CLIP_STATUSES: readonly ClipStatus[] = [
   "expired",
   "cancelled",
 ];
-
-export interface ClipMove {
-  from: readonly ClipStatus[];
-  to: ClipStatus;
-  /** The clip's charge goes back to the balance and key allowance in the same transaction. */
-  refunds: boolean;
-  why: string;
-}
 
 export const CLIP_MOVES = {
   /** POST /motion/jobs/{id}/start once the image is in storage. */
@@ -42,6 +43,8 @@ export const CLIP_MOVES = {
   claim: { from: ["queued"], to: "processing", refunds: false, why: "claimed by a worker" },
   /** A retryable failure or a lapsed lease with attempts left. */
   requeue: { from: ["processing"], to: "queued", refunds: false, why: "retrying" },
+  /** A worker shutting down hands the clip back without using up an attempt. */
+  release: { from: ["processing"], to: "queued", refunds: false, why: "worker shut down" },
   complete: { from: ["processing"], to: "done", refunds: false, why: "clip made" },
   fail: { from: ["processing"], to: "failed", refunds: true, why: "clip failed" },
   refuse: { from: ["processing"], to: "refused", refunds: true, why: "content rule" },
@@ -52,19 +55,15 @@ export const CLIP_MOVES = {
     refunds: false,
     why: "files deleted after retention",
   },
-} as const satisfies Record<string, ClipMove>;
+} as const satisfies MoveTable<ClipStatus>;
 
 export type ClipMoveName = keyof typeof CLIP_MOVES;
 
-/** States a clip never leaves (except done → expired when its files are deleted). */
-export const FINAL_CLIP_STATUSES: readonly ClipStatus[] = [
+/** Statuses nothing moves a clip out of except retention (a `?wait=` on them answers at once). */
+export const CLIP_FINAL: readonly ClipStatus[] = [
   "done",
   "failed",
   "refused",
   "expired",
   "cancelled",
 ];
-
-export function canMove(from: ClipStatus, move: ClipMoveName): boolean {
-  return (CLIP_MOVES[move].from as readonly ClipStatus[]).includes(from);
-}

@@ -106,19 +106,36 @@ export function restoreLimitProblem(input: {
   width?: number | undefined;
   height?: number | undefined;
   sizeBytes?: number | undefined;
-}): string | null {
+}): { status: 400 | 422; detail: string } | null {
   const L = RESTORE_LIMITS;
-  if (!(input.durationSec > 0) || input.durationSec > L.maxDurationSec) {
-    return `duration_sec: must be above 0 and at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`;
+  // Malformed (not a length or size at all) is a 400; 422 is kept for "over a limit".
+  const bad = (detail: string) => ({ status: 400 as const, detail });
+  const over = (detail: string) => ({ status: 422 as const, detail });
+  if (!Number.isFinite(input.durationSec) || !(input.durationSec > 0)) {
+    return bad("duration_sec: must be a number of seconds above 0.");
   }
-  if (input.width !== undefined && (input.width < 1 || input.width > L.maxWidth)) {
-    return `width: must be from 1 to ${L.maxWidth} pixels.`;
+  if (input.durationSec > L.maxDurationSec) {
+    return over(
+      `duration_sec: must be at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`,
+    );
   }
-  if (input.height !== undefined && (input.height < 1 || input.height > L.maxHeight)) {
-    return `height: must be from 1 to ${L.maxHeight} pixels.`;
+  const dims = [
+    ["width", input.width, L.maxWidth],
+    ["height", input.height, L.maxHeight],
+  ] as const;
+  for (const [field, value, max] of dims) {
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1)
+      return bad(`${field}: must be at least 1 pixel.`);
+    if (value > max) return over(`${field}: must be at most ${max} pixels.`);
   }
-  if (input.sizeBytes !== undefined && (input.sizeBytes < 1 || input.sizeBytes > L.maxSizeBytes)) {
-    return `size: must be from 1 byte to ${L.maxSizeBytes} bytes (2 GB).`;
+  if (input.sizeBytes !== undefined) {
+    if (!Number.isSafeInteger(input.sizeBytes) || input.sizeBytes < 1) {
+      return bad("size: must be the file size in bytes, at least 1.");
+    }
+    if (input.sizeBytes > L.maxSizeBytes) {
+      return over(`size: must be at most ${L.maxSizeBytes} bytes (2 GB).`);
+    }
   }
   return null;
 }

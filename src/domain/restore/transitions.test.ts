@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../config.js";
 import { tooLong } from "../../workers/executors/restore.js";
 import { restoreEngineFromConfig } from "../../workers/executors/restore-engine.js";
-import { assertTransition, RESTORE_MESSAGES, RESTORE_TRANSITIONS } from "./transitions.js";
+import { movesFrom } from "../jobs/moves.js";
+import { RESTORE_MESSAGES, RESTORE_MOVES } from "./transitions.js";
 
 describe("restore transitions", () => {
   it("refunds exactly on the moves that give money back", () => {
-    const refunding = RESTORE_TRANSITIONS.filter((t) => t.refunds).map((t) => `${t.from}>${t.to}`);
+    const refunding = Object.values(RESTORE_MOVES)
+      .filter((m) => m.refunds)
+      .flatMap((m) => m.from.map((from) => `${from}>${m.to}`));
     expect(refunding.sort()).toEqual(
       [
         "awaiting_upload>cancelled",
@@ -16,10 +20,12 @@ describe("restore transitions", () => {
     );
   });
 
-  it("refuses moves not in the table", () => {
-    expect(() => assertTransition("done", "processing")).toThrow(/cannot move/);
-    expect(() => assertTransition("cancelled", "processing")).toThrow(/cannot move/);
-    expect(() => assertTransition("pending_payment", "cancelled")).toThrow(/cannot move/);
+  it("leaves final statuses only by retention", () => {
+    for (const status of ["failed", "refunded", "cancelled", "expired"] as const) {
+      expect(movesFrom(RESTORE_MOVES, status)).toEqual([]);
+    }
+    expect(movesFrom(RESTORE_MOVES, "done")).toEqual(["retentionExpired"]);
+    expect(movesFrom(RESTORE_MOVES, "pending_payment").sort()).toEqual(["pay", "unpaidExpired"]);
   });
 
   it("explains a lying duration in minutes", () => {
@@ -40,17 +46,16 @@ describe("length check", () => {
 
 describe("engine selection", () => {
   it("defaults to ffmpeg, builds cog from its URL, and names the missing variable", () => {
-    expect(restoreEngineFromConfig({ env: {} }).name).toBe("ffmpeg");
+    const config = (env: Record<string, string>) => loadConfig({ DATA_DIR: "/tmp/x", ...env });
+    expect(restoreEngineFromConfig(config({})).name).toBe("ffmpeg");
     expect(
-      restoreEngineFromConfig({
-        env: { RESTORE_ENGINE: "cog", RESTORE_COG_URL: "http://127.0.0.1:5000" },
-      }).name,
+      restoreEngineFromConfig(
+        config({ RESTORE_ENGINE: "cog", RESTORE_COG_URL: "http://127.0.0.1:5000" }),
+      ).name,
     ).toBe("cog-restore");
-    expect(() => restoreEngineFromConfig({ env: { RESTORE_ENGINE: "cog" } })).toThrow(
-      /RESTORE_COG_URL/,
-    );
-    expect(() => restoreEngineFromConfig({ env: { RESTORE_ENGINE: "gpu" } })).toThrow(
-      /RESTORE_ENGINE/,
-    );
+    // Checked when the configuration is loaded, before anything else starts.
+    expect(() => config({ RESTORE_ENGINE: "cog" })).toThrow(/RESTORE_COG_URL/);
+    expect(() => config({ RESTORE_ENGINE: "gpu" })).toThrow(/RESTORE_ENGINE/);
+    expect(() => config({ CLIP_ENGINE: "cog" })).toThrow(/CLIP_COG_URL/);
   });
 });

@@ -1,65 +1,67 @@
 /**
- * Every move a restore job can make, in one table. Services change status only through
- * `moveJob` (services/restore/store.ts), which checks the move is listed here and applies it
- * as `UPDATE … WHERE status = from` — so racing callers (start vs cancel, worker vs sweeper)
- * have exactly one winner.
+ * Every move a restore job can make, in one table (the job engine applies them as
+ * `UPDATE … WHERE status IN (from)`, so racing callers — start vs cancel, worker vs sweeper —
+ * have exactly one winner).
  *
  * Status notes:
  * - `processing` covers "started, waiting for a worker" (no lease) and "a worker runs it"
  *   (lease held). The spec shows start answering `processing`, so there is no separate
  *   `queued` step; `queued` stays a valid value but no move leads to it.
  * - A job whose real length is far above the declared one ends `refunded` (money back, error
- *   says why).
+ *   says why): the engine's `refuse` move.
  */
-import type { RestoreStatus } from "../../db/schema.js";
+import type { MoveTable } from "../jobs/moves.js";
 
-export interface Transition {
-  from: RestoreStatus;
-  to: RestoreStatus;
-  trigger: string;
-  /** The charge goes back to the balance and key (and a card payment to the card outbox). */
-  refunds: boolean;
-}
+/** Every state a job of this kind can be in (the column type of its table). */
+export type RestoreStatus =
+  | "pending_payment"
+  | "awaiting_upload"
+  | "queued"
+  | "processing"
+  | "done"
+  | "failed"
+  | "refunded"
+  | "cancelled"
+  | "expired";
 
-export const RESTORE_TRANSITIONS: readonly Transition[] = [
-  { from: "pending_payment", to: "processing", trigger: "checkout paid", refunds: false },
-  { from: "awaiting_upload", to: "processing", trigger: "start (upload verified)", refunds: false },
-  { from: "awaiting_upload", to: "cancelled", trigger: "cancel", refunds: true },
-  { from: "processing", to: "processing", trigger: "claim / retry / lapsed lease", refunds: false },
-  { from: "processing", to: "done", trigger: "worker completes", refunds: false },
-  {
-    from: "processing",
-    to: "failed",
-    trigger: "worker fails (final or last attempt)",
-    refunds: true,
-  },
-  { from: "processing", to: "refunded", trigger: "real length far above declared", refunds: true },
-  { from: "pending_payment", to: "expired", trigger: "sweeper: never paid", refunds: false },
-  {
-    from: "awaiting_upload",
+export const RESTORE_MOVES = {
+  /** A checkout paid for a job waiting for payment. */
+  pay: { from: ["pending_payment"], to: "processing", refunds: false, why: "checkout paid" },
+  /** POST /cloud/jobs/{id}/start once the upload is verified. */
+  start: { from: ["awaiting_upload"], to: "processing", refunds: false, why: "started" },
+  cancel: { from: ["awaiting_upload"], to: "cancelled", refunds: true, why: "cancelled" },
+  claim: { from: ["processing"], to: "processing", refunds: false, why: "claimed by a worker" },
+  requeue: { from: ["processing"], to: "processing", refunds: false, why: "retrying" },
+  /** A worker shutting down hands the job back without using up an attempt. */
+  release: { from: ["processing"], to: "processing", refunds: false, why: "worker shut down" },
+  complete: { from: ["processing"], to: "done", refunds: false, why: "restored" },
+  fail: { from: ["processing"], to: "failed", refunds: true, why: "failed" },
+  /** The real length is far above the declared one. */
+  refuse: { from: ["processing"], to: "refunded", refunds: true, why: "longer than declared" },
+  unpaidExpired: {
+    from: ["pending_payment"],
     to: "expired",
-    trigger: "sweeper: upload never arrived",
-    refunds: true,
-  },
-  {
-    from: "done",
-    to: "expired",
-    trigger: "sweeper: retention over, files deleted",
     refunds: false,
+    why: "never paid",
   },
-];
+  uploadExpired: {
+    from: ["awaiting_upload"],
+    to: "expired",
+    refunds: true,
+    why: "upload never arrived",
+  },
+  retentionExpired: {
+    from: ["done"],
+    to: "expired",
+    refunds: false,
+    why: "files deleted after retention",
+  },
+} as const satisfies MoveTable<RestoreStatus>;
 
-export function findTransition(from: RestoreStatus, to: RestoreStatus): Transition | undefined {
-  return RESTORE_TRANSITIONS.find((t) => t.from === from && t.to === to);
-}
+export type RestoreMove = keyof typeof RESTORE_MOVES;
 
-export function assertTransition(from: RestoreStatus, to: RestoreStatus): Transition {
-  const t = findTransition(from, to);
-  if (!t) throw new Error(`restore job cannot move from ${from} to ${to}`);
-  return t;
-}
-
-export const TERMINAL_STATUSES: readonly RestoreStatus[] = [
+/** Statuses nothing moves a job out of except retention (a `?wait=` on them answers at once). */
+export const RESTORE_FINAL: readonly RestoreStatus[] = [
   "done",
   "failed",
   "refunded",
@@ -79,6 +81,7 @@ export const RESTORE_MESSAGES = {
     `The video is ${fmtMinutes(realSec)} min long but ${fmtMinutes(declaredSec)} min was declared; it was refunded — create a new job with the real duration.`,
   attemptsExhausted: (attempts: number, last: string) =>
     `${last} It failed ${attempts} times, so it was stopped and refunded.`,
+  workerLost: "The worker processing this job stopped responding.",
 } as const;
 
 function fmtMinutes(sec: number): string {

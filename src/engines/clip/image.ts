@@ -4,7 +4,11 @@
  * byte and pixel limits, and only formats we mean to accept get past the header check.
  */
 import { stat, writeFile } from "node:fs/promises";
-import sharp, { type Metadata, type OutputInfo } from "sharp";
+import type { Metadata, OutputInfo } from "sharp";
+
+/** sharp (a native module) is loaded with the first image, not with every process. */
+const loadSharp = async () => (await import("sharp")).default;
+
 import { cropToFill } from "./plan.js";
 
 export type ImageErrorCode = "not_image" | "animated" | "too_large" | "unsupported";
@@ -49,6 +53,7 @@ function megabytes(bytes: number): string {
 async function readHeader(inputPath: string, maxPixels: number): Promise<Metadata> {
   let meta: Metadata;
   try {
+    const sharp = await loadSharp();
     meta = await sharp(inputPath, { limitInputPixels: false }).metadata();
   } catch {
     throw new ImageError(
@@ -143,6 +148,7 @@ export async function normaliseImage(
   let encoded: { data: Buffer; info: OutputInfo };
   try {
     // autoOrient before extract: sharp then crops in upright coordinates.
+    const sharp = await loadSharp();
     let pipeline = sharp(inputPath, { limitInputPixels: maxPixels, failOn: "error" }).autoOrient();
     if (target.extract) pipeline = pipeline.extract(target.extract);
     encoded = await pipeline

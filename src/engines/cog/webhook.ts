@@ -139,6 +139,12 @@ function validUrlToken(url: URL, secret: string): string | null {
   return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
 }
 
+/** Where POST /hooks/cog/{engine} delivers one engine's predictions, and the secret it checks. */
+export interface CogHookTarget {
+  waiter: PredictionWaiter;
+  secret: string | undefined;
+}
+
 export interface WebhookResult {
   status: 200 | 400 | 401 | 413 | 503;
   body: { detail?: string; applied?: boolean };

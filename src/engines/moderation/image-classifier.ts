@@ -16,11 +16,7 @@
  * These defaults were chosen from the model's documented classes, not tuned on a labelled
  * photo set (none is available offline); operators can tune them through the options.
  */
-import type * as tf from "@tensorflow/tfjs";
-import { tensor3d, tidy } from "@tensorflow/tfjs";
 import type { NSFWJS } from "nsfwjs/core";
-import sharp from "sharp";
-import { loadNsfwModel, NSFW_CLASS_NAMES, NSFW_INPUT_SIZE } from "./nsfw-model.js";
 import type { RefusalCode } from "./prompt-rule.js";
 
 export interface ImageVerdict {
@@ -34,6 +30,8 @@ export interface ImageVerdict {
 export interface ImageClassifier {
   /** Decodes and judges one image; rejects when the bytes are not a readable image. */
   classify(image: Buffer): Promise<ImageVerdict>;
+  /** Loads whatever the first classify would (a model), ahead of it. */
+  warm?(): Promise<void>;
 }
 
 export interface NsfwThresholds {
@@ -47,9 +45,6 @@ export const DEFAULT_NSFW_THRESHOLDS: Readonly<NsfwThresholds> = {
   hentaiThreshold: 0.6,
   sexyThreshold: 0.9,
 };
-
-/** Same pixel ceiling as the clip engine's image normaliser: a decompression bomb stops here. */
-const MAX_INPUT_PIXELS = 40_000_000;
 
 function validThresholds(opts: Partial<NsfwThresholds>): NsfwThresholds {
   const merged = { ...DEFAULT_NSFW_THRESHOLDS, ...opts };
@@ -80,48 +75,20 @@ export function judgeScores(
 }
 
 /**
- * Decodes any image sharp reads into the model's input: upright, flattened onto black (as the
- * clip engine does, so we judge what the clip will show), sRGB, squashed to 224×224 so no
- * part of the picture is cropped away, 3 bytes per pixel.
- */
-export async function imageToModelInput(image: Buffer): Promise<Uint8Array> {
-  const { data, info } = await sharp(image, {
-    limitInputPixels: MAX_INPUT_PIXELS,
-    failOn: "error",
-  })
-    .autoOrient()
-    .flatten({ background: "#000000" })
-    .toColourspace("srgb")
-    .resize({ width: NSFW_INPUT_SIZE, height: NSFW_INPUT_SIZE, fit: "fill" })
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-/** Runs the model on a decoded 224×224 RGB image and names the probabilities. */
-export async function scoreRgb(model: NSFWJS, rgb: Uint8Array): Promise<Record<string, number>> {
-  const probabilities = tidy(() =>
-    model.infer(tensor3d(rgb, [NSFW_INPUT_SIZE, NSFW_INPUT_SIZE, 3], "int32")),
-  ) as tf.Tensor;
-  try {
-    const values = await probabilities.data();
-    return Object.fromEntries(NSFW_CLASS_NAMES.map((name, i) => [name, values[i] ?? 0]));
-  } finally {
-    probabilities.dispose();
-  }
-}
-
-/**
  * An ImageClassifier on nsfwjs. The model (≈ 0.3 s, ≈ 14 MB of memory) is loaded on the first
  * classify and shared by later calls; a failed load is retried by the next call.
  */
-export function createNsfwjsClassifier(opts: Partial<NsfwThresholds> = {}): ImageClassifier {
+export function createNsfwjsClassifier(
+  opts: Partial<NsfwThresholds> = {},
+): Required<ImageClassifier> {
   const thresholds = validThresholds(opts);
-  let model: Promise<NSFWJS> | undefined;
+  // tfjs and nsfwjs take seconds to load: only a process that judges an image pays for them.
+  let model: Promise<{ nsfw: NSFWJS; scoring: typeof import("./nsfw-scoring.js") }> | undefined;
   const loaded = () => {
-    model ??= loadNsfwModel().catch((err: unknown) => {
+    model ??= (async () => {
+      const scoring = await import("./nsfw-scoring.js");
+      return { nsfw: await scoring.loadModel(), scoring };
+    })().catch((err: unknown) => {
       model = undefined;
       throw err;
     });
@@ -129,8 +96,13 @@ export function createNsfwjsClassifier(opts: Partial<NsfwThresholds> = {}): Imag
   };
   return {
     async classify(image) {
-      const [nsfw, rgb] = await Promise.all([loaded(), imageToModelInput(image)]);
-      return judgeScores(await scoreRgb(nsfw, rgb), thresholds);
+      const { nsfw, scoring } = await loaded();
+      const rgb = await scoring.imageToModelInput(image);
+      return judgeScores(await scoring.scoreRgb(nsfw, rgb), thresholds);
+    },
+    /** Loads the model ahead of the first image (e.g. in the background after listening). */
+    async warm() {
+      await loaded();
     },
   };
 }

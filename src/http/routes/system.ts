@@ -1,16 +1,18 @@
 /** Liveness/readiness, the OpenAPI document and the interactive reference. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import { sql } from "kysely";
 import { ApiError } from "../../domain/errors.js";
 import type { CoreDeps } from "../../services/deps.js";
 import { errorResponses } from "../errors.js";
+import { registerOpenApiDocument } from "../openapi-doc.js";
 import type { Router } from "../router.js";
+import { registerDocs } from "./docs.js";
 
 export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () => boolean) {
   const health = createRoute({
     method: "get",
     path: "/healthz",
+    operationId: "getHealth",
     tags: ["System"],
     summary: "Health",
     description:
@@ -40,7 +42,7 @@ export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () =>
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN.",
   });
-  app.doc31("/openapi.json", {
+  registerOpenApiDocument(app, {
     openapi: "3.1.0",
     info: {
       title: "kinora",
@@ -55,5 +57,5 @@ export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () =>
       { name: "System", description: "Health and documents." },
     ],
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "kinora API reference" }));
+  registerDocs(app);
 }

@@ -93,3 +93,11 @@ export class CheckoutProviderError extends Error {
     this.name = "CheckoutProviderError";
   }
 }
+
+/** The delivery did not come from Stripe with our secret, or came too late: answer 400. */
+export class WebhookSignatureError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "WebhookSignatureError";
+  }
+}

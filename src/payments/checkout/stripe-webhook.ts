@@ -3,15 +3,9 @@
  * under a unique key and credits in the same transaction, so Stripe's redeliveries are no-ops.
  */
 import Stripe from "stripe";
-import type { PaidEvent } from "./provider.js";
+import { type PaidEvent, WebhookSignatureError } from "./provider.js";
 
-/** The delivery did not come from Stripe with our secret, or came too late: answer 400. */
-export class WebhookSignatureError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "WebhookSignatureError";
-  }
-}
+export { WebhookSignatureError };
 
 /**
  * Checks the `Stripe-Signature` header against the exact raw body (re-serialised JSON would not

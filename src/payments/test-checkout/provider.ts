@@ -7,7 +7,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../../db/schema.js";
-import { paymentsDb } from "../../services/payments/tables.js";
 import type {
   CheckoutProvider,
   CheckoutSession,
@@ -34,7 +33,7 @@ export function createTestCheckoutProvider(opts: TestCheckoutOptions): CheckoutP
       };
     },
     async refund(input: RefundInput): Promise<RefundResult> {
-      const db = paymentsDb(opts.db);
+      const db = opts.db;
       await db
         .insertInto("test_checkout_refunds")
         .values({

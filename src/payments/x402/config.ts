@@ -4,7 +4,10 @@
  * Production defaults are Base mainnet and Circle's USDC. Tests point every field at a
  * local chain and an in-process facilitator (see test/chain/).
  */
-import { getAddress, isAddress } from "viem";
+// No viem here: this module is loaded at every start, USDC on or off (viem costs ~0.4 s).
+// Checksums of mixed-case addresses are checked by checksum.ts when USDC is switched on.
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const isAddress = (value: string) => ADDRESS.test(value);
 
 export type EvmNetwork = `eip155:${number}`;
 
@@ -28,8 +31,8 @@ export interface X402Config {
   rpcUrl: string;
   /** Blocks (including the transfer's own) before a top-up is credited. */
   confirmations: number;
-  /** Explorer link template, `{tx}` is replaced by the transaction hash. */
-  explorerTxUrl: string;
+  /** Explorer link template, `{tx}` is replaced by the transaction hash; none on unknown chains. */
+  explorerTxUrl?: string | undefined;
   /** How long a signed authorization stays valid (the payer's `validBefore`). */
   maxTimeoutSeconds: number;
   /** Operator wallet key for refunding unused USDC-funded balance; refunds are off without it. */
@@ -81,7 +84,9 @@ export function validateX402Config(cfg: X402Config): X402Config {
   if (!Number.isSafeInteger(cfg.confirmations) || cfg.confirmations < 1) {
     problems.push("confirmations must be an integer >= 1");
   }
-  if (!cfg.explorerTxUrl.includes("{tx}")) problems.push("explorerTxUrl must contain {tx}");
+  if (cfg.explorerTxUrl !== undefined && !cfg.explorerTxUrl.includes("{tx}")) {
+    problems.push("explorerTxUrl must contain {tx}");
+  }
   if (!Number.isSafeInteger(cfg.maxTimeoutSeconds) || cfg.maxTimeoutSeconds < 30) {
     problems.push("maxTimeoutSeconds must be an integer >= 30");
   }
@@ -89,12 +94,18 @@ export function validateX402Config(cfg: X402Config): X402Config {
     problems.push("refundPrivateKey must be 32 bytes of hex");
   }
   if (problems.length > 0) throw new Error(`Invalid x402 config: ${problems.join("; ")}`);
-  return { ...cfg, asset: getAddress(cfg.asset), payTo: getAddress(cfg.payTo) };
+  return cfg;
 }
 
-/** Link to a transaction on the configured explorer. */
-export function explorerUrl(cfg: Pick<X402Config, "explorerTxUrl">, txHash: string): string {
-  return cfg.explorerTxUrl.replace("{tx}", txHash);
+/** Explorers we know: a link is made by default only on these chains (Base and Base Sepolia). */
+export const KNOWN_EXPLORERS: Readonly<Record<number, string>> = {
+  8453: "https://basescan.org/tx/{tx}",
+  84532: "https://sepolia.basescan.org/tx/{tx}",
+};
+
+/** Link to a transaction on the configured explorer; null when none is configured. */
+export function explorerUrl(cfg: Pick<X402Config, "explorerTxUrl">, txHash: string): string | null {
+  return cfg.explorerTxUrl ? cfg.explorerTxUrl.replace("{tx}", txHash) : null;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -2,6 +2,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { describe, expect, it } from "vitest";
+import { addressChecksumProblems, withChecksummedAddresses } from "./checksum.js";
 import {
   BASE_MAINNET_DEFAULTS,
   explorerUrl,
@@ -19,11 +20,12 @@ import {
   MalformedPaymentError,
 } from "./terms.js";
 
-const cfg = x402ConfigForBase({
+const raw = x402ConfigForBase({
   payTo: "0x00000000000000000000000000000000000000a1",
   facilitatorUrl: "https://facilitator.example",
   rpcUrl: "https://mainnet.base.org",
 });
+const cfg = withChecksummedAddresses(raw);
 const resource = { url: "https://kinora.example/wallet/topup/crypto", description: "Top-up" };
 
 /** A facilitator that only answers /supported, for building requirements the SDK's way. */
@@ -106,10 +108,17 @@ describe("payment terms", () => {
 });
 
 describe("x402 config", () => {
-  it("defaults to USDC on Base mainnet and checksums addresses", () => {
+  it("defaults to USDC on Base mainnet; checksums addresses once USDC is loaded", () => {
     expect(cfg).toMatchObject({ ...BASE_MAINNET_DEFAULTS });
+    expect(raw.payTo).toBe("0x00000000000000000000000000000000000000a1");
     expect(cfg.payTo).toBe("0x00000000000000000000000000000000000000A1");
     expect(explorerUrl(cfg, "0xabc")).toBe("https://basescan.org/tx/0xabc");
+    expect(addressChecksumProblems(raw)).toEqual([]);
+    // Circle's USDC on Base with one letter's case flipped: a typo the checksum catches.
+    const typo = "0x833589FCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+    expect(addressChecksumProblems({ ...raw, asset: typo })).toEqual([
+      expect.stringMatching(/^X402_ASSET: .*checksum/),
+    ]);
   });
 
   it("refuses a config whose parts disagree", () => {

@@ -9,9 +9,11 @@
  */
 import {
   decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
   decodePaymentSignatureHeader,
   encodePaymentRequiredHeader,
   encodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
 } from "@x402/core/http";
 import { parsePaymentPayload, parsePaymentRequired } from "@x402/core/schemas";
 import type {
@@ -85,6 +87,19 @@ export function encodeHeader(paymentRequired: PaymentRequired): string {
 /** Base64 JSON for the PAYMENT-RESPONSE header (the settlement receipt). */
 export function encodeSettlementHeader(settlement: SettleResponse): string {
   return encodePaymentResponseHeader(settlement);
+}
+
+/**
+ * The MCP transport carries the payment payload as an object in `_meta["x402/payment"]`; its
+ * header form lets it take the very same path (decode, validate, settle) as REST.
+ */
+export function encodePaymentPayloadHeader(payload: unknown): string {
+  return encodePaymentSignatureHeader(payload as PaymentPayload);
+}
+
+/** The settlement receipt as an object, for MCP's `_meta["x402/payment-response"]`. */
+export function decodeSettlementHeader(header: string): SettleResponse {
+  return decodePaymentResponseHeader(header) as SettleResponse;
 }
 
 export class MalformedPaymentError extends Error {

@@ -1,27 +1,73 @@
 /** Reading, starting and cancelling clips. Start and cancel are idempotent where a retry is. */
 import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
+import { CLIP_FINAL } from "../../domain/clips/transitions.js";
 import { badRequest, conflict } from "../../domain/errors.js";
+import { waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
+import { decodeCursor, encodeCursor, type PageInput } from "../pagination.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
 import { type ClipRow, type ClipView, clipView, findVisibleClip } from "./view.js";
 
-export async function getClip(deps: ClipDeps, principal: Principal, id: string) {
-  return clipView(await findVisibleClip(deps.db, principal, id), deps.storage);
+/** A clip this key may see; with `waitMs`, after its status or progress changes (`?wait=`). */
+export async function getClip(
+  deps: ClipDeps,
+  principal: Principal,
+  id: string,
+  opts: { waitMs?: number; signal?: AbortSignal } = {},
+) {
+  const row = await waitForChange(
+    deps.jobWatch,
+    id,
+    () => findVisibleClip(deps.db, principal, id),
+    {
+      waitMs: opts.waitMs ?? 0,
+      final: CLIP_FINAL,
+      signal: opts.signal,
+    },
+  );
+  return clipView(row, deps.storage);
 }
 
-/** Up to 40 clips, newest first; an agent key sees only the clips it made. */
-export async function listClips(deps: ClipDeps, principal: Principal): Promise<ClipView[]> {
+/** A page of clips, newest first (default 40); an agent key sees only the clips it made. */
+export async function listClipsPage(
+  deps: ClipDeps,
+  principal: Principal,
+  input: PageInput = {},
+): Promise<{ clips: ClipView[]; next_cursor: string | null }> {
+  const limit = input.limit ?? CLIP_LIST_MAX;
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, "clip");
   let q = deps.db
     .selectFrom("clips")
     .selectAll()
     .where("wallet_id", "=", principal.walletId)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
-    .limit(CLIP_LIST_MAX);
+    .limit(limit + 1);
   if (principal.kind === "agent") q = q.where("agent_key_id", "=", principal.keyId);
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", "<", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
+      ]),
+    );
+  }
   const rows = await q.execute();
-  return Promise.all(rows.map((row) => clipView(row, deps.storage)));
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    clips: await Promise.all(page.map((row) => clipView(row, deps.storage))),
+    next_cursor:
+      rows.length > limit && last
+        ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id })
+        : null,
+  };
+}
+
+/** The 40 newest clips (the spec's list). */
+export async function listClips(deps: ClipDeps, principal: Principal): Promise<ClipView[]> {
+  return (await listClipsPage(deps, principal)).clips;
 }
 
 const STARTED = new Set<ClipRow["status"]>(["queued", "processing", "done"]);
@@ -65,9 +111,15 @@ async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
       `The uploaded image has type ${info.contentType ?? "unknown"}; upload image/jpeg, image/png or image/webp.`,
     );
   }
-  if (info.sizeBytes < 1 || info.sizeBytes > CLIP_IMAGE_MAX_BYTES) {
+  const declared = row.image_bytes === null ? null : Number(row.image_bytes);
+  const wrongSize = declared !== null && info.sizeBytes !== declared;
+  if (info.sizeBytes < 1 || info.sizeBytes > CLIP_IMAGE_MAX_BYTES || wrongSize) {
+    // Only a store that cannot cap a presigned PUT (S3) gets here: the file must not stay.
+    await deps.storage.delete(row.image_key).catch(() => {});
     throw badRequest(
-      `The uploaded image is ${info.sizeBytes} bytes; it must be 1 to ${CLIP_IMAGE_MAX_BYTES} bytes.`,
+      wrongSize
+        ? `The uploaded image is ${info.sizeBytes} bytes but image_bytes was ${declared}; upload it again with the upload_url.`
+        : `The uploaded image is ${info.sizeBytes} bytes; it must be 1 to ${CLIP_IMAGE_MAX_BYTES} bytes. Upload a smaller one with the upload_url.`,
     );
   }
 }

@@ -22,6 +22,7 @@ import type { UploadTicket } from "../../storage/blob-store.js";
 import { clipImageKey } from "../../storage/keys.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
+import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
 import type { ClipDeps } from "./deps.js";
 import { type ClipRow, clipView } from "./view.js";
 
@@ -63,24 +64,25 @@ async function fetchImage(deps: ClipDeps, url: string): Promise<FetchedInput> {
   return { tmpDir, filePath, contentType: fetched.contentType, bytes: fetched.bytes.length };
 }
 
-function uploadInput(input: CreateClipInput): { contentType: ClipImageType; bytes: number } {
+/** Without image_bytes the link accepts up to the size limit, and start checks what arrived. */
+function uploadInput(input: CreateClipInput): {
+  contentType: ClipImageType;
+  bytes: number | null;
+} {
   if (!input.contentType) {
     throw badRequest(
       "content_type: is required when no image_url is given (image/jpeg, image/png or image/webp).",
     );
   }
-  if (input.imageBytes === undefined) {
-    throw badRequest(
-      `image_bytes: is required when no image_url is given: the image's size in bytes, 1 to ${CLIP_IMAGE_MAX_BYTES}; the upload link accepts exactly that many bytes.`,
-    );
-  }
-  return { contentType: input.contentType, bytes: input.imageBytes };
+  return { contentType: input.contentType, bytes: input.imageBytes ?? null };
 }
 
 export interface CreateClipResult {
   job: Awaited<ReturnType<typeof clipView>>;
   upload_url?: string;
   upload_headers?: Record<string, string>;
+  /** The wallet as the calling key sees it after the charge. */
+  wallet: WalletView;
 }
 
 export async function createClip(
@@ -110,19 +112,23 @@ export async function createClip(
       wallet_id: principal.walletId,
       status: row.status,
     });
+    const wallet = await walletView(deps, freshPrincipal(principal));
     if (row.status === "queued") {
       await deps.notifyJobs();
-      return { job: await clipView(row, deps.storage) };
+      return { job: await clipView(row, deps.storage), wallet };
     }
+    const declared = row.image_bytes === null ? null : Number(row.image_bytes);
     const ticket: UploadTicket = await deps.storage.presignUpload(imageKey, {
       contentType: row.content_type,
-      sizeBytes: Number(row.image_bytes),
+      sizeBytes: declared ?? CLIP_IMAGE_MAX_BYTES,
+      upTo: declared === null,
       expiresInSec: CLIP_UPLOAD_WINDOW_SEC,
     });
     return {
       job: await clipView(row, deps.storage),
       upload_url: ticket.url,
       upload_headers: ticket.headers,
+      wallet,
     };
   } finally {
     if (fetched) await rm(fetched.tmpDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 /** What the clip services need beyond the core: storage, the job wake-up and fetch limits. */
 import type { Config } from "../../config.js";
+import type { JobWatch } from "../../jobs/watch.js";
 import type { ResolvedAddress } from "../../net/safe-fetch.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { CoreDeps } from "../deps.js";
@@ -17,5 +18,7 @@ export interface ClipDeps extends CoreDeps {
   signingSecret: string;
   publicUrl: string;
   notifyJobs(): Promise<void>;
+  /** Wakes `?wait=` readers when a clip changes. */
+  jobWatch?: JobWatch;
   imageFetch?: ClipImageFetchSeam;
 }

@@ -1,13 +1,13 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
-import type { Selectable } from "kysely";
-import type { ClipsTable } from "../../db/schema.js";
 import { CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
 import { notFound } from "../../domain/errors.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
 import type { Db } from "../ledger.js";
 
-export type ClipRow = Selectable<ClipsTable>;
+export type { ClipRow } from "../../jobs/clip.js";
+
+import type { ClipRow } from "../../jobs/clip.js";
 
 export interface ClipView {
   id: string;

@@ -7,7 +7,7 @@ import type { BackgroundTask } from "../../platform.js";
 import { processCardRefunds, refundExtraPayments } from "./card-refunds.js";
 import { expireCheckouts } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
-import { confirmUsdcPayments } from "./usdc-confirmer.js";
+import { confirmUsdcPayments } from "./usdc.js";
 
 export async function runPaymentTasksOnce(deps: PaymentsDeps) {
   const expired = await expireCheckouts(deps);

@@ -7,7 +7,6 @@
 import { sql } from "kysely";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
 import type { PaymentsDeps } from "./deps.js";
-import { paymentsDb } from "./tables.js";
 
 interface Queued {
   job_id: string;
@@ -77,7 +76,7 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
         Number(c.amount_cents),
         `refund-${c.id}`,
       );
-      await paymentsDb(platform.db)
+      await platform.db
         .updateTable("checkouts")
         .set({ status: "refunded" })
         .where("id", "=", c.id)
@@ -97,7 +96,7 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
 
 async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
   const { platform } = deps;
-  const checkout = await paymentsDb(platform.db)
+  const checkout = await platform.db
     .selectFrom("checkouts")
     .selectAll()
     .where("job_id", "=", item.job_id)
@@ -127,7 +126,7 @@ async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
     await sql`UPDATE restore_card_refunds SET processed_at = ${platform.clock()}, provider_refund_id = ${refundId}
       WHERE job_id = ${item.job_id} AND processed_at IS NULL`.execute(tx);
     if (checkout) {
-      await paymentsDb(tx)
+      await tx
         .updateTable("checkouts")
         .set({ status: "refunded" })
         .where("id", "=", checkout.id)

@@ -2,15 +2,14 @@
  * Card checkouts: open one for a top-up or a pay-per-job restore, complete it exactly once
  * (from a Stripe webhook or the built-in test page — the same code path), cancel and expire.
  */
-import type { Kysely, Selectable } from "kysely";
-import type { DB } from "../../db/schema.js";
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { CheckoutStatus, CheckoutsTable, DB } from "../../db/schema.js";
 import { ApiError, badRequest, conflict, notFound } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
 import type { Platform } from "../../platform.js";
 import { credit } from "../ledger.js";
 import type { PaymentsDeps } from "./deps.js";
-import { type CheckoutStatus, type CheckoutsTable, paymentsDb } from "./tables.js";
 
 export type CheckoutRow = Selectable<CheckoutsTable>;
 
@@ -43,7 +42,7 @@ export function checkoutPages(publicUrl: string, id: string) {
 /** Records the checkout first (so a webhook can always find it), then opens the provider session. */
 export async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<OpenedCheckout> {
   const { platform, checkout: provider } = deps;
-  const db = paymentsDb(platform.db);
+  const db = platform.db;
   const id = platform.ids("co");
   const now = platform.clock();
   const expiresAt = new Date(now.getTime() + deps.checkoutExpiryMinutes * 60_000);
@@ -136,7 +135,7 @@ export async function openRestoreCheckout(deps: PaymentsDeps, jobId: string) {
         "Upload the file first (HTTP PUT to the job's upload_url), then ask for the checkout link.",
     );
   }
-  const db = paymentsDb(deps.platform.db);
+  const db = deps.platform.db;
   const existing = await db
     .selectFrom("checkouts")
     .selectAll()
@@ -180,13 +179,26 @@ export async function completeCheckout(
   tx?: Kysely<DB>,
 ): Promise<{ applied: boolean; checkout: CheckoutRow | undefined; wakeWorkers: boolean }> {
   const run = async (t: Kysely<DB>) => {
-    const db = paymentsDb(t);
+    const db = t;
     const now = deps.platform.clock();
+    const paid = input.amountCents;
+    // A payment of another amount than the checkout's is held for the operator, not applied.
+    const status =
+      paid === undefined
+        ? sql<CheckoutStatus>`'paid'`
+        : sql<CheckoutStatus>`CASE WHEN amount_cents = ${paid} THEN 'paid' ELSE 'held' END`;
     const row = await db
       .updateTable("checkouts")
       .set({
-        status: "paid",
+        status,
         paid_at: now,
+        paid_amount_cents: paid ?? null,
+        held_reason:
+          paid === undefined
+            ? null
+            : sql<
+                string | null
+              >`CASE WHEN amount_cents = ${paid} THEN NULL ELSE ${`the provider reported ${paid} cents paid`} END`,
         ...(input.providerPaymentId ? { provider_payment_id: input.providerPaymentId } : {}),
       })
       .where("id", "=", checkoutId)
@@ -201,12 +213,13 @@ export async function completeCheckout(
         .executeTakeFirst();
       return { applied: false, checkout: current };
     }
-    if (input.amountCents !== undefined && input.amountCents !== row.amount_cents) {
-      deps.platform.log.warn("checkout paid with an unexpected amount", {
+    if (row.status === "held") {
+      deps.platform.log.warn("checkout paid with an unexpected amount: held for the operator", {
         checkout_id: checkoutId,
         expected_cents: row.amount_cents,
         paid_cents: input.amountCents,
       });
+      return { applied: false, checkout: row };
     }
     await applyPayment(deps, t, row, wake);
     return { applied: true, checkout: row };
@@ -258,7 +271,7 @@ async function applyPayment(
 
 /** The payer left the page: an open checkout becomes cancelled (idempotent). */
 export async function cancelCheckout(deps: PaymentsDeps, checkoutId: string) {
-  await paymentsDb(deps.platform.db)
+  await deps.platform.db
     .updateTable("checkouts")
     .set({ status: "cancelled" })
     .where("id", "=", checkoutId)
@@ -268,7 +281,7 @@ export async function cancelCheckout(deps: PaymentsDeps, checkoutId: string) {
 }
 
 export async function findCheckout(deps: PaymentsDeps, checkoutId: string) {
-  return paymentsDb(deps.platform.db)
+  return deps.platform.db
     .selectFrom("checkouts")
     .selectAll()
     .where("id", "=", checkoutId)
@@ -277,7 +290,7 @@ export async function findCheckout(deps: PaymentsDeps, checkoutId: string) {
 
 /** Open checkouts past their expiry become expired; returns how many. */
 export async function expireCheckouts(deps: PaymentsDeps): Promise<number> {
-  const rows = await paymentsDb(deps.platform.db)
+  const rows = await deps.platform.db
     .updateTable("checkouts")
     .set({ status: "expired" })
     .where("status", "=", "open")
@@ -285,4 +298,66 @@ export async function expireCheckouts(deps: PaymentsDeps): Promise<number> {
     .returning("id")
     .execute();
   return rows.length;
+}
+
+/** Checkouts held because the provider reported another amount than asked; newest first. */
+export async function listHeldCheckouts(deps: PaymentsDeps) {
+  const rows = await deps.platform.db
+    .selectFrom("checkouts")
+    .selectAll()
+    .where("status", "=", "held")
+    .orderBy("paid_at", "desc")
+    .limit(200)
+    .execute();
+  return rows.map(heldView);
+}
+
+function heldView(row: CheckoutRow) {
+  return {
+    checkout_id: row.id,
+    purpose: row.purpose,
+    wallet_id: row.wallet_id,
+    job_id: row.job_id,
+    provider: row.provider,
+    provider_payment_id: row.provider_payment_id,
+    amount_cents: row.amount_cents,
+    paid_amount_cents: row.paid_amount_cents,
+    held_reason: row.held_reason,
+    paid_at: row.paid_at ? new Date(row.paid_at).toISOString() : null,
+    status: row.status,
+  };
+}
+
+/**
+ * The operator's decision on a held payment: apply it after all. A top-up credits
+ * `amountCents` (default: what the provider says was paid); a restore job is started. Only a
+ * held checkout can be released, once.
+ */
+export async function releaseHeldCheckout(
+  deps: PaymentsDeps,
+  checkoutId: string,
+  amountCents?: number,
+) {
+  const wake = { needed: false };
+  const released = await deps.platform.db.transaction().execute(async (t) => {
+    const row = await t
+      .updateTable("checkouts")
+      .set({ status: "paid" })
+      .where("id", "=", checkoutId)
+      .where("status", "=", "held")
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const credited = amountCents ?? Number(row.paid_amount_cents ?? row.amount_cents);
+    await applyPayment(deps, t, { ...row, amount_cents: credited }, wake);
+    return row;
+  });
+  if (!released) {
+    const current = await findCheckout(deps, checkoutId);
+    if (!current) throw notFound("Checkout");
+    throw conflict(`This checkout is ${current.status}; only a held checkout can be released.`);
+  }
+  if (wake.needed) await deps.platform.notifyJobs();
+  deps.platform.log.info("held checkout released", { checkout_id: checkoutId });
+  return heldView({ ...released, status: "paid" });
 }

@@ -1,9 +1,11 @@
 /** What the payment services receive: the platform plus the configured payment providers. */
+
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
 import type { RpcClientOptions } from "../../payments/x402/confirm.js";
 import type { X402Gateway } from "../../payments/x402/gateway.js";
 import type { Platform } from "../../platform.js";
+import type { RestoreJobView } from "../restore/views.js";
 
 /** The restore area's side of a pay-per-job checkout (src/services/restore/checkout-hooks.ts). */
 export interface RestoreCheckoutHooks {
@@ -24,7 +26,7 @@ export interface RestoreCheckoutHooks {
   /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
   markCheckoutPaid(p: Platform, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
   /** The RestoreJob as the API shows it. */
-  viewJob(p: Platform, jobId: string): Promise<unknown>;
+  viewJob(p: Platform, jobId: string): Promise<RestoreJobView | undefined>;
 }
 
 export interface UsdcRuntime {

@@ -4,12 +4,19 @@
  * the checkout's status, so out-of-order events (expired after paid, completed-unpaid after
  * async-succeeded) cannot undo or repeat a payment.
  */
+import type { Kysely } from "kysely";
+import type { DB } from "../../db/schema.js";
 import type { PaidEvent } from "../../payments/checkout/provider.js";
 import { completeCheckout } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
-import { paymentsDb } from "./tables.js";
 
-export type EventOutcome = "duplicate" | "credited" | "already_paid" | "expired" | "ignored";
+export type EventOutcome =
+  | "duplicate"
+  | "credited"
+  | "held"
+  | "already_paid"
+  | "expired"
+  | "ignored";
 
 export async function handleStripeEvent(
   deps: PaymentsDeps,
@@ -18,7 +25,7 @@ export async function handleStripeEvent(
   const { platform } = deps;
   let wake = false;
   const outcome = await platform.db.transaction().execute(async (tx) => {
-    const db = paymentsDb(tx);
+    const db = tx;
     const inserted = await db
       .insertInto("payment_events")
       .values({
@@ -46,7 +53,10 @@ export async function handleStripeEvent(
         tx,
       );
       wake = done.wakeWorkers;
-      return done.applied ? ("credited" as const) : ("already_paid" as const);
+      if (done.applied) return "credited" as const;
+      return done.checkout?.status === "held" && !done.applied
+        ? ("held" as const)
+        : ("already_paid" as const);
     }
     if (event.type === "checkout.expired") {
       await db
@@ -64,13 +74,9 @@ export async function handleStripeEvent(
   return outcome;
 }
 
-async function findEventCheckout(
-  deps: PaymentsDeps,
-  event: PaidEvent,
-  tx: Parameters<typeof paymentsDb>[0],
-) {
+async function findEventCheckout(deps: PaymentsDeps, event: PaidEvent, tx: Kysely<DB>) {
   if (!event.reference?.startsWith("co_")) return undefined;
-  const row = await paymentsDb(tx)
+  const row = await tx
     .selectFrom("checkouts")
     .selectAll()
     .where("id", "=", event.reference)

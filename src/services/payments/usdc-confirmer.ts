@@ -6,9 +6,9 @@
  */
 import type { Selectable } from "kysely";
 import type { Hex } from "viem";
+import type { UsdcPaymentsTable } from "../../db/schema.js";
 import { confirmTransfer, findAuthorizationUse, rpcClient } from "../../payments/x402/confirm.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
-import { paymentsDb, type UsdcPaymentsTable } from "./tables.js";
 import { creditConfirmedPayment } from "./usdc-credit.js";
 
 type Row = Selectable<UsdcPaymentsTable>;
@@ -28,7 +28,7 @@ export async function confirmUsdcPayments(deps: PaymentsDeps): Promise<Confirmer
   const report: ConfirmerReport = { checked: 0, credited: 0, failed: 0 };
   const usdc = deps.usdc;
   if (!usdc) return report;
-  const rows = await paymentsDb(deps.platform.db)
+  const rows = await deps.platform.db
     .selectFrom("usdc_payments")
     .selectAll()
     .where("status", "in", ["pending", "unknown"])
@@ -85,7 +85,7 @@ async function reconcileUnknown(deps: PaymentsDeps, usdc: UsdcRuntime, row: Row)
     client: usdc.rpc,
   });
   if (use.used && use.txHash) {
-    await paymentsDb(deps.platform.db)
+    await deps.platform.db
       .updateTable("usdc_payments")
       .set({ tx_hash: use.txHash.toLowerCase(), status: "pending" })
       .where("id", "=", row.id)
@@ -105,7 +105,7 @@ async function fallbackFrom(usdc: UsdcRuntime): Promise<bigint> {
 }
 
 async function markFailed(deps: PaymentsDeps, row: Row, reason: string) {
-  await paymentsDb(deps.platform.db)
+  await deps.platform.db
     .updateTable("usdc_payments")
     .set({ status: "failed", detail: reason })
     .where("id", "=", row.id)
@@ -117,7 +117,7 @@ async function markFailed(deps: PaymentsDeps, row: Row, reason: string) {
 
 async function later(deps: PaymentsDeps, row: Row) {
   const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.checks, 6));
-  await paymentsDb(deps.platform.db)
+  await deps.platform.db
     .updateTable("usdc_payments")
     .set({
       checks: row.checks + 1,

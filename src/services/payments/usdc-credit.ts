@@ -1,7 +1,6 @@
 /** The one place a USDC payment turns into balance: confirmed + credited in one transaction. */
 import { credit } from "../ledger.js";
 import type { PaymentsDeps } from "./deps.js";
-import { paymentsDb } from "./tables.js";
 
 /**
  * Marks the payment confirmed and credits its wallet (reference = tx hash). Conditional on
@@ -12,7 +11,7 @@ export async function creditConfirmedPayment(
   paymentId: string,
 ): Promise<boolean> {
   const credited = await deps.platform.db.transaction().execute(async (tx) => {
-    const row = await paymentsDb(tx)
+    const row = await tx
       .updateTable("usdc_payments")
       .set({ status: "confirmed", confirmed_at: deps.platform.clock(), detail: null })
       .where("id", "=", paymentId)

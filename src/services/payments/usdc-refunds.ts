@@ -15,7 +15,6 @@ import { sendUsdcRefund } from "../../payments/x402/refund.js";
 import { centsToAtomic } from "../../payments/x402/terms.js";
 import { credit } from "../ledger.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
-import { paymentsDb } from "./tables.js";
 
 export interface UsdcRefundView {
   id: string;
@@ -48,7 +47,7 @@ export async function refundUsdc(
     );
   }
   const reserved = await reserve(deps, input.walletId, input.amountCents);
-  const db = paymentsDb(deps.platform.db);
+  const db = deps.platform.db;
   let broadcast = false;
   try {
     await sendUsdcRefund({
@@ -95,7 +94,7 @@ async function reserve(
       SELECT balance_cents FROM wallets WHERE id = ${walletId} FOR UPDATE`.execute(tx);
     const balance = wallet.rows[0]?.balance_cents;
     if (balance === undefined) throw notFound("Wallet");
-    const db = paymentsDb(tx);
+    const db = tx;
     const sums = await sql<{ paid: number | null; refunded: number | null }>`
       SELECT (SELECT SUM(amount_cents) FROM usdc_payments WHERE wallet_id = ${walletId} AND status = 'confirmed') AS paid,
              (SELECT SUM(amount_cents) FROM usdc_refunds WHERE wallet_id = ${walletId} AND status <> 'failed') AS refunded
@@ -155,7 +154,7 @@ async function sendFailed(
 ) {
   const message = err instanceof Error ? (err.message.split("\n")[0] ?? err.name) : String(err);
   const reverted = /reverted/i.test(message);
-  const db = paymentsDb(deps.platform.db);
+  const db = deps.platform.db;
   if (broadcast && !reverted) {
     await db
       .updateTable("usdc_refunds")
@@ -169,7 +168,7 @@ async function sendFailed(
     return;
   }
   await deps.platform.db.transaction().execute(async (tx) => {
-    await paymentsDb(tx)
+    await tx
       .updateTable("usdc_refunds")
       .set({ status: "failed", error: message })
       .where("id", "=", r.id)
@@ -190,7 +189,7 @@ async function refundView(
   usdc: UsdcRuntime,
   id: string,
 ): Promise<UsdcRefundView> {
-  const row = await paymentsDb(deps.platform.db)
+  const row = await deps.platform.db
     .selectFrom("usdc_refunds")
     .innerJoin("wallets", "wallets.id", "usdc_refunds.wallet_id")
     .selectAll("usdc_refunds")

@@ -20,7 +20,7 @@ import {
 import type { Principal } from "../auth.js";
 import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
-import { paymentsDb } from "./tables.js";
+import { usdcRuntime } from "./usdc.js";
 import { creditConfirmedPayment } from "./usdc-credit.js";
 
 /** A claim the request is still settling is left alone by the confirmer for this long. */
@@ -29,7 +29,12 @@ export const CLAIM_GRACE_MS = 2 * 60_000;
 export type CryptoTopupResult =
   | {
       status: 200;
-      body: { credited_cents: number; transaction: string; explorer: string; wallet: WalletView };
+      body: {
+        credited_cents: number;
+        transaction: string;
+        explorer: string | null;
+        wallet: WalletView;
+      };
       paymentResponse?: string;
     }
   | {
@@ -52,16 +57,6 @@ export interface CryptoTopupInput {
 
 const PENDING =
   "Paid; waiting for the transfer to confirm on chain. The balance is credited once it confirms.";
-
-export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
-  if (!deps.usdc) {
-    throw new ApiError(
-      503,
-      "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
-    );
-  }
-  return deps.usdc;
-}
 
 function paymentRequiredError(
   usdc: UsdcRuntime,
@@ -123,7 +118,7 @@ async function claimPayment(
   input: CryptoTopupInput,
   auth: NonNullable<ReturnType<typeof readAuthorization>>,
 ): Promise<{ kind: "new" | "existing"; id: string }> {
-  const db = paymentsDb(deps.platform.db);
+  const db = deps.platform.db;
   const id = deps.platform.ids("tu");
   const now = deps.platform.clock();
   const inserted = await db
@@ -159,7 +154,7 @@ async function priorResult(
   input: CryptoTopupInput,
   id: string,
 ): Promise<CryptoTopupResult> {
-  const row = await paymentsDb(deps.platform.db)
+  const row = await deps.platform.db
     .selectFrom("usdc_payments")
     .selectAll()
     .where("id", "=", id)
@@ -212,7 +207,7 @@ async function finish(
   claim: { id: string; fromBlock: Promise<number | undefined> } | undefined,
   outcome: SettleOutcome,
 ): Promise<CryptoTopupResult> {
-  const db = paymentsDb(deps.platform.db);
+  const db = deps.platform.db;
   const log = deps.platform.log;
   if (outcome.kind === "refused" || outcome.kind === "unavailable") {
     // Nothing moved: release the claim so the same signature may be tried again later.
@@ -283,7 +278,7 @@ async function confirmNow(
   }
   if (confirmed.status === "pending") return pending(usdc, txHash, receipt);
   if (confirmed.status === "failed") {
-    await paymentsDb(deps.platform.db)
+    await deps.platform.db
       .updateTable("usdc_payments")
       .set({ status: "failed", detail: confirmed.reason })
       .where("id", "=", paymentId)

@@ -6,7 +6,7 @@
 import { ApiError } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import type { Platform } from "../../platform.js";
-import { findJob, inTx, moveJob, type RestoreJobRow, refundRestore } from "./store.js";
+import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 
 export interface CheckoutJob {
@@ -51,17 +51,11 @@ export async function markCheckoutPaid(
   opts: { paymentRef: string },
 ): Promise<RestoreJobRow> {
   const now = p.clock();
-  const moved = await moveJob(p.db, {
-    id: jobId,
-    from: "pending_payment",
-    to: "processing",
-    now,
-    set: {
-      payment_ref: opts.paymentRef,
-      queued_at: now,
-      progress: 0,
-      expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
-    },
+  const moved = await moveRestore(p.db, jobId, "pay", now, {
+    payment_ref: opts.paymentRef,
+    queued_at: now,
+    progress: 0,
+    expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
   });
   if (moved) {
     await p.notifyJobs();

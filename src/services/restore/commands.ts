@@ -1,10 +1,11 @@
 /** start, cancel and read: the caller-facing commands on an existing restore job. */
 import { ApiError, badRequest, conflict } from "../../domain/errors.js";
-import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
+import { RESTORE_FINAL, RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
+import { waitForChange } from "../../jobs/watch.js";
 import type { Platform } from "../../platform.js";
 import type { Principal } from "../auth.js";
 import { freshPrincipal, walletView } from "../wallets.js";
-import { findJob, inTx, moveJob, type RestoreJobRow } from "./store.js";
+import { findJob, moveRestore, type RestoreJobRow } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 import { jobView } from "./views.js";
 
@@ -21,10 +22,36 @@ export async function ownedJob(p: Platform, principal: Principal, id: string) {
   return row;
 }
 
-export async function getRestoreJob(p: Platform, id: string) {
-  const row = await findJob(p.db, id);
-  if (!row) throw new ApiError(404, "Restore job not found.");
+export interface ReadOptions {
+  /** Wait up to this long for the job's status or progress to change (`?wait=`). */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+/** GET /cloud/jobs/{id}: the job id is the capability, no key needed. */
+export async function getRestoreJob(p: Platform, id: string, opts: ReadOptions = {}) {
+  const read = async () => {
+    const row = await findJob(p.db, id);
+    if (!row) throw new ApiError(404, "Restore job not found.");
+    return row;
+  };
+  const row = await waitForChange(p.jobWatch, id, read, {
+    waitMs: opts.waitMs ?? 0,
+    final: RESTORE_FINAL,
+    signal: opts.signal,
+  });
   return { job: await jobView(p, row) };
+}
+
+/** The same read for a key (MCP get_restore): another wallet's or another key's job is a 404. */
+export async function getOwnedRestoreJob(
+  p: Platform,
+  principal: Principal,
+  id: string,
+  opts: ReadOptions = {},
+) {
+  await ownedJob(p, principal, id);
+  return getRestoreJob(p, id, opts);
 }
 
 function notStartable(row: RestoreJobRow): ApiError {
@@ -52,16 +79,10 @@ export async function startRestoreJob(p: Platform, principal: Principal, id: str
   const problem = await uploadProblem(p.storage, row);
   if (problem) throw badRequest(problem);
   const now = p.clock();
-  const moved = await moveJob(p.db, {
-    id,
-    from: "awaiting_upload",
-    to: "processing",
-    now,
-    set: {
-      queued_at: now,
-      progress: 0,
-      expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
-    },
+  const moved = await moveRestore(p.db, id, "start", now, {
+    queued_at: now,
+    progress: 0,
+    expires_at: new Date(now.getTime() + p.config.retentionHours * 3600_000),
   });
   if (!moved) {
     const latest = await ownedJob(p, principal, id);
@@ -92,15 +113,13 @@ export async function cancelRestoreJob(p: Platform, principal: Principal, id: st
       `The file has already arrived, so the job can no longer be cancelled; start it with POST /cloud/jobs/${id}/start.`,
     );
   }
-  const moved = await inTx(p.db, (tx) =>
-    moveJob(tx, {
-      id,
-      from: "awaiting_upload",
-      to: "cancelled",
-      now: p.clock(),
-      set: { error: RESTORE_MESSAGES.cancelled, finished_at: p.clock() },
-      refundReason: `restore ${id} cancelled`,
-    }),
+  const moved = await moveRestore(
+    p.db,
+    id,
+    "cancel",
+    p.clock(),
+    { error: RESTORE_MESSAGES.cancelled, finished_at: p.clock() },
+    { refundReason: `restore ${id} cancelled` },
   );
   const latest = moved ?? (await ownedJob(p, principal, id));
   if (latest.status !== "cancelled") throw notCancellable(latest);

@@ -34,7 +34,7 @@ export function checkRestoreRequest(input: {
   sizeBytes?: number | undefined;
 }): void {
   const problem = restoreLimitProblem(input);
-  if (problem) throw new ApiError(422, problem);
+  if (problem) throw new ApiError(problem.status, problem.detail);
 }
 
 function checkContentType(contentType: string): string {

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../test/app.js";
 import { balanceOf, jobBody, makeVideo, upload } from "../../../test/restore/helpers.js";
 import { restoreFeature } from "../../features/restore.js";
-import { sweepRestoreJobs } from "../../workers/sweeper.js";
-import type { JobQueue } from "../../workers/types.js";
+import { restoreJobs } from "../../jobs/restore.js";
+import { sweepJobs } from "../../jobs/retention.js";
+import type { JobQueue } from "../../jobs/work.js";
+import { jobEngineDeps } from "../../platform.js";
 import { getJobForCheckout, markCheckoutPaid } from "./checkout-hooks.js";
 
 let t: TestApp;
@@ -55,8 +57,8 @@ describe("restore queue", () => {
     expect(item?.jobId).toBe(id);
     expect(item?.params).toMatchObject({ quality: "faithful", declaredDurationSec: 2 });
     expect(await queue.claim("w2", LEASE)).toBeNull();
-    expect(await queue.heartbeat(id, "w1", LEASE, 0.5)).toBe(true);
-    expect(await queue.heartbeat(id, "w2", LEASE, 0.9)).toBe(false);
+    expect(await queue.heartbeat(id, "w1", LEASE, 0.5)).toBe("ok");
+    expect(await queue.heartbeat(id, "w2", LEASE, 0.9)).toBe("lease_lost");
     expect((await job(id)).progress).toBe(0.5);
     await queue.complete(id, "w2", { outputBytes: 1, meta: {} });
     expect((await job(id)).status).toBe("processing");
@@ -93,7 +95,7 @@ describe("restore queue", () => {
     expect(second?.jobId).toBe(id);
     expect(second?.attempt).toBe(2);
     // The first worker comes back late: its reports no longer count.
-    expect(await queue.heartbeat(id, "dies-1", LEASE, 0.3)).toBe(false);
+    expect(await queue.heartbeat(id, "dies-1", LEASE, 0.3)).toBe("lease_lost");
     t.clock.advance(LEASE + 1);
     const recovered = await Promise.all([queue.recoverLapsedLeases(), queue.recoverLapsedLeases()]);
     expect(recovered.reduce((a, b) => a + b, 0)).toBe(1);
@@ -155,11 +157,13 @@ describe("retention sweeper", () => {
     await queue.complete(doneId, "w1", { outputBytes: 1, meta: { measuredDurationSec: 1 } });
     expect((await job(doneId)).download_url).toBeTruthy();
 
-    expect(await sweepRestoreJobs(t.deps)).toMatchObject({ expiredDone: 0, expiredUploads: 0 });
+    // Rules in order: done past retention, never-uploaded, never-paid, ended jobs' files.
+    const sweep = () => sweepJobs(restoreJobs, jobEngineDeps(t.platform));
+    expect((await sweep()).slice(0, 2)).toEqual([0, 0]);
     t.clock.advance(49 * 3600_000);
-    const counts = await sweepRestoreJobs(t.deps);
+    const counts = await sweep();
     t.clock.advance(-49 * 3600_000);
-    expect(counts.expiredDone).toBeGreaterThanOrEqual(1);
+    expect(counts[0]).toBeGreaterThanOrEqual(1);
     expect(await job(waiting)).toMatchObject({ status: "expired", error: /never arrived/ });
     expect(await balanceOf(t, wallet.walletId)).toBe(1000);
     expect((await job(unpaid)).status).toBe("expired");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../test/app.js";
 import { balanceOf } from "../../../test/restore/helpers.js";
 import { restoreFeature } from "../../features/restore.js";
-import { findJob, inTx, moveJob } from "./store.js";
+import { findJob, moveRestore } from "./store.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,12 +31,8 @@ async function paidJob(key: string) {
   return res.body.job.id as string;
 }
 
-const start = (id: string) =>
-  moveJob(t.deps.db, { id, from: "awaiting_upload", to: "processing", now: t.clock.now() });
-const cancel = (id: string) =>
-  inTx(t.deps.db, (tx) =>
-    moveJob(tx, { id, from: "awaiting_upload", to: "cancelled", now: t.clock.now() }),
-  );
+const start = (id: string) => moveRestore(t.deps.db, id, "start", t.clock.now());
+const cancel = (id: string) => moveRestore(t.deps.db, id, "cancel", t.clock.now());
 
 describe("start vs cancel", () => {
   it("has exactly one winner per job and refunds only when cancel won", async () => {

@@ -6,13 +6,12 @@ import { type ClipEngine, createFfmpegClipEngine } from "../../engines/clip/engi
 import { ImageError, normaliseImage } from "../../engines/clip/image.js";
 import type { ClipSize } from "../../engines/clip/plan.js";
 import { createCogClipEngine } from "../../engines/cog/cog-engines.js";
-import { PredictionWaiter } from "../../engines/cog/webhook.js";
+import { type CogHookTarget, PredictionWaiter } from "../../engines/cog/webhook.js";
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
 } from "../../engines/moderation/image-classifier.js";
-import type { CogHookTarget } from "../../http/routes/hooks/cog.js";
-import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../types.js";
+import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
 import { uploadOutput } from "./transfer.js";
 
 export interface ClipExecutorOptions {
@@ -147,40 +146,37 @@ export interface ClipEngineChoice {
   hook?: CogHookTarget;
 }
 
-/** The clip engine the environment asks for. */
+/** The clip engine the configuration asks for. */
 export function clipEngineFromConfig(
-  config: Pick<Config, "env" | "publicUrl">,
+  config: Pick<Config, "engines" | "publicUrl">,
   publicUrl?: string,
 ): ClipEngineChoice {
-  const env = config.env;
-  const kind = env.CLIP_ENGINE ?? "ffmpeg";
-  if (kind === "ffmpeg") return { engine: createFfmpegClipEngine() };
-  if (kind !== "cog")
-    throw new Error(`CLIP_ENGINE must be ffmpeg or cog, got ${JSON.stringify(kind)}`);
-  const baseUrl = env.CLIP_COG_URL;
-  if (!baseUrl) throw new Error("CLIP_COG_URL is required when CLIP_ENGINE=cog");
-  const secret = env.COG_WEBHOOK_SECRET;
+  const e = config.engines.clip;
+  if (e.kind === "ffmpeg") return { engine: createFfmpegClipEngine() };
   const base = publicUrl ?? config.publicUrl;
-  const waiter = secret && base ? new PredictionWaiter() : undefined;
+  const waiter = e.webhookSecret && base ? new PredictionWaiter() : undefined;
   const engine = createCogClipEngine({
     name: "cog-clip",
-    baseUrl,
-    token: env.CLIP_COG_TOKEN,
+    baseUrl: e.url,
+    token: e.token,
     webhookUrl: waiter ? `${base}/hooks/cog/clip` : undefined,
-    webhookSecret: waiter ? secret : undefined,
+    webhookSecret: waiter ? e.webhookSecret : undefined,
     waiter,
-    timeoutMs: Number(env.CLIP_COG_TIMEOUT_MS ?? 600_000),
-    pollIntervalMs: Number(env.CLIP_COG_POLL_MS ?? 1_000),
+    timeoutMs: e.timeoutMs,
+    pollIntervalMs: e.pollMs,
   });
-  return { engine, hook: waiter ? { waiter, secret } : undefined };
+  return {
+    engine,
+    hook: waiter && e.webhookSecret ? { waiter, secret: e.webhookSecret } : undefined,
+  };
 }
 
 /** For `kinora worker`: the configured engine (polling, no webhooks) and the nsfwjs classifier. */
 export function clipExecutorFromConfig(
-  config: Pick<Config, "env">,
+  config: Pick<Config, "engines">,
   opts: { fetch?: (url: string, init?: RequestInit) => Promise<Response> } = {},
 ): Executor {
-  const { engine } = clipEngineFromConfig({ env: config.env, publicUrl: undefined });
+  const { engine } = clipEngineFromConfig({ engines: config.engines, publicUrl: undefined });
   return createClipExecutor({
     engine,
     classifier: createNsfwjsClassifier(),

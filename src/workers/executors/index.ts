@@ -3,7 +3,7 @@
  * Feature lists the same executor for the in-process workers of `kinora serve`).
  */
 import type { Config } from "../../config.js";
-import type { Executor } from "../types.js";
+import type { Executor } from "../../jobs/work.js";
 import { clipExecutorFromConfig } from "./clip.js";
 import { restoreExecutorFromConfig } from "./restore-engine.js";
 import type { FetchLike } from "./transfer.js";
@@ -13,7 +13,7 @@ export interface ExecutorOptions {
 }
 
 export function buildExecutors(
-  config: Pick<Config, "env">,
+  config: Pick<Config, "engines">,
   opts: ExecutorOptions = {},
 ): Executor[] {
   return [restoreExecutorFromConfig(config, opts), clipExecutorFromConfig(config, opts)];

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
 import { MediaError } from "../../engines/restore/index.js";
-import { type Executor, WorkError, type WorkItem } from "../types.js";
+import { type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
 
 /** What the executor needs of an engine (the ffmpeg and the Cog restore engines both fit). */

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, notFound } from "../../../domain/errors.js";
+import { adjustBalance } from "../../../services/adjustments.js";
 import type { CoreDeps } from "../../../services/deps.js";
-import { credit } from "../../../services/ledger.js";
 import { errorResponses } from "../../errors.js";
 import { requireAdmin } from "../../middleware/admin-auth.js";
 import type { Router } from "../../router.js";
@@ -17,15 +16,24 @@ const Body = z
       .refine((v) => v !== 0, "must not be 0"),
     reason: z.string().min(1, "is required: say why, it is kept in the ledger").max(500),
     reference: z.string().min(1).max(200).optional().openapi({
-      description: "Your id for this adjustment; a repeated reference applies nothing.",
+      description:
+        "Your id for this adjustment: repeating it with the same wallet and amount applies nothing again; with another amount it is a 409.",
     }),
   })
-  .strict();
+  .strict()
+  .openapi({
+    example: {
+      amount_cents: 500,
+      reason: "goodwill after a failed upload",
+      reference: "ticket-4411",
+    },
+  });
 
 export function registerCreditWallet(app: Router, deps: CoreDeps, adminToken: string) {
   const route = createRoute({
     method: "post",
     path: "/admin/wallets/{id}/credit",
+    operationId: "adjustWalletBalance",
     tags: ["Operator"],
     summary: "Credit or debit a wallet",
     description:
@@ -55,28 +63,12 @@ export function registerCreditWallet(app: Router, deps: CoreDeps, adminToken: st
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await credit(deps.db, {
+    const result = await adjustBalance(deps, {
       walletId: id,
       amountCents: body.amount_cents,
-      kind: "adjustment",
-      reference: body.reference ?? deps.ids("adj"),
-      reason: `operator: ${body.reason}`,
+      reason: body.reason,
+      reference: body.reference,
     });
-    if (result.balanceCents === null) throw notFound("Wallet");
-    if (!result.credited && body.amount_cents < 0 && !body.reference) {
-      throw new ApiError(
-        409,
-        `The balance (${result.balanceCents} cents) is smaller than the debit; debit at most the balance.`,
-      );
-    }
-    deps.log.info("operator adjustment", {
-      wallet_id: id,
-      amount_cents: body.amount_cents,
-      applied: result.credited,
-    });
-    return c.json(
-      { wallet_id: id, applied: result.credited, balance_cents: result.balanceCents },
-      200,
-    );
+    return c.json(result, 200);
   });
 }

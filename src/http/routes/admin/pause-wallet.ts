@@ -14,6 +14,7 @@ export function registerPauseWallet(app: Router, deps: CoreDeps, adminToken: str
     const route = createRoute({
       method: "post",
       path: `/admin/wallets/{id}/${paused ? "pause" : "unpause"}`,
+      operationId: paused ? "pauseWallet" : "unpauseWallet",
       tags: ["Operator"],
       summary: paused ? "Pause a wallet" : "Unpause a wallet",
       description: paused
@@ -27,7 +28,10 @@ export function registerPauseWallet(app: Router, deps: CoreDeps, adminToken: str
           required: false,
           content: {
             "application/json": {
-              schema: z.object({ reason: z.string().max(500).optional() }).strict(),
+              schema: z
+                .object({ reason: z.string().max(500).optional() })
+                .strict()
+                .openapi({ example: { reason: "chargeback review" } }),
             },
           },
         },

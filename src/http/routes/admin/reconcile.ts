@@ -24,6 +24,7 @@ export function registerReconcile(app: Router, deps: CoreDeps, adminToken: strin
   const route = createRoute({
     method: "get",
     path: "/admin/reconcile",
+    operationId: "reconcileLedger",
     tags: ["Operator"],
     summary: "Check every money invariant",
     description:

@@ -11,6 +11,7 @@ export function registerCancelJob(app: Router, p: Platform) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs/{id}/cancel",
+    operationId: "cancelRestore",
     tags: ["Cloud restore"],
     summary: "Cancel a job whose file never arrived",
     description:

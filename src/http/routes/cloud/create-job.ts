@@ -3,11 +3,11 @@ import type { Platform } from "../../../platform.js";
 import { createRestoreJob } from "../../../services/restore/create.js";
 import { errorResponses } from "../../errors.js";
 import { optionalKey } from "../../middleware/auth.js";
-import type { Router } from "../../router.js";
+import { optionalBearerSecurity, type Router } from "../../router.js";
 import { Wallet } from "../../schemas.js";
 import { CreateBody, RestoreJob } from "./schemas.js";
 
-const Created = z.object({
+export const CreatedRestore = z.object({
   job: RestoreJob,
   upload_url: z.string(),
   upload_headers: z.record(z.string(), z.string()),
@@ -22,18 +22,19 @@ export function registerCreateJob(app: Router, p: Platform) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs",
+    operationId: "createRestore",
     tags: ["Cloud restore"],
     summary: "Create a restore job",
     description:
       "With a key (and pay_with not checkout) the price is taken from the balance now and the job waits for its upload (`awaiting_upload`). Without a key, `email` is required and the job waits for payment (`pending_payment`): upload, then POST /cloud/jobs/{id}/checkout.",
-    // The key is optional here, so the operation is not marked bearer-only (the auth matrix
-    // expects 401 without a key on those); a bad key still answers 401.
+    // The key is optional here: without one, an email pays by checkout; a bad key is a 401.
+    security: optionalBearerSecurity,
     middleware: [optionalKey(p)] as const,
     request: { body: { required: true, content: { "application/json": { schema: CreateBody } } } },
     responses: {
       200: {
         description: "The job, where to upload the file and what to do next.",
-        content: { "application/json": { schema: Created } },
+        content: { "application/json": { schema: CreatedRestore } },
       },
       ...errorResponses(400, 401, 402, 403, 422),
     },

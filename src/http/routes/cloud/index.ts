@@ -4,6 +4,7 @@ import type { Router } from "../../router.js";
 import { registerCancelJob } from "./cancel-job.js";
 import { registerCreateJob } from "./create-job.js";
 import { registerGetJob } from "./get-job.js";
+import { registerListJobs } from "./list-jobs.js";
 import { registerPrices } from "./prices.js";
 import { registerQuote } from "./quote.js";
 import { registerStartJob } from "./start-job.js";
@@ -12,6 +13,7 @@ export function registerCloudRoutes(app: Router, p: Platform) {
   registerQuote(app);
   registerPrices(app);
   registerCreateJob(app, p);
+  registerListJobs(app, p);
   registerGetJob(app, p);
   registerStartJob(app, p);
   registerCancelJob(app, p);

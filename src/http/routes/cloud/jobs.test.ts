@@ -73,7 +73,10 @@ describe("POST /cloud/jobs", () => {
       [{ filename: "" }, 400, "filename"],
       [{ pay_with: "gold" }, 400, "pay_with"],
       [{ email: "nope" }, 400, "email"],
-      [{ duration_sec: -1 }, 422, "duration_sec"],
+      [{ duration_sec: -1 }, 400, "duration_sec"],
+      [{ duration_sec: 0 }, 400, "duration_sec"],
+      [{ width: 0 }, 400, "width"],
+      [{ size: 0 }, 400, "size"],
       [{ size: 2 * 1024 ** 3 + 1 }, 422, "size"],
       [{ width: 9000 }, 422, "width"],
     ];

@@ -6,6 +6,7 @@ export function registerPrices(app: Router) {
   const route = createRoute({
     method: "get",
     path: "/cloud/prices",
+    operationId: "getRestorePrices",
     tags: ["Cloud restore"],
     summary: "The restore price table",
     description:

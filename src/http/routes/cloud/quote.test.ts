@@ -39,10 +39,9 @@ describe("POST /cloud/quote", () => {
 
   it("answers 422 naming the field over a limit", async () => {
     for (const [body, field] of [
-      [{ duration_sec: 0 }, "duration_sec"],
       [{ duration_sec: 7201 }, "duration_sec"],
       [{ duration_sec: 60, width: 7681 }, "width"],
-      [{ duration_sec: 60, height: 0 }, "height"],
+      [{ duration_sec: 60, height: 4321 }, "height"],
     ] as const) {
       const res = await quote(body);
       expect(res.status, JSON.stringify(body)).toBe(422);
@@ -50,7 +49,17 @@ describe("POST /cloud/quote", () => {
     }
   });
 
-  it("answers 400 for malformed input", async () => {
+  it("answers 400 for malformed input, naming the field: 422 is only for over a limit", async () => {
+    for (const [body, field] of [
+      [{ duration_sec: 0 }, "duration_sec"],
+      [{ duration_sec: -5 }, "duration_sec"],
+      [{ duration_sec: 60, height: 0 }, "height"],
+      [{ duration_sec: 60, width: -1 }, "width"],
+    ] as const) {
+      const res = await quote(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.detail).toMatch(new RegExp(`^${field}:`));
+    }
     const bad = [
       {},
       { duration_sec: "60" },

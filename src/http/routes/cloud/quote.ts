@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEFAULT_QUALITY, priceRestore } from "../../../domain/restore/pricing.js";
-import { checkRestoreRequest } from "../../../services/restore/create.js";
+import { quoteRestore } from "../../../services/restore/quote.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
 import { QuoteBody } from "./schemas.js";
 
-const Quote = z.object({
+export const Quote = z.object({
   amount_cents: z.number().int().openapi({ example: 499 }),
   display: z.string().openapi({ example: "$4.99" }),
   quality: z.string(),
@@ -19,6 +18,7 @@ export function registerQuote(app: Router) {
   const route = createRoute({
     method: "post",
     path: "/cloud/quote",
+    operationId: "quoteRestore",
     tags: ["Cloud restore"],
     summary: "Price a restore",
     description:
@@ -31,24 +31,12 @@ export function registerQuote(app: Router) {
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    checkRestoreRequest({ durationSec: body.duration_sec, width: body.width, height: body.height });
-    const price = priceRestore({
-      quality: body.quality ?? DEFAULT_QUALITY,
+    const quote = quoteRestore({
       durationSec: body.duration_sec,
+      quality: body.quality,
       width: body.width,
       height: body.height,
     });
-    return c.json(
-      {
-        amount_cents: price.amountCents,
-        display: price.display,
-        quality: price.quality,
-        quality_label: price.label,
-        duration_sec: body.duration_sec,
-        extra_minutes: price.extraMinutes,
-        high_res: price.highRes,
-      },
-      200,
-    );
+    return c.json(quote, 200);
   });
 }

@@ -11,6 +11,7 @@ export function registerStartJob(app: Router, p: Platform) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs/{id}/start",
+    operationId: "startRestore",
     tags: ["Cloud restore"],
     summary: "Start a restore once the file is uploaded",
     description:

@@ -7,13 +7,8 @@
  * waits (sticky routing on the `prediction` query parameter) or rely on polling, which the
  * Cog client does alongside webhooks anyway.
  */
-import { handlePredictionWebhook, type PredictionWaiter } from "../../../engines/cog/webhook.js";
+import { type CogHookTarget, handlePredictionWebhook } from "../../../engines/cog/webhook.js";
 import type { Router } from "../../router.js";
-
-export interface CogHookTarget {
-  waiter: PredictionWaiter;
-  secret: string | undefined;
-}
 
 /** Signature timestamps are checked against the wall clock (not an injected one). */
 export function registerCogHooks(app: Router, targets: Record<string, CogHookTarget>) {

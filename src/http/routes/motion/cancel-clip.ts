@@ -10,6 +10,7 @@ export function registerCancelClip(app: Router, deps: ClipDeps) {
   const route = createRoute({
     method: "post",
     path: "/motion/jobs/{id}/cancel",
+    operationId: "cancelClip",
     tags: ["Motion clips"],
     summary: "Cancel a clip whose image never arrived",
     description:

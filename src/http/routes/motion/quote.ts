@@ -14,6 +14,7 @@ export function registerMotionQuote(app: Router) {
   const route = createRoute({
     method: "get",
     path: "/motion/quote",
+    operationId: "quoteClip",
     tags: ["Motion clips"],
     summary: "Price of a clip",
     description: "The price of one 5-second clip at `size` (default 480p). No key needed.",

@@ -10,6 +10,7 @@ export function registerStartClip(app: Router, deps: ClipDeps) {
   const route = createRoute({
     method: "post",
     path: "/motion/jobs/{id}/start",
+    operationId: "startClip",
     tags: ["Motion clips"],
     summary: "Start a clip once its image is uploaded",
     description:

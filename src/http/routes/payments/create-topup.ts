@@ -9,7 +9,7 @@ import { Email } from "../../schemas.js";
 
 const { min, max } = CARD_TOPUP_CENTS;
 
-const Body = z
+export const TopupBody = z
   .object({
     amount_cents: z
       .number({ error: `must be an integer from ${min} to ${max}` })
@@ -19,7 +19,8 @@ const Body = z
       .openapi({ example: 2000 }),
     email: Email.optional().openapi({ description: "Where the provider sends the receipt." }),
   })
-  .strict();
+  .strict()
+  .openapi({ example: { amount_cents: 2000, email: "owner@example.com" } });
 
 export const TopupCheckout = z
   .object({
@@ -37,13 +38,14 @@ export function registerCreateTopup(app: Router, deps: PaymentsDeps) {
   const route = createRoute({
     method: "post",
     path: "/wallet/topup",
+    operationId: "createTopUpLink",
     tags: ["Balance"],
     summary: "Top up by card (checkout link)",
     description:
       "Opens a hosted card checkout for the amount and returns its link for the person paying. The balance is credited once, when the payment is confirmed. Without Stripe keys the server uses its built-in TEST MODE checkout (no real money).",
     security: bearerSecurity,
     middleware: [requireKey(deps.platform)] as const,
-    request: { body: { required: true, content: { "application/json": { schema: Body } } } },
+    request: { body: { required: true, content: { "application/json": { schema: TopupBody } } } },
     responses: {
       200: {
         description: "The checkout link.",

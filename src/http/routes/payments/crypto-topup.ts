@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { USDC_TOPUP_CENTS } from "../../../domain/limits.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
-import { cryptoTopup } from "../../../services/payments/usdc-topups.js";
+import { cryptoTopup } from "../../../services/payments/usdc.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
@@ -9,7 +9,24 @@ import { ErrorBody, Wallet } from "../../schemas.js";
 
 const { min, max } = USDC_TOPUP_CENTS;
 
-const Body = z
+export const UsdcCredited = z.object({
+  credited_cents: z.number().int(),
+  transaction: z.string(),
+  explorer: z.string().nullable().openapi({
+    description:
+      "Link to the transaction on the chain's explorer (Base chains, or X402_EXPLORER_TX_URL).",
+  }),
+  wallet: Wallet,
+});
+
+export const UsdcPending = z.object({
+  detail: z.string(),
+  transaction: z.string().nullable(),
+  explorer: z.string().nullable(),
+  status: z.literal("pending"),
+});
+
+export const UsdcTopupBody = z
   .object({
     amount_cents: z
       .number({ error: `must be an integer from ${min} to ${max}` })
@@ -18,7 +35,8 @@ const Body = z
       .max(max, `must be at most ${max}`)
       .openapi({ example: 500, description: "1 USDC = $1 = 100 cents." }),
   })
-  .strict();
+  .strict()
+  .openapi({ example: { amount_cents: 500 } });
 
 const Headers = z.object({
   "payment-signature": z.string().max(16_384).optional().openapi({
@@ -30,6 +48,7 @@ function cryptoTopupRoute(deps: PaymentsDeps) {
   return createRoute({
     method: "post",
     path: "/wallet/topup/crypto",
+    operationId: "topUpWithUsdc",
     tags: ["Balance"],
     summary: "Top up with USDC (x402 v2)",
     description:
@@ -38,19 +57,20 @@ function cryptoTopupRoute(deps: PaymentsDeps) {
     middleware: [requireKey(deps.platform)] as const,
     request: {
       headers: Headers,
-      body: { required: true, content: { "application/json": { schema: Body } } },
+      body: { required: true, content: { "application/json": { schema: UsdcTopupBody } } },
     },
     responses: {
       200: {
         description: "Credited.",
+        headers: {
+          "PAYMENT-RESPONSE": {
+            description: "The x402 settlement receipt (base64 JSON).",
+            schema: { type: "string" },
+          },
+        },
         content: {
           "application/json": {
-            schema: z.object({
-              credited_cents: z.number().int(),
-              transaction: z.string(),
-              explorer: z.string(),
-              wallet: Wallet,
-            }),
+            schema: UsdcCredited,
           },
         },
       },
@@ -59,18 +79,19 @@ function cryptoTopupRoute(deps: PaymentsDeps) {
           "Paid, waiting for chain confirmation; the balance is credited when it confirms.",
         content: {
           "application/json": {
-            schema: z.object({
-              detail: z.string(),
-              transaction: z.string().nullable(),
-              explorer: z.string().nullable(),
-              status: z.literal("pending"),
-            }),
+            schema: UsdcPending,
           },
         },
       },
       402: {
         description:
           "Payment required, or refused (nothing taken). Terms in PAYMENT-REQUIRED and payment_required.",
+        headers: {
+          "PAYMENT-REQUIRED": {
+            description: "The x402 v2 payment terms (base64 JSON of PaymentRequired).",
+            schema: { type: "string" },
+          },
+        },
         content: {
           "application/json": {
             schema: ErrorBody.extend({

@@ -1,14 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { notFound } from "../../../domain/errors.js";
 import { openRestoreCheckout } from "../../../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
 import { IdParam } from "../../schemas.js";
+import { RestoreJob } from "../cloud/schemas.js";
 
 export function registerRestoreCheckout(app: Router, deps: PaymentsDeps) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs/{id}/checkout",
+    operationId: "createRestoreCheckout",
     tags: ["Cloud restore"],
     summary: "Checkout link for a restore paid per job",
     description:
@@ -21,7 +24,7 @@ export function registerRestoreCheckout(app: Router, deps: PaymentsDeps) {
           "application/json": {
             schema: z.object({
               checkout_url: z.string(),
-              job: z.record(z.string(), z.unknown()).openapi({ description: "The RestoreJob." }),
+              job: RestoreJob,
             }),
           },
         },
@@ -32,7 +35,8 @@ export function registerRestoreCheckout(app: Router, deps: PaymentsDeps) {
   app.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const opened = await openRestoreCheckout(deps, id);
-    const job = (await deps.restore?.viewJob(deps.platform, id)) as Record<string, unknown>;
+    const job = await deps.restore?.viewJob(deps.platform, id);
+    if (!job) throw notFound("Restore job");
     return c.json({ checkout_url: opened.checkout_url, job }, 200);
   });
 }

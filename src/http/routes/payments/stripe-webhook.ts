@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../../domain/errors.js";
-import {
-  type StripeCheckoutProvider,
-  WebhookSignatureError,
-} from "../../../payments/checkout/stripe-provider.js";
+import { WebhookSignatureError } from "../../../payments/checkout/provider.js";
+import type { StripeCheckoutProvider } from "../../../payments/checkout/stripe-provider.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { handleStripeEvent } from "../../../services/payments/stripe-events.js";
 import { errorResponses } from "../../errors.js";
@@ -17,6 +15,7 @@ export function registerStripeWebhook(
   const route = createRoute({
     method: "post",
     path: "/webhooks/stripe",
+    operationId: "receiveStripeWebhook",
     tags: ["Webhooks"],
     summary: "Stripe webhook",
     description:

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
-import { refundUsdc } from "../../../services/payments/usdc-refunds.js";
+import { refundUsdc } from "../../../services/payments/usdc.js";
 import { errorResponses } from "../../errors.js";
 import { requireAdmin } from "../../middleware/admin-auth.js";
 import type { Router } from "../../router.js";
@@ -16,12 +16,14 @@ const Body = z
       .optional()
       .openapi({ description: "Default: all USDC-funded balance left (at most the balance)." }),
   })
-  .strict();
+  .strict()
+  .openapi({ example: { amount_cents: 300 } });
 
 export function registerUsdcRefund(app: Router, deps: PaymentsDeps) {
   const route = createRoute({
     method: "post",
     path: "/admin/wallets/{id}/usdc-refund",
+    operationId: "refundUsdc",
     tags: ["Operator"],
     summary: "Refund unused USDC-funded balance in USDC",
     description:

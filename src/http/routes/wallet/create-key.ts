@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AGENT_KEY_LIMIT_CENTS, LABEL_MAX_LENGTH } from "../../../domain/limits.js";
+import { createAgentKey } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
-import { createAgentKey } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
@@ -20,14 +20,19 @@ const Body = z
       .int(`must be an integer from ${min} to ${max}`)
       .min(min, `must be an integer from ${min} to ${max}`)
       .max(max, `must be an integer from ${min} to ${max}`),
+    ask_before_spending: z.boolean({ error: "must be true or false" }).optional().openapi({
+      description:
+        "Default true: assistants using this key ask the owner before each purchase. false: the owner agrees in advance to spending within the limit.",
+    }),
   })
   .strict()
-  .openapi({ example: { label: "my assistant", limit_cents: 500 } });
+  .openapi({ example: { label: "my assistant", limit_cents: 500, ask_before_spending: true } });
 
-export function registerCreateKey(app: Router, deps: CoreDeps) {
+export function registerCreateKey(app: Router, deps: CoreDeps, maxActive: number) {
   const route = createRoute({
     method: "post",
     path: "/wallet/keys",
+    operationId: "createAgentKey",
     tags: ["Agent keys"],
     summary: "Create an agent key",
     description:
@@ -48,7 +53,7 @@ export function registerCreateKey(app: Router, deps: CoreDeps) {
           },
         },
       },
-      ...errorResponses(400, 401, 403),
+      ...errorResponses(400, 401, 403, 409),
     },
   });
   app.openapi(route, async (c) => {
@@ -56,6 +61,8 @@ export function registerCreateKey(app: Router, deps: CoreDeps) {
     const result = await createAgentKey(deps, c.get("principal").walletId, {
       label: body.label,
       limitCents: body.limit_cents,
+      askBeforeSpending: body.ask_before_spending,
+      maxActive,
     });
     return c.json(result, 200);
   });

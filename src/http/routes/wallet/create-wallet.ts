@@ -8,6 +8,7 @@ import { Email, Wallet } from "../../schemas.js";
 const route = createRoute({
   method: "post",
   path: "/wallet",
+  operationId: "createWallet",
   tags: ["Balance"],
   summary: "Create a wallet",
   description:

@@ -10,6 +10,7 @@ export function registerGetWallet(app: Router, deps: CoreDeps) {
   const route = createRoute({
     method: "get",
     path: "/wallet",
+    operationId: "getWallet",
     tags: ["Balance"],
     summary: "Read the wallet",
     description:

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { listAgentKeys } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
-import { listAgentKeys } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
@@ -10,6 +10,7 @@ export function registerListKeys(app: Router, deps: CoreDeps) {
   const route = createRoute({
     method: "get",
     path: "/wallet/keys",
+    operationId: "listAgentKeys",
     tags: ["Agent keys"],
     summary: "List agent keys",
     description:

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { revokeAgentKey } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
-import { revokeAgentKey } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
@@ -10,6 +10,7 @@ export function registerRevokeKey(app: Router, deps: CoreDeps) {
   const route = createRoute({
     method: "post",
     path: "/wallet/keys/{id}/revoke",
+    operationId: "revokeAgentKey",
     tags: ["Agent keys"],
     summary: "Revoke an agent key",
     description:

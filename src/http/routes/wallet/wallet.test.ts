@@ -225,6 +225,24 @@ describe("operator API", () => {
     expect(report.body).toMatchObject({ ok: true, drift: [] });
   });
 
+  it("treats a reused reference as idempotent only for the same wallet and amount (else 409)", async () => {
+    const { walletId } = await t.newWallet(0);
+    const other = await t.newWallet(0);
+    const send = (wallet: string, amount: number) =>
+      t.call("POST", `/admin/wallets/${wallet}/credit`, {
+        headers: admin,
+        body: { amount_cents: amount, reason: "promo", reference: "promo-7" },
+      });
+    expect((await send(walletId, 300)).body).toMatchObject({ applied: true, balance_cents: 300 });
+    expect((await send(walletId, 300)).body).toMatchObject({ applied: false, balance_cents: 300 });
+    const changed = await send(walletId, 500);
+    expect(changed.status).toBe(409);
+    expect(changed.body.detail).toMatch(/^reference: promo-7 was already used for 300 cents/);
+    expect((await send(other.walletId, 300)).status).toBe(409);
+    const report = await t.call("GET", "/admin/reconcile", { headers: admin });
+    expect(report.body.ok).toBe(true);
+  });
+
   it("refuses a wrong admin token and wallet keys", async () => {
     const { key, walletId } = await t.newWallet(0);
     expect((await t.call("GET", "/admin/reconcile", { key })).status).toBe(401);

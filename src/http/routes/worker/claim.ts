@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { JobKind, WorkSource } from "../../../workers/types.js";
+import { badRequest } from "../../../domain/errors.js";
+import type { JobKind } from "../../../jobs/work.js";
+import type { DbWorkSource } from "../../../jobs/work-source.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
 import { Kind, WorkerId, WorkItemSchema, workerSecurity } from "./schemas.js";
@@ -14,16 +16,18 @@ const Body = z
     worker_id: WorkerId,
     wait_ms: z.number().int().min(0).max(MAX_CLAIM_WAIT_MS).optional(),
   })
-  .strict();
+  .strict()
+  .openapi({ example: { kinds: ["restore", "clip"], worker_id: "gpu-1-w0", wait_ms: 20000 } });
 
 export function registerClaim(
   app: Router,
   auth: MiddlewareHandler,
-  source: () => Promise<WorkSource>,
+  source: () => Promise<DbWorkSource>,
 ) {
   const route = createRoute({
     method: "post",
     path: "/worker/claim",
+    operationId: "workerClaim",
     tags: ["Worker API"],
     summary: "Claim a job (long-poll)",
     description: `Waits up to wait_ms (at most ${MAX_CLAIM_WAIT_MS}) for a job of one of the kinds; \`item\` is null when none came.`,
@@ -41,7 +45,14 @@ export function registerClaim(
   app.openapi(route, async (c) => {
     const b = c.req.valid("json");
     const s = await source();
-    const item = await s.claim(b.kinds as JobKind[], b.worker_id, b.wait_ms ?? 0);
+    // A worker may run more engines than this server has job kinds: claim the ones it has.
+    const kinds = b.kinds.filter((k) => s.kinds.includes(k));
+    if (kinds.length === 0) {
+      throw badRequest(
+        `kinds: this server runs no ${b.kinds.join(", ")} jobs; it runs ${s.kinds.join(", ")}.`,
+      );
+    }
+    const item = await s.claim(kinds as JobKind[], b.worker_id, b.wait_ms ?? 0);
     return c.json({ item }, 200);
   });
 }

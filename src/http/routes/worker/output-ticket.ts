@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../../domain/errors.js";
+import { OUTPUT_TOKEN_HEADER, verifyOutputToken } from "../../../jobs/output-token.js";
 import type { Platform } from "../../../platform.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { OUTPUT_TOKEN_HEADER, verifyOutputToken } from "./output-token.js";
 
 const Body = z
   .object({
@@ -12,12 +12,14 @@ const Body = z
       .string()
       .regex(/^(video|image)\/[\w.+-]+$/, "must be a video/* or image/* type"),
   })
-  .strict();
+  .strict()
+  .openapi({ example: { size_bytes: 48000000, content_type: "video/mp4" } });
 
 export function registerOutputTicket(app: Router, p: Platform) {
   const route = createRoute({
     method: "post",
     path: "/worker/output-ticket",
+    operationId: "workerOutputTicket",
     tags: ["Worker API"],
     summary: "Get an upload link for a job's result",
     description: `Authenticated by the signed token of the work item (header ${OUTPUT_TOKEN_HEADER}); answers a PUT link for exactly size_bytes.`,

@@ -1,7 +1,13 @@
-/** Heartbeat, complete and fail: the worker's reports on a job it holds the lease of. */
+/**
+ * Heartbeat, complete, fail and release: the worker's reports on a job it holds the lease of.
+ * An unknown (or malformed) job id is a 404; a report from a worker that no longer holds the
+ * lease is `{ok: false}` (the worker abandons the attempt; another one owns the job now).
+ */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { WorkItem, WorkSource } from "../../../workers/types.js";
+import { ApiError, badRequest } from "../../../domain/errors.js";
+import type { JobQueue, ReportOutcome } from "../../../jobs/work.js";
+import type { DbWorkSource } from "../../../jobs/work-source.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
 import { IdParam } from "../../schemas.js";
@@ -14,16 +20,15 @@ import {
   workerSecurity,
 } from "./schemas.js";
 
-type Source = () => Promise<WorkSource>;
+type Source = () => Promise<DbWorkSource>;
+
 const params = IdParam("id", "rj_5pX0c1Hq3GvJ2Yb8Lw9RzA");
 
-/** The sources only read kind and jobId from the item. */
-const itemRef = (kind: WorkItem["kind"], jobId: string) => ({ kind, jobId }) as WorkItem;
-
-function reportRoute(path: string, summary: string, body: z.ZodType, auth: MiddlewareHandler) {
+function reportRoute(name: string, summary: string, body: z.ZodType, auth: MiddlewareHandler) {
   return createRoute({
     method: "post",
-    path,
+    path: `/worker/jobs/{id}/${name}`,
+    operationId: `worker${name[0]?.toUpperCase()}${name.slice(1)}`,
     tags: ["Worker API"],
     summary,
     security: workerSecurity,
@@ -33,56 +38,83 @@ function reportRoute(path: string, summary: string, body: z.ZodType, auth: Middl
       body: { required: true, content: { "application/json": { schema: body } } },
     },
     responses: {
-      200: { description: "Accepted.", content: { "application/json": { schema: Ok } } },
-      ...errorResponses(400, 401, 503),
+      200: {
+        description: "Applied (`ok: true`), or ignored because the lease was lost (`ok: false`).",
+        content: { "application/json": { schema: Ok } },
+      },
+      ...errorResponses(400, 401, 404, 503),
     },
   });
 }
 
 const HeartbeatBody = z
   .object({ kind: Kind, worker_id: WorkerId, progress: z.number().min(0).max(1).nullable() })
-  .strict();
+  .strict()
+  .openapi({ example: { kind: "restore", worker_id: "gpu-1-w0", progress: 0.4 } });
 const CompleteBody = z
   .object({ kind: Kind, worker_id: WorkerId, result: WorkResultSchema })
-  .strict();
-const FailBody = z.object({ kind: Kind, worker_id: WorkerId, failure: WorkFailureSchema }).strict();
+  .strict()
+  .openapi({
+    example: { kind: "clip", worker_id: "gpu-1-w0", result: { outputBytes: 812345, meta: {} } },
+  });
+const FailBody = z
+  .object({ kind: Kind, worker_id: WorkerId, failure: WorkFailureSchema })
+  .strict()
+  .openapi({
+    example: {
+      kind: "restore",
+      worker_id: "gpu-1-w0",
+      failure: { kind: "retry", message: "The engine crashed; the job will be retried." },
+    },
+  });
+const ReleaseBody = z
+  .object({ kind: Kind, worker_id: WorkerId })
+  .strict()
+  .openapi({ example: { kind: "restore", worker_id: "gpu-1-w0" } });
+
+async function queueFor(source: Source, kind: string): Promise<JobQueue> {
+  try {
+    return (await source()).queue(kind);
+  } catch {
+    throw badRequest(`kind: this server runs no ${kind} jobs.`);
+  }
+}
+
+function answer(outcome: ReportOutcome, id: string) {
+  if (outcome === "not_found") throw new ApiError(404, `No job ${id} on this server.`);
+  return { ok: outcome === "ok" };
+}
 
 export function registerReports(app: Router, auth: MiddlewareHandler, source: Source) {
   app.openapi(
-    reportRoute(
-      "/worker/jobs/{id}/heartbeat",
-      "Extend the lease, report progress",
-      HeartbeatBody,
-      auth,
-    ),
+    reportRoute("heartbeat", "Extend the lease, report progress", HeartbeatBody, auth),
     async (c) => {
       const b = c.req.valid("json") as z.infer<typeof HeartbeatBody>;
-      const ok = await (await source()).heartbeat(
-        itemRef(b.kind, c.req.valid("param").id),
-        b.worker_id,
-        b.progress,
-      );
-      return c.json({ ok }, 200);
+      const { id } = c.req.valid("param");
+      const q = await queueFor(source, b.kind);
+      const leaseMs = (await source()).leaseMs;
+      return c.json(answer(await q.heartbeat(id, b.worker_id, leaseMs, b.progress), id), 200);
     },
   );
+  app.openapi(reportRoute("complete", "Report the job done", CompleteBody, auth), async (c) => {
+    const b = c.req.valid("json") as z.infer<typeof CompleteBody>;
+    const { id } = c.req.valid("param");
+    const q = await queueFor(source, b.kind);
+    return c.json(answer(await q.complete(id, b.worker_id, b.result), id), 200);
+  });
+  app.openapi(reportRoute("fail", "Report the attempt failed", FailBody, auth), async (c) => {
+    const b = c.req.valid("json") as z.infer<typeof FailBody>;
+    const { id } = c.req.valid("param");
+    const q = await queueFor(source, b.kind);
+    return c.json(answer(await q.fail(id, b.worker_id, b.failure), id), 200);
+  });
   app.openapi(
-    reportRoute("/worker/jobs/{id}/complete", "Report the job done", CompleteBody, auth),
+    reportRoute("release", "Hand the job back (worker shutting down)", ReleaseBody, auth),
     async (c) => {
-      const b = c.req.valid("json") as z.infer<typeof CompleteBody>;
-      await (await source()).complete(
-        itemRef(b.kind, c.req.valid("param").id),
-        b.worker_id,
-        b.result,
-      );
-      return c.json({ ok: true }, 200);
-    },
-  );
-  app.openapi(
-    reportRoute("/worker/jobs/{id}/fail", "Report the attempt failed", FailBody, auth),
-    async (c) => {
-      const b = c.req.valid("json") as z.infer<typeof FailBody>;
-      await (await source()).fail(itemRef(b.kind, c.req.valid("param").id), b.worker_id, b.failure);
-      return c.json({ ok: true }, 200);
+      const b = c.req.valid("json") as z.infer<typeof ReleaseBody>;
+      const { id } = c.req.valid("param");
+      const q = await queueFor(source, b.kind);
+      return c.json(answer(await q.release(id, b.worker_id), id), 200);
     },
   );
 }

@@ -1,7 +1,9 @@
 /** Wire shapes of the HTTP worker API (what HttpWorkSource sends and reads). */
 import { z } from "@hono/zod-openapi";
 
-export const Kind = z.enum(["restore", "clip"]);
+export const Kind = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, "must be a job kind such as restore or clip");
 export const WorkerId = z.string().min(1).max(128);
 
 export const WorkItemSchema = z
@@ -10,6 +12,10 @@ export const WorkItemSchema = z
     jobId: z.string(),
     attempt: z.number().int(),
     leaseExpiresAt: z.string(),
+    leaseMs: z
+      .number()
+      .int()
+      .openapi({ description: "The server's lease: heartbeat well within it." }),
     inputUrl: z.string(),
     outputUrl: z.string(),
     outputHeaders: z.record(z.string(), z.string()),

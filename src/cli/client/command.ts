@@ -1,0 +1,65 @@
+/**
+ * The shape of a client command and what it is handed to run: the parsed command line, where
+ * to print, the API client for the chosen server and key, and the Ctrl-C signal.
+ */
+import type { ParseArgsConfig } from "node:util";
+import type { ClientEnv } from "./env.js";
+import type { ApiClient } from "./http.js";
+import type { Output } from "./output.js";
+
+export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
+
+export interface ParsedArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+export interface ClientContext {
+  args: ParsedArgs;
+  out: Output;
+  api: ApiClient;
+  env: ClientEnv;
+  /** Path of the config file `kinora login` writes. */
+  configPath: string;
+  /** Where the server came from: flag, environment, config or default (for messages). */
+  serverSource: "flag" | "env" | "config" | "default";
+  /** Aborted by the first Ctrl-C; the command decides what to tidy up. */
+  signal: AbortSignal;
+}
+
+export interface ClientCommand {
+  name: string;
+  /** One line for `kinora --help`. */
+  summary: string;
+  /** Full `kinora <name> --help` text, with examples. */
+  help: string;
+  options: OptionSpecs;
+  run(ctx: ClientContext): Promise<number>;
+}
+
+/** Options every client command takes. */
+export const COMMON_OPTIONS: OptionSpecs = {
+  server: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
+export const COMMON_HELP = `Common options:
+  --server URL   the kinora server (default: KINORA_SERVER, then the one saved by
+                 kinora login, then http://127.0.0.1:8080)
+  --json         print one JSON document on stdout, for scripts
+  -h, --help     this help
+
+Exit codes: 0 done · 1 the server said no · 2 usage · 3 refused or not enough funds
+(nothing charged) · 4 server error or unreachable · 130 interrupted (Ctrl-C).`;
+
+/** A string option's value, if given. */
+export function stringArg(args: ParsedArgs, name: string): string | undefined {
+  const value = args.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A boolean option's value. */
+export function flagArg(args: ParsedArgs, name: string): boolean {
+  return args.values[name] === true;
+}

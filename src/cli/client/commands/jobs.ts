@@ -1,0 +1,181 @@
+/** `kinora jobs`, `kinora get ID`, `kinora cancel ID`: the jobs already made. */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import {
+  type ClientCommand,
+  type ClientContext,
+  COMMON_HELP,
+  flagArg,
+  stringArg,
+} from "../command.js";
+import { freePath } from "../download.js";
+import { EXIT } from "../exit-codes.js";
+import { CliFailure, UsageError } from "../failures.js";
+import { dollars, formatAge, table, truncate } from "../format.js";
+import {
+  failureOf,
+  type Job,
+  type JobKind,
+  kindOf,
+  readJob,
+  resultFileName,
+  statusText,
+} from "../job-kinds.js";
+import { downloadStep, followStep } from "../job-steps.js";
+
+type Listed = Job & { kind: "restore" | "clip" };
+
+async function jobs(ctx: ClientContext): Promise<number> {
+  ctx.api.requireKey();
+  const limit = Number(stringArg(ctx.args, "limit") ?? 20);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new UsageError("--limit must be a whole number from 1 to 100.");
+  }
+  const [restores, clips] = await Promise.all([
+    ctx.api.get<{ jobs: Job[] }>("/cloud/jobs", { query: { limit } }),
+    ctx.api.get<{ clips: Job[] }>("/motion/jobs"),
+  ]);
+  const all: Listed[] = [
+    ...restores.jobs.map((j) => ({ ...j, kind: "restore" as const })),
+    ...clips.clips.map((j) => ({ ...j, kind: "clip" as const })),
+  ]
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
+    .slice(0, limit);
+  const rows = all.map((j) => [
+    j.id,
+    j.kind,
+    j.status === "processing" && j.progress
+      ? `processing ${Math.round(j.progress * 100)}%`
+      : j.status,
+    dollars(j.amount_cents),
+    formatAge(j.created_at),
+    truncate(j.kind === "restore" ? (j.filename ?? "") : `"${j.prompt ?? ""}"`, 40),
+  ]);
+  ctx.out.result(
+    { jobs: all },
+    all.length === 0
+      ? 'No jobs yet: kinora restore FILE, or kinora clip IMAGE "prompt".'
+      : table(["ID", "KIND", "STATUS", "PRICE", "AGE", "WHAT"], rows),
+  );
+  return 0;
+}
+
+function jobLines(kind: JobKind, job: Job): string[] {
+  const lines = [
+    `${job.id}  ${kind.name}  ${statusText(job)}${job.status === "processing" && job.progress ? ` ${Math.round(job.progress * 100)}%` : ""}`,
+    `Price     ${dollars(job.amount_cents)}`,
+    `Created   ${job.created_at} (${formatAge(job.created_at)})`,
+  ];
+  if (job.filename) lines.push(`File      ${job.filename}`);
+  if (job.prompt) lines.push(`Prompt    ${job.prompt}`);
+  if (job.error) lines.push(`Error     ${job.error}`);
+  if (job.download_url) lines.push(`Download  kinora get ${job.id} --download PATH`);
+  else if (!kind.terminal.has(job.status)) lines.push(`Follow    kinora get ${job.id} --follow`);
+  return lines;
+}
+
+async function get(ctx: ClientContext): Promise<number> {
+  const [id, extra] = ctx.args.positionals;
+  if (!id || extra) throw new UsageError("Usage: kinora get JOB_ID [--follow] [--download PATH]");
+  const kind = kindOf(id);
+  if (kind.keyedRead) ctx.api.requireKey();
+  const download = stringArg(ctx.args, "download");
+  const follow = flagArg(ctx.args, "follow") || download !== undefined;
+  let job = await readJob(ctx.api, kind, id);
+  if (follow && job.status === "awaiting_upload") {
+    // Only the client that created it can upload and start it: following would wait forever.
+    throw new CliFailure(
+      `${id} is still waiting for its file and will not run; if the file never arrived, kinora cancel ${id} refunds it.`,
+      EXIT.failed,
+      { job },
+    );
+  }
+  if (follow && !kind.terminal.has(job.status)) job = await followStep(ctx, kind, id);
+  if (download === undefined) {
+    ctx.out.result({ job }, jobLines(kind, job));
+    return follow ? exitFor(kind, job) : 0;
+  }
+  const failure = failureOf(kind, job);
+  if (failure) throw failure;
+  if (!job.download_url) throw new UsageError(`${id} has no result to download any more.`);
+  const dest = await resolveDest(download, resultFileName(kind, job));
+  const sizeBytes = await downloadStep(ctx, job.download_url, dest);
+  ctx.out.result({ job, output: dest, size_bytes: sizeBytes }, `Saved ${dest}.`);
+  return 0;
+}
+
+function exitFor(kind: JobKind, job: Job): number {
+  return failureOf(kind, job)?.exitCode ?? 0;
+}
+
+/** A directory given as PATH gets the result's own name inside it (never overwriting). */
+async function resolveDest(given: string, fileName: string): Promise<string> {
+  const info = await stat(given).catch(() => undefined);
+  return info?.isDirectory() ? freePath(path.resolve(given), fileName) : path.resolve(given);
+}
+
+async function cancel(ctx: ClientContext): Promise<number> {
+  const [id, extra] = ctx.args.positionals;
+  if (!id || extra) throw new UsageError("Usage: kinora cancel JOB_ID");
+  const kind = kindOf(id);
+  ctx.api.requireKey();
+  const res = await ctx.api.post<{ job: Job; wallet?: { balance_cents: number } }>(
+    `${kind.base}/${encodeURIComponent(id)}/cancel`,
+  );
+  const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
+  ctx.out.result(res, `Cancelled ${id}; ${dollars(res.job.amount_cents)} was refunded${balance}.`);
+  return 0;
+}
+
+export const jobsCommand: ClientCommand = {
+  name: "jobs",
+  summary: "recent restores and clips with status, price and age",
+  options: { limit: { type: "string" } },
+  help: `Usage: kinora jobs [--limit N]
+
+Lists this key's recent restores and clips, newest first (an agent key sees only
+the jobs it made).
+
+Examples:
+  kinora jobs
+  kinora jobs --limit 5 --json | jq -r '.jobs[] | select(.status=="done") | .id'
+
+${COMMON_HELP}`,
+  run: jobs,
+};
+
+export const getCommand: ClientCommand = {
+  name: "get",
+  summary: "one job; --follow to watch it, --download PATH to save the result",
+  options: { follow: { type: "boolean" }, download: { type: "string" } },
+  help: `Usage: kinora get JOB_ID [--follow] [--download PATH]
+
+Shows a restore (rj_…) or clip (clip_…). --follow waits for it to finish with a
+progress bar; --download waits too and saves the result to PATH (a directory gets
+the result's own name). This is how to pick up a job after Ctrl-C.
+
+Examples:
+  kinora get rj_5pX0c1Hq3GvJ2Yb8Lw9RzA
+  kinora get rj_5pX0c1Hq3GvJ2Yb8Lw9RzA --download ~/Videos/
+  kinora get clip_7dK2… --follow --json
+
+${COMMON_HELP}`,
+  run: get,
+};
+
+export const cancelCommand: ClientCommand = {
+  name: "cancel",
+  summary: "cancel a job whose file never arrived (refunded at once)",
+  options: {},
+  help: `Usage: kinora cancel JOB_ID
+
+Cancels a balance-paid restore or a clip whose file was never uploaded; the price
+goes back to the balance (and the agent key's allowance). A job that already has
+its file cannot be cancelled.
+
+Examples:
+  kinora cancel rj_5pX0c1Hq3GvJ2Yb8Lw9RzA
+
+${COMMON_HELP}`,
+  run: cancel,
+};

@@ -1,0 +1,231 @@
+/**
+ * `kinora restore FILE`: probe → quote → confirm → create → upload → start (or checkout) →
+ * follow → download. Ctrl-C before the upload is through cancels the job (refunded); after it,
+ * the job carries on on the server and the message says how to pick it up again.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import {
+  type ClientCommand,
+  type ClientContext,
+  COMMON_HELP,
+  flagArg,
+  stringArg,
+} from "../command.js";
+import { freePath } from "../download.js";
+import { EXIT } from "../exit-codes.js";
+import { CliFailure, Interrupted, UsageError } from "../failures.js";
+import { dollars, formatBytes, formatDuration } from "../format.js";
+import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
+import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
+import { openUrl } from "../open-url.js";
+import { probeVideo, type VideoFacts } from "../probe.js";
+import { confirmSpend } from "../prompts.js";
+import { retryTransient } from "../timing.js";
+import { resumeHint } from "./resume.js";
+
+/** CLI quality names (as labelled in displays) → API values; the API names work too. */
+const QUALITIES: Record<string, string> = {
+  standard: "faithful",
+  faithful: "faithful",
+  enhanced: "enhanced",
+  "studio-max": "enhanced_max",
+  enhanced_max: "enhanced_max",
+};
+
+interface Created {
+  job: Job;
+  upload_url: string;
+  upload_headers: Record<string, string>;
+  display_price: string;
+  paid_from_balance: boolean;
+}
+
+interface Plan {
+  file: string;
+  sizeBytes: number;
+  facts: VideoFacts;
+  quality: string;
+  payWith: "balance" | "checkout";
+  email?: string;
+}
+
+async function plan(ctx: ClientContext): Promise<Plan> {
+  const { args } = ctx;
+  const [file, extra] = args.positionals;
+  if (!file || extra)
+    throw new UsageError(
+      "Usage: kinora restore FILE [--quality standard|enhanced|studio-max] [--yes]",
+    );
+  const quality = QUALITIES[stringArg(args, "quality") ?? "enhanced"];
+  if (!quality) throw new UsageError("--quality must be standard, enhanced or studio-max.");
+  const payWith = stringArg(args, "pay-with") ?? (ctx.api.key ? "balance" : undefined);
+  const email = stringArg(args, "email");
+  if (payWith === undefined) {
+    throw new UsageError(
+      "No key: run kinora login (or set KINORA_KEY), or pay for this job alone with --pay-with checkout --email you@example.com.",
+    );
+  }
+  if (payWith !== "balance" && payWith !== "checkout")
+    throw new UsageError("--pay-with must be balance or checkout.");
+  if (payWith === "balance") ctx.api.requireKey();
+  if (!ctx.api.key && !email)
+    throw new UsageError("--email is required to pay by checkout without a key.");
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) throw new UsageError(`${file} is not a file.`);
+  const facts = await probeVideo(file);
+  return { file, sizeBytes: info.size, facts, quality, payWith, ...(email ? { email } : {}) };
+}
+
+function requestFields(p: Plan) {
+  return {
+    duration_sec: p.facts.durationSec,
+    quality: p.quality,
+    ...(p.facts.width ? { width: p.facts.width, height: p.facts.height } : {}),
+  };
+}
+
+async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
+  const quote = await ctx.api.post<{
+    amount_cents: number;
+    display: string;
+    quality_label: string;
+  }>("/cloud/quote", requestFields(p), { auth: false });
+  const picture = p.facts.width ? `, ${p.facts.width}×${p.facts.height}` : "";
+  const payer = p.payWith === "balance" ? "from your balance" : "by card (checkout link)";
+  const question = `Restore ${path.basename(p.file)} (${formatDuration(p.facts.durationSec)}${picture}, ${formatBytes(p.sizeBytes)}) at ${quote.quality_label} for ${quote.display}, paid ${payer}?`;
+  if (!(await confirmSpend(ctx.out, question, flagArg(ctx.args, "yes")))) {
+    throw new CliFailure("Not restored; nothing was charged.", EXIT.failed);
+  }
+}
+
+async function create(ctx: ClientContext, p: Plan): Promise<Created> {
+  const created = await ctx.api.post<Created>("/cloud/jobs", {
+    ...requestFields(p),
+    filename: path.basename(p.file),
+    content_type: p.facts.contentType,
+    size: p.sizeBytes,
+    ...(p.email ? { email: p.email } : {}),
+    ...(p.payWith === "checkout" ? { pay_with: "checkout" } : {}),
+  });
+  ctx.out.note(
+    created.paid_from_balance
+      ? `Created ${created.job.id}; ${created.display_price} was taken from your balance.`
+      : `Created ${created.job.id} (${created.display_price}, paid by checkout after the upload).`,
+  );
+  return created;
+}
+
+/** Uploads; on Ctrl-C or a final failure the job is cancelled so the price comes back. */
+async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<number> {
+  try {
+    return await uploadStep(ctx, {
+      url: created.upload_url,
+      headers: created.upload_headers,
+      file: p.file,
+      sizeBytes: p.sizeBytes,
+    });
+  } catch (err) {
+    const outcome = await cancelAfterStop(ctx, RESTORE, created.job);
+    if (err instanceof Interrupted) throw new Interrupted(`Upload stopped. ${outcome.message}`);
+    if (err instanceof CliFailure) {
+      throw new CliFailure(`${err.message} ${outcome.message}`, err.exitCode, err.fields);
+    }
+    throw err;
+  }
+}
+
+/** Balance jobs start now; checkout jobs start once the person pays the link. */
+async function start(ctx: ClientContext, created: Created): Promise<void> {
+  const id = created.job.id;
+  if (created.paid_from_balance) {
+    // Starting a started job returns it unchanged, so a retry after a lost answer is safe.
+    await retryTransient(() => ctx.api.post(`/cloud/jobs/${id}/start`), ctx.signal);
+    return;
+  }
+  const { checkout_url } = await ctx.api.post<{ checkout_url: string }>(
+    `/cloud/jobs/${id}/checkout`,
+    {},
+    { auth: false },
+  );
+  ctx.out.warn(`Pay ${created.display_price} here to start the restore: ${checkout_url}`);
+  if (flagArg(ctx.args, "open") && !(await openUrl(checkout_url))) {
+    ctx.out.warn("Could not open a browser; open the link yourself.");
+  }
+}
+
+async function restore(ctx: ClientContext): Promise<number> {
+  const p = await plan(ctx);
+  await confirmPrice(ctx, p);
+  const created = await create(ctx, p);
+  const attempts = await upload(ctx, p, created);
+  const id = created.job.id;
+  let job: Job;
+  try {
+    await start(ctx, created);
+    job = await followStep(ctx, RESTORE, id);
+  } catch (err) {
+    throw resumeHint(err, id, "follow");
+  }
+  const failure = failureOf(RESTORE, job);
+  if (failure) throw failure;
+  if (!job.download_url)
+    throw new CliFailure(`${id} is done but has no download link.`, EXIT.server);
+  const given = stringArg(ctx.args, "out");
+  const dest = given
+    ? path.resolve(given)
+    : freePath(path.dirname(path.resolve(p.file)), resultFileName(RESTORE, job));
+  let sizeBytes: number;
+  try {
+    sizeBytes = await downloadStep(ctx, job.download_url, dest);
+  } catch (err) {
+    throw resumeHint(err, id, "download");
+  }
+  ctx.out.result(
+    { job, output: dest, size_bytes: sizeBytes, upload_attempts: attempts },
+    `Restored video saved to ${dest} (${formatBytes(sizeBytes)}); ${dollars(job.amount_cents)} was charged.`,
+  );
+  return 0;
+}
+
+export const restoreCommand: ClientCommand = {
+  name: "restore",
+  summary: "restore a video file: quote, confirm, upload, follow, download",
+  options: {
+    quality: { type: "string", short: "q" },
+    out: { type: "string", short: "o" },
+    yes: { type: "boolean", short: "y" },
+    "pay-with": { type: "string" },
+    email: { type: "string" },
+    open: { type: "boolean" },
+  },
+  help: `Usage: kinora restore FILE [--quality standard|enhanced|studio-max] [--out PATH] [--yes]
+       kinora restore FILE --pay-with checkout --email you@example.com [--open]
+
+Reads the video's length and size with ffprobe, shows the price and asks before
+spending (unless --yes), then uploads it (progress bar; a broken upload is retried),
+starts the restore, follows it and downloads the result — by default next to the
+input as NAME-restored.mp4.
+
+Ctrl-C during the upload cancels the job and refunds it. After the upload the job
+keeps running on the server: pick it up with kinora get ID --download PATH.
+
+Options:
+  -q, --quality Q      standard, enhanced (default) or studio-max
+  -o, --out PATH       where to save the restored MP4
+  -y, --yes            agree to the price without asking (needed without a terminal)
+  --pay-with checkout  pay this job alone by card instead of from the balance
+  --email ADDRESS      receipt address; required for checkout without a key
+  --open               open the checkout link in the browser
+
+Examples:
+  kinora restore wedding-1994.mp4
+  kinora restore tape.avi --quality studio-max --out ~/Videos/tape.mp4
+  kinora restore clip.mov --yes --json | jq -r .output
+
+Exit codes for the job itself: 4 if it failed, 3 if it was refused for a wrong
+length (both refunded), 1 if it was cancelled or expired.
+
+${COMMON_HELP}`,
+  run: restore,
+};

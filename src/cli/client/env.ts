@@ -1,0 +1,26 @@
+/**
+ * What the client commands take from the environment — none of the server's settings, so a
+ * stray PORT=abc in a person's shell cannot break `kinora wallet`. main.ts hands process.env
+ * in; nothing here reads it, and nothing here loads the server's zod-parsed config.
+ */
+import path from "node:path";
+
+export interface ClientEnv {
+  /** KINORA_SERVER: overrides the server stored by `kinora login`. */
+  server: string | undefined;
+  /** KINORA_KEY: overrides the key stored by `kinora login`. */
+  key: string | undefined;
+  /** Where `kinora/config.json` lives: $XDG_CONFIG_HOME, else ~/.config. */
+  configHome: string;
+}
+
+/** The client's view of an environment; empty values count as unset, as in the server config. */
+export function clientEnv(env: Readonly<Record<string, string | undefined>>): ClientEnv {
+  const get = (name: string) => (env[name] === "" ? undefined : env[name]);
+  const home = get("HOME") ?? get("USERPROFILE") ?? ".";
+  return {
+    server: get("KINORA_SERVER"),
+    key: get("KINORA_KEY"),
+    configHome: get("XDG_CONFIG_HOME") ?? path.join(home, ".config"),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The one place that turns a server's answer into the client's exit code, so scripts can tell
+ * "fix your command" from "top up" from "the server is broken". Driven by the error body's
+ * machine-readable `code` when the server sends one, and by the status and the spec's flags
+ * (`needs_topup`, `over_limit`, `refused`) when it does not.
+ */
+
+import { ERROR_CODES, isErrorCode } from "../../domain/error-codes.js";
+
+/** Exit codes of every client command. */
+export const EXIT = {
+  ok: 0,
+  /** The server said no for another reason (not found, conflict, bad input it caught). */
+  failed: 1,
+  /** The command line is wrong, or it would need a prompt with no terminal to ask on. */
+  usage: 2,
+  /** Refused: not enough balance or allowance, or the content rule. Nothing was charged. */
+  refused: 3,
+  /** The server failed (5xx), could not be reached, or a job failed on it. */
+  server: 4,
+  /** Ctrl-C (128 + SIGINT), as shells report it. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The error body every kinora error response carries (SPEC "Error body", plus code/request_id). */
+export interface ErrorBody {
+  detail?: string;
+  needs_topup?: boolean;
+  over_limit?: boolean;
+  refused?: string;
+  code?: string;
+  request_id?: string;
+}
+
+/** status + body → exit code: the server's error table first (its `exit` column); without a
+ * known code, 402 and 422-refused → 3, 5xx → 4, any other 4xx → 1. */
+export function exitCodeForResponse(status: number, body: ErrorBody = {}): ExitCode {
+  if (isErrorCode(body.code)) return ERROR_CODES[body.code].exit;
+  if (status === 402 || body.needs_topup || body.over_limit) return EXIT.refused;
+  if (status === 422 && body.refused) return EXIT.refused;
+  if (status >= 500) return EXIT.server;
+  return EXIT.failed;
+}
+
+/** A request that never got an answer (refused connection, reset, time-out). */
+export function exitCodeForNetworkFailure(): ExitCode {
+  return EXIT.server;
+}

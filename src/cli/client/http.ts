@@ -1,0 +1,112 @@
+/**
+ * The client's HTTP side: JSON requests to a kinora server's public API, nothing else. Every
+ * error response becomes an ApiFailure carrying the server's `detail`; no answer at all becomes
+ * a NetworkFailure naming the server.
+ */
+import type { ErrorBody } from "./exit-codes.js";
+import { ApiFailure, Interrupted, isAbort, NetworkFailure, UsageError } from "./failures.js";
+
+export const USER_AGENT = "kinora-cli/1.0";
+/** A request with no answer after this long is a network failure (long polls add their wait). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  /** Send the key (default true when one is set); keyless reads skip it. */
+  auth?: boolean;
+  /** Extra time this request may take on the server (long polls). */
+  extraTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export class ApiClient {
+  constructor(
+    readonly server: string,
+    readonly key: string | undefined,
+    /** Ctrl-C: aborts requests in flight. */
+    readonly signal?: AbortSignal,
+  ) {}
+
+  /** The key, or a usage error saying how to sign in. */
+  requireKey(): string {
+    if (!this.key) {
+      throw new UsageError(
+        "This needs a key: run `kinora login` (or set KINORA_KEY to a pmk_ or pak_ key).",
+      );
+    }
+    return this.key;
+  }
+
+  /** The same server and key with another signal (e.g. to cancel a job after Ctrl-C). */
+  withSignal(signal: AbortSignal | undefined): ApiClient {
+    return new ApiClient(this.server, this.key, signal);
+  }
+
+  get<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>("GET", path, opts);
+  }
+
+  post<T>(path: string, body: unknown = {}, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>("POST", path, { ...opts, body });
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = new URL(path, `${this.server.replace(/\/+$/, "")}/`);
+    for (const [name, value] of Object.entries(opts.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = {
+      "user-agent": USER_AGENT,
+      accept: "application/json",
+    };
+    if (opts.auth ?? true) {
+      if (this.key) headers.authorization = `Bearer ${this.key}`;
+    }
+    if (opts.body !== undefined) headers["content-type"] = "application/json";
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS + (opts.extraTimeoutMs ?? 0));
+    const signals = [timeout, opts.signal ?? this.signal].filter((s) => s !== undefined);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal: AbortSignal.any(signals),
+      });
+    } catch (err) {
+      throw this.noAnswer(err, timeout);
+    }
+    const text = await res.text().catch(() => "");
+    const data = parseJson(text);
+    if (!res.ok) throw new ApiFailure(res.status, errorBody(data, res));
+    return data as T;
+  }
+
+  private noAnswer(err: unknown, timeout: AbortSignal): Error {
+    if (timeout.aborted) return new NetworkFailure(`${this.server} did not answer in time.`);
+    if (isAbort(err)) return new Interrupted();
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (err as Error).message;
+    return new NetworkFailure(
+      `Could not reach ${this.server} (${why}). Is the address right? Set it with --server URL or KINORA_SERVER.`,
+    );
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The error body, or one made up from the status when a proxy answered with HTML. */
+function errorBody(data: unknown, res: Response): ErrorBody {
+  if (data && typeof data === "object" && typeof (data as ErrorBody).detail === "string") {
+    return data as ErrorBody;
+  }
+  return { detail: `${res.url} answered HTTP ${res.status} ${res.statusText}`.trim() };
+}

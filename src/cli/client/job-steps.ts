@@ -1,0 +1,145 @@
+/**
+ * The steps restore, clip and get share, each with its progress bar: upload a file, follow a
+ * job to its end, download the result, and cancel a job after Ctrl-C.
+ */
+import path from "node:path";
+import type { ClientContext } from "./command.js";
+import { downloadFile } from "./download.js";
+import { isAbort } from "./failures.js";
+import { FOLLOW_WAIT_SEC, followJob } from "./follow.js";
+import { dollars, formatBytes } from "./format.js";
+import { type Job, type JobKind, readJob, statusText } from "./job-kinds.js";
+import { byteProgress, jobProgress, type ProgressBar } from "./progress.js";
+import { uploadFile } from "./upload.js";
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Uploads with a bar (bytes, rate, ETA) and retries; resolves with the attempts made. */
+export async function uploadStep(
+  ctx: ClientContext,
+  opts: { url: string; headers: Record<string, string>; file: string; sizeBytes: number },
+): Promise<number> {
+  const { out } = ctx;
+  const label = "upload  ";
+  out.note(`Uploading ${path.basename(opts.file)} (${formatBytes(opts.sizeBytes)})…`);
+  let bar = byteProgress(out, label, opts.sizeBytes);
+  const startedAt = Date.now();
+  try {
+    const { attempts } = await uploadFile({
+      ...opts,
+      signal: ctx.signal,
+      onProgress: (bytes) => bar.update(bytes),
+      onRetry: (attempt, delayMs, reason) => {
+        bar.stop();
+        out.note(
+          `The upload broke off (${reason}); sending it again in ${seconds(delayMs)} (attempt ${attempt + 1}).`,
+        );
+        bar = byteProgress(out, label, opts.sizeBytes);
+      },
+    });
+    bar.stop();
+    out.note(`Uploaded in ${seconds(Date.now() - startedAt)}.`);
+    return attempts;
+  } catch (err) {
+    bar.stop();
+    throw err;
+  }
+}
+
+/** Follows the job to a terminal status with a bar from its `progress`. */
+export async function followStep(ctx: ClientContext, kind: JobKind, id: string): Promise<Job> {
+  const { out } = ctx;
+  const bar = jobProgress(out, kind.name === "restore" ? "restore " : "clip    ");
+  let lastStatus = "";
+  try {
+    const job = await followJob({
+      read: (waitSec) => readJob(ctx.api, kind, id, waitSec),
+      state: (j) => ({ status: j.status, progress: j.progress ?? null }),
+      terminal: kind.terminal,
+      signal: ctx.signal,
+      waitSec: FOLLOW_WAIT_SEC,
+      onUpdate: (j) => {
+        bar.update(j.status === "done" ? 1 : (j.progress ?? 0), statusText(j));
+        if (!out.interactive && j.status !== lastStatus) out.note(`${id}: ${statusText(j)}`);
+        lastStatus = j.status;
+      },
+      onRetry: (_attempt, delayMs, reason) => {
+        if (!out.interactive)
+          out.note(`Lost touch with the server (${reason}); retrying in ${seconds(delayMs)}.`);
+      },
+    });
+    bar.stop();
+    return job;
+  } catch (err) {
+    bar.stop();
+    throw err;
+  }
+}
+
+/** Downloads a result with a bar (drawn once the size is known); resolves with its size. */
+export async function downloadStep(ctx: ClientContext, url: string, dest: string): Promise<number> {
+  const { out } = ctx;
+  out.note(`Downloading to ${dest}…`);
+  let bar: ProgressBar | undefined;
+  try {
+    const { sizeBytes } = await downloadFile({
+      url,
+      dest,
+      signal: ctx.signal,
+      onStart: (total) => {
+        bar?.stop();
+        bar = byteProgress(out, "download", total);
+      },
+      onProgress: (bytes) => bar?.update(bytes),
+      onRetry: (attempt, delayMs, reason) =>
+        out.note(
+          `The download broke off (${reason}); retrying in ${seconds(delayMs)} (attempt ${attempt + 1}).`,
+        ),
+    });
+    return sizeBytes;
+  } finally {
+    bar?.stop();
+  }
+}
+
+export interface CancelOutcome {
+  cancelled: boolean;
+  /** What to tell the person. */
+  message: string;
+  job?: Job;
+}
+
+/**
+ * Cancels a job whose file never arrived (after Ctrl-C or a failed upload): the price goes back
+ * to the balance. Uses its own time-limited signal, since the command's has already fired.
+ */
+export async function cancelAfterStop(
+  ctx: ClientContext,
+  kind: JobKind,
+  job: Job,
+): Promise<CancelOutcome> {
+  if (kind.name === "restore" && job.paid_from_balance === false) {
+    return {
+      cancelled: false,
+      message: `Nothing was charged for ${job.id} (it waits for a payment that was never made).`,
+    };
+  }
+  const api = ctx.api.withSignal(AbortSignal.timeout(15_000));
+  try {
+    const res = await api.post<{ job: Job; wallet?: { balance_cents: number } }>(
+      `${kind.base}/${encodeURIComponent(job.id)}/cancel`,
+    );
+    const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
+    return {
+      cancelled: true,
+      job: res.job,
+      message: `Cancelled ${job.id}; ${dollars(job.amount_cents)} was refunded to your balance${balance}.`,
+    };
+  } catch (err) {
+    const why = isAbort(err) ? "no answer in time" : (err as Error).message;
+    return {
+      cancelled: false,
+      message: `Could not cancel ${job.id} (${why}). Cancel it with \`kinora cancel ${job.id}\` for a refund.`,
+    };
+  }
+}

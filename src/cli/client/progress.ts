@@ -1,0 +1,100 @@
+/**
+ * Progress bars (cli-progress) for uploads, downloads and jobs, and a spinner (@clack/prompts)
+ * for waits of unknown length. On anything but a terminal they are silent no-ops: a log file
+ * gets the commentary lines instead of a thousand carriage returns.
+ */
+import { createRequire } from "node:module";
+import type * as CliProgress from "cli-progress";
+import { formatBytes } from "./format.js";
+import type { Output } from "./output.js";
+
+// Loaded on first use: scripts and pipes never draw a bar, so they do not pay for the library.
+const require = createRequire(import.meta.url);
+let cliProgress: typeof CliProgress | undefined;
+
+export interface ProgressBar {
+  update(value: number, status?: string): void;
+  /** Leaves the final state on screen (the bar is not cleared). */
+  stop(): void;
+}
+
+const SILENT: ProgressBar = { update() {}, stop() {} };
+
+function makeBar(out: Output, format: string, total: number, payload: Record<string, string>) {
+  cliProgress ??= require("cli-progress") as typeof CliProgress;
+  const bar = new cliProgress.SingleBar({
+    format,
+    stream: out.streams.stderr,
+    barsize: 28,
+    hideCursor: true,
+    clearOnComplete: false,
+    // Jobs and transfers over the internet move in bursts: smooth the ETA over more samples.
+    etaBuffer: 40,
+    fps: 10,
+    barCompleteChar: "█",
+    barIncompleteChar: "░",
+  });
+  bar.start(total, 0, payload);
+  return bar;
+}
+
+/** A byte counter: `label [███░░] 42% | 12 MB of 30 MB | 8.1 MB/s | ETA 2s`. */
+export function byteProgress(out: Output, label: string, totalBytes: number): ProgressBar {
+  if (!out.interactive) return SILENT;
+  const size = formatBytes(totalBytes);
+  const startedAt = Date.now();
+  const payload = (value: number) => {
+    const sec = (Date.now() - startedAt) / 1000;
+    return {
+      label,
+      done: formatBytes(value),
+      size,
+      // The first fraction of a second says nothing about the rate, unless that was all of it.
+      rate: sec > 0.2 || (value >= totalBytes && sec > 0) ? `${formatBytes(value / sec)}/s` : "…",
+    };
+  };
+  const bar = makeBar(
+    out,
+    "{label} [{bar}] {percentage}% | {done} of {size} | {rate} | ETA {eta_formatted}",
+    Math.max(1, totalBytes),
+    payload(0),
+  );
+  return {
+    update: (value) => bar.update(value, payload(value)),
+    stop: () => bar.stop(),
+  };
+}
+
+/** A job's progress (0..1 from the server) with its status: `restoring [██░░] 40% | processing`. */
+export function jobProgress(out: Output, label: string): ProgressBar {
+  if (!out.interactive) return SILENT;
+  const bar = makeBar(out, "{label} [{bar}] {percentage}% | {status} | {duration_formatted}", 100, {
+    label,
+    status: "starting",
+  });
+  return {
+    update: (fraction, status) =>
+      bar.update(Math.round(Math.max(0, Math.min(1, fraction)) * 100), {
+        label,
+        status: status ?? "",
+      }),
+    stop: () => bar.stop(),
+  };
+}
+
+export interface Spinner {
+  message(text: string): void;
+  stop(text: string): void;
+}
+
+/** A spinner for waits of unknown length (a payment landing); plain notes off a terminal. */
+export async function spinner(out: Output, text: string): Promise<Spinner> {
+  if (!out.interactive) {
+    out.note(text);
+    return { message() {}, stop: (done) => out.note(done) };
+  }
+  const { spinner: clackSpinner } = await import("@clack/prompts");
+  const s = clackSpinner({ output: out.streams.stderr, withGuide: false });
+  s.start(text);
+  return { message: (m) => s.message(m), stop: (done) => s.stop(done) };
+}

@@ -1,0 +1,105 @@
+/**
+ * The closed table of machine-readable error codes. Every error body carries one (`code`),
+ * beside the human `detail`; the same table drives the OpenAPI Error schema's enum, the MCP
+ * tool errors and the client's exit codes. Adding a code is one line here.
+ */
+
+/** Exit codes of the `kinora` client: 1 other refusal, 2 usage, 3 refused/funds, 4 server. */
+export type ErrorExit = 1 | 3 | 4;
+
+export const ERROR_CODES = {
+  invalid_field: {
+    status: 400,
+    exit: 1,
+    meaning: "A field is missing or malformed; detail names it.",
+  },
+  invalid_request: {
+    status: 400,
+    exit: 1,
+    meaning: "The request itself is malformed (JSON, content type, headers).",
+  },
+  unauthorized: { status: 401, exit: 1, meaning: "Missing, unknown or revoked key or token." },
+  needs_topup: { status: 402, exit: 3, meaning: "The balance does not cover the price." },
+  over_limit: { status: 402, exit: 3, meaning: "The agent key's limit does not cover the price." },
+  payment_required: {
+    status: 402,
+    exit: 3,
+    meaning: "Pay first (x402), or the payment was refused.",
+  },
+  forbidden: {
+    status: 403,
+    exit: 1,
+    meaning: "This key may not do this (e.g. an agent key managing keys).",
+  },
+  wallet_paused: {
+    status: 403,
+    exit: 3,
+    meaning: "The operator paused the wallet; it cannot spend.",
+  },
+  not_found: { status: 404, exit: 1, meaning: "Not found, or not visible to this key." },
+  method_not_allowed: { status: 405, exit: 1, meaning: "The path exists; the method does not." },
+  conflict: {
+    status: 409,
+    exit: 1,
+    meaning: "Conflicts with the current state, or a reused Idempotency-Key.",
+  },
+  gone: { status: 410, exit: 1, meaning: "The file or link has expired." },
+  too_large: { status: 413, exit: 1, meaning: "The body or file is too large." },
+  over_a_limit: {
+    status: 422,
+    exit: 1,
+    meaning: "Over a service limit (length, size, resolution).",
+  },
+  refused: { status: 422, exit: 3, meaning: "The content rule refused it; nothing was charged." },
+  rate_limited: { status: 429, exit: 1, meaning: "Too many requests; retry after Retry-After." },
+  internal: { status: 500, exit: 4, meaning: "An unexpected failure; quote request_id." },
+  upstream_failed: { status: 502, exit: 4, meaning: "A provider (card, chain, model) failed." },
+  unavailable: { status: 503, exit: 4, meaning: "Not switched on, starting, or draining." },
+} as const satisfies Record<string, { status: number; exit: ErrorExit; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** The code an error body gets when nothing more specific was said. */
+export function codeForStatus(
+  status: number,
+  extra: { needs_topup?: unknown; over_limit?: unknown; refused?: unknown } = {},
+): ErrorCode {
+  if (extra.needs_topup) return "needs_topup";
+  if (extra.over_limit) return "over_limit";
+  if (extra.refused) return "refused";
+  switch (status) {
+    case 400:
+      return "invalid_request";
+    case 401:
+      return "unauthorized";
+    case 402:
+      return "payment_required";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 409:
+      return "conflict";
+    case 410:
+      return "gone";
+    case 413:
+      return "too_large";
+    case 422:
+      return "over_a_limit";
+    case 429:
+      return "rate_limited";
+    case 502:
+      return "upstream_failed";
+    case 503:
+      return "unavailable";
+    default:
+      return status >= 500 ? "internal" : "invalid_request";
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && value in ERROR_CODES;
+}

@@ -1,0 +1,60 @@
+/**
+ * NUL characters cannot be stored in PostgreSQL text ("invalid byte sequence"), so they are
+ * refused at the edge, before any handler or query runs: a NUL in the path is a 404 (no id
+ * can contain one), in the query string or a JSON body field a 400 naming where it is.
+ */
+import { createMiddleware } from "hono/factory";
+import { ApiError, badRequest } from "../../domain/errors.js";
+import type { AppEnv } from "../env.js";
+
+const ENCODED_NUL = /%(?:25)*00/i;
+/** The JSON escape for U+0000 (raw NUL bytes are not valid JSON at all). */
+const JSON_NUL = /\\u0000/i;
+
+/** The dotted path of the first string (or object key) holding a NUL, or null. */
+export function findNul(value: unknown, at = ""): string | null {
+  if (typeof value === "string") return value.includes("\0") ? at || "body" : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNul(value[i], `${at}${at ? "." : ""}${i}`);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      const field = `${at}${at ? "." : ""}${k}`;
+      if (k.includes("\0")) return field;
+      const hit = findNul(v, field);
+      if (hit) return hit;
+    }
+  }
+  return null;
+}
+
+export function refuseNul(opts: { isRaw: (path: string) => boolean }) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const url = new URL(c.req.url);
+    if (ENCODED_NUL.test(url.pathname) || url.pathname.includes("\0")) {
+      throw new ApiError(404, "Not found: a path can never contain a NUL character.");
+    }
+    if (ENCODED_NUL.test(url.search) || url.search.includes("\0")) {
+      throw badRequest("The query string contains a NUL character (%00); remove it.");
+    }
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && !opts.isRaw(url.pathname)) {
+      const text = await c.req.text();
+      if (JSON_NUL.test(text)) {
+        let field: string | null = null;
+        try {
+          field = findNul(JSON.parse(text));
+        } catch {
+          // Not JSON: the JSON parser's own 400 says so further on.
+        }
+        if (field) {
+          throw badRequest(`${field}: must not contain NUL characters (\\u0000); remove them.`);
+        }
+      }
+    }
+    await next();
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * The OpenAPI 3.1.0 document, finished in one place with what holds for whole classes of
+ * operations rather than for one route: every keyed operation can answer 400, 401 and 402
+ * (SPEC: "Every keyed endpoint can answer 400, 401 and 402"), and every POST a caller makes
+ * takes an Idempotency-Key header.
+ */
+import type { Router } from "./router.js";
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+const KEYED_ERRORS: Record<string, string> = {
+  "400": "Bad input; `detail` says what to fix.",
+  "401": "Missing, unknown or revoked key.",
+  "402":
+    "The balance (`needs_topup`) or the agent key's limit (`over_limit`) does not cover the price.",
+};
+
+const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "1–255 printable ASCII characters. With a key: the same key and request within 24 hours replays the first response (header `Idempotent-Replayed: true`); another request with the same key is a 409. Replays go only to the same credential; requests without a credential are never stored or replayed.",
+  schema: { type: "string", minLength: 1, maxLength: 255, example: "create-job-7f3a" },
+};
+
+/** Paths whose POSTs are machine-to-machine, not caller requests that could be retried. */
+const NOT_IDEMPOTENT = [/^\/webhooks\//, /^\/worker\//, /^\/hooks\//, /^\/mcp$/];
+
+type Operation = {
+  security?: Record<string, unknown>[];
+  responses?: Record<string, unknown>;
+  parameters?: { name: string; in: string }[];
+};
+
+export function finishDocument<T extends object>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, value] of Object.entries(item)) {
+      const op = value as Operation;
+      if (op.security?.some((s) => "bearer" in s)) {
+        op.responses ??= {};
+        for (const [status, description] of Object.entries(KEYED_ERRORS)) {
+          op.responses[status] ??= {
+            description,
+            content: { "application/json": { schema: ERROR_REF } },
+          };
+        }
+      }
+      if (method === "post" && !NOT_IDEMPOTENT.some((re) => re.test(path))) {
+        op.parameters ??= [];
+        if (!op.parameters.some((p) => p.in === "header" && p.name === "Idempotency-Key")) {
+          op.parameters.push(IDEMPOTENCY_HEADER);
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+export function registerOpenApiDocument(
+  app: Router,
+  config: Parameters<Router["getOpenAPI31Document"]>[0],
+) {
+  app.get("/openapi.json", (c) => c.json(finishDocument(app.getOpenAPI31Document(config))));
+}

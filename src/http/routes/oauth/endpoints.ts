@@ -1,0 +1,139 @@
+/**
+ * The machine-facing OAuth endpoints of connected apps: discovery (RFC 9728, RFC 8414),
+ * dynamic client registration (RFC 7591, rate-limited per address), the token endpoint
+ * (authorization_code with PKCE, refresh_token with rotation) and revocation (RFC 7009).
+ * The browser-facing authorization endpoint is a page: src/web/consent-routes.tsx.
+ */
+import type { Context } from "hono";
+import { type ClientDeps, registerClient } from "../../../oauth/clients.js";
+import { OAuthError } from "../../../oauth/errors.js";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../../../oauth/metadata.js";
+import { exchangeCode, refreshTokens, revokeToken } from "../../../oauth/tokens.js";
+import type { Limit, RateLimiter } from "../../../services/rate-limit.js";
+import type { AppEnv } from "../../env.js";
+import { clientAddress, rateLimit } from "../../middleware/rate-limit.js";
+import type { Router } from "../../router.js";
+import { allowAnyOrigin, oauthErrorResponse, oauthParams } from "./params.js";
+
+export interface OAuthRouteDeps extends ClientDeps {
+  publicUrl: string;
+  rateLimiter: RateLimiter;
+  trustProxy: boolean;
+  registerLimit: Limit;
+  limitsEnabled: boolean;
+}
+
+async function handled(c: Context<AppEnv>, fn: () => Promise<Response>) {
+  allowAnyOrigin(c);
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+    throw err;
+  }
+}
+
+export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
+  const resource = `${deps.publicUrl}/mcp`;
+  for (const path of [
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+  ]) {
+    app.get(path, (c) => {
+      allowAnyOrigin(c);
+      return c.json(protectedResourceMetadata(deps.publicUrl));
+    });
+  }
+  app.get("/.well-known/oauth-authorization-server", (c) => {
+    allowAnyOrigin(c);
+    return c.json(authorizationServerMetadata(deps.publicUrl));
+  });
+  for (const path of ["/oauth/register", "/oauth/token", "/oauth/revoke"]) {
+    app.options(path, (c) => {
+      allowAnyOrigin(c);
+      return c.body(null, 204);
+    });
+  }
+
+  const byAddress = (c: Context<AppEnv>) => clientAddress(c, deps.trustProxy);
+  app.post(
+    "/oauth/register",
+    rateLimit(
+      deps.rateLimiter,
+      "oauth-register",
+      deps.registerLimit,
+      byAddress,
+      deps.limitsEnabled,
+    ),
+    (c) =>
+      handled(c, async () => {
+        let metadata: Record<string, unknown>;
+        try {
+          metadata = (await c.req.json()) as Record<string, unknown>;
+        } catch {
+          throw new OAuthError(
+            "invalid_client_metadata",
+            "Send the client metadata as a JSON object.",
+          );
+        }
+        if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) {
+          throw new OAuthError(
+            "invalid_client_metadata",
+            "Send the client metadata as a JSON object.",
+          );
+        }
+        const registered = await registerClient(deps, metadata, byAddress(c));
+        c.header("Cache-Control", "no-store");
+        return c.json(registered, 201);
+      }),
+  );
+
+  app.post("/oauth/token", (c) =>
+    handled(c, async () => {
+      const p = await oauthParams(c);
+      c.header("Cache-Control", "no-store");
+      c.header("Pragma", "no-cache");
+      if (!p.client_id)
+        throw new OAuthError("invalid_client", "client_id is required (public clients).", 401);
+      if (p.grant_type === "authorization_code") {
+        if (!p.code || !p.redirect_uri || !p.code_verifier) {
+          throw new OAuthError(
+            "invalid_request",
+            "code, redirect_uri and code_verifier are required.",
+          );
+        }
+        const tokens = await exchangeCode(deps, {
+          code: p.code,
+          clientId: p.client_id,
+          redirectUri: p.redirect_uri,
+          codeVerifier: p.code_verifier,
+          resource: p.resource,
+          expectedResource: resource,
+        });
+        return c.json(tokens);
+      }
+      if (p.grant_type === "refresh_token") {
+        if (!p.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
+        const tokens = await refreshTokens(deps, {
+          refreshToken: p.refresh_token,
+          clientId: p.client_id,
+          resource: p.resource,
+        });
+        return c.json(tokens);
+      }
+      throw new OAuthError(
+        "unsupported_grant_type",
+        "grant_type must be authorization_code or refresh_token.",
+      );
+    }),
+  );
+
+  app.post("/oauth/revoke", (c) =>
+    handled(c, async () => {
+      const p = await oauthParams(c);
+      if (!p.token) throw new OAuthError("invalid_request", "token is required.");
+      await revokeToken(deps, p.token, p.client_id);
+      return c.body(null, 200);
+    }),
+  );
+}

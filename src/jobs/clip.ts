@@ -1,0 +1,96 @@
+/**
+ * Motion clips as a job kind: `queued` waits for a worker, `processing` runs under a lease.
+ * The clip image is deleted as soon as the clip is made or has ended (SPEC retention rule);
+ * a refused image ends the clip `refused` with its refusal code.
+ */
+import type { Selectable } from "kysely";
+import type { ClipsTable } from "../db/schema.js";
+import {
+  CLIP_DOWNLOAD_URL_SEC,
+  CLIP_IMAGE_MAX_BYTES,
+  CLIP_OUTPUT_MAX_BYTES,
+  CLIP_UPLOAD_WINDOW_SEC,
+} from "../domain/clips/rules.js";
+import { CLIP_MOVES } from "../domain/clips/transitions.js";
+import { refundJob } from "../services/ledger.js";
+import { clipOutputKey } from "../storage/keys.js";
+import type { JobDefinition, JobEngineDeps } from "./definition.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "./output-token.js";
+
+export type ClipRow = Selectable<ClipsTable>;
+
+async function workItem(row: ClipRow, deps: JobEngineDeps) {
+  const lifetimeSec = CLIP_DOWNLOAD_URL_SEC;
+  // The same output path as restores: a signed ticket request, then a PUT straight to storage.
+  const token = signOutputToken(deps.signingSecret, {
+    key: clipOutputKey(row.id),
+    jobId: row.id,
+    maxBytes: CLIP_OUTPUT_MAX_BYTES,
+    expSec: Math.floor(deps.clock().getTime() / 1000) + lifetimeSec,
+  });
+  return {
+    inputUrl: await deps.storage.presignDownload(row.image_key, { expiresInSec: lifetimeSec }),
+    outputUrl: `${deps.publicUrl}/worker/output-ticket`,
+    outputHeaders: { [OUTPUT_TOKEN_HEADER]: token },
+    params: {
+      prompt: row.prompt,
+      size: row.size,
+      seconds: row.seconds,
+      loop: row.loop,
+      seed: Number(row.seed),
+      contentType: row.content_type,
+      maxImageBytes: CLIP_IMAGE_MAX_BYTES,
+    },
+  };
+}
+
+export const clipJobs: JobDefinition<ClipRow> = {
+  kind: "clip",
+  table: "clips",
+  moves: CLIP_MOVES,
+  waiting: "queued",
+  running: "processing",
+  workItem,
+  refund: (tx, row, reason) => refundJob(tx, row.id, reason).then(() => undefined),
+  async finish(row, result, deps) {
+    const outputKey = clipOutputKey(row.id);
+    const stored = await deps.storage.head(outputKey);
+    if (!stored)
+      return { retry: "The finished clip did not reach storage; the clip will be retried." };
+    return { set: { output_key: outputKey, output_bytes: stored.sizeBytes || result.outputBytes } };
+  },
+  end: (failure) =>
+    failure.kind === "refused"
+      ? { move: "refuse", set: { refusal_code: failure.code ?? "sexual" } }
+      : { move: "fail", set: { refusal_code: null } },
+  exhausted: (_attempts, last) => last,
+  workerLost: () => "The clip engine stopped responding on every attempt; the clip was refunded.",
+  files: (row) => [row.image_key, clipOutputKey(row.id)],
+  filesAfterEnd: (row) => [row.image_key],
+  retention(deps) {
+    return [
+      {
+        statuses: ["awaiting_upload"],
+        due: { column: "upload_expires_at", before: (now) => now },
+        move: "uploadExpired",
+        set: (_row, now) => ({
+          error: `The image was not uploaded and started within ${CLIP_UPLOAD_WINDOW_SEC / 60} minutes; the price was refunded.`,
+          finished_at: now,
+        }),
+      },
+      {
+        statuses: ["done"],
+        due: { column: "expires_at", before: (now) => now },
+        move: "retentionExpired",
+        set: () => ({
+          error: `The clip's files were deleted after the ${deps.retentionHours}-hour retention period.`,
+        }),
+      },
+      // Images that arrived late for clips that ended without them (their links have lapsed).
+      {
+        statuses: ["cancelled", "expired", "failed", "refused"],
+        due: { column: "upload_expires_at", before: (now) => now },
+      },
+    ];
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * What a job kind tells the job engine: its table, its transition table, which status waits
+ * for a worker and which runs under a lease, how a claimed row becomes a WorkItem, how it is
+ * refunded, what a finished or failed attempt writes, which files it owns and its retention
+ * rules. Restores and clips are two of these (./restore.ts, ./clip.ts); a new kind is one more.
+ */
+import type { Kysely, RawBuilder } from "kysely";
+import type { DB } from "../db/schema.js";
+import type { EngineMove, Move } from "../domain/jobs/moves.js";
+import type { Logger } from "../logger.js";
+import type { BlobStore } from "../storage/blob-store.js";
+import type { WorkFailure, WorkItem, WorkResult } from "./work.js";
+
+/** Columns every job table has (the engine reads and writes only these, plus `set` fields). */
+export interface JobColumns {
+  id: string;
+  status: string;
+  wallet_id: string | null;
+  agent_key_id: string | null;
+  amount_cents: number;
+  attempts: number;
+  max_attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  progress: number | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  queued_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date | null;
+  files_deleted_at: Date | null;
+}
+
+export type Db = Kysely<DB>;
+
+/** Column values to write; a RawBuilder is written as SQL (e.g. `attempts - 1`). */
+export type JobFields = Record<string, unknown | RawBuilder<unknown>>;
+
+/** What the engine and the definitions' hooks may use. */
+export interface JobEngineDeps {
+  db: Db;
+  clock: () => Date;
+  log: Logger;
+  storage: BlobStore;
+  /** HMAC key for the output tokens of work items. */
+  signingSecret: string;
+  /** Base of the URLs in work items (the worker API's output ticket). */
+  publicUrl: string;
+  retentionHours: number;
+  /** Wakes waiting workers (this process and others, by NOTIFY). */
+  notifyJobs(): Promise<void>;
+}
+
+/** Files expire, and jobs with them, when a rule's deadline column passes. */
+export interface RetentionRule<Row extends JobColumns> {
+  /** Rows in these statuses… */
+  statuses: readonly string[];
+  /** …whose `column` is before `before(now)` (and, for a rule without a move, whose files remain). */
+  due: { column: keyof Row & string; before: (now: Date) => Date };
+  /** The move to make (conditional on the deadline still being past); none: delete files only. */
+  move?: string;
+  set?: (row: Row, now: Date) => JobFields;
+}
+
+export type WorkItemBody = Pick<WorkItem, "inputUrl" | "outputUrl" | "outputHeaders" | "params">;
+
+export interface JobDefinition<Row extends JobColumns = JobColumns> {
+  kind: string;
+  table: string;
+  /** The kind's transition table (domain/…/transitions.ts); the engine's moves are required. */
+  moves: Record<EngineMove, Move<string>> & Partial<Record<string, Move<string>>>;
+  /** The status a job waits for a worker in (restore: processing without a lease; clip: queued). */
+  waiting: string;
+  /** The status a job is in while a worker holds its lease. */
+  running: string;
+  /** Where the worker reads the input and stores the output, and the engine's parameters. */
+  workItem(row: Row, deps: JobEngineDeps): Promise<WorkItemBody>;
+  /** Returns the charge (and whatever else pays for the job) inside the move's transaction. */
+  refund(tx: Db, row: Row, reason: string): Promise<void>;
+  /** Fields written when an attempt succeeds, or a retryable problem with the result. */
+  finish(
+    row: Row,
+    result: WorkResult,
+    deps: JobEngineDeps,
+  ): Promise<{ set: JobFields } | { retry: string }>;
+  /** How a final failure ends the job: `fail` or `refuse`, with extra fields. */
+  end(failure: WorkFailure): { move: "fail" | "refuse"; set?: JobFields };
+  /** The error of a job that used its last attempt. */
+  exhausted(attempts: number, lastMessage: string): string;
+  /** The error of a job whose worker stopped heartbeating on the last attempt. */
+  workerLost(attempts: number): string;
+  /** Storage keys this job owns (deleted when its retention ends). */
+  files(row: Row): string[];
+  /** Files no longer needed once the job ended (done: the input; failed: the input too). */
+  filesAfterEnd(row: Row, outcome: "done" | "ended"): string[];
+  retention(deps: JobEngineDeps): RetentionRule<Row>[];
+}

@@ -1,0 +1,191 @@
+/**
+ * The job engine's worker side, written once for every kind: claim (FOR UPDATE SKIP LOCKED)
+ * under a lease, heartbeat with progress, complete, fail (retry while attempts remain, else
+ * end and refund in the same transaction), release on shutdown (no attempt used) and recovery
+ * of lapsed leases. Every change goes through moveJob with the lease owner as a guard.
+ */
+import { sql } from "kysely";
+import type { JobColumns, JobDefinition, JobEngineDeps, JobFields } from "./definition.js";
+import { assignments, findJobRow, type MoveGuard, moveJob } from "./move.js";
+import { notifyJobEvent } from "./watch.js";
+import type { JobQueue, ReportOutcome, WorkFailure, WorkResult } from "./work.js";
+
+const LEASE_CLEARED = { lease_owner: null, lease_expires_at: null } as const;
+const RECOVER_BATCH = 100;
+
+export function createJobQueue<Row extends JobColumns>(
+  def: JobDefinition<Row>,
+  deps: JobEngineDeps,
+): JobQueue {
+  const later = (ms: number) => new Date(deps.clock().getTime() + ms);
+
+  async function claim(workerId: string, leaseMs: number) {
+    const now = deps.clock();
+    const table = sql.table(def.table);
+    const result = await sql<Row>`
+      UPDATE ${table}
+      SET ${assignments({
+        status: def.moves.claim.to,
+        lease_owner: workerId,
+        lease_expires_at: later(leaseMs),
+        attempts: sql`attempts + 1`,
+        progress: 0,
+        started_at: sql`COALESCE(started_at, ${now})`,
+        updated_at: now,
+      })}
+      WHERE id = (
+        SELECT id FROM ${table}
+        WHERE status = ${def.waiting} AND lease_expires_at IS NULL
+        ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+      ) AND status = ${def.waiting} AND lease_expires_at IS NULL
+      RETURNING *`.execute(deps.db);
+    const row = result.rows[0];
+    if (!row) return null;
+    const body = await def.workItem(row, deps);
+    return {
+      kind: def.kind,
+      jobId: row.id,
+      attempt: row.attempts,
+      leaseExpiresAt: new Date(row.lease_expires_at ?? now).toISOString(),
+      leaseMs,
+      ...body,
+    };
+  }
+
+  /** Whether workerId holds the job's lease now; "not_found" for an unknown job. */
+  async function holder(id: string, workerId: string): Promise<ReportOutcome | Row> {
+    const row = await findJobRow(deps.db, def, id);
+    if (!row) return "not_found";
+    if (row.status !== def.running || row.lease_owner !== workerId) return "lease_lost";
+    return row;
+  }
+
+  async function heartbeat(id: string, workerId: string, leaseMs: number, progress: number | null) {
+    const now = deps.clock();
+    const fields: JobFields = { lease_expires_at: later(leaseMs), updated_at: now };
+    if (progress !== null) fields.progress = progress;
+    const result = await sql<{ id: string }>`
+      UPDATE ${sql.table(def.table)} SET ${assignments(fields)}
+      WHERE id = ${id} AND status = ${def.running} AND lease_owner = ${workerId}
+      RETURNING id`.execute(deps.db);
+    if (result.rows.length > 0) {
+      if (progress !== null) await notifyJobEvent(deps.db, id);
+      return "ok" as const;
+    }
+    return (await findJobRow(deps.db, def, id)) ? ("lease_lost" as const) : ("not_found" as const);
+  }
+
+  async function end(row: Row, failure: WorkFailure, guard: MoveGuard, message: string) {
+    const now = deps.clock();
+    const how = def.end(failure);
+    const moved = await moveJob(
+      deps.db,
+      def,
+      row.id,
+      how.move,
+      now,
+      { ...LEASE_CLEARED, ...how.set, error: message, finished_at: now },
+      guard,
+    );
+    if (!moved) return false;
+    await deleteFiles(def.filesAfterEnd(moved, "ended"));
+    deps.log.info("job ended", { kind: def.kind, job_id: row.id, status: moved.status });
+    return true;
+  }
+
+  async function requeue(row: Row, guard: MoveGuard) {
+    const set = { ...LEASE_CLEARED, progress: 0, error: null };
+    const moved = await moveJob(deps.db, def, row.id, "requeue", deps.clock(), set, guard);
+    if (moved) await deps.notifyJobs();
+    return moved !== undefined;
+  }
+
+  async function deleteFiles(keys: string[]) {
+    for (const key of keys) {
+      await deps.storage.delete(key).catch((err) => {
+        deps.log.warn("could not delete a job file", { key, err });
+      });
+    }
+  }
+
+  async function fail(id: string, workerId: string, failure: WorkFailure): Promise<ReportOutcome> {
+    const row = await holder(id, workerId);
+    if (typeof row === "string") return row;
+    const guard = { leaseOwner: workerId };
+    if (failure.kind === "retry" && row.attempts < row.max_attempts) {
+      await requeue(row, guard);
+      return "ok";
+    }
+    const exhausted = failure.kind === "retry";
+    const message = exhausted ? def.exhausted(row.attempts, failure.message) : failure.message;
+    await end(row, failure, guard, message);
+    return "ok";
+  }
+
+  async function complete(id: string, workerId: string, result: WorkResult) {
+    const row = await holder(id, workerId);
+    if (typeof row === "string") return row;
+    const finished = await def.finish(row, result, deps);
+    if ("retry" in finished) return fail(id, workerId, { kind: "retry", message: finished.retry });
+    const now = deps.clock();
+    const moved = await moveJob(
+      deps.db,
+      def,
+      id,
+      "complete",
+      now,
+      {
+        ...LEASE_CLEARED,
+        progress: 1,
+        error: null,
+        finished_at: now,
+        expires_at: new Date(now.getTime() + deps.retentionHours * 3600_000),
+        ...finished.set,
+      },
+      { leaseOwner: workerId },
+    );
+    if (!moved) return "lease_lost" as const;
+    await deleteFiles(def.filesAfterEnd(moved, "done"));
+    return "ok" as const;
+  }
+
+  /** A worker that stops (shutdown) hands the job back; the attempt does not count. */
+  async function release(id: string, workerId: string): Promise<ReportOutcome> {
+    const row = await holder(id, workerId);
+    if (typeof row === "string") return row;
+    const set = { ...LEASE_CLEARED, progress: 0, attempts: sql`GREATEST(attempts - 1, 0)` };
+    const moved = await moveJob(deps.db, def, id, "release", deps.clock(), set, {
+      leaseOwner: workerId,
+    });
+    if (moved) await deps.notifyJobs();
+    return moved ? "ok" : "lease_lost";
+  }
+
+  async function recoverLapsedLeases() {
+    const now = deps.clock();
+    const lapsed = await sql<Row>`
+      SELECT * FROM ${sql.table(def.table)}
+      WHERE status = ${def.running} AND lease_expires_at < ${now}
+      ORDER BY lease_expires_at LIMIT ${RECOVER_BATCH}`.execute(deps.db);
+    let n = 0;
+    for (const row of lapsed.rows) {
+      const guard = { lapsedBefore: now };
+      const done =
+        row.attempts < row.max_attempts
+          ? await requeue(row, guard)
+          : await end(row, { kind: "final", message: "" }, guard, def.workerLost(row.attempts));
+      if (done) n++;
+    }
+    return n;
+  }
+
+  return {
+    kind: def.kind,
+    claim,
+    heartbeat,
+    complete,
+    fail,
+    release,
+    recoverLapsedLeases,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Waiting for a job to change (REST `?wait=N`, MCP `wait_seconds`): every status move and
+ * progress report NOTIFYs the job's id on one channel; a process LISTENs once and wakes the
+ * requests waiting on that id. A slow fallback read covers a missed notification (another
+ * node's listener reconnecting), so a wait is correct on any node, at most a little late.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/database.js";
+
+export const JOB_EVENTS_CHANNEL = "kinora_job_events";
+/** Longest wait a caller may ask for: below common proxy idle time-outs (30 s). */
+export const MAX_WAIT_SEC = 25;
+/** How often a waiting request re-reads the job even without a notification. */
+const FALLBACK_READ_MS = 2000;
+
+export interface JobWatch {
+  /** Resolves when job `id` is notified, after `ms`, or when the signal aborts. */
+  next(id: string, ms: number, signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any schema; only pg_notify is called
+export async function notifyJobEvent(db: Kysely<any>, id: string): Promise<void> {
+  await sql`SELECT pg_notify(${JOB_EVENTS_CHANNEL}, ${id})`.execute(db);
+}
+
+export async function createJobWatch(database: Pick<Database, "listen">): Promise<JobWatch> {
+  const waiters = new Map<string, Set<() => void>>();
+  const unlisten = await database.listen(JOB_EVENTS_CHANNEL, (id) => {
+    for (const wake of waiters.get(id) ?? []) wake();
+  });
+  return {
+    next(id, ms, signal) {
+      return new Promise<void>((resolve) => {
+        const set = waiters.get(id) ?? new Set();
+        waiters.set(id, set);
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          set.delete(done);
+          if (set.size === 0) waiters.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        signal?.addEventListener("abort", done);
+        set.add(done);
+      });
+    },
+    async close() {
+      for (const set of waiters.values()) for (const wake of [...set]) wake();
+      await unlisten();
+    },
+  };
+}
+
+export interface Observed {
+  status: string;
+  progress: number | null;
+}
+
+/**
+ * Reads the job, then waits up to `waitMs` for its status or progress to differ from that
+ * first read; returns the last read. A job in a final status answers at once.
+ */
+export async function waitForChange<T extends Observed>(
+  watch: JobWatch | undefined,
+  id: string,
+  read: () => Promise<T>,
+  opts: { waitMs: number; final: readonly string[]; signal?: AbortSignal },
+): Promise<T> {
+  const first = await read();
+  if (!watch || opts.waitMs <= 0 || opts.final.includes(first.status)) return first;
+  const deadline = Date.now() + Math.min(opts.waitMs, MAX_WAIT_SEC * 1000);
+  let latest = first;
+  while (Date.now() < deadline && !opts.signal?.aborted) {
+    await watch.next(id, Math.min(FALLBACK_READ_MS, deadline - Date.now()), opts.signal);
+    latest = await read();
+    if (latest.status !== first.status || latest.progress !== first.progress) return latest;
+  }
+  return latest;
+}

@@ -1,0 +1,88 @@
+/**
+ * Who calls /mcp: an agent key in `Authorization: Bearer pak_…`, or in `?key=pak_…` for clients
+ * that accept only a URL (spec rule 6). An assistant always spends under a limit, so a wallet
+ * key is refused — in the URL with 400 (it must never travel in one), in the header with 403
+ * saying how to make an agent key. A missing, unknown or revoked key is a 401 before any
+ * JSON-RPC, with the WWW-Authenticate challenge MCP clients look for.
+ */
+import { ApiError, badRequest } from "../domain/errors.js";
+import { authenticate, authenticateAccessToken, type Principal } from "../services/auth.js";
+import type { CoreDeps } from "../services/deps.js";
+
+export interface McpCaller {
+  principal: Principal & { kind: "agent" };
+  credential: string;
+}
+
+/** The 401 challenge: where a client that signs in finds the authorization server (RFC 9728). */
+function challenge(publicUrl: string, error?: string): Record<string, string> {
+  const parts = [
+    `Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`,
+    `scope="mcp"`,
+  ];
+  if (error) parts.push(`error="${error}"`);
+  return { "WWW-Authenticate": parts.join(", ") };
+}
+
+function secretFrom(req: Request, publicUrl: string): string | undefined {
+  const inUrl = new URL(req.url).searchParams.get("key");
+  const header = req.headers.get("authorization");
+  if (inUrl !== null) {
+    if (inUrl.startsWith("pmk_")) {
+      throw badRequest(
+        "A wallet key (pmk_) must never be put in a URL. Make an agent key with a spending limit (POST /wallet/keys) and use that in ?key= or the Authorization header.",
+      );
+    }
+    if (header) throw badRequest("Send the key once: in ?key= or in the Authorization header.");
+    return inUrl;
+  }
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) {
+    throw new ApiError(
+      401,
+      "The Authorization header must be `Bearer <agent key or access token>`.",
+      {},
+      challenge(publicUrl, "invalid_request"),
+    );
+  }
+  return match[1];
+}
+
+export async function mcpCaller(
+  deps: CoreDeps,
+  req: Request,
+  publicUrl: string,
+): Promise<McpCaller> {
+  const secret = secretFrom(req, publicUrl);
+  if (!secret) {
+    throw new ApiError(
+      401,
+      "/mcp needs an agent key (Authorization: Bearer pak_…, or ?key=pak_… for clients that take only a URL), or sign in: an OAuth-capable client finds how in WWW-Authenticate.",
+      {},
+      challenge(publicUrl),
+    );
+  }
+  let principal: Principal;
+  try {
+    // A connected app's OAuth access token is good for this resource only.
+    principal = secret.startsWith("kat_")
+      ? await authenticateAccessToken(deps, secret, `${publicUrl}/mcp`)
+      : await authenticate(deps, secret);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw new ApiError(401, err.detail, err.extra, challenge(publicUrl, "invalid_token"));
+    }
+    throw err;
+  }
+  if (principal.kind !== "agent") {
+    throw new ApiError(
+      403,
+      "Assistants spend under a limit: this is the wallet key. Make an agent key with a spending limit (POST /wallet/keys with limit_cents, or in the console) and connect the assistant with that.",
+      {},
+      {},
+      "forbidden",
+    );
+  }
+  return { principal, credential: secret };
+}

@@ -1,0 +1,32 @@
+/**
+ * What the server tells a connected assistant at `initialize`: ask before spending unless the
+ * owner already agreed (a real setting of the calling key, `ask_before_spending`), the restore
+ * and clip flows step by step, the content rule and retention.
+ */
+import { displayCents } from "../domain/money.js";
+import type { Principal } from "../services/auth.js";
+
+function agreement(principal: Principal): string {
+  const key = principal.snapshot?.key;
+  if (!key) return "";
+  const remaining = Math.max(0, key.limitCents - key.spentCents);
+  const balance = principal.snapshot?.balanceCents ?? 0;
+  const left = `This key may still spend ${displayCents(Math.min(remaining, balance))} (limit ${displayCents(key.limitCents)}, ${displayCents(key.spentCents)} spent; wallet balance ${displayCents(balance)}).`;
+  return key.askBeforeSpending
+    ? `The owner has NOT agreed in advance: before every spending tool (create_restore, make_clip, create_top_up_link, top_up_with_usdc), state the price (get_prices / quote_restore) and get the owner's explicit agreement. ${left}`
+    : `The owner has agreed in advance to spending within this key's limit without being asked each time; still state what each purchase cost afterwards. ${left}`;
+}
+
+export function instructionsFor(principal: Principal): string {
+  return [
+    "kinora restores old videos in the cloud and turns one still image plus a prompt into a 5-second clip with sound, paid from a prepaid wallet in US cents.",
+    agreement(principal),
+    "Restore: quote_restore (free) → tell the price → create_restore (charged now; returns upload_url and upload_headers) → PUT the video file to upload_url with exactly upload_headers → start_restore → get_restore with wait_seconds until status is done → give the owner download_url. A video much longer than declared is refused and refunded.",
+    "Clip: get_prices (free; $0.59 at 480p, $0.99 at 720p) → tell the price → make_clip with image_url (starts at once) or with content_type (then PUT the image to upload_url with upload_headers and call start_clip) → get_clip with wait_seconds until done → give the owner video_url.",
+    "Content rule for clips: no sexual or nude content, and nothing sexual or suggestive involving a minor. A prompt that breaks it is refused and nothing is charged; an image that breaks it ends the clip refused and refunded.",
+    "Failed, refused and cancelled jobs are refunded at once, to the balance and this key's allowance. cancel_job cancels a job whose file never arrived. Uploaded videos, images and results are deleted automatically (typically within 48 hours): download results promptly.",
+    "When the balance does not cover a price (needs_topup), create_top_up_link gives the owner a card checkout link; top_up_with_usdc pays in USDC over x402. When this key's limit does not cover it (over_limit), only the owner can raise it.",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+}

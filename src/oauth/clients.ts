@@ -1,0 +1,190 @@
+/**
+ * OAuth clients of connected apps. Public clients only (MCP clients run on people's machines;
+ * they have no secret to keep): registered dynamically (RFC 7591), or — what MCP clients now
+ * prefer — named by an https URL whose JSON is their Client ID Metadata Document, fetched here
+ * through the SSRF-safe fetcher with size and time caps, and cached.
+ */
+import { randomBytes } from "node:crypto";
+import { withoutControlChars } from "../domain/text.js";
+import { fetchPublicJsonBytes, type SafeFetchOptions } from "../net/safe-fetch.js";
+import type { CoreDeps } from "../services/deps.js";
+import { OAuthError } from "./errors.js";
+import { redirectUriProblem } from "./redirect-uris.js";
+
+export const CLIENT_NAME_MAX = 100;
+export const REDIRECT_URIS_MAX = 10;
+/** A metadata document is small; anything bigger is not one. */
+export const METADATA_MAX_BYTES = 16 * 1024;
+export const METADATA_TIMEOUT_MS = 5000;
+/** How long a fetched metadata document is trusted before it is fetched again. */
+export const METADATA_CACHE_MS = 60 * 60_000;
+
+export interface OAuthClient {
+  id: string;
+  kind: "registered" | "metadata_document";
+  clientName: string;
+  redirectUris: string[];
+  clientUri: string | null;
+}
+
+export interface ClientDeps extends CoreDeps {
+  /** Test seams of the metadata-document fetch (a local server). Never set in production. */
+  metadataFetch?: Pick<SafeFetchOptions, "lookup" | "allowPrivateForTests" | "caForTests">;
+}
+
+interface ClientMetadata {
+  client_name?: unknown;
+  client_uri?: unknown;
+  redirect_uris?: unknown;
+  grant_types?: unknown;
+  response_types?: unknown;
+  token_endpoint_auth_method?: unknown;
+}
+
+/** The checked name and redirect URIs of a registration or metadata document. */
+function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "invalid_client") {
+  if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length === 0) {
+    throw new OAuthError("invalid_redirect_uri", "redirect_uris: give at least one redirect URI.");
+  }
+  if (m.redirect_uris.length > REDIRECT_URIS_MAX) {
+    throw new OAuthError("invalid_redirect_uri", `redirect_uris: at most ${REDIRECT_URIS_MAX}.`);
+  }
+  const uris = m.redirect_uris.map((u, i) => {
+    const problem = typeof u === "string" ? redirectUriProblem(u) : "is not a string";
+    if (problem) throw new OAuthError("invalid_redirect_uri", `redirect_uris.${i} ${problem}.`);
+    return u as string;
+  });
+  const method = m.token_endpoint_auth_method ?? "none";
+  if (method !== "none") {
+    throw new OAuthError(
+      err,
+      'token_endpoint_auth_method: only public clients ("none") are supported.',
+    );
+  }
+  const grants = (m.grant_types ?? ["authorization_code"]) as unknown[];
+  if (
+    !Array.isArray(grants) ||
+    grants.some((g) => g !== "authorization_code" && g !== "refresh_token")
+  ) {
+    throw new OAuthError(
+      err,
+      "grant_types: only authorization_code and refresh_token are supported.",
+    );
+  }
+  const responses = (m.response_types ?? ["code"]) as unknown[];
+  if (!Array.isArray(responses) || responses.some((r) => r !== "code")) {
+    throw new OAuthError(err, "response_types: only code is supported.");
+  }
+  const rawName = typeof m.client_name === "string" ? m.client_name.trim() : "";
+  const name = Array.from(withoutControlChars(rawName)).slice(0, CLIENT_NAME_MAX).join("");
+  const clientUri =
+    typeof m.client_uri === "string" && /^https:\/\//.test(m.client_uri) ? m.client_uri : null;
+  return { name: name || "An unnamed app", uris, clientUri };
+}
+
+/** RFC 7591 registration of a public client; answers the registration response. */
+export async function registerClient(deps: CoreDeps, metadata: ClientMetadata, from: string) {
+  const { name, uris, clientUri } = checkMetadata(metadata, "invalid_client_metadata");
+  const id = `app_${randomBytes(16).toString("base64url")}`;
+  const now = deps.clock();
+  await deps.db
+    .insertInto("oauth_clients")
+    .values({
+      id,
+      kind: "registered",
+      client_name: name,
+      redirect_uris: JSON.stringify(uris),
+      client_uri: clientUri,
+      created_at: now,
+      registered_from: from,
+    })
+    .execute();
+  deps.log.info("oauth client registered", { client_id: id });
+  return {
+    client_id: id,
+    client_id_issued_at: Math.floor(now.getTime() / 1000),
+    client_name: name,
+    redirect_uris: uris,
+    ...(clientUri ? { client_uri: clientUri } : {}),
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
+const fromRow = (row: {
+  id: string;
+  kind: "registered" | "metadata_document";
+  client_name: string;
+  redirect_uris: string;
+  client_uri: string | null;
+}): OAuthClient => ({
+  id: row.id,
+  kind: row.kind,
+  clientName: row.client_name,
+  redirectUris: JSON.parse(row.redirect_uris) as string[],
+  clientUri: row.client_uri,
+});
+
+export const isMetadataDocumentId = (clientId: string) => /^https:\/\/[^\s]+$/.test(clientId);
+
+/** The client named by client_id (a registration or a metadata document URL), or undefined. */
+export async function findClient(
+  deps: ClientDeps,
+  clientId: string,
+): Promise<OAuthClient | undefined> {
+  if (clientId.length > 2000) return undefined;
+  const row = await deps.db
+    .selectFrom("oauth_clients")
+    .selectAll()
+    .where("id", "=", clientId)
+    .executeTakeFirst();
+  if (!isMetadataDocumentId(clientId))
+    return row && row.kind === "registered" ? fromRow(row) : undefined;
+  const fresh =
+    row?.fetched_at &&
+    deps.clock().getTime() - new Date(row.fetched_at).getTime() < METADATA_CACHE_MS;
+  if (row && fresh) return fromRow(row);
+  return fetchMetadataDocument(deps, clientId);
+}
+
+async function fetchMetadataDocument(deps: ClientDeps, url: string): Promise<OAuthClient> {
+  let doc: ClientMetadata & { client_id?: unknown };
+  try {
+    const bytes = await fetchPublicJsonBytes(url, {
+      maxBytes: METADATA_MAX_BYTES,
+      timeoutMs: METADATA_TIMEOUT_MS,
+      // The document must be at the client_id URL itself.
+      maxRedirects: 0,
+      field: "client_id",
+      ...deps.metadataFetch,
+    });
+    doc = JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    throw new OAuthError(
+      "invalid_client",
+      `client_id: its metadata document could not be read (${(err as Error).message}).`,
+    );
+  }
+  if (!doc || typeof doc !== "object" || doc.client_id !== url) {
+    throw new OAuthError(
+      "invalid_client",
+      "client_id: the metadata document's client_id must equal its URL.",
+    );
+  }
+  const { name, uris, clientUri } = checkMetadata(doc, "invalid_client");
+  const now = deps.clock();
+  const values = {
+    kind: "metadata_document" as const,
+    client_name: name,
+    redirect_uris: JSON.stringify(uris),
+    client_uri: clientUri,
+    fetched_at: now,
+  };
+  await deps.db
+    .insertInto("oauth_clients")
+    .values({ id: url, created_at: now, ...values })
+    .onConflict((oc) => oc.column("id").doUpdateSet(values))
+    .execute();
+  return { id: url, kind: "metadata_document", clientName: name, redirectUris: uris, clientUri };
+}

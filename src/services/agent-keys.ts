@@ -1,0 +1,169 @@
+/**
+ * Agent keys and connected apps of a wallet: create (within the wallet's cap on active keys),
+ * list, revoke. A connected app is an agent key whose secrets are OAuth tokens.
+ */
+import { sql } from "kysely";
+import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { hashSecret, newSecret } from "../domain/ids.js";
+import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
+import type { CoreDeps } from "./deps.js";
+import { type AgentKeyView, agentKeyView, KEY_COLUMNS } from "./wallets.js";
+
+/** When no cap is given (tests, tools): the default of MAX_AGENT_KEYS. */
+export const DEFAULT_MAX_ACTIVE_KEYS = 100;
+
+function checkLimit(limitCents: number) {
+  const { min, max } = AGENT_KEY_LIMIT_CENTS;
+  if (!Number.isSafeInteger(limitCents) || limitCents < min || limitCents > max) {
+    throw badRequest(`limit_cents must be an integer from ${min} to ${max}.`);
+  }
+}
+
+interface KeyValues {
+  key_hash: string;
+  label: string;
+  kind: "agent" | "connected_app";
+  ask_before_spending: boolean;
+  limit_cents: number;
+  client_id?: string;
+  redirect_host?: string;
+}
+
+/**
+ * Inserts a key unless the wallet already has `maxActive` unrevoked ones. The wallet row is
+ * locked first, so two concurrent creates cannot both slip under the cap.
+ */
+async function insertKey(deps: CoreDeps, walletId: string, values: KeyValues, maxActive: number) {
+  return deps.db.transaction().execute(async (tx) => {
+    await sql`SELECT id FROM wallets WHERE id = ${walletId} FOR UPDATE`.execute(tx);
+    const active = await tx
+      .selectFrom("agent_keys")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("wallet_id", "=", walletId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirstOrThrow();
+    if (Number(active.n) >= maxActive) {
+      throw conflict(
+        `This wallet already has ${maxActive} active agent keys and connected apps (the most allowed); revoke some first.`,
+      );
+    }
+    return tx
+      .insertInto("agent_keys")
+      .values({ id: deps.ids("key"), wallet_id: walletId, created_at: deps.clock(), ...values })
+      .returning(KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export async function createAgentKey(
+  deps: CoreDeps,
+  walletId: string,
+  input: {
+    label?: string;
+    limitCents: number;
+    askBeforeSpending?: boolean;
+    maxActive?: number;
+  },
+) {
+  checkLimit(input.limitCents);
+  const key = newSecret("pak");
+  const row = await insertKey(
+    deps,
+    walletId,
+    {
+      key_hash: hashSecret(key),
+      label: input.label ?? "",
+      kind: "agent",
+      ask_before_spending: input.askBeforeSpending ?? true,
+      limit_cents: input.limitCents,
+    },
+    input.maxActive ?? DEFAULT_MAX_ACTIVE_KEYS,
+  );
+  deps.log.info("agent key created", { wallet_id: walletId, key_id: row.id });
+  return { key, agent_key: agentKeyView(row) };
+}
+
+export async function listAgentKeys(deps: CoreDeps, walletId: string) {
+  const rows = await deps.db
+    .selectFrom("agent_keys")
+    .select(KEY_COLUMNS)
+    .where("wallet_id", "=", walletId)
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map(agentKeyView);
+}
+
+/**
+ * A connected app: an agent key with a limit whose secrets are OAuth tokens, not a pak_ string
+ * (its key_hash is the digest of a random value nobody holds, so no key can ever match it).
+ */
+export async function createConnectedApp(
+  deps: CoreDeps,
+  walletId: string,
+  input: {
+    clientId: string;
+    clientName: string;
+    redirectHost: string;
+    limitCents: number;
+    askBeforeSpending: boolean;
+    maxActive?: number;
+  },
+): Promise<AgentKeyView> {
+  checkLimit(input.limitCents);
+  const row = await insertKey(
+    deps,
+    walletId,
+    {
+      key_hash: hashSecret(newSecret("pak")),
+      label: input.clientName.slice(0, 100),
+      kind: "connected_app",
+      ask_before_spending: input.askBeforeSpending,
+      limit_cents: input.limitCents,
+      client_id: input.clientId,
+      redirect_host: input.redirectHost,
+    },
+    input.maxActive ?? DEFAULT_MAX_ACTIVE_KEYS,
+  );
+  deps.log.info("connected app allowed", { wallet_id: walletId, key_id: row.id });
+  return agentKeyView(row);
+}
+
+/**
+ * Idempotent: revoking a revoked key returns it unchanged. Another wallet's key is a 404. A
+ * connected app's tokens are revoked with it (authentication checks the key as well).
+ */
+export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: string) {
+  const now = deps.clock();
+  await deps.db
+    .updateTable("agent_keys")
+    .set({ revoked_at: now })
+    .where("id", "=", keyId)
+    .where("wallet_id", "=", walletId)
+    .where("revoked_at", "is", null)
+    .execute();
+  await deps.db
+    .updateTable("oauth_tokens")
+    .set({ revoked_at: now })
+    .where("agent_key_id", "=", keyId)
+    .where("revoked_at", "is", null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("agent_keys")
+          .select("id")
+          .where("id", "=", keyId)
+          .where("wallet_id", "=", walletId),
+      ),
+    )
+    .execute();
+  const row = await deps.db
+    .selectFrom("agent_keys")
+    .select(KEY_COLUMNS)
+    .where("id", "=", keyId)
+    .where("wallet_id", "=", walletId)
+    .executeTakeFirst();
+  if (!row) throw notFound("Agent key");
+  deps.log.info("agent key revoked", { wallet_id: walletId, key_id: keyId });
+  return agentKeyView(row);
+}

@@ -1,0 +1,38 @@
+/**
+ * The USDC services, loaded only when USDC is used: viem and the x402 SDK take about a second
+ * to load, and a deployment without USDC (the embedded default) never needs them. Callers
+ * (the REST routes, the MCP tool, the background task) import from here.
+ */
+import { ApiError } from "../../domain/errors.js";
+import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
+import type { CryptoTopupInput, CryptoTopupResult } from "./usdc-topups.js";
+
+export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
+  if (!deps.usdc) {
+    throw new ApiError(
+      503,
+      "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
+    );
+  }
+  return deps.usdc;
+}
+
+export async function cryptoTopup(
+  deps: PaymentsDeps,
+  input: CryptoTopupInput,
+): Promise<CryptoTopupResult> {
+  usdcRuntime(deps);
+  return (await import("./usdc-topups.js")).cryptoTopup(deps, input);
+}
+
+export async function refundUsdc(
+  deps: PaymentsDeps,
+  input: { walletId: string; amountCents?: number; sendTimeoutMs?: number },
+) {
+  return (await import("./usdc-refunds.js")).refundUsdc(deps, input);
+}
+
+export async function confirmUsdcPayments(deps: PaymentsDeps) {
+  if (!deps.usdc) return { checked: 0, credited: 0, failed: 0 };
+  return (await import("./usdc-confirmer.js")).confirmUsdcPayments(deps);
+}

@@ -1,0 +1,28 @@
+/** The exact price of a restore (POST /cloud/quote, MCP quote_restore): one function for both. */
+import {
+  DEFAULT_QUALITY,
+  priceRestore,
+  type RestoreQuality,
+} from "../../domain/restore/pricing.js";
+import { checkRestoreRequest } from "./create.js";
+
+export interface QuoteInput {
+  durationSec: number;
+  quality?: RestoreQuality | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+}
+
+export function quoteRestore(input: QuoteInput) {
+  checkRestoreRequest(input);
+  const price = priceRestore({ ...input, quality: input.quality ?? DEFAULT_QUALITY });
+  return {
+    amount_cents: price.amountCents,
+    display: price.display,
+    quality: price.quality,
+    quality_label: price.label,
+    duration_sec: input.durationSec,
+    extra_minutes: price.extraMinutes,
+    high_res: price.highRes,
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The consent page of connected apps: which app asks (its self-declared name) and — prominent,
+ * because a name proves nothing and a host does — where it will return; what it may do; the
+ * spending limit; the owner's standing agreement; Allow and Deny. Without a session the same
+ * page offers sign-in with the wallet key, or a new balance. Works without JavaScript.
+ */
+import type { Child } from "hono/jsx";
+import { displayCents } from "../domain/money.js";
+import { Page } from "./layout.js";
+
+export interface ConsentView {
+  clientName: string;
+  redirectHost: string;
+  clientUri: string | null;
+  /** Signed authorization request, carried by every form. */
+  req: string;
+  csrf: string;
+  signedIn: { walletId: string; balanceCents: number } | null;
+  error?: string;
+}
+
+const DEFAULT_LIMIT = "5.00";
+
+function Hidden(props: { v: ConsentView }) {
+  return (
+    <>
+      <input type="hidden" name="csrf" value={props.v.csrf} />
+      <input type="hidden" name="req" value={props.v.req} />
+    </>
+  );
+}
+
+function Who(props: { v: ConsentView }) {
+  return (
+    <section>
+      <h1>Connect {props.v.clientName} to kinora?</h1>
+      <p class="host">
+        It will return to <strong id="redirect-host">{props.v.redirectHost}</strong>
+      </p>
+      <p class="muted">
+        The name “{props.v.clientName}” is what the app calls itself; check that the address above
+        is the app you are connecting.
+        {props.v.clientUri ? ` The app says its home is ${props.v.clientUri}.` : ""}
+      </p>
+      <p>
+        If you allow it, it can restore videos and make clips paid from your balance,{" "}
+        <strong>up to the spending limit you set below</strong> — never more — and see only the jobs
+        it started. You can revoke it at any time in the console.
+      </p>
+    </section>
+  );
+}
+
+function SignIn(props: { v: ConsentView }) {
+  return (
+    <section>
+      <h2>Sign in to your balance</h2>
+      <form method="post" action="/oauth/authorize">
+        <Hidden v={props.v} />
+        <label for="wallet_key">Wallet key</label>
+        <input
+          id="wallet_key"
+          name="wallet_key"
+          type="password"
+          autocomplete="off"
+          placeholder="pmk_…"
+          required
+        />
+        <button type="submit" name="action" value="signin" class="pay">
+          Sign in
+        </button>
+      </form>
+      <p class="muted">No balance yet?</p>
+      <form method="post" action="/oauth/authorize">
+        <Hidden v={props.v} />
+        <button type="submit" name="action" value="create">
+          Create a new balance
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function Decide(props: { v: ConsentView; signedIn: NonNullable<ConsentView["signedIn"]> }) {
+  return (
+    <section>
+      <p class="muted">
+        Signed in to {props.signedIn.walletId} (balance {displayCents(props.signedIn.balanceCents)}
+        ).
+      </p>
+      <form method="post" action="/oauth/authorize">
+        <Hidden v={props.v} />
+        <label for="limit_dollars">Spending limit</label>
+        <div>
+          ${" "}
+          <input
+            id="limit_dollars"
+            name="limit_dollars"
+            inputmode="decimal"
+            value={DEFAULT_LIMIT}
+            required
+          />
+        </div>
+        <p class="muted">The most this app may ever spend in total ($0.01 to $1,000.00).</p>
+        <fieldset>
+          <legend>Purchases</legend>
+          <label>
+            <input type="radio" name="spending" value="ask" checked /> Ask me before each purchase
+          </label>
+          <br />
+          <label>
+            <input type="radio" name="spending" value="trust" /> Spend within the limit without
+            asking
+          </label>
+        </fieldset>
+        <p>
+          <button type="submit" name="action" value="allow" class="pay" id="allow">
+            Allow
+          </button>
+          <button type="submit" name="action" value="deny" id="deny">
+            Deny
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+export function ConsentPage(props: { v: ConsentView }) {
+  const v = props.v;
+  return (
+    <Page title="Connect an app">
+      <Who v={v} />
+      {v.error ? (
+        <p class="error" role="alert">
+          {v.error}
+        </p>
+      ) : null}
+      {v.signedIn ? <Decide v={v} signedIn={v.signedIn} /> : <SignIn v={v} />}
+    </Page>
+  );
+}
+
+/** A new balance's wallet key, shown once, before the consent continues. */
+export function NewWalletPage(props: { walletKey: string; continueUrl: string; walletId: string }) {
+  return (
+    <Page title="Save your wallet key">
+      <h1>Save your wallet key</h1>
+      <p>
+        Your new balance {props.walletId} is ready. This is its <strong>wallet key</strong>: it is
+        shown <strong>only now</strong>. Store it in your password manager — it signs you in to the
+        console and manages your agent keys and connected apps.
+      </p>
+      <p>
+        <code id="wallet-key" class="secret">
+          {props.walletKey}
+        </code>
+      </p>
+      <p>
+        <a class="button pay" id="continue" href={props.continueUrl}>
+          I saved it — continue
+        </a>
+      </p>
+    </Page>
+  );
+}
+
+export function ProblemPage(props: { title: string; children: Child }) {
+  return (
+    <Page title={props.title}>
+      <h1>{props.title}</h1>
+      <p id="problem">{props.children}</p>
+    </Page>
+  );
+}

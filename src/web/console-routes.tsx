@@ -1,0 +1,203 @@
+/**
+ * /console: the wallet owner's pages. Sign in with the wallet key (rate-limited per address),
+ * then the dashboard; every form carries the CSRF token of this browser, and every action is
+ * a call to the same service the REST API uses, as the wallet key would make it.
+ */
+import type { Context } from "hono";
+import type { JSX } from "hono/jsx/jsx-runtime";
+import { ApiError } from "../domain/errors.js";
+import { withoutControlChars } from "../domain/text.js";
+import type { AppEnv } from "../http/env.js";
+import { clientAddress } from "../http/middleware/rate-limit.js";
+import type { Router } from "../http/router.js";
+import type { Platform } from "../platform.js";
+import { createAgentKey, listAgentKeys, revokeAgentKey } from "../services/agent-keys.js";
+import { authenticate, type Principal } from "../services/auth.js";
+import { listClips } from "../services/clips/commands.js";
+import type { ClipDeps } from "../services/clips/deps.js";
+import { listLedger } from "../services/ledger-view.js";
+import { openTopupCheckout } from "../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
+import type { Limit } from "../services/rate-limit.js";
+import { listRestoreJobs } from "../services/restore/list.js";
+import { walletView } from "../services/wallets.js";
+import { parseDollars } from "./consent-routes.js";
+import { DashboardPage, type DashboardView, SignInPage } from "./console-pages.js";
+import { decisionPageHeaders } from "./layout.js";
+import { csrfToken, csrfValid, endSession, readSession, startSession } from "./session.js";
+
+export interface ConsoleDeps {
+  platform: Platform;
+  clips: ClipDeps;
+  payments: PaymentsDeps;
+  signInLimit: Limit;
+}
+
+type Status = 200 | 400 | 401 | 403 | 429;
+
+function page(c: Context<AppEnv>, node: JSX.Element, status: Status = 200) {
+  for (const [k, v] of Object.entries(decisionPageHeaders())) c.header(k, v);
+  return c.html(`<!doctype html>${String(node)}`, status);
+}
+
+export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
+  const web = deps.platform;
+
+  async function dashboard(
+    c: Context<AppEnv>,
+    walletId: string,
+    extra: Partial<DashboardView> = {},
+    status: Status = 200,
+  ) {
+    const principal: Principal = { kind: "wallet", walletId };
+    const before = Number(c.req.query("ledger_before"));
+    const [wallet, keys, restores, clips, ledger] = await Promise.all([
+      walletView(web, principal),
+      listAgentKeys(web, walletId),
+      listRestoreJobs(web, principal, { limit: 20 }),
+      listClips(deps.clips, principal),
+      listLedger(web, walletId, Number.isSafeInteger(before) && before > 0 ? { before } : {}),
+    ]);
+    const v: DashboardView = {
+      wallet,
+      keys,
+      restores: restores.jobs,
+      clips: clips.slice(0, 20),
+      ledger,
+      csrf: csrfToken(web, c),
+      ...extra,
+    };
+    return page(c, <DashboardPage v={v} />, status);
+  }
+
+  /** The signed-in wallet of a form post with a valid CSRF token, or the page to show instead. */
+  async function formSession(c: Context<AppEnv>, form: Record<string, string>) {
+    if (!csrfValid(web, c, form.csrf)) {
+      return {
+        answer: page(
+          c,
+          <SignInPage csrf={csrfToken(web, c)} error="That form expired; sign in again." />,
+          403,
+        ),
+      };
+    }
+    const session = await readSession(web, c);
+    if (!session) return { answer: c.redirect("/console", 303) };
+    return { walletId: session.walletId };
+  }
+
+  const formOf = async (c: Context<AppEnv>) =>
+    Object.fromEntries(new URLSearchParams(await c.req.text()));
+
+  app.get("/console", async (c) => {
+    const session = await readSession(web, c);
+    if (!session) return page(c, <SignInPage csrf={csrfToken(web, c)} />);
+    return dashboard(c, session.walletId);
+  });
+
+  app.post("/console/signin", async (c) => {
+    const form = await formOf(c);
+    if (!csrfValid(web, c, form.csrf)) {
+      return page(
+        c,
+        <SignInPage csrf={csrfToken(web, c)} error="That form expired; try again." />,
+        403,
+      );
+    }
+    const d = web.config.rateLimits.enabled
+      ? await web.rateLimiter.take(
+          `signin:${clientAddress(c, web.config.trustProxy)}`,
+          deps.signInLimit,
+        )
+      : { ok: true, resetSec: 0 };
+    if (!d.ok) {
+      c.header("Retry-After", String(d.resetSec));
+      return page(
+        c,
+        <SignInPage
+          csrf={csrfToken(web, c)}
+          error={`Too many sign-in attempts; wait ${d.resetSec} seconds.`}
+        />,
+        429,
+      );
+    }
+    const key = (form.wallet_key ?? "").trim();
+    try {
+      if (!key.startsWith("pmk_")) throw new ApiError(401, "not a wallet key");
+      const principal = await authenticate(web, key);
+      await startSession(web, c, principal.walletId);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const error = "That is not a wallet key of this kinora (it starts with pmk_).";
+      return page(c, <SignInPage csrf={csrfToken(web, c)} error={error} />, 401);
+    }
+    return c.redirect("/console", 303);
+  });
+
+  app.post("/console/signout", async (c) => {
+    const form = await formOf(c);
+    if (csrfValid(web, c, form.csrf)) await endSession(web, c);
+    return c.redirect("/console", 303);
+  });
+
+  app.post("/console/topup", async (c) => {
+    const form = await formOf(c);
+    const s = await formSession(c, form);
+    if ("answer" in s) return s.answer;
+    const cents = parseDollars(form.amount_dollars ?? "");
+    if (cents === null || cents < 500 || cents > 20_000) {
+      return dashboard(c, s.walletId, { notice: "Top up between $5.00 and $200.00." }, 400);
+    }
+    const opened = await openTopupCheckout(deps.payments, {
+      walletId: s.walletId,
+      amountCents: cents,
+    });
+    return c.redirect(opened.checkout_url, 303);
+  });
+
+  app.post("/console/keys", async (c) => {
+    const form = await formOf(c);
+    const s = await formSession(c, form);
+    if ("answer" in s) return s.answer;
+    const cents = parseDollars(form.limit_dollars ?? "");
+    const label = withoutControlChars(form.label ?? "")
+      .trim()
+      .slice(0, 100);
+    if (cents === null) {
+      return dashboard(
+        c,
+        s.walletId,
+        { notice: "Spending limit: give dollars from 0.01 to 1000.00." },
+        400,
+      );
+    }
+    const created = await createAgentKey(web, s.walletId, {
+      label,
+      limitCents: cents,
+      askBeforeSpending: form.trust !== "1",
+      maxActive: web.config.maxAgentKeys,
+    }).catch((err: unknown) => {
+      if (err instanceof ApiError) return err;
+      throw err;
+    });
+    if (created instanceof ApiError)
+      return dashboard(c, s.walletId, { notice: created.detail }, 400);
+    // Shown in this response only (never in a URL or a redirect), and never again.
+    return dashboard(c, s.walletId, {
+      newSecret: { label: label || created.agent_key.id, key: created.key },
+    });
+  });
+
+  app.post("/console/keys/:id/revoke", async (c) => {
+    const form = await formOf(c);
+    const s = await formSession(c, form);
+    if ("answer" in s) return s.answer;
+    try {
+      await revokeAgentKey(web, s.walletId, c.req.param("id"));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return dashboard(c, s.walletId, { notice: "No such key in this wallet." }, 400);
+    }
+    return c.redirect("/console#keys", 303);
+  });
+}

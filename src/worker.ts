@@ -1,0 +1,81 @@
+/**
+ * `kinora worker --server URL --token T [--concurrency N]`: runs worker loops against a
+ * server's HTTP worker API with the executors of this machine (RESTORE_ENGINE=ffmpeg|cog…),
+ * so a GPU or CPU box needs only the server URL and WORKER_TOKEN. Heartbeats follow the lease
+ * the server grants with each job. Stops gracefully on SIGINT/SIGTERM: no new claims, the
+ * running job finishes within SHUTDOWN_GRACE_MS or is handed back without using an attempt.
+ * Scratch files live in one directory per process, swept at the next start after a crash.
+ */
+import { hostname } from "node:os";
+import { CliError, parseFlags } from "./cli/http-client.js";
+import { loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { buildExecutors } from "./workers/executors/index.js";
+import { createHttpWorkSource } from "./workers/http-source.js";
+import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
+import { openScratch } from "./workers/scratch.js";
+
+export const WORKER_USAGE =
+  "kinora worker --server URL --token WORKER_TOKEN [--concurrency N]   (token also from WORKER_TOKEN)";
+
+export interface WorkerHandle {
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startRemoteWorkers(argv: string[], env = process.env): Promise<WorkerHandle> {
+  const { flags } = parseFlags(argv, ["server", "token", "concurrency"]);
+  const config = loadConfig(env);
+  const server = flags.server ?? config.env.KINORA_SERVER;
+  const token = flags.token ?? config.workers.token;
+  if (!server) throw new CliError(`--server is required.\n${WORKER_USAGE}`);
+  if (!token) throw new CliError(`--token (or WORKER_TOKEN) is required.\n${WORKER_USAGE}`);
+  const concurrency = Number(flags.concurrency ?? 1);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new CliError("--concurrency must be an integer from 1 to 64.");
+  }
+  const log = createLogger(config.logLevel);
+  const source = createHttpWorkSource({ server, token });
+  const executors = buildExecutors(config);
+  const scratch = await openScratch(config.workers.scratchRoot);
+  const loops: RunningWorker[] = [];
+  for (let i = 0; i < concurrency; i++) {
+    loops.push(
+      startWorkerLoop({
+        workerId: `${hostname()}-${process.pid}-w${i}`,
+        source,
+        executors,
+        log,
+        claimWaitMs: 20_000,
+        scratchDir: scratch.dir,
+      }),
+    );
+  }
+  log.info("kinora worker started", {
+    server,
+    concurrency,
+    kinds: executors.map((e) => e.kind),
+  });
+  return {
+    async stop(graceMs = config.shutdownGraceMs) {
+      await Promise.all(loops.map((l) => l.stop(graceMs)));
+      await scratch.close();
+    },
+  };
+}
+
+export async function runWorkerCommand(argv: string[]): Promise<number> {
+  let handle: WorkerHandle;
+  try {
+    handle = await startRemoteWorkers(argv);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    process.stderr.write(`kinora worker: ${err.message}\n`);
+    return 2;
+  }
+  const stop = () => {
+    handle.stop().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return -1;
+}

@@ -1,0 +1,143 @@
+/**
+ * The worker loop follows the lease the server grants (not its own settings), and a worker
+ * that shuts down mid-job hands the job back without using up an attempt.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../test/app.js";
+import { jobBody, makeVideo, upload } from "../../test/restore/helpers.js";
+import { restoreFeature } from "../features/restore.js";
+import type { Executor, JobQueue, WorkSource } from "../jobs/work.js";
+import { createDbWorkSource } from "../jobs/work-source.js";
+import { silentLogger } from "../logger.js";
+import { startWorkerLoop } from "./loop.js";
+
+let t: TestApp;
+let queue: JobQueue;
+let video: { path: string; sizeBytes: number };
+
+beforeAll(async () => {
+  // Leases are measured on the real clock here: the point is what happens as time passes.
+  t = await createTestApp({
+    features: [restoreFeature({ noExecutor: true })],
+    platform: (p) => ({ ...p, clock: () => new Date() }),
+  });
+  queue = t.features.flatMap((f) => f.queues ?? [])[0] as JobQueue;
+  video = await makeVideo(mkdtempSync(path.join(tmpdir(), "kinora-loop-")), 1);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function startedJob(): Promise<string> {
+  // Jobs of earlier cases must not be claimed first (claims take the oldest).
+  await t.deps.db
+    .updateTable("restore_jobs")
+    .set({ status: "failed", lease_owner: null, lease_expires_at: null })
+    .where("status", "=", "processing")
+    .execute();
+  const { key } = await t.newWallet(1000);
+  const created = (await t.call("POST", "/cloud/jobs", { key, body: jobBody(video) })).body;
+  await upload(t, created, video.path);
+  await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
+  return created.job.id;
+}
+
+const row = (id: string) =>
+  t.deps.db.selectFrom("restore_jobs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+/** An executor that works for `ms` (or until aborted), reporting progress. */
+function slowExecutor(ms: number): Executor {
+  return {
+    kind: "restore",
+    async execute(_item, ctx) {
+      const end = Date.now() + ms;
+      while (Date.now() < end && !ctx.signal.aborted) {
+        ctx.progress(1 - (end - Date.now()) / ms);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (ctx.signal.aborted) throw new Error("aborted");
+      return { outputBytes: 1, meta: {} };
+    },
+  };
+}
+
+async function runWithRecovery(source: WorkSource) {
+  const loop = startWorkerLoop({
+    workerId: `w-${Math.random()}`,
+    source,
+    executors: [slowExecutor(1500)],
+    log: silentLogger,
+    claimWaitMs: 200,
+  });
+  // The server's lease recovery runs all along, as it does in `kinora serve`.
+  const recovery = setInterval(() => void queue.recoverLapsedLeases(), 100);
+  return {
+    async stop(graceMs = 5000) {
+      clearInterval(recovery);
+      await loop.stop(graceMs);
+    },
+  };
+}
+
+async function until(check: () => Promise<boolean>, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("timed out");
+}
+
+describe("worker loop", () => {
+  it("heartbeats within the server's short lease, whatever the worker's own settings", async () => {
+    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 400 });
+    const id = await startedJob();
+    const running = await runWithRecovery(source);
+    await until(async () => (await row(id)).status === "done");
+    await running.stop();
+    expect(await row(id)).toMatchObject({ status: "done", attempts: 1 });
+    await source.close();
+  });
+
+  it("negative control: heartbeats slower than the lease let it lapse and cost an attempt", async () => {
+    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 400 });
+    const id = await startedJob();
+    // A worker that does not heartbeat in time (as one on its own longer lease did).
+    const deaf: WorkSource = { ...source, heartbeat: async () => true };
+    const running = await runWithRecovery(deaf);
+    try {
+      await until(async () => (await row(id)).attempts >= 2);
+    } finally {
+      await running.stop(100);
+      await source.close();
+    }
+  });
+
+  it("hands a job back without using an attempt when stopped mid-job", async () => {
+    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 60_000 });
+    const id = await startedJob();
+    const loop = startWorkerLoop({
+      workerId: "stopping",
+      source,
+      executors: [slowExecutor(60_000)],
+      log: silentLogger,
+      claimWaitMs: 200,
+    });
+    await until(async () => (await row(id)).lease_owner === "stopping");
+    await loop.stop(200);
+    expect(await row(id)).toMatchObject({
+      status: "processing",
+      lease_owner: null,
+      lease_expires_at: null,
+      attempts: 0,
+    });
+    // The next worker gets it as its first attempt.
+    const next = await queue.claim("next", 60_000);
+    expect(next).toMatchObject({ jobId: id, attempt: 1 });
+    await queue.release(id, "next");
+    await source.close();
+  });
+});

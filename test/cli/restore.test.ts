@@ -1,0 +1,219 @@
+/**
+ * `kinora restore` as a subprocess against a real server on 127.0.0.1 whose in-process workers
+ * run the real ffmpeg engine: a whole restore whose upload connection drops once, Ctrl-C during
+ * and after the upload, a checkout-paid restore without a key, the no-terminal rule, not enough
+ * balance, and the progress bar drawn on a pseudo-terminal.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ffprobeDuration, makeVideo } from "../restore/helpers.js";
+import {
+  balanceOf,
+  type CliServer,
+  cliCommand,
+  payTestCheckout,
+  ROOT,
+  scratchDir,
+  startCliServer,
+} from "./harness.js";
+
+let s: CliServer;
+const media = scratchDir();
+let video: { path: string; sizeBytes: number };
+
+beforeAll(async () => {
+  [s, video] = await Promise.all([startCliServer(), makeVideo(media.dir, 1.5, "home movie.mp4")]);
+});
+afterAll(async () => {
+  await s?.close();
+  media.remove();
+});
+
+async function signedIn(cents = 2000) {
+  const wallet = await s.t.newWallet(cents);
+  return { home: s.signIn(wallet.key), ...wallet };
+}
+
+const jobRow = (id: string) =>
+  s.t.platform.db.selectFrom("restore_jobs").selectAll().where("id", "=", id).executeTakeFirst();
+
+describe("kinora restore", () => {
+  it("restores a video end to end with --yes --json, re-sending the upload after the connection drops", async () => {
+    const { home, walletId } = await signedIn();
+    s.faults.uploads.push("drop");
+    const res = await s.runCli(
+      ["restore", video.path, "--quality", "standard", "--yes", "--json"],
+      {
+        home,
+      },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toBe("");
+    const doc = JSON.parse(res.stdout);
+    // The first PUT was cut off after 16 KB; the whole file went again to the same URL.
+    expect(doc.upload_attempts).toBe(2);
+    expect(doc.job).toMatchObject({ status: "done", quality: "faithful", amount_cents: 299 });
+    // The default name sits next to the input.
+    expect(doc.output).toBe(path.join(media.dir, "home movie-restored.mp4"));
+    expect(doc.size_bytes).toBeGreaterThan(10_000);
+    expect(await ffprobeDuration(doc.output)).toBeCloseTo(1.5, 0);
+    expect(await balanceOf(s, walletId)).toBe(2000 - 299);
+
+    const [listed, human] = await Promise.all([
+      s.runCli(["jobs", "--json"], { home }),
+      s.runCli(["jobs"], { home }),
+    ]);
+    expect(JSON.parse(listed.stdout).jobs.map((j: { id: string }) => j.id)).toEqual([doc.job.id]);
+    expect(human.stdout).toMatch(new RegExp(`${doc.job.id}\\s+restore\\s+done\\s+\\$2\\.99`));
+  });
+
+  it("Ctrl-C during the upload cancels the job, refunds it, says so and exits 130", async () => {
+    const { home, walletId } = await signedIn();
+    const held = new Promise<void>((resolve) => {
+      s.faults.onHold = resolve;
+    });
+    s.faults.uploads.push("hold");
+    const cli = s.spawnCli(["restore", video.path, "--yes"], { home });
+    const [, id] = await cli.waitFor(/Created (rj_\w+)/);
+    await held;
+    expect(await balanceOf(s, walletId)).toBe(2000 - 499);
+    cli.child.kill("SIGINT");
+    const res = await cli.done;
+    expect(res.code, res.stderr).toBe(130);
+    expect(res.stderr).toContain(
+      `Upload stopped. Cancelled ${id}; $4.99 was refunded to your balance`,
+    );
+    expect((await jobRow(id as string))?.status).toBe("cancelled");
+    expect(await balanceOf(s, walletId)).toBe(2000);
+  });
+
+  it("Ctrl-C after the upload leaves the job running and says how to pick it up again", async () => {
+    const { home } = await signedIn();
+    const cli = s.spawnCli(["restore", video.path, "-q", "standard", "--yes"], { home });
+    const [, id] = await cli.waitFor(/Created (rj_\w+)/);
+    await cli.waitFor(/Uploaded in/);
+    cli.child.kill("SIGINT");
+    const res = await cli.done;
+    expect(res.code, res.stderr).toBe(130);
+    expect(res.stderr).toContain(`Stopped following. ${id} keeps running on the server`);
+    expect(res.stderr).toContain(`kinora get ${id} --download PATH`);
+    const out = path.join(media.dir, "picked-up.mp4");
+    const picked = await s.runCli(["get", id as string, "--download", out, "--json"], { home });
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(JSON.parse(picked.stdout)).toMatchObject({ output: out, job: { status: "done" } });
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it("without a key, pays this job alone by checkout and restores once it is paid", async () => {
+    const home = s.newHome();
+    const cli = s.spawnCli(
+      [
+        "restore",
+        video.path,
+        "-q",
+        "standard",
+        "--pay-with",
+        "checkout",
+        "--email",
+        "me@example.com",
+        "--yes",
+        "--json",
+      ],
+      { home, env: { KINORA_SERVER: s.url } },
+    );
+    const [, link] = await cli.waitFor(/Pay \$2\.99 here to start the restore: (\S+)/);
+    await payTestCheckout(link as string);
+    const res = await cli.done;
+    expect(res.code, res.stderr).toBe(0);
+    const doc = JSON.parse(res.stdout);
+    expect(doc.job).toMatchObject({ status: "done", paid_from_balance: false, amount_cents: 299 });
+    expect(existsSync(doc.output)).toBe(true);
+  });
+
+  it("without a terminal and without --yes it refuses to spend (exit 2) and creates nothing", async () => {
+    const { home, walletId } = await signedIn();
+    const res = await s.runCli(["restore", video.path], { home });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(
+      /Restore home movie\.mp4 \(0:02, 320×240, .*\) at Enhanced for \$4\.99.*pass --yes/,
+    );
+    expect(await balanceOf(s, walletId)).toBe(2000);
+    const jobs = await s.t.platform.db
+      .selectFrom("restore_jobs")
+      .select("id")
+      .where("wallet_id", "=", walletId)
+      .execute();
+    expect(jobs).toEqual([]);
+  });
+
+  it("not enough balance: exit 3 with the server's detail, nothing charged", async () => {
+    const { home, walletId } = await signedIn(100);
+    const res = await s.runCli(["restore", video.path, "--yes", "--json"], { home });
+    expect(res.code).toBe(3);
+    expect(JSON.parse(res.stdout).error).toMatchObject({ status: 402, needs_topup: true });
+    expect(res.stderr).toMatch(/kinora restore: .+/);
+    expect(await balanceOf(s, walletId)).toBe(100);
+  });
+
+  it("draws progress bars on a terminal: the download bar's percentage advances", async () => {
+    const { home } = await signedIn();
+    s.faults.downloadBytesPerSec = 40_000;
+    try {
+      const out = path.join(media.dir, "pty.mp4");
+      const [node, args] = cliCommand([
+        "restore",
+        video.path,
+        "-q",
+        "standard",
+        "--out",
+        out,
+        "--yes",
+      ]);
+      const line = [node, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+      const { code, output } = await runInPty(line, { HOME: home, XDG_CONFIG_HOME: home });
+      expect(code, output).toBe(0);
+      const plain = stripAnsi(output);
+      for (const bar of ["upload", "restore", "download"]) expect(plain).toContain(`${bar} `);
+      const percents = [...plain.matchAll(/download \[[^\]]*\] (\d+)%/g)].map((m) => Number(m[1]));
+      const distinct = [...new Set(percents)];
+      expect(distinct.length, plain).toBeGreaterThanOrEqual(3);
+      expect(distinct).toEqual([...distinct].sort((a, b) => a - b));
+      expect(distinct.at(-1)).toBe(100);
+      expect(plain).toMatch(/\d+(\.\d+)? KB\/s/);
+      expect(plain).toContain(`Restored video saved to ${out}`);
+    } finally {
+      s.faults.downloadBytesPerSec = 0;
+    }
+  });
+});
+
+/** The screen text without colour, cursor and erase sequences. */
+function stripAnsi(text: string): string {
+  const esc = String.fromCharCode(27);
+  return text.replace(new RegExp(`${esc}\\[[0-9;?]*[A-Za-z]|${esc}[78]`, "g"), "");
+}
+
+/** Runs a shell command line under a pseudo-terminal (util-linux `script`), capturing the screen. */
+function runInPty(
+  commandLine: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("script", ["-qfec", commandLine, "/dev/null"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, TERM: "xterm-256color", COLUMNS: "120", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => {
+      output += c.toString("utf8");
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      output += c.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}

@@ -1,0 +1,311 @@
+/**
+ * The MCP server through the official SDK client over real HTTP: the 13 tools, auth (header,
+ * ?key=, wallet key, revoked key), errors as tool results, and the transport's edges.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clipsFeature } from "../../src/features/clips.js";
+import { mcpFeature } from "../../src/features/mcp.js";
+import { paymentsFeature } from "../../src/features/payments.js";
+import { restoreFeature } from "../../src/features/restore.js";
+import { stubClassifier } from "../clips/helpers.js";
+import { type ServedApp, serveTestApp } from "../served.js";
+import { call, connect, INIT, type Json, rpc } from "./helpers.js";
+
+const TOOL_NAMES = [
+  "get_prices",
+  "quote_restore",
+  "create_restore",
+  "start_restore",
+  "get_restore",
+  "make_clip",
+  "start_clip",
+  "get_clip",
+  "list_clips",
+  "cancel_job",
+  "get_balance",
+  "create_top_up_link",
+  "top_up_with_usdc",
+];
+
+let s: ServedApp;
+beforeAll(async () => {
+  const classifier = stubClassifier().classifier;
+  s = await serveTestApp({
+    features: [
+      restoreFeature({ noExecutor: true }),
+      clipsFeature({ classifier, noExecutor: true }),
+      paymentsFeature(),
+      mcpFeature(),
+    ],
+  });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+async function agent(balance = 10_000, limit = 5_000, askBeforeSpending?: boolean) {
+  const owner = await s.t.newWallet(balance);
+  const res = await s.t.call("POST", "/wallet/keys", {
+    key: owner.key,
+    body: {
+      limit_cents: limit,
+      ...(askBeforeSpending === undefined ? {} : { ask_before_spending: askBeforeSpending }),
+    },
+  });
+  return { owner, key: res.body.key as string, keyId: res.body.agent_key.id as string };
+}
+
+const ledgerCount = async (walletId: string) =>
+  (
+    await s.t.deps.db
+      .selectFrom("ledger_entries")
+      .select("id")
+      .where("wallet_id", "=", walletId)
+      .execute()
+  ).length;
+
+describe("tools/list", () => {
+  it("lists the 13 tools, each with a title, an output schema and all four hints", async () => {
+    const { key } = await agent();
+    const client = await connect(s.url, key);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        expect(typeof (tool.annotations as Json)?.[hint], `${tool.name} ${hint}`).toBe("boolean");
+      }
+      expect(tool.description, tool.name).toMatch(/\$|Free|free|charge|[Rr]efund/);
+    }
+    const readOnly = tools
+      .filter((t) => t.annotations?.readOnlyHint)
+      .map((t) => t.name)
+      .sort();
+    expect(readOnly).toEqual(
+      [
+        "get_balance",
+        "get_clip",
+        "get_prices",
+        "get_restore",
+        "list_clips",
+        "quote_restore",
+      ].sort(),
+    );
+    const create = tools.find((t) => t.name === "create_restore");
+    expect(create?.inputSchema.properties).toHaveProperty("duration_sec");
+    expect(create?.inputSchema.properties).toHaveProperty("idempotency_key");
+    await client.close();
+  });
+
+  it("tells the assistant whether the owner agreed in advance, and what the key may still spend", async () => {
+    const asks = await connect(s.url, (await agent(10_000, 700)).key);
+    expect(asks.getInstructions()).toMatch(/NOT agreed in advance/);
+    expect(asks.getInstructions()).toMatch(/\$7\.00/);
+    const trusted = await connect(s.url, (await agent(10_000, 700, false)).key);
+    expect(trusted.getInstructions()).toMatch(
+      /agreed in advance to spending within this key's limit/,
+    );
+    const balance = await call(trusted, "get_balance");
+    expect(balance.structuredContent.wallet.agent_key.ask_before_spending).toBe(false);
+    await asks.close();
+    await trusted.close();
+  });
+});
+
+describe("auth", () => {
+  it("accepts the agent key in the header or in ?key=", async () => {
+    const { key } = await agent();
+    for (const inUrl of [false, true]) {
+      const client = await connect(s.url, key, { inUrl });
+      const res = await call(client, "get_balance");
+      expect(res.isError, String(inUrl)).toBeFalsy();
+      expect(res.structuredContent.wallet.agent_key.limit_cents).toBe(5000);
+      await client.close();
+    }
+  });
+
+  it("answers 401 with a Bearer challenge before any JSON-RPC for a missing, unknown or revoked key", async () => {
+    const { owner, key, keyId } = await agent();
+    await s.t.call("POST", `/wallet/keys/${keyId}/revoke`, { key: owner.key });
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer pak_000000000000000000000000000000000000000000" },
+      { authorization: `Bearer ${key}` },
+    ];
+    for (const headers of variants) {
+      const res = await rpc(s.url, INIT, headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
+      expect(res.body.detail).toBeTruthy();
+      expect(res.body.jsonrpc).toBeUndefined();
+    }
+  });
+
+  it("refuses a wallet key: 403 in the header (make an agent key), 400 in the URL", async () => {
+    const { owner } = await agent();
+    const header = await rpc(s.url, INIT, { authorization: `Bearer ${owner.key}` });
+    expect(header.status).toBe(403);
+    expect(header.body.detail).toMatch(/agent key with a spending limit/);
+    const url = await rpc(s.url, INIT, {}, `?key=${owner.key}`);
+    expect(url.status).toBe(400);
+    expect(url.body.detail).toMatch(/never be put in a URL/);
+  });
+});
+
+describe("transport", () => {
+  it("accepts clients that send Accept: application/json only, and answers GET/DELETE with 405", async () => {
+    const { key } = await agent();
+    const res = await rpc(s.url, INIT, {
+      authorization: `Bearer ${key}`,
+      accept: "application/json",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result.serverInfo.name).toBe("kinora");
+    expect(res.body.result.instructions).toBeTruthy();
+    for (const method of ["GET", "DELETE"]) {
+      const r = await fetch(`${s.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(r.status).toBe(405);
+      expect(r.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("answers a malformed JSON-RPC message with a JSON-RPC error", async () => {
+    const { key } = await agent();
+    const res = await rpc(s.url, "{not json", { authorization: `Bearer ${key}` });
+    expect(res.body.error.code).toBe(-32700);
+  });
+
+  it("negotiates every protocol version the SDK supports", async () => {
+    const { key } = await agent();
+    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
+      const res = await rpc(
+        s.url,
+        { ...INIT, params: { ...INIT.params, protocolVersion: version } },
+        { authorization: `Bearer ${key}` },
+      );
+      expect(res.body.result.protocolVersion, version).toBe(version);
+    }
+  });
+});
+
+describe("errors are tool results", () => {
+  it("names the bad field, refuses NUL, and charges nothing", async () => {
+    const { owner, key } = await agent();
+    const client = await connect(s.url, key);
+    const before = await ledgerCount(owner.walletId);
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["quote_restore", { duration_sec: "long" }, /^duration_sec:/],
+      ["create_restore", { duration_sec: 5 }, /^filename:/],
+      ["make_clip", { prompt: "waves", size: "4k", content_type: "image/png" }, /^size:/],
+      [
+        "make_clip",
+        { prompt: "wa\u0000ves", content_type: "image/png" },
+        /^prompt: must not contain NUL/,
+      ],
+      ["get_restore", { job_id: "rj_x", wait_seconds: 99 }, /^wait_seconds:/],
+      ["create_top_up_link", { amount_cents: 10 }, /^amount_cents:/],
+      ["get_balance", { extra: 1 }, /extra/],
+    ];
+    for (const [tool, args, detail] of cases) {
+      const res = await call(client, tool, args);
+      expect(res.isError, tool).toBe(true);
+      expect(res.structuredContent.detail, tool).toMatch(detail);
+      expect(res.structuredContent.code, tool).toBe("invalid_field");
+      expect(JSON.parse((res.content as Json)[0].text)).toEqual(res.structuredContent);
+    }
+    expect(await ledgerCount(owner.walletId)).toBe(before);
+    await client.close();
+  });
+
+  it("refuses a prompt under the content rule with its code, charging nothing", async () => {
+    const { owner, key } = await agent();
+    const client = await connect(s.url, key);
+    const res = await call(client, "make_clip", {
+      prompt: "a naked woman on the beach",
+      content_type: "image/png",
+    });
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toMatchObject({ refused: "nudity", code: "refused" });
+    expect(await ledgerCount(owner.walletId)).toBe(1);
+    await client.close();
+  });
+
+  it("says over_limit for the key's limit, and needs_topup (with the tool that adds money) for the balance", async () => {
+    const limited = await agent(10_000, 50);
+    const c1 = await connect(s.url, limited.key);
+    const over = await call(c1, "make_clip", {
+      prompt: "waves",
+      content_type: "image/png",
+      size: "720p",
+    });
+    expect(over.structuredContent).toMatchObject({ over_limit: true, code: "over_limit" });
+    const poor = await agent(50, 5000);
+    const c2 = await connect(s.url, poor.key);
+    const broke = await call(c2, "make_clip", { prompt: "waves", content_type: "image/png" });
+    expect(broke.structuredContent).toMatchObject({ needs_topup: true, code: "needs_topup" });
+    expect(broke.structuredContent.detail).toMatch(/create_top_up_link/);
+    await c1.close();
+    await c2.close();
+  });
+
+  it("hides another key's jobs (not found) and says USDC is off when it is", async () => {
+    const a = await agent();
+    const b = await agent();
+    const ca = await connect(s.url, a.key);
+    const cb = await connect(s.url, b.key);
+    const made = await call(ca, "make_clip", { prompt: "waves", content_type: "image/png" });
+    const created = await call(ca, "create_restore", {
+      duration_sec: 10,
+      filename: "a.mp4",
+      content_type: "video/mp4",
+      size: 1000,
+    });
+    for (const [tool, id] of [
+      ["get_clip", made.structuredContent.job.id],
+      ["start_clip", made.structuredContent.job.id],
+      ["get_restore", created.structuredContent.job.id],
+      ["start_restore", created.structuredContent.job.id],
+      ["cancel_job", created.structuredContent.job.id],
+      ["cancel_job", "nothing_here"],
+    ]) {
+      const res = await call(cb, tool as string, { job_id: id });
+      expect(res.structuredContent.code, `${tool} ${id}`).toBe("not_found");
+    }
+    const usdc = await call(cb, "top_up_with_usdc", { amount_cents: 500 });
+    expect(usdc.isError).toBe(true);
+    expect(usdc.structuredContent).toMatchObject({ code: "unavailable" });
+    await ca.close();
+    await cb.close();
+  });
+});
+
+describe("idempotency_key", () => {
+  it("makes a retried spending call charge once and return the first result", async () => {
+    const { owner, key } = await agent();
+    const client = await connect(s.url, key);
+    const args = { prompt: "waves", content_type: "image/png", idempotency_key: "retry-1" };
+    const [first, second] = await Promise.all([
+      call(client, "make_clip", args),
+      call(client, "make_clip", args).catch(() => null),
+    ]);
+    const again = await call(client, "make_clip", args);
+    expect(again.structuredContent.job.id).toBe(first.structuredContent.job.id);
+    const charges = await s.t.deps.db
+      .selectFrom("ledger_entries")
+      .select("id")
+      .where("wallet_id", "=", owner.walletId)
+      .where("kind", "=", "charge")
+      .execute();
+    expect(charges).toHaveLength(1);
+    // The racing second call either replayed the first or was told the first is in progress.
+    if (second && !second.isError)
+      expect(second.structuredContent.job.id).toBe(first.structuredContent.job.id);
+    const other = await call(client, "make_clip", { ...args, size: "720p" });
+    expect(other.structuredContent.code).toBe("conflict");
+    await client.close();
+  });
+});

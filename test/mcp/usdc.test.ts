@@ -1,0 +1,81 @@
+/**
+ * top_up_with_usdc over the x402 v2 MCP transport, offline: ganache + TestUSDC + a local
+ * facilitator, the official x402 client signing. The first call answers the PaymentRequired
+ * terms as an error result; the retry carries the payload in _meta["x402/payment"] and gets the
+ * settlement in result._meta["x402/payment-response"]; a replay credits nothing more.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpFeature } from "../../src/features/mcp.js";
+import { paymentsFeature } from "../../src/features/payments.js";
+import { payWithX402 } from "../../src/payments/x402/client.js";
+import { type PaymentWorld, startPaymentWorld } from "../chain/world.js";
+import { x402Env } from "../payments/helpers.js";
+import { type ServedApp, serveTestApp } from "../served.js";
+import { call, connect } from "./helpers.js";
+
+let world: PaymentWorld;
+let s: ServedApp;
+beforeAll(async () => {
+  world = await startPaymentWorld({ confirmationTimeoutMs: 2000 });
+  const x402 = { rpc: { retryCount: 0, cacheTime: 0 } };
+  s = await serveTestApp({
+    env: x402Env(world),
+    features: [paymentsFeature({ x402 }), mcpFeature({ payments: { x402 } })],
+  });
+});
+afterAll(async () => {
+  await s?.close();
+  await world?.close();
+});
+
+describe("top_up_with_usdc over MCP", () => {
+  it("answers the x402 terms, settles the signed retry, credits once, and replays nothing", async () => {
+    const owner = await s.t.newWallet(0);
+    const key = (
+      await s.t.call("POST", "/wallet/keys", { key: owner.key, body: { limit_cents: 1000 } })
+    ).body.key as string;
+    const client = await connect(s.url, key);
+
+    const terms = await call(client, "top_up_with_usdc", { amount_cents: 150 });
+    expect(terms.isError).toBe(true);
+    expect(terms.structuredContent).toMatchObject({ x402Version: 2 });
+    expect(terms.structuredContent.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: world.config.network,
+      amount: "1500000",
+      payTo: world.config.payTo,
+    });
+
+    const payment = await payWithX402({
+      privateKey: world.chain.payer.privateKey,
+      paymentRequired: terms.structuredContent,
+      maxAmountAtomic: 200_000_000n,
+      allowedAssets: [{ network: world.config.network, asset: world.config.asset }],
+    });
+    const meta = { "x402/payment": payment.payload };
+    const paid = await call(client, "top_up_with_usdc", { amount_cents: 150 }, meta);
+    expect(paid.isError, JSON.stringify(paid.structuredContent)).toBeFalsy();
+    expect(paid.structuredContent).toMatchObject({
+      credited_cents: 150,
+      wallet: { balance_cents: 150 },
+    });
+    expect(paid._meta?.["x402/payment-response"]).toMatchObject({
+      success: true,
+      transaction: paid.structuredContent.transaction,
+    });
+
+    // The same signed payment again (a retry, or a replay by someone who saw it): no new credit.
+    const replay = await call(client, "top_up_with_usdc", { amount_cents: 150 }, meta);
+    expect(replay.structuredContent.credited_cents ?? 0).toBeLessThanOrEqual(150);
+    const wallet = await s.t.call("GET", "/wallet", { key: owner.key });
+    expect(wallet.body.wallet.balance_cents).toBe(150);
+    const credits = await s.t.deps.db
+      .selectFrom("ledger_entries")
+      .select("amount_cents")
+      .where("wallet_id", "=", owner.walletId)
+      .where("kind", "=", "topup")
+      .execute();
+    expect(credits).toEqual([{ amount_cents: 150 }]);
+    await client.close();
+  });
+});
