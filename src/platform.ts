@@ -1,39 +1,10 @@
-/**
- * The platform every feature builds on, and the Feature seam through which restore, clips and
- * payments plug in their routes, job queues, executors and background tasks — so adding an
- * area is one line in features.ts, not edits across app.ts and server.ts.
- */
-import type { Config } from "./config.js";
-import type { Database } from "./db/database.js";
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
-import type { JobWatch } from "./jobs/watch.js";
 import type { Executor, JobQueue } from "./jobs/work.js";
-import type { CoreDeps } from "./services/deps.js";
-import type { RateLimiter } from "./services/rate-limit.js";
-import type { BlobStore } from "./storage/blob-store.js";
-import type { LocalBlobStore } from "./storage/local-store.js";
+import type { BackgroundTask } from "./services/deps.js";
+import type { Platform } from "./services/platform.js";
 
-export interface Platform extends CoreDeps {
-  config: Config;
-  database: Database;
-  storage: BlobStore | LocalBlobStore;
-  adminToken: string;
-  /** HMAC key for signed URLs and tokens kinora issues itself. */
-  signingSecret: string;
-  /** Base of every URL handed to callers (upload links, checkout pages, webhooks). */
-  publicUrl: string;
-  /** Tells workers (this process and, via NOTIFY, others) that a job became claimable. */
-  notifyJobs(): Promise<void>;
-  /** Wakes requests waiting for a job to change (`?wait=`); absent: reads answer at once. */
-  jobWatch?: JobWatch;
-  /** Request counters: in the database on PostgreSQL (shared by all nodes), in memory on PGlite. */
-  rateLimiter: RateLimiter;
-}
-
-export interface BackgroundTask {
-  stop(): Promise<void>;
-}
+export type { BackgroundTask, Platform };
 
 export interface Feature {
   name: string;

@@ -3,9 +3,9 @@
  * here with the same builders the restore, clips and payments features use.
  */
 
-import { registerMcpRoute } from "../mcp/route.js";
 import type { FeatureFactory } from "../platform.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
+import { registerMcpRoute } from "./mcp-route.js";
 import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 
 export interface McpFeatureOptions {

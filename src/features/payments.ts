@@ -102,9 +102,9 @@ export async function buildPaymentsFeature(
       registerCryptoTopup(app, deps);
       if (stripe) registerStripeWebhook(app, deps, stripe);
       if (deps.restore) registerRestoreCheckout(app, deps);
-      registerUsdcRefund(app, deps);
-      registerHeldCheckouts(app, deps);
-      registerCheckoutPages(app, deps);
+      registerUsdcRefund(app, deps, platform.adminToken);
+      registerHeldCheckouts(app, deps, platform.adminToken);
+      registerCheckoutPages(app, deps, platform.signingSecret);
     },
     async start() {
       return startPaymentTasks(deps, config.pollMs);

@@ -6,11 +6,10 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ZodError } from "zod";
+import { ErrorBody } from "../api/schemas.js";
 import { ApiError } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import type { AppEnv } from "./env.js";
-import { ErrorBody } from "./schemas.js";
 
 type Status = 400 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 503;
 
@@ -41,20 +40,6 @@ export function errorResponses(...statuses: Status[]) {
     };
   }
   return out;
-}
-
-/** One sentence naming the first failing field, e.g. "limit_cents: must be at most 100000." */
-export function describeZodError(error: ZodError, where: string): string {
-  const issue = error.issues[0];
-  if (!issue) return `The ${where} is not valid.`;
-  const field = issue.path.map(String).join(".");
-  let message = issue.message;
-  if (issue.code === "invalid_type" && /received undefined/.test(message)) message = "is required";
-  else if (issue.code === "unrecognized_keys") {
-    return `Unknown field(s) in the ${where}: ${issue.keys.join(", ")}; remove them.`;
-  }
-  const text = field ? `${field}: ${message}` : `The ${where}: ${message}`;
-  return text.endsWith(".") ? text : `${text}.`;
 }
 
 export function errorJson(c: Context<AppEnv>, err: ApiError) {

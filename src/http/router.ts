@@ -1,7 +1,7 @@
 /** An OpenAPIHono whose validation failures become the spec's 400 body naming the field. */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { describeZodError } from "../api/validation.js";
 import type { AppEnv } from "./env.js";
-import { describeZodError } from "./errors.js";
 
 const WHERE: Record<string, string> = {
   json: "request body",

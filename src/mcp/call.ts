@@ -5,10 +5,9 @@
  * is the REST error body. Only a malformed JSON-RPC message is a protocol error.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describeZodError } from "../api/validation.js";
 import { ApiError } from "../domain/errors.js";
-import { describeZodError } from "../http/errors.js";
-import { spendBucket, tooMany } from "../http/middleware/rate-rules.js";
-import { findNul } from "../http/middleware/refuse-nul.js";
+import { findNul } from "../domain/text.js";
 import {
   claimIdempotency,
   DEFAULT_IDEMPOTENCY_LIMITS,
@@ -16,6 +15,7 @@ import {
   releaseIdempotency,
   storeIdempotentResponse,
 } from "../services/idempotency.js";
+import { spendBucket, tooMany } from "../services/rate-buckets.js";
 import type { McpContext } from "./context.js";
 import type { ToolDefinition, ToolReply } from "./tool.js";
 

@@ -2,10 +2,11 @@
  * What every MCP tool runs with: the services' dependencies (the same ones the REST routes
  * use), the caller's principal and credential, and the request's id for error bodies.
  */
-import type { Platform } from "../platform.js";
+
 import type { Principal } from "../services/auth.js";
 import type { ClipDeps } from "../services/clips/deps.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
+import type { Platform } from "../services/platform.js";
 
 export interface McpServices {
   platform: Platform;

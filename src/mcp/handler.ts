@@ -3,8 +3,6 @@
  * for this request alone (a stateless transport cannot be reused), JSON responses.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Context } from "hono";
-import type { AppEnv } from "../http/env.js";
 import { mcpCaller } from "./auth.js";
 import type { McpServices } from "./context.js";
 import { createMcpServer } from "./server.js";
@@ -19,13 +17,18 @@ function forTransport(req: Request, body: string): Request {
   return new Request(req.url, { method: "POST", headers, body, signal: req.signal });
 }
 
-export async function handleMcp(c: Context<AppEnv>, services: McpServices): Promise<Response> {
-  const caller = await mcpCaller(services.platform, c.req.raw, services.platform.publicUrl);
+/** Answers one POST /mcp; framework-free (a web-standard Request in, a Response out). */
+export async function handleMcp(
+  req: Request,
+  services: McpServices,
+  requestId: string,
+): Promise<Response> {
+  const caller = await mcpCaller(services.platform, req, services.platform.publicUrl);
   const server = createMcpServer({
     ...services,
     ...caller,
-    requestId: c.get("requestId"),
-    signal: c.req.raw.signal,
+    requestId,
+    signal: req.signal,
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -33,8 +36,8 @@ export async function handleMcp(c: Context<AppEnv>, services: McpServices): Prom
   });
   await server.connect(transport);
   try {
-    const body = await c.req.text();
-    return await transport.handleRequest(forTransport(c.req.raw, body));
+    const body = await req.text();
+    return await transport.handleRequest(forTransport(req, body));
   } finally {
     await server.close();
   }

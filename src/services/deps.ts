@@ -10,3 +10,8 @@ export interface CoreDeps {
   ids: IdGenerator;
   log: Logger;
 }
+
+/** Work a service runs in the background (sweepers, confirmers) until the process stops it. */
+export interface BackgroundTask {
+  stop(): Promise<void>;
+}

@@ -31,7 +31,7 @@ function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 4
   return c.html(`<!doctype html>${String(node)}`, status);
 }
 
-export function registerCheckoutPages(app: Router, deps: PaymentsDeps) {
+export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signingSecret: string) {
   const { platform } = deps;
   const load = async (c: Context<AppEnv>): Promise<CheckoutRow | undefined> => {
     const id = c.req.param("id") ?? "";
@@ -39,7 +39,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps) {
   };
   const expired = (row: CheckoutRow) => new Date(row.expires_at) <= platform.clock();
   const tokenOk = (c: Context<AppEnv>, row: CheckoutRow) =>
-    checkPageToken(platform.signingSecret, row.id, c.req.query("token") ?? "");
+    checkPageToken(signingSecret, row.id, c.req.query("token") ?? "");
   const bad = (c: Context<AppEnv>, text: string) =>
     html(c, <Page title="Checkout">{<p id="status">{text}</p>}</Page>, 400);
 
@@ -52,7 +52,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps) {
         <Page title="Checkout">{<p id="status">{statusSentence(row, expired(row))}</p>}</Page>,
       );
     }
-    const token = checkoutPageToken(platform.signingSecret, row.id);
+    const token = checkoutPageToken(signingSecret, row.id);
     return html(c, <PayPage row={row} token={token} expired={expired(row)} />);
   });
 

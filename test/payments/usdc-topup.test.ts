@@ -59,8 +59,9 @@ describe("POST /wallet/topup/crypto (x402 v2)", () => {
       payTo: world.config.payTo,
     });
     // The terms carry the checksummed (EIP-55) form of the configured asset address.
-    expect(header.accepts[0].asset.toLowerCase()).toBe(world.config.asset.toLowerCase());
-    expect(header.accepts[0].asset).not.toBe(header.accepts[0].asset.toLowerCase());
+    const asset = header.accepts[0]?.asset ?? "";
+    expect(asset.toLowerCase()).toBe(world.config.asset.toLowerCase());
+    expect(asset).not.toBe(asset.toLowerCase());
     expect(res.body.detail).toMatch(/PAYMENT-SIGNATURE/);
   });
 

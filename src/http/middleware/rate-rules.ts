@@ -5,11 +5,11 @@
  * several rules counts against each; the first that is over answers 429 with Retry-After, and
  * every limited response carries the tightest rule's RateLimit-* headers.
  */
-import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { RateLimitsConfig } from "../../config.js";
 import { ApiError } from "../../domain/errors.js";
+import { credentialDigest, rateHeaders, tooMany } from "../../services/rate-buckets.js";
 import type { Decision, Limit, RateLimiter } from "../../services/rate-limit.js";
 import type { AppEnv } from "../env.js";
 import { clientAddress } from "./rate-limit.js";
@@ -63,30 +63,6 @@ export const RATE_RULES: readonly Rule[] = [
   },
 ];
 
-const digest = (s: string) => createHash("sha256").update(s).digest("base64url").slice(0, 22);
-
-/** The bucket a spending MCP tool counts against: the same as REST spending by that credential. */
-export const spendBucket = (credential: string) =>
-  `spend:${digest(credential.replace(/^Bearer\s+/i, ""))}`;
-
-function headersOf(d: Decision): Record<string, string> {
-  return {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSec),
-  };
-}
-
-export function tooMany(d: Decision, windowMs: number): ApiError {
-  return new ApiError(
-    429,
-    `Too many requests: at most ${d.limit} per ${Math.round(windowMs / 1000)} s; retry in ${d.resetSec} s.`,
-    {},
-    { ...headersOf(d), "Retry-After": String(d.resetSec) },
-    "rate_limited",
-  );
-}
-
 export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProxy: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!cfg.enabled) return next();
@@ -98,13 +74,13 @@ export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProx
       const who =
         rule.by === "address"
           ? clientAddress(c, trustProxy)
-          : digest((credentialOf(c) ?? "").replace(/^Bearer\s+/i, ""));
+          : credentialDigest((credentialOf(c) ?? "").replace(/^Bearer\s+/i, ""));
       const limit = rule.limit(cfg);
       const d = await limiter.take(`${rule.name}:${who}`, limit);
       if (!d.ok) throw tooMany(d, limit.windowMs);
       if (!tightest || d.remaining < tightest.remaining) tightest = d;
     }
     await next();
-    if (tightest) for (const [k, v] of Object.entries(headersOf(tightest))) c.header(k, v);
+    if (tightest) for (const [k, v] of Object.entries(rateHeaders(tightest))) c.header(k, v);
   });
 }

@@ -5,32 +5,12 @@
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError, badRequest } from "../../domain/errors.js";
+import { findNul } from "../../domain/text.js";
 import type { AppEnv } from "../env.js";
 
 const ENCODED_NUL = /%(?:25)*00/i;
 /** The JSON escape for U+0000 (raw NUL bytes are not valid JSON at all). */
 const JSON_NUL = /\\u0000/i;
-
-/** The dotted path of the first string (or object key) holding a NUL, or null. */
-export function findNul(value: unknown, at = ""): string | null {
-  if (typeof value === "string") return value.includes("\0") ? at || "body" : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${at}${at ? "." : ""}${i}`);
-      if (hit) return hit;
-    }
-    return null;
-  }
-  if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      const field = `${at}${at ? "." : ""}${k}`;
-      if (k.includes("\0")) return field;
-      const hit = findNul(v, field);
-      if (hit) return hit;
-    }
-  }
-  return null;
-}
 
 export function refuseNul(opts: { isRaw: (path: string) => boolean }) {
   return createMiddleware<AppEnv>(async (c, next) => {

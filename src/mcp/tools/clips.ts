@@ -1,7 +1,6 @@
 /** Motion clips: make_clip, start_clip, get_clip, list_clips — the REST services, as tools. */
 import { z } from "@hono/zod-openapi";
-import { CreateClipBody, CreatedClip } from "../../http/routes/motion/create-clip.js";
-import { Clip, ClipResponse } from "../../http/routes/motion/schemas.js";
+import { Clip, ClipResponse, CreateClipBody, CreatedClip } from "../../api/clips.js";
 import { getClip, listClips, startClip } from "../../services/clips/commands.js";
 import { createClip } from "../../services/clips/create.js";
 import { IdempotencyKeyArg, JobId, WaitSeconds } from "../schema.js";

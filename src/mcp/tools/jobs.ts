@@ -1,9 +1,9 @@
 /** cancel_job: one tool for both kinds, by the id's prefix (rj_… restore, clip_… clip). */
 import { z } from "@hono/zod-openapi";
+import { Clip } from "../../api/clips.js";
+import { RestoreJob } from "../../api/restore.js";
+import { Wallet } from "../../api/schemas.js";
 import { notFound } from "../../domain/errors.js";
-import { RestoreJob } from "../../http/routes/cloud/schemas.js";
-import { Clip } from "../../http/routes/motion/schemas.js";
-import { Wallet } from "../../http/schemas.js";
 import { cancelClip } from "../../services/clips/commands.js";
 import { cancelRestoreJob } from "../../services/restore/commands.js";
 import { freshPrincipal, walletView } from "../../services/wallets.js";

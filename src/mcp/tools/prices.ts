@@ -1,9 +1,8 @@
 /** Free reads of prices: get_prices and quote_restore. */
 import { z } from "@hono/zod-openapi";
+import { MotionConfig } from "../../api/clips.js";
+import { Quote, QuoteBody } from "../../api/restore.js";
 import { priceTableView } from "../../domain/restore/pricing.js";
-import { Quote } from "../../http/routes/cloud/quote.js";
-import { QuoteBody } from "../../http/routes/cloud/schemas.js";
-import { MotionConfig } from "../../http/routes/motion/config.js";
 import { motionConfig } from "../../services/clips/config.js";
 import { quoteRestore } from "../../services/restore/quote.js";
 import { defineTool, READ_ONLY, reply } from "../tool.js";

@@ -1,7 +1,6 @@
 /** Cloud restore: create_restore, start_restore, get_restore — the REST services, as tools. */
 import { z } from "@hono/zod-openapi";
-import { CreatedRestore } from "../../http/routes/cloud/create-job.js";
-import { CreateBody, JobEnvelope, RestoreJob } from "../../http/routes/cloud/schemas.js";
+import { CreateBody, CreatedRestore, JobEnvelope, RestoreJob } from "../../api/restore.js";
 import { openRestoreCheckout } from "../../services/payments/checkouts.js";
 import { getOwnedRestoreJob, ownedJob, startRestoreJob } from "../../services/restore/commands.js";
 import { createRestoreJob } from "../../services/restore/create.js";

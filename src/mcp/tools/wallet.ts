@@ -1,12 +1,13 @@
 /** Money: get_balance, create_top_up_link, top_up_with_usdc (x402 v2 over MCP). */
 import { z } from "@hono/zod-openapi";
-import { TopupBody, TopupCheckout } from "../../http/routes/payments/create-topup.js";
 import {
+  TopupBody,
+  TopupCheckout,
   UsdcCredited,
   UsdcPending,
   UsdcTopupBody,
-} from "../../http/routes/payments/crypto-topup.js";
-import { Wallet } from "../../http/schemas.js";
+} from "../../api/payments.js";
+import { Wallet } from "../../api/schemas.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../../payments/x402/terms.js";
 import { openTopupCheckout } from "../../services/payments/checkouts.js";
 import { cryptoTopup } from "../../services/payments/usdc.js";

@@ -3,7 +3,7 @@
  * refunds and confirms pending USDC payments, every `pollMs`. Each pass is safe to run on
  * several nodes at once: every effect is a conditional update or an idempotent provider call.
  */
-import type { BackgroundTask } from "../../platform.js";
+import type { BackgroundTask } from "../deps.js";
 import { processCardRefunds, refundExtraPayments } from "./card-refunds.js";
 import { expireCheckouts } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";

@@ -7,9 +7,8 @@ import type { CheckoutStatus, CheckoutsTable, DB } from "../../db/schema.js";
 import { ApiError, badRequest, conflict, notFound } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
-import type { Platform } from "../../platform.js";
 import { credit } from "../ledger.js";
-import type { PaymentsDeps } from "./deps.js";
+import type { PaymentsDeps, PaymentsPlatform } from "./deps.js";
 
 export type CheckoutRow = Selectable<CheckoutsTable>;
 
@@ -257,7 +256,7 @@ async function applyPayment(
     if (!deps.restore) throw new Error("a restore checkout was paid but restore is not enabled");
     // Inside the transaction; the wake-up is sent after commit (on PGlite, a query outside
     // the open transaction would wait for it forever).
-    const inTx: Platform = Object.create(deps.platform, {
+    const inTx: PaymentsPlatform = Object.create(deps.platform, {
       db: { value: tx },
       notifyJobs: {
         value: async () => {

@@ -1,17 +1,17 @@
-/** What the payment services receive: the platform plus the configured payment providers. */
+/** What the payment services receive: the core services plus the configured payment providers. */
 
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
 import type { RpcClientOptions } from "../../payments/x402/confirm.js";
 import type { X402Gateway } from "../../payments/x402/gateway.js";
-import type { Platform } from "../../platform.js";
+import type { RestoreDeps } from "../restore/deps.js";
 import type { RestoreJobView } from "../restore/views.js";
 
 /** The restore area's side of a pay-per-job checkout (src/services/restore/checkout-hooks.ts). */
 export interface RestoreCheckoutHooks {
   /** Throws a 404 ApiError for an unknown job. */
   getJobForCheckout(
-    p: Platform,
+    p: RestoreDeps,
     jobId: string,
   ): Promise<{
     id: string;
@@ -24,9 +24,9 @@ export interface RestoreCheckoutHooks {
     uploadProblem?: string;
   }>;
   /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
-  markCheckoutPaid(p: Platform, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
+  markCheckoutPaid(p: RestoreDeps, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
   /** The RestoreJob as the API shows it. */
-  viewJob(p: Platform, jobId: string): Promise<RestoreJobView | undefined>;
+  viewJob(p: RestoreDeps, jobId: string): Promise<RestoreJobView | undefined>;
 }
 
 export interface UsdcRuntime {
@@ -38,8 +38,16 @@ export interface UsdcRuntime {
   now: () => Date;
 }
 
+/**
+ * The shared services payments run on. It is also what the restore hooks receive, since a
+ * pay-per-job checkout moves a restore job; `publicUrl` builds the checkout pages' links.
+ */
+export interface PaymentsPlatform extends RestoreDeps {
+  publicUrl: string;
+}
+
 export interface PaymentsDeps {
-  platform: Platform;
+  platform: PaymentsPlatform;
   checkout: CheckoutProvider;
   checkoutExpiryMinutes: number;
   restore: RestoreCheckoutHooks | undefined;

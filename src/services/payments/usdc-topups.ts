@@ -20,8 +20,8 @@ import {
 import type { Principal } from "../auth.js";
 import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
-import { usdcRuntime } from "./usdc.js";
 import { creditConfirmedPayment } from "./usdc-credit.js";
+import { usdcRuntime } from "./usdc-runtime.js";
 
 /** A claim the request is still settling is left alone by the confirmer for this long. */
 export const CLAIM_GRACE_MS = 2 * 60_000;

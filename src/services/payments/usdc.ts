@@ -3,19 +3,11 @@
  * to load, and a deployment without USDC (the embedded default) never needs them. Callers
  * (the REST routes, the MCP tool, the background task) import from here.
  */
-import { ApiError } from "../../domain/errors.js";
-import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
+import type { PaymentsDeps } from "./deps.js";
+import { usdcRuntime } from "./usdc-runtime.js";
 import type { CryptoTopupInput, CryptoTopupResult } from "./usdc-topups.js";
 
-export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
-  if (!deps.usdc) {
-    throw new ApiError(
-      503,
-      "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
-    );
-  }
-  return deps.usdc;
-}
+export { usdcRuntime };
 
 export async function cryptoTopup(
   deps: PaymentsDeps,

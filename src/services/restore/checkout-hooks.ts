@@ -5,7 +5,7 @@
  */
 import { ApiError } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
-import type { Platform } from "../../platform.js";
+import type { RestoreDeps } from "./deps.js";
 import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 
@@ -23,7 +23,7 @@ export interface CheckoutJob {
   uploadProblem?: string;
 }
 
-export async function getJobForCheckout(p: Platform, jobId: string): Promise<CheckoutJob> {
+export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<CheckoutJob> {
   const row = await findJob(p.db, jobId);
   if (!row) throw new ApiError(404, "Restore job not found.");
   const problem = row.status === "pending_payment" ? await uploadProblem(p.storage, row) : null;
@@ -46,7 +46,7 @@ export async function getJobForCheckout(p: Platform, jobId: string): Promise<Che
  * expired is queued for a card refund instead.
  */
 export async function markCheckoutPaid(
-  p: Platform,
+  p: RestoreDeps,
   jobId: string,
   opts: { paymentRef: string },
 ): Promise<RestoreJobRow> {

@@ -2,9 +2,9 @@
 import { ApiError, badRequest, conflict } from "../../domain/errors.js";
 import { RESTORE_FINAL, RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
 import { waitForChange } from "../../jobs/watch.js";
-import type { Platform } from "../../platform.js";
 import type { Principal } from "../auth.js";
 import { freshPrincipal, walletView } from "../wallets.js";
+import type { RestoreDeps } from "./deps.js";
 import { findJob, moveRestore, type RestoreJobRow } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 import { jobView } from "./views.js";
@@ -12,7 +12,7 @@ import { jobView } from "./views.js";
 const NOT_FOUND = "Restore job not found (or not visible to this key).";
 
 /** The job if it belongs to the wallet — and, for an agent key, to that key; else 404. */
-export async function ownedJob(p: Platform, principal: Principal, id: string) {
+export async function ownedJob(p: RestoreDeps, principal: Principal, id: string) {
   const row = await findJob(p.db, id);
   const visible =
     row &&
@@ -29,7 +29,7 @@ export interface ReadOptions {
 }
 
 /** GET /cloud/jobs/{id}: the job id is the capability, no key needed. */
-export async function getRestoreJob(p: Platform, id: string, opts: ReadOptions = {}) {
+export async function getRestoreJob(p: RestoreDeps, id: string, opts: ReadOptions = {}) {
   const read = async () => {
     const row = await findJob(p.db, id);
     if (!row) throw new ApiError(404, "Restore job not found.");
@@ -45,7 +45,7 @@ export async function getRestoreJob(p: Platform, id: string, opts: ReadOptions =
 
 /** The same read for a key (MCP get_restore): another wallet's or another key's job is a 404. */
 export async function getOwnedRestoreJob(
-  p: Platform,
+  p: RestoreDeps,
   principal: Principal,
   id: string,
   opts: ReadOptions = {},
@@ -71,7 +71,7 @@ function notStartable(row: RestoreJobRow): ApiError {
 
 const STARTED = new Set<RestoreJobRow["status"]>(["processing", "done", "failed", "refunded"]);
 
-export async function startRestoreJob(p: Platform, principal: Principal, id: string) {
+export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: string) {
   const row = await ownedJob(p, principal, id);
   // Starting a started job returns it unchanged (a retried request must not fail).
   if (STARTED.has(row.status)) return { job: await jobView(p, row) };
@@ -104,7 +104,7 @@ function notCancellable(row: RestoreJobRow): ApiError {
   );
 }
 
-export async function cancelRestoreJob(p: Platform, principal: Principal, id: string) {
+export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id: string) {
   const row = await ownedJob(p, principal, id);
   if (row.status === "cancelled") return cancelled(p, principal, row);
   if (row.status !== "awaiting_upload" || !row.paid_from_balance) throw notCancellable(row);
@@ -127,6 +127,6 @@ export async function cancelRestoreJob(p: Platform, principal: Principal, id: st
   return cancelled(p, principal, latest);
 }
 
-async function cancelled(p: Platform, principal: Principal, row: RestoreJobRow) {
+async function cancelled(p: RestoreDeps, principal: Principal, row: RestoreJobRow) {
   return { job: await jobView(p, row), wallet: await walletView(p, freshPrincipal(principal)) };
 }

@@ -7,11 +7,11 @@ import {
   restoreLimitProblem,
   VIDEO_CONTENT_TYPES,
 } from "../../domain/restore/pricing.js";
-import type { Platform } from "../../platform.js";
 import { restoreInputKey } from "../../storage/keys.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
+import type { RestoreDeps } from "./deps.js";
 import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView, UPLOAD_URL_LIFETIME_SEC } from "./views.js";
 
@@ -48,7 +48,7 @@ function checkContentType(contentType: string): string {
 }
 
 export async function createRestoreJob(
-  p: Platform,
+  p: RestoreDeps,
   principal: Principal | undefined,
   input: CreateRestoreInput,
 ) {
@@ -108,7 +108,7 @@ export async function createRestoreJob(
 }
 
 async function createdResponse(
-  p: Platform,
+  p: RestoreDeps,
   principal: Principal | undefined,
   row: RestoreJobRow,
   fromBalance: boolean,

@@ -3,9 +3,10 @@
  * simply the (created_at, id) of the last job of the previous page: keyset pagination stays
  * correct while new jobs arrive, and the wallet index (wallet_id, created_at) serves it.
  */
-import type { Platform } from "../../platform.js";
+
 import type { Principal } from "../auth.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
+import type { RestoreDeps } from "./deps.js";
 import { jobView, type RestoreJobView } from "./views.js";
 
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
@@ -25,7 +26,7 @@ export interface RestoreJobPage {
  * agent key only the jobs it created (the same rule as reading one job with a key).
  */
 export async function listRestoreJobs(
-  p: Platform,
+  p: RestoreDeps,
   principal: Principal,
   input: ListRestoreJobsInput = {},
 ): Promise<RestoreJobPage> {

@@ -1,7 +1,7 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
 import { displayCents } from "../../domain/money.js";
 import { PRICE_TABLE } from "../../domain/restore/pricing.js";
-import type { Platform } from "../../platform.js";
+import type { RestoreDeps } from "./deps.js";
 import type { RestoreJobRow } from "./store.js";
 
 /** Download links live an hour; every GET makes a fresh one. */
@@ -40,7 +40,7 @@ export function restoredFilename(filename: string): string {
   return `${base}-restored.mp4`;
 }
 
-export async function jobView(p: Platform, row: RestoreJobRow): Promise<RestoreJobView> {
+export async function jobView(p: RestoreDeps, row: RestoreJobRow): Promise<RestoreJobView> {
   const downloadable = row.status === "done" && row.output_key && !row.files_deleted_at;
   const download_url = downloadable
     ? await p.storage.presignDownload(row.output_key as string, {

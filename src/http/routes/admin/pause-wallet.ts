@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { IdParam } from "../../../api/schemas.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { setWalletPaused } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import { requireAdmin } from "../../middleware/admin-auth.js";
 import type { Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
 
 const Result = z.object({ id: z.string(), paused: z.boolean(), balance_cents: z.number().int() });
 

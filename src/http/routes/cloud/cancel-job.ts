@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Platform } from "../../../platform.js";
+import { RestoreJob } from "../../../api/restore.js";
+import { IdParam, Wallet } from "../../../api/schemas.js";
 import { cancelRestoreJob } from "../../../services/restore/commands.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { IdParam, Wallet } from "../../schemas.js";
-import { RestoreJob } from "./schemas.js";
 
-export function registerCancelJob(app: Router, p: Platform) {
+export function registerCancelJob(app: Router, p: RestoreDeps) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs/{id}/cancel",

@@ -1,24 +1,12 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import type { Platform } from "../../../platform.js";
+import { createRoute } from "@hono/zod-openapi";
+import { CreateBody, CreatedRestore } from "../../../api/restore.js";
 import { createRestoreJob } from "../../../services/restore/create.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { errorResponses } from "../../errors.js";
 import { optionalKey } from "../../middleware/auth.js";
 import { optionalBearerSecurity, type Router } from "../../router.js";
-import { Wallet } from "../../schemas.js";
-import { CreateBody, RestoreJob } from "./schemas.js";
 
-export const CreatedRestore = z.object({
-  job: RestoreJob,
-  upload_url: z.string(),
-  upload_headers: z.record(z.string(), z.string()),
-  upload_expires_at: z.string(),
-  display_price: z.string().openapi({ example: "$4.99" }),
-  paid_from_balance: z.boolean(),
-  next: z.string().openapi({ description: "Exactly what to do next." }),
-  wallet: Wallet.optional(),
-});
-
-export function registerCreateJob(app: Router, p: Platform) {
+export function registerCreateJob(app: Router, p: RestoreDeps) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs",

@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Platform } from "../../../platform.js";
+import { JobEnvelope } from "../../../api/restore.js";
+import { IdParam, WaitQuery } from "../../../api/schemas.js";
 import { getRestoreJob } from "../../../services/restore/commands.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { IdParam, WaitQuery } from "../../schemas.js";
-import { JobEnvelope } from "./schemas.js";
 
-export function registerGetJob(app: Router, p: Platform) {
+export function registerGetJob(app: Router, p: RestoreDeps) {
   const route = createRoute({
     method: "get",
     path: "/cloud/jobs/{id}",

@@ -1,5 +1,5 @@
 /** Mounts every cloud restore route. */
-import type { Platform } from "../../../platform.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import type { Router } from "../../router.js";
 import { registerCancelJob } from "./cancel-job.js";
 import { registerCreateJob } from "./create-job.js";
@@ -9,7 +9,7 @@ import { registerPrices } from "./prices.js";
 import { registerQuote } from "./quote.js";
 import { registerStartJob } from "./start-job.js";
 
-export function registerCloudRoutes(app: Router, p: Platform) {
+export function registerCloudRoutes(app: Router, p: RestoreDeps) {
   registerQuote(app);
   registerPrices(app);
   registerCreateJob(app, p);

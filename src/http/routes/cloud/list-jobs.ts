@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Platform } from "../../../platform.js";
+import { RestoreJob } from "../../../api/restore.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { LIST_LIMIT, listRestoreJobs } from "../../../services/restore/list.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { RestoreJob } from "./schemas.js";
 
 const { min, max } = LIST_LIMIT;
 const limitError = `must be an integer from ${min} to ${max}`;
@@ -28,7 +28,7 @@ const Query = z.object({
     }),
 });
 
-export function registerListJobs(app: Router, p: Platform) {
+export function registerListJobs(app: Router, p: RestoreDeps) {
   const route = createRoute({
     method: "get",
     path: "/cloud/jobs",

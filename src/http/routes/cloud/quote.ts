@@ -1,18 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { Quote, QuoteBody } from "../../../api/restore.js";
 import { quoteRestore } from "../../../services/restore/quote.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { QuoteBody } from "./schemas.js";
-
-export const Quote = z.object({
-  amount_cents: z.number().int().openapi({ example: 499 }),
-  display: z.string().openapi({ example: "$4.99" }),
-  quality: z.string(),
-  quality_label: z.string(),
-  duration_sec: z.number(),
-  extra_minutes: z.number().int(),
-  high_res: z.boolean(),
-});
 
 export function registerQuote(app: Router) {
   const route = createRoute({

@@ -1,13 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Platform } from "../../../platform.js";
+import { JobEnvelope } from "../../../api/restore.js";
+import { IdParam } from "../../../api/schemas.js";
 import { startRestoreJob } from "../../../services/restore/commands.js";
+import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
-import { JobEnvelope } from "./schemas.js";
 
-export function registerStartJob(app: Router, p: Platform) {
+export function registerStartJob(app: Router, p: RestoreDeps) {
   const route = createRoute({
     method: "post",
     path: "/cloud/jobs/{id}/start",

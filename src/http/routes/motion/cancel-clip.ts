@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ClipIdParam, ClipResponse } from "../../../api/clips.js";
 import { cancelClip } from "../../../services/clips/commands.js";
 import type { ClipDeps } from "../../../services/clips/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { ClipIdParam, ClipResponse } from "./schemas.js";
 
 export function registerCancelClip(app: Router, deps: ClipDeps) {
   const route = createRoute({

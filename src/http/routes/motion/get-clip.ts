@@ -1,11 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ClipIdParam, ClipResponse } from "../../../api/clips.js";
+import { WaitQuery } from "../../../api/schemas.js";
 import { getClip } from "../../../services/clips/commands.js";
 import type { ClipDeps } from "../../../services/clips/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { WaitQuery } from "../../schemas.js";
-import { ClipIdParam, ClipResponse } from "./schemas.js";
 
 export function registerGetClip(app: Router, deps: ClipDeps) {
   const route = createRoute({

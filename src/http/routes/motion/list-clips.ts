@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { Clip } from "../../../api/clips.js";
+import { PageQuery } from "../../../api/schemas.js";
 import { listClipsPage } from "../../../services/clips/commands.js";
 import type { ClipDeps } from "../../../services/clips/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { PageQuery } from "../../schemas.js";
-import { Clip } from "./schemas.js";
 
 export function registerListClips(app: Router, deps: ClipDeps) {
   const route = createRoute({

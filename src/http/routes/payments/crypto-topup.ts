@@ -1,42 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { USDC_TOPUP_CENTS } from "../../../domain/limits.js";
+import { UsdcCredited, UsdcPending, UsdcTopupBody } from "../../../api/payments.js";
+import { ErrorBody } from "../../../api/schemas.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { cryptoTopup } from "../../../services/payments/usdc.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { ErrorBody, Wallet } from "../../schemas.js";
-
-const { min, max } = USDC_TOPUP_CENTS;
-
-export const UsdcCredited = z.object({
-  credited_cents: z.number().int(),
-  transaction: z.string(),
-  explorer: z.string().nullable().openapi({
-    description:
-      "Link to the transaction on the chain's explorer (Base chains, or X402_EXPLORER_TX_URL).",
-  }),
-  wallet: Wallet,
-});
-
-export const UsdcPending = z.object({
-  detail: z.string(),
-  transaction: z.string().nullable(),
-  explorer: z.string().nullable(),
-  status: z.literal("pending"),
-});
-
-export const UsdcTopupBody = z
-  .object({
-    amount_cents: z
-      .number({ error: `must be an integer from ${min} to ${max}` })
-      .int(`must be an integer from ${min} to ${max}`)
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`)
-      .openapi({ example: 500, description: "1 USDC = $1 = 100 cents." }),
-  })
-  .strict()
-  .openapi({ example: { amount_cents: 500 } });
 
 const Headers = z.object({
   "payment-signature": z.string().max(16_384).optional().openapi({

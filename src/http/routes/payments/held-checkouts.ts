@@ -1,11 +1,11 @@
 /** Operator: card payments held because their amount did not match the checkout. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { IdParam } from "../../../api/schemas.js";
 import { listHeldCheckouts, releaseHeldCheckout } from "../../../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireAdmin } from "../../middleware/admin-auth.js";
 import type { Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
 
 const HeldCheckout = z
   .object({
@@ -38,8 +38,8 @@ const ReleaseBody = z
   .strict()
   .openapi({ example: { amount_cents: 500 } });
 
-export function registerHeldCheckouts(app: Router, deps: PaymentsDeps) {
-  const auth = requireAdmin(deps.platform.adminToken);
+export function registerHeldCheckouts(app: Router, deps: PaymentsDeps, adminToken: string) {
+  const auth = requireAdmin(adminToken);
   const list = createRoute({
     method: "get",
     path: "/admin/checkouts/held",

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { RestoreJob } from "../../../api/restore.js";
+import { IdParam } from "../../../api/schemas.js";
 import { notFound } from "../../../domain/errors.js";
 import { openRestoreCheckout } from "../../../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
-import { RestoreJob } from "../cloud/schemas.js";
 
 export function registerRestoreCheckout(app: Router, deps: PaymentsDeps) {
   const route = createRoute({

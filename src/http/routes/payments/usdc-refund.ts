@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { IdParam } from "../../../api/schemas.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { refundUsdc } from "../../../services/payments/usdc.js";
 import { errorResponses } from "../../errors.js";
 import { requireAdmin } from "../../middleware/admin-auth.js";
 import type { Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
 
 const Body = z
   .object({
@@ -19,7 +19,7 @@ const Body = z
   .strict()
   .openapi({ example: { amount_cents: 300 } });
 
-export function registerUsdcRefund(app: Router, deps: PaymentsDeps) {
+export function registerUsdcRefund(app: Router, deps: PaymentsDeps, adminToken: string) {
   const route = createRoute({
     method: "post",
     path: "/admin/wallets/{id}/usdc-refund",
@@ -29,7 +29,7 @@ export function registerUsdcRefund(app: Router, deps: PaymentsDeps) {
     description:
       "Debits the wallet (ledger kind payout) and sends USDC to the paying address — the payer of the wallet's most recent confirmed USDC payment. Refuses more than was paid in USDC minus what was already refunded, and more than the balance. A failed send is re-credited.",
     security: [{ admin: [] }],
-    middleware: [requireAdmin(deps.platform.adminToken)] as const,
+    middleware: [requireAdmin(adminToken)] as const,
     request: {
       params: IdParam("id", "wal_4f8HkQ2n9LrT1xZcV6bYpA"),
       body: { required: false, content: { "application/json": { schema: Body } } },

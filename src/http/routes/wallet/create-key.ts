@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { AgentKey } from "../../../api/schemas.js";
 import { AGENT_KEY_LIMIT_CENTS, LABEL_MAX_LENGTH } from "../../../domain/limits.js";
 import { createAgentKey } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { AgentKey } from "../../schemas.js";
 
 const { min, max } = AGENT_KEY_LIMIT_CENTS;
 

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { Email, Wallet } from "../../../api/schemas.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { createWallet } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { Email, Wallet } from "../../schemas.js";
 
 const route = createRoute({
   method: "post",

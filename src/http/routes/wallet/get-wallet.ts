@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { Wallet } from "../../../api/schemas.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { walletView } from "../../../services/wallets.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { Wallet } from "../../schemas.js";
 
 export function registerGetWallet(app: Router, deps: CoreDeps) {
   const route = createRoute({

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { AgentKey } from "../../../api/schemas.js";
 import { listAgentKeys } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { AgentKey } from "../../schemas.js";
 
 export function registerListKeys(app: Router, deps: CoreDeps) {
   const route = createRoute({

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { AgentKey, IdParam } from "../../../api/schemas.js";
 import { revokeAgentKey } from "../../../services/agent-keys.js";
 import type { CoreDeps } from "../../../services/deps.js";
 import { errorResponses } from "../../errors.js";
 import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
-import { AgentKey, IdParam } from "../../schemas.js";
 
 export function registerRevokeKey(app: Router, deps: CoreDeps) {
   const route = createRoute({

@@ -7,7 +7,7 @@
 
 import type { JobQueue } from "../../../jobs/work.js";
 import { createDbWorkSource, type DbWorkSource } from "../../../jobs/work-source.js";
-import type { Platform } from "../../../platform.js";
+import type { Platform } from "../../../services/platform.js";
 import type { Router } from "../../router.js";
 import { requireWorkerToken } from "./auth.js";
 import { registerClaim } from "./claim.js";

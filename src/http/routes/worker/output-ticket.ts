@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../../domain/errors.js";
 import { OUTPUT_TOKEN_HEADER, verifyOutputToken } from "../../../jobs/output-token.js";
-import type { Platform } from "../../../platform.js";
+import type { Platform } from "../../../services/platform.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
 

@@ -5,12 +5,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { IdParam } from "../../../api/schemas.js";
 import { ApiError, badRequest } from "../../../domain/errors.js";
 import type { JobQueue, ReportOutcome } from "../../../jobs/work.js";
 import type { DbWorkSource } from "../../../jobs/work-source.js";
 import { errorResponses } from "../../errors.js";
 import type { Router } from "../../router.js";
-import { IdParam } from "../../schemas.js";
 import {
   Kind,
   Ok,

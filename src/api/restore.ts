@@ -1,7 +1,7 @@
-/** Request and response schemas of the cloud restore routes. */
+/** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
-import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../../../domain/restore/pricing.js";
-import { Email } from "../../schemas.js";
+import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
+import { Email, Wallet } from "./schemas.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
 const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
@@ -97,3 +97,24 @@ export const RestoreJob = z
   .openapi("RestoreJob");
 
 export const JobEnvelope = z.object({ job: RestoreJob });
+
+export const Quote = z.object({
+  amount_cents: z.number().int().openapi({ example: 499 }),
+  display: z.string().openapi({ example: "$4.99" }),
+  quality: z.string(),
+  quality_label: z.string(),
+  duration_sec: z.number(),
+  extra_minutes: z.number().int(),
+  high_res: z.boolean(),
+});
+
+export const CreatedRestore = z.object({
+  job: RestoreJob,
+  upload_url: z.string(),
+  upload_headers: z.record(z.string(), z.string()),
+  upload_expires_at: z.string(),
+  display_price: z.string().openapi({ example: "$4.99" }),
+  paid_from_balance: z.boolean(),
+  next: z.string().openapi({ description: "Exactly what to do next." }),
+  wallet: Wallet.optional(),
+});

@@ -4,7 +4,7 @@
  * would answer 406). GET and DELETE (streams and sessions) are 405: this server is stateless.
  */
 import type { Router } from "../http/router.js";
-import type { McpServices } from "./context.js";
+import type { McpServices } from "../mcp/context.js";
 
 /** The endpoint in the OpenAPI document (its tools are described by tools/list, not here). */
 function document(app: Router) {
@@ -54,10 +54,10 @@ function document(app: Router) {
 export function registerMcpRoute(app: Router, services: McpServices) {
   document(app);
   // The MCP SDK is loaded with the first MCP request, not with every process.
-  let handler: Promise<typeof import("./handler.js")> | undefined;
+  let handler: Promise<typeof import("../mcp/handler.js")> | undefined;
   app.post("/mcp", async (c) => {
-    handler ??= import("./handler.js");
-    return (await handler).handleMcp(c, services);
+    handler ??= import("../mcp/handler.js");
+    return (await handler).handleMcp(c.req.raw, services, c.get("requestId"));
   });
   const notHere =
     "The MCP endpoint is stateless: send JSON-RPC with POST /mcp (no streams or sessions).";

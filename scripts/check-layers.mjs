@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+/**
+ * The layer rule, checked over the import graph of src/ (run by `npm run check` and a test):
+ *
+ *   domain ← infra ← services (with api/, the contract) ← adapters ← composition
+ *
+ * A module may import its own layer or any layer below it, never above. The adapters (http with
+ * its web pages, mcp, cli, workers) are separate surfaces over the same services: none imports
+ * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless.
+ * Type-only imports count: a type pointing upwards still couples a rule to its caller.
+ *
+ * Usage: node scripts/check-layers.mjs [--json]   (exit 1 when anything is wrong)
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const src = join(root, "src");
+
+/** Layer number and, for adapters, the surface group; first matching prefix wins. */
+const LAYERS = [
+  ["domain/", 0, "domain"],
+  ["config.ts", 1, "infra"],
+  ["logger.ts", 1, "infra"],
+  ["secrets.ts", 1, "infra"],
+  ["signing.ts", 1, "infra"],
+  ["package-root.ts", 1, "infra"],
+  ["db/", 1, "infra"],
+  ["storage/", 1, "infra"],
+  ["net/", 1, "infra"],
+  ["engines/", 1, "infra"],
+  ["payments/", 1, "infra"],
+  // The public contract (request/response schemas, validation wording) shared by REST and MCP.
+  ["api/", 2, "services"],
+  ["jobs/", 2, "services"],
+  ["services/", 2, "services"],
+  ["oauth/", 2, "services"],
+  ["http/", 3, "http"],
+  ["web/", 3, "http"],
+  ["mcp/", 3, "mcp"],
+  ["cli/", 3, "cli"],
+  ["workers/", 3, "workers"],
+  ["features/", 4, "composition"],
+  ["features.ts", 4, "composition"],
+  ["app.ts", 4, "composition"],
+  ["platform.ts", 4, "composition"],
+  ["server.ts", 4, "composition"],
+  ["server-database.ts", 4, "composition"],
+  ["worker.ts", 4, "composition"],
+  ["core-tasks.ts", 4, "composition"],
+  ["main.ts", 4, "composition"],
+];
+
+export function layerOf(file) {
+  for (const [prefix, level, group] of LAYERS) {
+    if (prefix.endsWith("/") ? file.startsWith(prefix) : file === prefix) return { level, group };
+  }
+  return undefined;
+}
+
+function sourceFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+const IMPORT =
+  /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+/** Relative specifiers of one file, resolved to src-relative paths (".js" → the ".ts" source). */
+function importsOf(path) {
+  const text = readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+  const found = new Set();
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2];
+    if (!spec.startsWith(".")) continue;
+    const target = relative(src, resolve(dirname(path), spec)).replace(/\.jsx?$/, "");
+    found.add(target);
+  }
+  return [...found];
+}
+
+function resolveTarget(target, known) {
+  for (const ext of [".ts", ".tsx", "/index.ts"]) if (known.has(target + ext)) return target + ext;
+  return undefined;
+}
+
+/** Every import edge that breaks the rule, and every cycle (as the files on it). */
+export function checkLayers() {
+  const files = sourceFiles(src).map((p) => relative(src, p));
+  const known = new Set(files);
+  const graph = new Map();
+  const problems = [];
+  for (const file of files) {
+    const from = layerOf(file);
+    if (!from) problems.push(`${file}: not in any layer (add it to scripts/check-layers.mjs)`);
+    const edges = [];
+    for (const raw of importsOf(join(src, file))) {
+      const to = resolveTarget(raw, known);
+      if (!to) continue;
+      edges.push(to);
+      const target = layerOf(to);
+      if (!from || !target) continue;
+      if (target.level > from.level) {
+        problems.push(`${file} (${from.group}) imports upwards: ${to} (${target.group})`);
+      } else if (target.level === 3 && from.level === 3 && target.group !== from.group) {
+        problems.push(`${file} (${from.group}) imports another surface: ${to} (${target.group})`);
+      }
+    }
+    graph.set(file, edges);
+  }
+  for (const cycle of cycles(graph)) problems.push(`import cycle: ${cycle.join(" → ")}`);
+  return problems;
+}
+
+/** Strongly connected components with more than one file (Tarjan), each as one cycle report. */
+function cycles(graph) {
+  let index = 0;
+  const stack = [];
+  const state = new Map();
+  const found = [];
+  const visit = (v) => {
+    const s = { index, low: index, onStack: true };
+    index++;
+    state.set(v, s);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      const t = state.get(w);
+      if (!t) {
+        visit(w);
+        s.low = Math.min(s.low, state.get(w).low);
+      } else if (t.onStack) s.low = Math.min(s.low, t.index);
+    }
+    if (s.low === s.index) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        state.get(w).onStack = false;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!state.has(v)) visit(v);
+  return found;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const problems = checkLayers();
+  if (process.argv.includes("--json")) console.log(JSON.stringify(problems, null, 2));
+  else for (const p of problems) console.error(p);
+  if (problems.length > 0) {
+    console.error(`check-layers: ${problems.length} problem(s); see docs/architecture.md`);
+    process.exit(1);
+  }
+  console.log("check-layers: every import points down a layer, no cycles");
+}

@@ -1,0 +1,168 @@
+/** The motion clip contract shared by REST and MCP: requests, clips and the public limits. */
+import { z } from "@hono/zod-openapi";
+import {
+  CLIP_IMAGE_MAX_BYTES,
+  CLIP_IMAGE_TYPES,
+  CLIP_IMAGE_URL_MAX_CHARS,
+  CLIP_PROMPT_MAX_CHARS,
+  CLIP_SEED_MAX,
+  CLIP_SIZES,
+  type ClipSize,
+} from "../domain/clips/rules.js";
+import { CLIP_STATUSES } from "../domain/clips/transitions.js";
+import { Wallet } from "./schemas.js";
+
+const Range = z.object({ min: z.number().int(), max: z.number().int() });
+
+export const Clip = z
+  .object({
+    id: z.string().openapi({ example: "clip_5R2kq9WcD1xv0Lm3Tz8HbN" }),
+    status: z.enum(CLIP_STATUSES as [string, ...string[]]).openapi({
+      description:
+        "awaiting_upload → queued → processing → done; or failed / refused (refunded), cancelled (refunded), expired (upload never arrived: refunded; or a done clip whose files were deleted after retention).",
+    }),
+    size: z.enum(["480p", "720p"]),
+    seconds: z.number().int().openapi({ example: 5 }),
+    prompt: z.string(),
+    loop: z.boolean(),
+    amount_cents: z.number().int().openapi({ example: 59 }),
+    seed: z.number().int().nullable().openapi({
+      description: "The seed used; the same image, prompt, size, loop and seed make the same clip.",
+    }),
+    image_url: z.string().nullable().openapi({ description: "The image_url given at create." }),
+    progress: z.number().nullable().openapi({ description: "0..1 while processing." }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the clip failed, was refused, cancelled or expired." }),
+    refused: z
+      .string()
+      .nullable()
+      .openapi({ description: "Content-rule refusal code when status is refused." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+    expires_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the video will be deleted (done clips)." }),
+    video_url: z.string().optional().openapi({
+      description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
+    }),
+    download_url: z
+      .string()
+      .optional()
+      .openapi({ description: "Set once done: a temporary link that saves clip_….mp4." }),
+  })
+  .openapi("Clip");
+
+export const ClipIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(120)
+    .openapi({ param: { name: "id", in: "path" }, example: "clip_5R2kq9WcD1xv0Lm3Tz8HbN" }),
+});
+
+export const ClipResponse = z.object({ job: Clip });
+
+export const CreateClipBody = z
+  .object({
+    prompt: z
+      .string({ error: "is required: describe the motion and sound, at most 800 characters" })
+      .trim()
+      .min(1, "must not be empty")
+      .max(CLIP_PROMPT_MAX_CHARS, `must be at most ${CLIP_PROMPT_MAX_CHARS} characters`),
+    image_url: z
+      .string()
+      .max(CLIP_IMAGE_URL_MAX_CHARS, `must be at most ${CLIP_IMAGE_URL_MAX_CHARS} characters`)
+      // No regex flags: the pattern is published in the OpenAPI document as is.
+      .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/, "must be an http(s) URL")
+      .optional()
+      .openapi({
+        description: "A public image; when given, the clip starts at once (status queued).",
+      }),
+    content_type: z
+      .enum(CLIP_IMAGE_TYPES, { error: "must be image/jpeg, image/png or image/webp" })
+      .optional()
+      .openapi({ description: "Required without image_url." }),
+    image_bytes: z
+      .number({ error: `must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}` })
+      .int(`must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}`)
+      .min(1, `must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}`)
+      .max(CLIP_IMAGE_MAX_BYTES, `must be at most ${CLIP_IMAGE_MAX_BYTES} bytes (10 MB)`)
+      .optional()
+      .openapi({
+        description:
+          "Optional: the image's size. When given, the upload link accepts exactly this many bytes; without it, up to 10 MB, and start checks what arrived.",
+      }),
+    size: z
+      .enum(CLIP_SIZES as [ClipSize, ...ClipSize[]], { error: "must be 480p or 720p" })
+      .default("480p"),
+    seconds: z
+      .number({ error: "only 5 is allowed" })
+      .int("only 5 is allowed")
+      .min(5, "only 5 is allowed")
+      .max(5, "only 5 is allowed")
+      .default(5),
+    loop: z.boolean({ error: "must be true or false" }).default(false),
+    seed: z
+      .number({ error: `must be an integer from 0 to ${CLIP_SEED_MAX}` })
+      .int(`must be an integer from 0 to ${CLIP_SEED_MAX}`)
+      .min(0, `must be an integer from 0 to ${CLIP_SEED_MAX}`)
+      .max(CLIP_SEED_MAX, `must be an integer from 0 to ${CLIP_SEED_MAX}`)
+      .optional()
+      .openapi({ description: "Chosen and returned when not given." }),
+  })
+  .strict()
+  .openapi({
+    example: {
+      prompt: "slow push in, rain on the window",
+      content_type: "image/jpeg",
+      image_bytes: 245_760,
+      size: "480p",
+    },
+  });
+
+export const CreatedClip = z.object({
+  job: Clip,
+  upload_url: z.string().optional(),
+  upload_headers: z.record(z.string(), z.string()).optional(),
+  wallet: Wallet,
+});
+
+export const MotionConfig = z
+  .object({
+    sizes: z
+      .array(
+        z.object({
+          size: z.string().openapi({ example: "480p" }),
+          width: z.number().int(),
+          height: z.number().int(),
+          amount_cents: z.number().int().openapi({ example: 59 }),
+          display: z.string().openapi({ example: "$0.59" }),
+        }),
+      )
+      .openapi({ description: "Each size with its price in cents." }),
+    default_size: z.string(),
+    seconds: z.array(z.number().int()).openapi({ description: "Allowed clip lengths (only 5)." }),
+    image_types: z.array(z.string()),
+    image_max_bytes: z
+      .number()
+      .int()
+      .openapi({ description: "Largest image, uploaded or fetched." }),
+    prompt_max_chars: z.number().int(),
+    list_max: z
+      .number()
+      .int()
+      .openapi({ description: "GET /motion/jobs returns at most this many." }),
+    topup_cents: Range.openapi({ description: "Card top-up range (POST /wallet/topup)." }),
+    usdc_topup_cents: Range.openapi({
+      description: "USDC top-up range (POST /wallet/topup/crypto).",
+    }),
+    key_limit_cents: Range.openapi({ description: "Agent key limit range (POST /wallet/keys)." }),
+    refusal_codes: z.record(z.string(), z.string()).openapi({
+      description: "Content-rule refusal codes (the `refused` field) and their meaning.",
+    }),
+  })
+  .openapi("MotionConfig");

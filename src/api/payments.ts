@@ -1,0 +1,59 @@
+/** The money contract shared by REST and MCP: top-up requests and what they answer. */
+import { z } from "@hono/zod-openapi";
+import { CARD_TOPUP_CENTS, USDC_TOPUP_CENTS } from "../domain/limits.js";
+import { Email, Wallet } from "./schemas.js";
+
+/** The range message for an amount in cents, as every surface words it. */
+const amountCents = ({ min, max }: { min: number; max: number }) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int(`must be an integer from ${min} to ${max}`)
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+export const TopupBody = z
+  .object({
+    amount_cents: amountCents(CARD_TOPUP_CENTS).openapi({ example: 2000 }),
+    email: Email.optional().openapi({ description: "Where the provider sends the receipt." }),
+  })
+  .strict()
+  .openapi({ example: { amount_cents: 2000, email: "owner@example.com" } });
+
+export const TopupCheckout = z
+  .object({
+    checkout_url: z
+      .string()
+      .openapi({ description: "Open this link to pay (for the person paying)." }),
+    checkout_id: z.string().openapi({ example: "co_2hQx8Zc1Vb7Lk3Pn9TwR4m" }),
+    amount_cents: z.number().int(),
+    display: z.string().openapi({ example: "$20.00" }),
+    expires_at: z.string().openapi({ description: "The link stops working after this time." }),
+  })
+  .openapi("TopupCheckout");
+
+export const UsdcCredited = z.object({
+  credited_cents: z.number().int(),
+  transaction: z.string(),
+  explorer: z.string().nullable().openapi({
+    description:
+      "Link to the transaction on the chain's explorer (Base chains, or X402_EXPLORER_TX_URL).",
+  }),
+  wallet: Wallet,
+});
+
+export const UsdcPending = z.object({
+  detail: z.string(),
+  transaction: z.string().nullable(),
+  explorer: z.string().nullable(),
+  status: z.literal("pending"),
+});
+
+export const UsdcTopupBody = z
+  .object({
+    amount_cents: amountCents(USDC_TOPUP_CENTS).openapi({
+      example: 500,
+      description: "1 USDC = $1 = 100 cents.",
+    }),
+  })
+  .strict()
+  .openapi({ example: { amount_cents: 500 } });

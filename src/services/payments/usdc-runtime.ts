@@ -1,0 +1,13 @@
+/** The configured USDC runtime, or the 503 every USDC operation answers when USDC is off. */
+import { ApiError } from "../../domain/errors.js";
+import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
+
+export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
+  if (!deps.usdc) {
+    throw new ApiError(
+      503,
+      "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
+    );
+  }
+  return deps.usdc;
+}
