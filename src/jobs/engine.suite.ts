@@ -2,8 +2,8 @@
  * The job engine's shared test suite: the same cases run once per kind (engine.test.ts runs it
  * for restores, clips and a test-only kind), so a kind is proven by its definition alone —
  * claim races, lease lapse and retry, the last attempt's refund, start vs cancel, retention.
- * Everything goes through the engine's seams (createJobQueue, moveJob, sweepJobs) on a fresh
- * database per kind; statuses are read from the definition, never spelled out per kind.
+ * Everything goes through the engine's seams (createJobQueue, moveJob, sweepJobs), each kind on
+ * its own table of one fresh database; statuses are read from the definition, never spelled out per kind.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -39,20 +39,37 @@ const LEASE = 60_000;
 const MAX_ATTEMPTS = 2;
 const FUNDS = 100_000;
 
-/** A fresh app and database per kind, the kind's queue, and readers of rows and money. */
-function harness<Row extends JobColumns>(fx: KindFixture<Row>) {
+/** The app (and database) the kinds' cases run on; each kind has its own table in it. */
+export interface EngineApp {
+  readonly t: TestApp;
+}
+
+/**
+ * One app for every kind of a test file (a database per kind would cost a migration each),
+ * with JOB_MAX_ATTEMPTS as the cases expect; call at the top level of the file.
+ */
+export function useEngineApp(): EngineApp {
+  const holder = {} as { t: TestApp };
+  beforeAll(async () => {
+    holder.t = await createTestApp({ env: { JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS) } });
+  });
+  afterAll(async () => {
+    await holder.t?.close();
+  });
+  return holder;
+}
+
+/** The kind's queue on the shared app, and readers of its rows and money. */
+function harness<Row extends JobColumns>(fx: KindFixture<Row>, app: EngineApp) {
   const { def } = fx;
   const h = {} as { t: TestApp; deps: JobEngineDeps; queue: JobQueue; blob: string };
   beforeAll(async () => {
-    h.t = await createTestApp({ env: { JOB_MAX_ATTEMPTS: String(MAX_ATTEMPTS) } });
+    h.t = app.t;
     await fx.setup?.(h.t);
     h.deps = jobEngineDeps(h.t.platform);
     h.queue = createJobQueue(def, h.deps);
     h.blob = path.join(h.t.dataDir, "blob.bin");
     await writeFile(h.blob, "a file the job owns");
-  });
-  afterAll(async () => {
-    await h.t?.close();
   });
   // Every case starts with nothing running or claimable: lapse leases, then end what waits.
   beforeEach(async () => {
@@ -133,9 +150,12 @@ async function ready<Row extends JobColumns>(k: Harness<Row>, walletId: string) 
 }
 
 /** Registers the engine's cases for one kind. */
-export function describeJobEngine<Row extends JobColumns>(fx: KindFixture<Row>): void {
+export function describeJobEngine<Row extends JobColumns>(
+  fx: KindFixture<Row>,
+  app: EngineApp,
+): void {
   describe(`job engine: ${fx.def.kind}`, () => {
-    const k = harness(fx);
+    const k = harness(fx, app);
     claimCases(fx.def, k);
     lapseCases(fx.def, k);
     lastAttemptCases(fx.def, k);

@@ -5,11 +5,12 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../test/app.js";
+import { describe, expect, it } from "vitest";
+import type { TestApp } from "../../test/app.js";
 import {
   createEchoJob,
   createEchoTable,
+  type EchoRow,
   echoFeature,
   echoJobs,
 } from "../../test/jobs/echo-kind.js";
@@ -18,55 +19,48 @@ import { jobEngineDeps } from "../platform.js";
 import { createClip } from "../services/clips/create.js";
 import { createRestoreJob } from "../services/restore/create.js";
 import { startJobSystem } from "../workers/supervisor.js";
-import { clipJobs } from "./clip.js";
-import { describeJobEngine } from "./engine.suite.js";
+import { type ClipRow, clipJobs } from "./clip.js";
+import { describeJobEngine, type KindFixture, useEngineApp } from "./engine.suite.js";
 import { findJobRow, moveJob } from "./move.js";
-import { restoreJobs } from "./restore.js";
+import { type RestoreJobRow, restoreJobs } from "./restore.js";
 
-describeJobEngine({
+const restore: KindFixture<RestoreJobRow> = {
   def: restoreJobs,
   async create(t, walletId) {
-    const created = await createRestoreJob(
-      t.platform,
-      { kind: "wallet", walletId },
-      {
-        durationSec: 2,
-        quality: "faithful",
-        filename: "a.mp4",
-        contentType: "video/mp4",
-        sizeBytes: 10,
-      },
-    );
-    return created.job.id;
+    const input = {
+      durationSec: 2,
+      quality: "faithful",
+      filename: "a.mp4",
+      contentType: "video/mp4",
+      sizeBytes: 10,
+    } as const;
+    return (await createRestoreJob(t.platform, { kind: "wallet", walletId }, input)).job.id;
   },
   startMove: "start",
   cancelMove: "cancel",
   result: { outputBytes: 10, meta: { measuredDurationSec: 2 } },
-});
+};
 
-describeJobEngine({
+const clip: KindFixture<ClipRow> = {
   def: clipJobs,
   async create(t, walletId) {
-    const created = await createClip(
-      t.platform,
-      { kind: "wallet", walletId },
-      {
-        prompt: "a lighthouse at dusk",
-        size: "480p",
-        seconds: 5,
-        loop: false,
-        contentType: "image/png",
-        imageBytes: 10,
-      },
-    );
-    return created.job.id;
+    const input = {
+      prompt: "a lighthouse at dusk",
+      size: "480p",
+      seconds: 5,
+      loop: false,
+      contentType: "image/png",
+      imageBytes: 10,
+    } as const;
+    return (await createClip(t.platform, { kind: "wallet", walletId }, input)).job.id;
   },
   startMove: "start",
   cancelMove: "cancel",
+  // Clips complete only when the output is in storage; the suite stores every file up front.
   result: { outputBytes: 10, meta: {} },
-});
+};
 
-describeJobEngine({
+const echo: KindFixture<EchoRow> = {
   def: echoJobs,
   setup: (t) => createEchoTable(t.deps.db),
   create: (t, walletId) =>
@@ -74,22 +68,19 @@ describeJobEngine({
   startMove: "start",
   cancelMove: "cancel",
   result: { outputBytes: 0, meta: { echo: "HELLO" } },
-});
+};
+
+const app = useEngineApp();
+describeJobEngine(restore, app);
+describeJobEngine(clip, app);
+describeJobEngine(echo, app);
 
 describe("a kind that is only a definition and an executor", () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    // The in-process worker reads its input through the local store's signed URL, in-process.
-    t = await createTestApp({
-      features: [echoFeature((url, init) => t.fetchUrl(String(url), init))],
-    });
-    await createEchoTable(t.deps.db);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
   it("runs end to end through the worker loop", async () => {
+    const { t } = app;
+    await createEchoTable(t.deps.db);
+    // The feature a real kind would add to features.ts; its worker fetches in-process URLs.
+    const feature = await echoFeature((url, init) => t.fetchUrl(String(url), init))(t.platform);
     const { walletId } = await t.newWallet(100);
     const id = await createEchoJob(jobEngineDeps(t.platform), walletId, 3);
     const input = path.join(t.dataDir, "echo.txt");
@@ -99,16 +90,16 @@ describe("a kind that is only a definition and an executor", () => {
 
     const system = await startJobSystem({
       database: t.database,
-      queues: t.features.flatMap((f) => f.queues ?? []),
-      executors: t.features.flatMap((f) => f.executors ?? []),
+      queues: feature.queues ?? [],
+      executors: feature.executors ?? [],
       workers: 1,
       leaseMs: 60_000,
       log: silentLogger,
       nodeId: "echo-test",
     });
-    system.source.wake();
     let row = await findJobRow(t.deps.db, echoJobs, id);
     try {
+      // Real time: the worker loop runs on its own; the deadline only stops a broken run.
       const deadline = Date.now() + 20_000;
       while (row?.status !== "done" && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
@@ -118,7 +109,18 @@ describe("a kind that is only a definition and an executor", () => {
       await system.stop(1_000);
     }
     expect(row).toMatchObject({ status: "done", result: "HELLO ENGINE", attempts: 1 });
-    // Done: charged once, never refunded; the input stays until retention (echo's rule).
+    expect(await refundJobCount(t, id)).toBe(0);
+    // Echo keeps its input until retention (its filesAfterEnd is empty).
     expect(await t.deps.storage.head(`echo/${id}/input`)).not.toBeNull();
   });
 });
+
+async function refundJobCount(t: TestApp, id: string) {
+  const rows = await t.deps.db
+    .selectFrom("ledger_entries")
+    .select("id")
+    .where("job_id", "=", id)
+    .where("kind", "=", "refund")
+    .execute();
+  return rows.length;
+}
