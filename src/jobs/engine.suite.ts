@@ -3,7 +3,7 @@
  * for restores, clips and a test-only kind), so a kind is proven by its definition alone —
  * claim races, lease lapse and retry, the last attempt's refund, start vs cancel, retention.
  * Everything goes through the engine's seams (createJobQueue, moveJob, sweepJobs), each kind on
- * its own table of one fresh database; statuses are read from the definition, never spelled out per kind.
+ * its own table of one fresh database; statuses come from the definition, never per kind.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -21,7 +21,7 @@ import type { JobQueue, WorkResult } from "./work.js";
 /** What the suite needs to know about a kind beyond its definition. */
 export interface KindFixture<Row extends JobColumns = JobColumns> {
   def: JobDefinition<Row>;
-  /** Prepares the fresh database once (a test-only kind creates its table here). */
+  /** Prepares the database before the kind's cases (a test-only kind creates its table). */
   setup?(t: TestApp): Promise<void>;
   /**
    * Creates a job charged to the wallet (ledger entry included), in the status its start and
