@@ -1,0 +1,184 @@
+/**
+ * A third job kind that exists only in the tests, to prove the job engine needs nothing but a
+ * definition and an executor: "echo" jobs upload a small text file, a worker reads it through
+ * the work item's input URL and reports it upper-cased, and the result lands in a column.
+ * Its table is created by the test itself (no migration), its moves mirror the clip lifecycle.
+ */
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { MoveTable } from "../../src/domain/jobs/moves.js";
+import type { Db, JobColumns, JobDefinition, JobEngineDeps } from "../../src/jobs/definition.js";
+import { createJobQueue } from "../../src/jobs/queue.js";
+import type { Executor } from "../../src/jobs/work.js";
+import { type FeatureFactory, jobEngineDeps } from "../../src/platform.js";
+import { charge, refundJob } from "../../src/services/ledger.js";
+
+export type EchoStatus =
+  | "awaiting_upload"
+  | "queued"
+  | "running"
+  | "done"
+  | "failed"
+  | "refused"
+  | "cancelled"
+  | "expired";
+
+export const ECHO_MOVES = {
+  start: { from: ["awaiting_upload"], to: "queued", refunds: false, why: "text uploaded" },
+  cancel: { from: ["awaiting_upload"], to: "cancelled", refunds: true, why: "cancelled" },
+  claim: { from: ["queued"], to: "running", refunds: false, why: "claimed by a worker" },
+  requeue: { from: ["running"], to: "queued", refunds: false, why: "retrying" },
+  release: { from: ["running"], to: "queued", refunds: false, why: "worker shut down" },
+  complete: { from: ["running"], to: "done", refunds: false, why: "echoed" },
+  fail: { from: ["running"], to: "failed", refunds: true, why: "echo failed" },
+  refuse: { from: ["running"], to: "refused", refunds: true, why: "text refused" },
+  uploadExpired: {
+    from: ["awaiting_upload"],
+    to: "expired",
+    refunds: true,
+    why: "text never uploaded",
+  },
+  retentionExpired: { from: ["done"], to: "expired", refunds: false, why: "retention" },
+} as const satisfies MoveTable<EchoStatus>;
+
+export interface EchoRow extends JobColumns {
+  status: EchoStatus;
+  input_key: string;
+  upload_expires_at: Date;
+  result: string | null;
+}
+
+/** The table the test creates: the engine's columns plus the kind's own. */
+export async function createEchoTable(db: Db): Promise<void> {
+  await sql`
+    CREATE TABLE IF NOT EXISTS echo_jobs (
+      id text PRIMARY KEY,
+      status text NOT NULL,
+      wallet_id text REFERENCES wallets(id),
+      agent_key_id text,
+      amount_cents integer NOT NULL,
+      attempts integer NOT NULL DEFAULT 0,
+      max_attempts integer NOT NULL,
+      lease_owner text,
+      lease_expires_at timestamptz,
+      progress double precision,
+      error text,
+      created_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      queued_at timestamptz,
+      started_at timestamptz,
+      finished_at timestamptz,
+      expires_at timestamptz,
+      files_deleted_at timestamptz,
+      input_key text NOT NULL,
+      upload_expires_at timestamptz NOT NULL,
+      result text
+    )`.execute(db);
+}
+
+export const ECHO_PRICE_CENTS = 7;
+const UPLOAD_WINDOW_MS = 3600_000;
+const echoInputKey = (id: string) => `echo/${id}/input`;
+
+/** What a create route would do: charge and insert in one transaction (status awaiting_upload). */
+export async function createEchoJob(
+  deps: Pick<JobEngineDeps, "db" | "clock">,
+  walletId: string,
+  maxAttempts: number,
+): Promise<string> {
+  const id = `echo_${randomUUID()}`;
+  const now = deps.clock();
+  await deps.db.transaction().execute(async (tx) => {
+    await charge(tx, {
+      walletId,
+      agentKeyId: null,
+      amountCents: ECHO_PRICE_CENTS,
+      jobId: id,
+      reason: `echo ${id}`,
+    });
+    await sql`INSERT INTO echo_jobs (id, status, wallet_id, amount_cents, max_attempts,
+        created_at, updated_at, input_key, upload_expires_at)
+      VALUES (${id}, 'awaiting_upload', ${walletId}, ${ECHO_PRICE_CENTS}, ${maxAttempts},
+        ${now}, ${now}, ${echoInputKey(id)}, ${new Date(now.getTime() + UPLOAD_WINDOW_MS)})`.execute(
+      tx,
+    );
+  });
+  return id;
+}
+
+/** The whole kind, as the engine sees it. */
+export const echoJobs: JobDefinition<EchoRow> = {
+  kind: "echo",
+  table: "echo_jobs",
+  moves: ECHO_MOVES,
+  waiting: "queued",
+  running: "running",
+  async workItem(row, deps) {
+    return {
+      inputUrl: await deps.storage.presignDownload(row.input_key, { expiresInSec: 3600 }),
+      // Echo stores no output file: the result travels in the report.
+      outputUrl: "",
+      outputHeaders: {},
+      params: { shout: true },
+    };
+  },
+  // Runs inside the refunding move's transaction; at most once per job (ledger unique index).
+  refund: async (tx, row, reason) => {
+    await refundJob(tx, row.id, reason);
+  },
+  async finish(_row, result) {
+    const echoed = result.meta.echo;
+    if (typeof echoed !== "string") return { retry: "The worker sent no echo." };
+    return { set: { result: echoed } };
+  },
+  end: (failure) => ({ move: failure.kind === "refused" ? "refuse" : "fail" }),
+  exhausted: (attempts, last) => `${last} (after ${attempts} attempts)`,
+  workerLost: (attempts) => `The echo worker stopped responding on all ${attempts} attempts.`,
+  files: (row) => [row.input_key],
+  // The input stays until retention, so the sweeper has a file to delete for every end.
+  filesAfterEnd: () => [],
+  retention(deps) {
+    const retentionMs = deps.retentionHours * 3600_000;
+    return [
+      {
+        statuses: ["awaiting_upload"],
+        due: { column: "upload_expires_at", before: (now) => now },
+        move: "uploadExpired",
+        set: (_row, now) => ({ error: "The text never arrived.", finished_at: now }),
+      },
+      {
+        statuses: ["done"],
+        due: { column: "expires_at", before: (now) => now },
+        move: "retentionExpired",
+        set: () => ({ error: "Deleted after retention." }),
+      },
+      {
+        statuses: ["failed", "refused", "cancelled", "expired"],
+        due: { column: "finished_at", before: (now) => new Date(now.getTime() - retentionMs) },
+      },
+    ];
+  },
+};
+
+/** The worker side: reads the input through the work item's URL and shouts it back. */
+export function createEchoExecutor(fetchImpl: typeof fetch = fetch): Executor {
+  return {
+    kind: "echo",
+    async execute(item, ctx) {
+      const res = await fetchImpl(item.inputUrl, { signal: ctx.signal });
+      if (!res.ok) throw new Error(`input download: ${res.status}`);
+      const text = await res.text();
+      ctx.progress(1);
+      return { outputBytes: 0, meta: { echo: item.params.shout ? text.toUpperCase() : text } };
+    },
+  };
+}
+
+/** The one line a real kind adds to features.ts: its queue and its executor. */
+export function echoFeature(fetchImpl?: typeof fetch): FeatureFactory {
+  return (p) => ({
+    name: "echo",
+    queues: [createJobQueue(echoJobs, jobEngineDeps(p))],
+    executors: [createEchoExecutor(fetchImpl)],
+  });
+}
