@@ -7,6 +7,7 @@
  * A module may import its own layer or any layer below it, never above. The adapters (http with
  * its web pages, mcp, cli, workers) are separate surfaces over the same services: none imports
  * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless.
+ * Tests and shared test suites (*.test.ts, *.suite.ts) compose freely and are not checked.
  * Type-only imports count: a type pointing upwards still couples a rule to its caller.
  *
  * Usage: node scripts/check-layers.mjs [--json]   (exit 1 when anything is wrong)
@@ -64,7 +65,7 @@ function sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) out.push(path);
+    else if (/\.tsx?$/.test(entry.name) && !/\.(test|suite)\.tsx?$/.test(entry.name)) out.push(path);
   }
   return out;
 }

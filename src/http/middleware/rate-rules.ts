@@ -8,7 +8,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { RateLimitsConfig } from "../../config.js";
-import { ApiError } from "../../domain/errors.js";
 import { credentialDigest, rateHeaders, tooMany } from "../../services/rate-buckets.js";
 import type { Decision, Limit, RateLimiter } from "../../services/rate-limit.js";
 import type { AppEnv } from "../env.js";
