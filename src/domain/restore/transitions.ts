@@ -82,6 +82,7 @@ export const RESTORE_MESSAGES = {
   attemptsExhausted: (attempts: number, last: string) =>
     `${last} It failed ${attempts} times, so it was stopped and refunded.`,
   workerLost: "The worker processing this job stopped responding.",
+  outputMissing: "The restored video did not reach storage.",
 } as const;
 
 function fmtMinutes(sec: number): string {
