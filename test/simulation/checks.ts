@@ -144,9 +144,8 @@ async function checkFiles(
     outputKey = clipOutputKey(job.id);
     // SPEC: clip images are deleted as soon as the clip is made (or has ended).
     inputMay = ["awaiting_upload", "queued", "processing"].includes(s);
-    const swept = (ms(row.upload_expires_at) ?? 0) < lastSweep;
-    outputMay =
-      ["done", "queued", "processing"].includes(s) || (["failed", "refused"].includes(s) && !swept);
+    // A clip that ended without being made loses any earlier attempt's result at once.
+    outputMay = ["done", "queued", "processing"].includes(s);
   }
   const [input, output] = await Promise.all([storage.head(inputKey), storage.head(outputKey)]);
   if (!inputMay) expect(input, `${job.id} (${s}) still has its input`).toBeNull();
