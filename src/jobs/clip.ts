@@ -12,6 +12,7 @@ import {
   CLIP_UPLOAD_WINDOW_SEC,
 } from "../domain/clips/rules.js";
 import { CLIP_MOVES } from "../domain/clips/transitions.js";
+import { withoutRetryPromise } from "../domain/jobs/messages.js";
 import { refundJob } from "../services/ledger.js";
 import { clipOutputKey } from "../storage/keys.js";
 import type { JobDefinition, JobEngineDeps } from "./definition.js";
@@ -63,10 +64,14 @@ export const clipJobs: JobDefinition<ClipRow> = {
     failure.kind === "refused"
       ? { move: "refuse", set: { refusal_code: failure.code ?? "sexual" } }
       : { move: "fail", set: { refusal_code: null } },
-  exhausted: (_attempts, last) => last,
+  // The last attempt's message, without its (now false) promise of a retry.
+  exhausted: (_attempts, last) => withoutRetryPromise(last),
   workerLost: () => "The clip engine stopped responding on every attempt; the clip was refunded.",
   files: (row) => [row.image_key, clipOutputKey(row.id)],
-  filesAfterEnd: (row) => [row.image_key],
+  // The image goes once the clip is made (SPEC); a clip that ended without being made also
+  // loses any result an earlier attempt stored, which nobody can download.
+  filesAfterEnd: (row, outcome) =>
+    outcome === "done" ? [row.image_key] : [row.image_key, clipOutputKey(row.id)],
   retention(deps) {
     return [
       {

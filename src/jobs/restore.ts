@@ -62,11 +62,14 @@ export const restoreJobs: JobDefinition<RestoreJobRow> = {
   running: "processing",
   workItem,
   refund: refundRestore,
-  async finish(row, result) {
+  async finish(row, result, deps) {
+    // A worker's word is not enough: `done` promises a download, so the result must be stored.
+    const outputKey = restoreOutputKey(row.id);
+    if (!(await deps.storage.head(outputKey))) return { retry: RESTORE_MESSAGES.outputMissing };
     const measured = result.meta.measuredDurationSec;
     return {
       set: {
-        output_key: restoreOutputKey(row.id),
+        output_key: outputKey,
         measured_duration_sec: typeof measured === "number" ? measured : null,
       },
     };

@@ -67,7 +67,7 @@ describe("clip queue", () => {
     }
     const row = await status(id);
     expect(row.status).toBe("failed");
-    expect(row.error).toBe("engine crashed");
+    expect(row.error).toBe("engine crashed.");
     expect(await queue.claim("w1", 60_000)).toBeNull();
     expect(await balances(t, key)).toBe(1000);
     const refunds = await t.deps.db

@@ -10,6 +10,7 @@
  * - A job whose real length is far above the declared one ends `refunded` (money back, error
  *   says why): the engine's `refuse` move.
  */
+import { withoutRetryPromise } from "../jobs/messages.js";
 import type { MoveTable } from "../jobs/moves.js";
 
 /** Every state a job of this kind can be in (the column type of its table). */
@@ -80,8 +81,9 @@ export const RESTORE_MESSAGES = {
   tooLong: (realSec: number, declaredSec: number) =>
     `The video is ${fmtMinutes(realSec)} min long but ${fmtMinutes(declaredSec)} min was declared; it was refunded — create a new job with the real duration.`,
   attemptsExhausted: (attempts: number, last: string) =>
-    `${last} It failed ${attempts} times, so it was stopped and refunded.`,
+    `${withoutRetryPromise(last)} It failed ${attempts} times, so it was stopped and refunded.`,
   workerLost: "The worker processing this job stopped responding.",
+  outputMissing: "The restored video did not reach storage.",
 } as const;
 
 function fmtMinutes(sec: number): string {

@@ -115,6 +115,21 @@ describe("restore queue", () => {
     expect(await job(id)).toMatchObject({ status: "failed", error: /failed 2 times/ });
     expect(await refunds(id)).toBe(1);
   });
+
+  it("never finishes a job whose result is not in storage: retries, then fails and refunds", async () => {
+    const { id, walletId } = await startedJob(700);
+    await queue.claim("w1", LEASE);
+    // The worker says it is done, but nothing was stored under the job's output key.
+    expect(await queue.complete(id, "w1", { outputBytes: 1234, meta: {} })).toBe("ok");
+    expect(await job(id)).toMatchObject({ status: "processing", download_url: null });
+    await queue.claim("w2", LEASE);
+    await queue.complete(id, "w2", { outputBytes: 1234, meta: {} });
+    const failed = await job(id);
+    expect(failed).toMatchObject({ status: "failed", download_url: null });
+    expect(failed.error).toMatch(/did not reach storage\. It failed 2 times/);
+    expect(await refunds(id)).toBe(1);
+    expect(await balanceOf(t, walletId)).toBe(700);
+  });
 });
 
 describe("checkout hooks", () => {

@@ -1,0 +1,199 @@
+/**
+ * A seeded simulation of the whole system: wallets, keys, top-ups (some delivered twice),
+ * revocations, pauses, restores (balance- and card-paid) and clips created, uploaded, started
+ * and cancelled through the HTTP app; workers that succeed, fail, crash, vanish mid-job, come
+ * back late or claim success with nothing stored; time jumps that lapse leases and let the
+ * retention sweeper expire jobs and delete files. After every step the invariants in
+ * ./checks.ts are checked against a model (./model.ts).
+ *
+ * CI runs SIM_STEPS (default 200) steps from a fresh seed; on failure the seed is printed:
+ * rerun with SIM_SEED=<seed> (and SIM_STEPS=<n> for a longer run).
+ */
+import { afterAll, beforeAll, it } from "vitest";
+import { clipsFeature } from "../../src/features/clips.js";
+import { restoreFeature } from "../../src/features/restore.js";
+import type { JobQueue } from "../../src/jobs/work.js";
+import { createClipExecutor } from "../../src/workers/executors/clip.js";
+import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
+import { createTestApp, type TestApp } from "../app.js";
+import { makeImage } from "../clips/helpers.js";
+import {
+  cancelJob,
+  createClip,
+  createRestore,
+  newKey,
+  newWallet,
+  payByCard,
+  pick,
+  type Rand,
+  revokeKey,
+  startJob,
+  togglePause,
+  topUp,
+  topUpRepeat,
+  uploadFile,
+} from "./caller-ops.js";
+import { checkInvariants, newSeen } from "./checks.js";
+import {
+  type EngineScript,
+  fakeClipEngine,
+  fakeRestoreEngine,
+  scriptedClassifier,
+} from "./fakes.js";
+import { Model, type SimJob } from "./model.js";
+import { type AttemptPlan, tick, type Workers, workOnce, zombieReport } from "./worker-ops.js";
+
+const STEPS = Number(process.env.SIM_STEPS ?? 200);
+const SEED = Number(process.env.SIM_SEED ?? Date.now() % 1_000_000);
+const LEASE_MS = 60_000;
+
+let t: TestApp;
+let workers: Workers;
+let image: Uint8Array;
+const video = new Uint8Array(2048).fill(7);
+const script: EngineScript = { next: "ok" };
+
+beforeAll(async () => {
+  const engine = fakeClipEngine(script);
+  const classifier = scriptedClassifier(script);
+  t = await createTestApp({
+    features: [
+      restoreFeature({ noExecutor: true }),
+      clipsFeature({ noExecutor: true, engine, classifier }),
+    ],
+    env: { JOB_MAX_ATTEMPTS: "2" },
+  });
+  const queues = t.features.flatMap((f) => f.queues ?? []);
+  const queue = (kind: string) => queues.find((q) => q.kind === kind) as JobQueue;
+  workers = {
+    queues: { restore: queue("restore"), clip: queue("clip") },
+    executors: {
+      restore: createRestoreExecutor({ engine: fakeRestoreEngine(script), fetch: t.fetchUrl }),
+      clip: createClipExecutor({ engine, classifier, fetchImpl: t.fetchUrl as typeof fetch }),
+    },
+    script,
+  };
+  image = new Uint8Array(await makeImage(64, 48));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** mulberry32: small, seedable, good enough to drive a simulation. */
+function rng(seed: number): Rand {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KINDS = ["restore", "clip"] as const;
+const PLANS: AttemptPlan[] = [
+  "ok",
+  "ok",
+  "ok",
+  "final",
+  "crash",
+  "too_long",
+  "refused",
+  "vanish",
+  "no_output",
+  "no_output",
+  "stored_then_retry",
+  "release",
+];
+
+/** A job for a caller command: usually one it applies to, sometimes any job at all. */
+function someJob(jobs: SimJob[], rand: Rand, fits: (j: SimJob) => boolean): SimJob | undefined {
+  const fitting = jobs.filter(fits);
+  const pool = fitting.length > 0 && rand() < 0.8 ? fitting : jobs;
+  return pool.length > 0 ? pick(rand, pool) : undefined;
+}
+
+const waitsForFile = (j: SimJob) =>
+  ["awaiting_upload", "pending_payment"].includes(j.status) && !j.uploaded;
+const startable = (j: SimJob) => j.status === "awaiting_upload" && j.uploaded;
+
+async function step(model: Model, rand: Rand, n: number): Promise<void> {
+  const w = pick(rand, model.wallets);
+  const op = rand();
+  const keyed = model.jobs.filter((j) => j.wallet !== null);
+  if (op < 0.03 && model.wallets.length < 6) return newWallet(t, model);
+  if (op < 0.1) return topUp(t, w, rand, n);
+  if (op < 0.12) return topUpRepeat(t, w, n);
+  if (op < 0.16 && w.keys.length < 4) return newKey(t, w, rand);
+  if (op < 0.18 && w.keys.length > 0) return revokeKey(t, w, pick(rand, w.keys));
+  if (op < 0.2) {
+    // Pauses are rare and short: most of the time every wallet can spend.
+    const paused = model.wallets.find((x) => x.paused);
+    if (paused) return togglePause(t, paused);
+    if (rand() < 0.3) return togglePause(t, w);
+  }
+  const key = w.keys.length > 0 && rand() < 0.6 ? pick(rand, w.keys) : null;
+  if (op < 0.3) {
+    const byCard = rand() < 0.15;
+    return createRestore(t, model, {
+      wallet: byCard ? null : w,
+      key: byCard ? null : key,
+      bytes: video,
+      rand,
+    });
+  }
+  if (op < 0.4) return createClip(t, model, { wallet: w, w, key, bytes: image, rand });
+  if (op < 0.52) {
+    const job = someJob(model.jobs, rand, waitsForFile);
+    return job ? uploadFile(t, job) : undefined;
+  }
+  if (op < 0.62) {
+    const job = someJob(keyed, rand, startable);
+    return job ? startJob(t, job, rand) : undefined;
+  }
+  if (op < 0.66) {
+    const job = someJob(keyed, rand, (j) => j.status === "awaiting_upload");
+    return job ? cancelJob(t, model, job, rand) : undefined;
+  }
+  if (op < 0.69) {
+    const cards = model.jobs.filter((j) => j.byCard && (j.uploaded || j.status === "expired"));
+    return cards.length > 0 ? payByCard(t, pick(rand, cards), n) : undefined;
+  }
+  if (op < 0.88) {
+    // Mostly a kind with work waiting (an idle claim is checked too, now and then).
+    const busy = (["restore", "clip"] as const).filter((k) => model.claimable(k).length > 0);
+    const kind = busy.length > 0 && rand() < 0.85 ? pick(rand, busy) : pick(rand, KINDS);
+    return workOnce(t, model, workers, kind, pick(rand, PLANS));
+  }
+  if (op < 0.9 && model.zombies.length > 0) {
+    return zombieReport(t, model, workers, Math.floor(rand() * model.zombies.length));
+  }
+  // Mostly minutes (leases lapse), sometimes hours (upload windows, retention).
+  const advance =
+    rand() < 0.8 ? 1 + Math.floor(rand() * 5 * 60_000) : 1 + Math.floor(rand() * 30 * 3600_000);
+  lastSweep = await tick(t, model, workers, advance);
+}
+
+let lastSweep = 0;
+
+it(`keeps every invariant through ${STEPS} random steps of the whole system`, async () => {
+  const rand = rng(SEED);
+  const model = new Model({
+    leaseMs: LEASE_MS,
+    maxAttempts: t.platform.config.workers.maxAttempts,
+    retentionMs: t.platform.config.retentionHours * 3600_000,
+  });
+  const seen = newSeen();
+  lastSweep = t.clock.now().getTime();
+  let n = 0;
+  try {
+    for (let i = 0; i < 3; i++) await newWallet(t, model);
+    for (n = 0; n < STEPS; n++) {
+      await step(model, rand, n);
+      await checkInvariants(t, model, seen, lastSweep, n % 10 === 0 || n === STEPS - 1);
+    }
+  } catch (err) {
+    console.error(`system simulation failed at step ${n}; rerun with SIM_SEED=${SEED}`);
+    throw err;
+  }
+}, 600_000);

@@ -1,0 +1,172 @@
+/**
+ * What workers and the clock do in the simulation. A worker claims from a kind's JobQueue and
+ * runs the real executor around a fake engine (input fetched and result stored through the
+ * app's signed URLs and output ticket), then reports the way the worker loop does; or it
+ * crashes (claims and vanishes, maybe reporting late), or claims success with nothing stored.
+ * Time passes only when the simulation advances the injected clock; then leases lapse and the
+ * retention sweeper runs.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect } from "vitest";
+import { clipJobs } from "../../src/jobs/clip.js";
+import type { JobColumns, JobDefinition } from "../../src/jobs/definition.js";
+import { restoreJobs } from "../../src/jobs/restore.js";
+import { sweepJobs } from "../../src/jobs/retention.js";
+import {
+  type Executor,
+  type JobQueue,
+  WorkError,
+  type WorkFailure,
+  type WorkItem,
+} from "../../src/jobs/work.js";
+import { jobEngineDeps } from "../../src/platform.js";
+import type { TestApp } from "../app.js";
+import type { EngineOutcome, EngineScript } from "./fakes.js";
+import { type Kind, type Model, RUNNING, type SimJob, setStatus } from "./model.js";
+
+export interface Workers {
+  queues: Record<Kind, JobQueue>;
+  executors: Record<Kind, Executor>;
+  script: EngineScript;
+}
+
+/** How an attempt ends: an engine outcome, a crash of the worker, or success with no output. */
+export type AttemptPlan = EngineOutcome | "vanish" | "no_output" | "stored_then_retry" | "release";
+
+const DEFS: Record<Kind, JobDefinition<JobColumns>> = {
+  restore: restoreJobs as unknown as JobDefinition<JobColumns>,
+  clip: clipJobs as unknown as JobDefinition<JobColumns>,
+};
+
+let workerSeq = 0;
+
+/** Runs the executor as the worker loop does; the failure it would report, or null on success. */
+async function execute(w: Workers, item: WorkItem): Promise<WorkFailure | null> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "kinora-sim-"));
+  try {
+    await w.executors[item.kind as Kind].execute(item, {
+      signal: new AbortController().signal,
+      progress: () => {},
+      workDir,
+    });
+    return null;
+  } catch (err) {
+    if (err instanceof WorkError) return err.failure;
+    return { kind: "retry", message: "The processing engine failed unexpectedly." };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export async function workOnce(
+  t: TestApp,
+  model: Model,
+  w: Workers,
+  kind: Kind,
+  plan: AttemptPlan,
+): Promise<void> {
+  const worker = `sim-w${++workerSeq}`;
+  const q = w.queues[kind];
+  const item = await q.claim(worker, model.cfg.leaseMs);
+  const claimable = model.claimable(kind);
+  if (!item) return void expect(claimable, `a ${kind} claim found nothing`).toEqual([]);
+  const job = claimable.find((j) => j.id === item.jobId);
+  expect(job, `claimed ${item.jobId}, which the model says is not claimable`).toBeDefined();
+  if (!job) return;
+  const now = t.clock.now().getTime();
+  setStatus(job, RUNNING);
+  job.attempts++;
+  job.lease = { owner: worker, until: now + model.cfg.leaseMs };
+  if (plan === "vanish") {
+    model.zombies.push({ job, worker });
+    return;
+  }
+  if (plan === "release") {
+    expect(await q.release(job.id, worker)).toBe("ok");
+    job.attempts--;
+    model.retryOrFail(job, now);
+    return;
+  }
+  if (plan === "no_output") return reportComplete(t, model, q, job, worker);
+  w.script.next = plan === "stored_then_retry" ? "ok" : plan;
+  const failure = await execute(w, item);
+  // Success means the executor stored the result through the output ticket.
+  if (failure === null) job.outputStored = true;
+  if (plan === "stored_then_retry") {
+    expect(failure).toBeNull();
+    expect(await q.fail(job.id, worker, { kind: "retry", message: "lost the report" })).toBe("ok");
+    return model.retryOrFail(job, now);
+  }
+  if (failure === null) return reportComplete(t, model, q, job, worker);
+  expect(await q.fail(job.id, worker, failure)).toBe("ok");
+  expectFailure(model, job, plan, failure, now);
+}
+
+function expectFailure(
+  model: Model,
+  job: SimJob,
+  plan: AttemptPlan,
+  failure: WorkFailure,
+  now: number,
+) {
+  const expectedKind: Record<string, WorkFailure["kind"]> = {
+    final: "final",
+    crash: "retry",
+    too_long: "too_long",
+    refused: "refused",
+  };
+  expect(failure.kind, `${job.id} ${plan}: ${failure.message}`).toBe(expectedKind[plan]);
+  if (failure.kind === "retry") return model.retryOrFail(job, now);
+  const status = { final: "failed", too_long: "refunded", refused: "refused" }[failure.kind];
+  model.end(job, status, true, now);
+}
+
+/** The worker reports success; only a stored result makes the job done. */
+async function reportComplete(t: TestApp, model: Model, q: JobQueue, job: SimJob, worker: string) {
+  expect(await q.complete(job.id, worker, { outputBytes: 12, meta: {} })).toBe("ok");
+  const now = t.clock.now().getTime();
+  if (!job.outputStored) return model.retryOrFail(job, now);
+  model.end(job, "done", false, now);
+  const read =
+    job.kind === "restore"
+      ? await t.call("GET", `/cloud/jobs/${job.id}`)
+      : await t.call("GET", `/motion/jobs/${job.id}`, { key: job.wallet?.secret });
+  const url = read.body.job.download_url as string | null;
+  expect(url, `${job.id} is done without a download link`).toBeTruthy();
+  const res = await t.fetchUrl(url as string);
+  await res.arrayBuffer();
+  expect(res.status, `${job.id} download`).toBe(200);
+}
+
+/** A crashed worker comes back: its reports count only while it still holds the lease. */
+export async function zombieReport(t: TestApp, model: Model, w: Workers, index: number) {
+  const [z] = model.zombies.splice(index, 1);
+  if (!z) return;
+  const { job, worker } = z;
+  const q = w.queues[job.kind];
+  const holds = job.status === RUNNING && job.lease?.owner === worker;
+  const now = t.clock.now().getTime();
+  const outcome = await q.heartbeat(job.id, worker, model.cfg.leaseMs, 0.5);
+  expect(outcome, `late heartbeat on ${job.id}`).toBe(holds ? "ok" : "lease_lost");
+  if (!holds || !job.lease) return;
+  job.lease.until = now + model.cfg.leaseMs;
+  expect(await q.fail(job.id, worker, { kind: "final", message: "The video is corrupt." })).toBe(
+    "ok",
+  );
+  model.end(job, "failed", true, now);
+}
+
+/** Time passes; then lapsed leases are recovered and the retention sweeper runs. */
+export async function tick(t: TestApp, model: Model, w: Workers, advanceMs: number) {
+  t.clock.advance(advanceMs);
+  const now = t.clock.now().getTime();
+  for (const kind of ["restore", "clip"] as const) {
+    const expected = model.recoverLeases(kind, now);
+    expect(await w.queues[kind].recoverLapsedLeases(), `${kind} leases recovered`).toBe(expected);
+    await sweepJobs(DEFS[kind], jobEngineDeps(t.platform));
+    model.sweep(kind, now);
+  }
+  return now;
+}
