@@ -5,6 +5,7 @@
  */
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
+import type { EventHub } from "./domain/events.js";
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
 import type { JobWatch } from "./jobs/watch.js";
@@ -29,6 +30,8 @@ export interface Platform extends CoreDeps {
   jobWatch?: JobWatch;
   /** Request counters: in the database on PostgreSQL (shared by all nodes), in memory on PGlite. */
   rateLimiter: RateLimiter;
+  /** What the services, routes and job engine report; features (metrics) subscribe. */
+  events: EventHub;
 }
 
 export interface BackgroundTask {
@@ -57,5 +60,6 @@ export function jobEngineDeps(p: Platform): JobEngineDeps {
     publicUrl: p.publicUrl,
     retentionHours: p.config.retentionHours,
     notifyJobs: () => p.notifyJobs(),
+    events: p.events,
   };
 }

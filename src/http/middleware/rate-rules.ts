@@ -28,7 +28,7 @@ const credentialOf = (c: Context<AppEnv>): string | undefined =>
 
 const SPENDING = /^\/(motion\/jobs|wallet\/topup|wallet\/topup\/crypto|wallet\/keys)$/;
 /** Machine credentials (operator, workers) are not caller keys. */
-const NOT_CALLER = /^\/(admin|worker)\//;
+const NOT_CALLER = /^\/(admin|worker)\/|^\/metrics$/;
 
 export const RATE_RULES: readonly Rule[] = [
   {
@@ -87,7 +87,13 @@ export function tooMany(d: Decision, windowMs: number): ApiError {
   );
 }
 
-export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProxy: boolean) {
+/** `onLimited` hears the rule's name for each 429 (metrics). */
+export function rateRules(
+  limiter: RateLimiter,
+  cfg: RateLimitsConfig,
+  trustProxy: boolean,
+  onLimited: (rule: string) => void = () => {},
+) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!cfg.enabled) return next();
     const method = c.req.method;
@@ -101,7 +107,10 @@ export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProx
           : digest((credentialOf(c) ?? "").replace(/^Bearer\s+/i, ""));
       const limit = rule.limit(cfg);
       const d = await limiter.take(`${rule.name}:${who}`, limit);
-      if (!d.ok) throw tooMany(d, limit.windowMs);
+      if (!d.ok) {
+        onLimited(rule.name);
+        throw tooMany(d, limit.windowMs);
+      }
       if (!tightest || d.remaining < tightest.remaining) tightest = d;
     }
     await next();
