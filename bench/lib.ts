@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/config.js";
 import type { Database } from "../src/db/database.js";
+import { createEventHub } from "../src/domain/events.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
 import type { Platform } from "../src/platform.js";
@@ -105,6 +106,7 @@ export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:
     signingSecret,
     publicUrl,
     rateLimiter: rateLimiterFor(database),
+    events: createEventHub(),
     notifyJobs: async () => {},
   };
 }

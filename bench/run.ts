@@ -14,6 +14,7 @@ import { benchGetWallet } from "./http-wallet.js";
 import { benchCharges } from "./ledger.js";
 import { type Figure, printFigure } from "./lib.js";
 import { benchMcpBalance } from "./mcp.js";
+import { benchMetricsOverhead } from "./metrics.js";
 import { benchPickup } from "./pickup.js";
 import { benchPrompt } from "./prompt.js";
 import { benchRestore } from "./restore.js";
@@ -66,6 +67,8 @@ async function main() {
     figures.push(await benchGetWallet(db, "PGlite", requests));
     printFigure(figures.at(-1) as Figure);
     figures.push(await benchMcpBalance(db, "PGlite", requests / 2));
+    printFigure(figures.at(-1) as Figure);
+    figures.push(await benchMetricsOverhead(db, "PGlite", requests / 2));
     printFigure(figures.at(-1) as Figure);
   });
   await withPostgres(async (db) => {

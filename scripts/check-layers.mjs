@@ -32,6 +32,7 @@ const LAYERS = [
   ["net/", 1, "infra"],
   ["engines/", 1, "infra"],
   ["payments/", 1, "infra"],
+  ["metrics/", 1, "infra"],
   // The public contract (request/response schemas, validation wording) shared by REST and MCP.
   ["api/", 2, "services"],
   ["jobs/", 2, "services"],
@@ -65,7 +66,8 @@ function sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(entry.name) && !/\.(test|suite)\.tsx?$/.test(entry.name)) out.push(path);
+    else if (/\.tsx?$/.test(entry.name) && !/\.(test|suite)\.tsx?$/.test(entry.name))
+      out.push(path);
   }
   return out;
 }

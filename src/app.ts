@@ -10,6 +10,7 @@ import { installFallbacks } from "./http/fallbacks.js";
 import { errorEnvelope } from "./http/middleware/error-envelope.js";
 import { idempotency } from "./http/middleware/idempotency.js";
 import { jsonBodiesOnly } from "./http/middleware/json-only.js";
+import { observeRequests } from "./http/middleware/observe-requests.js";
 import { rateRules } from "./http/middleware/rate-rules.js";
 import { refuseNul } from "./http/middleware/refuse-nul.js";
 import { requestContext } from "./http/middleware/request-context.js";
@@ -58,8 +59,11 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
 
   app.onError(handleError(deps.log));
   app.use("*", requestContext(deps.log, deps.ids));
+  app.use("*", observeRequests(deps.events));
   app.use("*", errorEnvelope);
-  app.use("*", rateRules(deps.rateLimiter, deps.config.rateLimits, deps.config.trustProxy));
+  const onLimited = (rule: string) => deps.events.rateLimited({ rule });
+  const { rateLimits, trustProxy } = deps.config;
+  app.use("*", rateRules(deps.rateLimiter, rateLimits, trustProxy, onLimited));
   app.use("*", async (c, next) => (isRaw(c.req.path) ? next() : limit(c, next)));
   // OAuth (RFC 6749 is form-encoded) and the server-rendered pages post forms.
   const isForm = (path: string) => path.startsWith("/oauth/") || path.startsWith("/console");

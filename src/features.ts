@@ -3,6 +3,7 @@ import { clipsFeature } from "./features/clips.js";
 import { connectedAppsFeature } from "./features/connected-apps.js";
 import { consoleFeature } from "./features/console.js";
 import { mcpFeature } from "./features/mcp.js";
+import { metricsFeature } from "./features/metrics.js";
 import { paymentsFeature } from "./features/payments.js";
 import { restoreFeature } from "./features/restore.js";
 import type { FeatureFactory } from "./platform.js";
@@ -14,4 +15,5 @@ export const FEATURES: FeatureFactory[] = [
   mcpFeature(),
   connectedAppsFeature(),
   consoleFeature(),
+  metricsFeature(),
 ];

@@ -1,3 +1,8 @@
+/**
+ * The platform every feature builds on, and the Feature seam through which restore, clips and
+ * payments plug in their routes, job queues, executors and background tasks — so adding an
+ * area is one line in features.ts, not edits across app.ts and server.ts.
+ */
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
 import type { Executor, JobQueue } from "./jobs/work.js";
@@ -28,5 +33,6 @@ export function jobEngineDeps(p: Platform): JobEngineDeps {
     publicUrl: p.publicUrl,
     retentionHours: p.config.retentionHours,
     notifyJobs: () => p.notifyJobs(),
+    events: p.events,
   };
 }

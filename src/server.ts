@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { startCoreTasks } from "./core-tasks.js";
+import { createEventHub } from "./domain/events.js";
 import { randomId } from "./domain/ids.js";
 import { FEATURES } from "./features.js";
 import { createJobWatch, type JobWatch } from "./jobs/watch.js";
@@ -80,6 +81,7 @@ export async function startServer(
     database,
     storage: await storageFromConfig(config, publicUrl, signing.value),
     rateLimiter: rateLimiterFor(database),
+    events: createEventHub(),
     adminToken: admin.value,
     signingSecret: signing.value,
     publicUrl,

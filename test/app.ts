@@ -8,6 +8,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
+import { createEventHub } from "../src/domain/events.js";
 import type { Router } from "../src/http/router.js";
 import { createJobWatch } from "../src/jobs/watch.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
@@ -88,6 +89,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     signingSecret,
     publicUrl: TEST_PUBLIC_URL,
     rateLimiter: rateLimiterFor(database, clock.now),
+    events: createEventHub(),
     async notifyJobs() {
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },

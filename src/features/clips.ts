@@ -45,6 +45,7 @@ export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps 
     clock: p.clock,
     ids: p.ids,
     log: p.log,
+    events: p.events,
     storage: p.storage,
     config: p.config,
     signingSecret: p.signingSecret,

@@ -52,7 +52,8 @@ export const clipJobs: JobDefinition<ClipRow> = {
   waiting: "queued",
   running: "processing",
   workItem,
-  refund: (tx, row, reason) => refundJob(tx, row.id, reason).then(() => undefined),
+  refund: (tx, row, reason, events) => refundJob(tx, row.id, reason, events).then(() => undefined),
+  variant: (row) => row.size,
   async finish(row, result, deps) {
     const outputKey = clipOutputKey(row.id);
     const stored = await deps.storage.head(outputKey);

@@ -6,8 +6,10 @@
  */
 import type { Kysely, RawBuilder } from "kysely";
 import type { DB } from "../db/schema.js";
+import type { KinoraEvents } from "../domain/events.js";
 import type { EngineMove, Move } from "../domain/jobs/moves.js";
 import type { Logger } from "../logger.js";
+import type { LedgerEvents } from "../services/ledger.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { WorkFailure, WorkItem, WorkResult } from "./work.js";
 
@@ -51,6 +53,8 @@ export interface JobEngineDeps {
   retentionHours: number;
   /** Wakes waiting workers (this process and others, by NOTIFY). */
   notifyJobs(): Promise<void>;
+  /** Claims, retries, lapses, finishes and refunds are reported here (metrics). */
+  events?: KinoraEvents;
 }
 
 /** Files expire, and jobs with them, when a rule's deadline column passes. */
@@ -78,7 +82,9 @@ export interface JobDefinition<Row extends JobColumns = JobColumns> {
   /** Where the worker reads the input and stores the output, and the engine's parameters. */
   workItem(row: Row, deps: JobEngineDeps): Promise<WorkItemBody>;
   /** Returns the charge (and whatever else pays for the job) inside the move's transaction. */
-  refund(tx: Db, row: Row, reason: string): Promise<void>;
+  refund(tx: Db, row: Row, reason: string, events?: LedgerEvents): Promise<void>;
+  /** The label run-time metrics split this job by (restore: quality; clip: size). */
+  variant?(row: Row): string;
   /** Fields written when an attempt succeeds, or a retryable problem with the result. */
   finish(
     row: Row,

@@ -4,6 +4,7 @@
  * the refund of a refunding move in the same transaction.
  */
 import { type RawBuilder, sql } from "kysely";
+import type { LedgerEvents } from "../services/ledger.js";
 import type { Db, JobColumns, JobDefinition, JobFields } from "./definition.js";
 import { notifyJobEvent } from "./watch.js";
 
@@ -16,6 +17,8 @@ export interface MoveGuard {
   due?: { column: string; before: Date };
   /** The reason on the refund entry; default "<kind> <id> <to>: <why>". */
   refundReason?: string;
+  /** Told about the refund entry of a refunding move (metrics). */
+  events?: LedgerEvents;
 }
 
 /** Runs fn in a transaction (a Kysely instance already in one runs it directly). */
@@ -56,7 +59,8 @@ export async function moveJob<Row extends JobColumns>(
       RETURNING *`.execute(tx);
     const row = result.rows[0];
     if (row && move.refunds) {
-      await def.refund(tx, row, guard.refundReason ?? `${def.kind} ${id} ${move.to}: ${move.why}`);
+      const reason = guard.refundReason ?? `${def.kind} ${id} ${move.to}: ${move.why}`;
+      await def.refund(tx, row, reason, guard.events);
     }
     // Wakes callers waiting on this job (delivered at commit when inside a transaction).
     if (row) await notifyJobEvent(tx, id);

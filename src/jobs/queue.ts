@@ -18,6 +18,15 @@ export function createJobQueue<Row extends JobColumns>(
   deps: JobEngineDeps,
 ): JobQueue {
   const later = (ms: number) => new Date(deps.clock().getTime() + ms);
+  const since = (at: Date | null, now: Date) =>
+    at === null ? null : Math.max(0, now.getTime() - new Date(at).getTime());
+  const reportFinished = (row: Row, now: Date) =>
+    deps.events?.jobFinished({
+      kind: def.kind,
+      status: row.status,
+      variant: def.variant?.(row) ?? def.kind,
+      runMs: since(row.started_at, now),
+    });
 
   async function claim(workerId: string, leaseMs: number) {
     const now = deps.clock();
@@ -41,6 +50,9 @@ export function createJobQueue<Row extends JobColumns>(
       RETURNING *`.execute(deps.db);
     const row = result.rows[0];
     if (!row) return null;
+    // Wait is queued → first claim; a retry's wait would include the failed attempt.
+    const waitMs = row.attempts === 1 ? since(row.queued_at, now) : null;
+    deps.events?.jobClaimed({ kind: def.kind, waitMs });
     const body = await def.workItem(row, deps);
     return {
       kind: def.kind,
@@ -85,17 +97,19 @@ export function createJobQueue<Row extends JobColumns>(
       how.move,
       now,
       { ...LEASE_CLEARED, ...how.set, error: message, finished_at: now },
-      guard,
+      { ...guard, events: deps.events },
     );
     if (!moved) return false;
+    reportFinished(moved, now);
     await deleteFiles(def.filesAfterEnd(moved, "ended"));
     deps.log.info("job ended", { kind: def.kind, job_id: row.id, status: moved.status });
     return true;
   }
 
-  async function requeue(row: Row, guard: MoveGuard) {
+  async function requeue(row: Row, guard: MoveGuard, reason: "failed" | "lapsed") {
     const set = { ...LEASE_CLEARED, progress: 0, error: null };
     const moved = await moveJob(deps.db, def, row.id, "requeue", deps.clock(), set, guard);
+    if (moved) deps.events?.jobRetried({ kind: def.kind, reason });
     if (moved) await deps.notifyJobs();
     return moved !== undefined;
   }
@@ -113,7 +127,7 @@ export function createJobQueue<Row extends JobColumns>(
     if (typeof row === "string") return row;
     const guard = { leaseOwner: workerId };
     if (failure.kind === "retry" && row.attempts < row.max_attempts) {
-      await requeue(row, guard);
+      await requeue(row, guard, "failed");
       return "ok";
     }
     const exhausted = failure.kind === "retry";
@@ -145,6 +159,7 @@ export function createJobQueue<Row extends JobColumns>(
       { leaseOwner: workerId },
     );
     if (!moved) return "lease_lost" as const;
+    reportFinished(moved, now);
     await deleteFiles(def.filesAfterEnd(moved, "done"));
     return "ok" as const;
   }
@@ -170,11 +185,13 @@ export function createJobQueue<Row extends JobColumns>(
     let n = 0;
     for (const row of lapsed.rows) {
       const guard = { lapsedBefore: now };
-      const done =
-        row.attempts < row.max_attempts
-          ? await requeue(row, guard)
-          : await end(row, { kind: "final", message: "" }, guard, def.workerLost(row.attempts));
-      if (done) n++;
+      const retry = row.attempts < row.max_attempts;
+      const done = retry
+        ? await requeue(row, guard, "lapsed")
+        : await end(row, { kind: "final", message: "" }, guard, def.workerLost(row.attempts));
+      if (!done) continue;
+      n++;
+      deps.events?.leaseLapsed({ kind: def.kind, outcome: retry ? "requeued" : "failed" });
     }
     return n;
   }

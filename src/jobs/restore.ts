@@ -6,7 +6,7 @@
 import type { Selectable } from "kysely";
 import type { RestoreJobsTable } from "../db/schema.js";
 import { RESTORE_MESSAGES, RESTORE_MOVES } from "../domain/restore/transitions.js";
-import { refundJob } from "../services/ledger.js";
+import { type LedgerEvents, refundJob } from "../services/ledger.js";
 import { restoreOutputKey } from "../storage/keys.js";
 import type { Db, JobDefinition, JobEngineDeps } from "./definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "./output-token.js";
@@ -19,8 +19,13 @@ export const WORKER_URL_LIFETIME_SEC = 12 * 3600;
 export const MAX_OUTPUT_BYTES = 4 * 1024 ** 3;
 
 /** Balance refund (no-op for card-paid jobs) plus the card-refund outbox row when paid by card. */
-export async function refundRestore(db: Db, row: RestoreJobRow, reason: string): Promise<void> {
-  await refundJob(db, row.id, reason);
+export async function refundRestore(
+  db: Db,
+  row: RestoreJobRow,
+  reason: string,
+  events?: LedgerEvents,
+): Promise<void> {
+  await refundJob(db, row.id, reason, events);
   if (!row.paid_from_balance && row.payment_ref !== null) {
     await db
       .insertInto("restore_card_refunds")
@@ -62,6 +67,7 @@ export const restoreJobs: JobDefinition<RestoreJobRow> = {
   running: "processing",
   workItem,
   refund: refundRestore,
+  variant: (row) => row.quality,
   async finish(row, result, deps) {
     // A worker's word is not enough: `done` promises a download, so the result must be stored.
     const outputKey = restoreOutputKey(row.id);

@@ -30,7 +30,7 @@ export async function sweepJobs<Row extends JobColumns>(
       await Promise.all(def.files(row).map((key) => deps.storage.delete(key)));
       if (rule.move) {
         const set = { ...rule.set?.(row, now), files_deleted_at: now };
-        const guard = { due: { column: rule.due.column, before } };
+        const guard = { due: { column: rule.due.column, before }, events: deps.events };
         if (await moveJob(deps.db, def, row.id, rule.move, now, set, guard)) n++;
       } else {
         await sql`UPDATE ${sql.table(def.table)}

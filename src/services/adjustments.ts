@@ -26,13 +26,17 @@ export async function adjustBalance(
   input: AdjustmentInput,
 ): Promise<AdjustmentResult> {
   const reference = input.reference ?? deps.ids("adj");
-  const result = await credit(deps.db, {
-    walletId: input.walletId,
-    amountCents: input.amountCents,
-    kind: "adjustment",
-    reference,
-    reason: `operator: ${input.reason}`,
-  });
+  const result = await credit(
+    deps.db,
+    {
+      walletId: input.walletId,
+      amountCents: input.amountCents,
+      kind: "adjustment",
+      reference,
+      reason: `operator: ${input.reason}`,
+    },
+    deps.events,
+  );
   if (result.balanceCents === null) throw notFound("Wallet");
   if (!result.credited) {
     const prior = input.reference

@@ -1,6 +1,7 @@
 /** What every service receives: no module singletons, no process.env. */
 import type { Kysely } from "kysely";
 import type { DB } from "../db/schema.js";
+import type { KinoraEvents } from "../domain/events.js";
 import type { IdGenerator } from "../domain/ids.js";
 import type { Logger } from "../logger.js";
 
@@ -9,6 +10,8 @@ export interface CoreDeps {
   clock: () => Date;
   ids: IdGenerator;
   log: Logger;
+  /** Where services report what they did (metrics listen); absent: nobody is told. */
+  events?: KinoraEvents;
 }
 
 /** Work a service runs in the background (sweepers, confirmers) until the process stops it. */

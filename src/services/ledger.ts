@@ -7,9 +7,17 @@
 import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.js";
 import { ApiError, needsTopup, overLimit } from "../domain/errors.js";
+import type { KinoraEvents } from "../domain/events.js";
 import { displayCents } from "../domain/money.js";
 
 export type Db = Kysely<DB>;
+
+/**
+ * Who hears about written entries (metrics). Told right after the statement succeeds: when
+ * the caller's transaction later rolls back the entry is gone but was counted — rare, and a
+ * counter may over-count; reconcile reads the table itself.
+ */
+export type LedgerEvents = Pick<KinoraEvents, "ledgerEntry">;
 
 export interface ChargeInput {
   walletId: string;
@@ -44,7 +52,11 @@ interface ChargeRow {
  * neither. Refuses with 402 needs_topup / over_limit, 403 for a paused wallet, 401 for a
  * revoked key. The row locks (FOR UPDATE) serialise concurrent charges of one wallet.
  */
-export async function charge(db: Db, input: ChargeInput): Promise<ChargeResult> {
+export async function charge(
+  db: Db,
+  input: ChargeInput,
+  events?: LedgerEvents,
+): Promise<ChargeResult> {
   const { agentKeyId, amountCents } = input;
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
     throw new Error(`charge amount must be a positive integer of cents, got ${amountCents}`);
@@ -53,6 +65,7 @@ export async function charge(db: Db, input: ChargeInput): Promise<ChargeResult> 
   const row = result.rows[0];
   if (!row) throw new Error("charge statement returned no row");
   if (row.entry_id !== null && row.balance_after !== null) {
+    events?.ledgerEntry({ kind: "charge", amountCents: -amountCents });
     return {
       entryId: Number(row.entry_id),
       balanceCents: row.balance_after,
@@ -149,7 +162,12 @@ export interface RefundResult {
  * index on (job_id) WHERE kind = 'refund' turns a second refund into a no-op, even when 50
  * arrive at once. A job that was never charged (e.g. paid by card) refunds nothing here.
  */
-export async function refundJob(db: Db, jobId: string, reason: string): Promise<RefundResult> {
+export async function refundJob(
+  db: Db,
+  jobId: string,
+  reason: string,
+  events?: LedgerEvents,
+): Promise<RefundResult> {
   const result = await sql<{ amount_cents: number | null }>`
     WITH e AS (
       INSERT INTO ledger_entries (wallet_id, agent_key_id, kind, amount_cents, key_amount_cents, job_id, reason)
@@ -170,6 +188,7 @@ export async function refundJob(db: Db, jobId: string, reason: string): Promise<
            (SELECT count(*) FROM wu) + (SELECT count(*) FROM ku) AS touched
   `.execute(db);
   const amount = result.rows[0]?.amount_cents ?? null;
+  if (amount !== null) events?.ledgerEntry({ kind: "refund", amountCents: Number(amount) });
   return { refunded: amount !== null, amountCents: amount ?? 0 };
 }
 
@@ -191,7 +210,11 @@ export interface CreditResult {
  * Adds money (a top-up or an operator adjustment, which may be negative). A repeated reference
  * credits nothing; a negative adjustment never takes the balance below zero.
  */
-export async function credit(db: Db, input: CreditInput): Promise<CreditResult> {
+export async function credit(
+  db: Db,
+  input: CreditInput,
+  events?: LedgerEvents,
+): Promise<CreditResult> {
   const { walletId, amountCents, kind, reference, reason } = input;
   if (!Number.isSafeInteger(amountCents) || amountCents === 0) {
     throw new Error(`credit amount must be a non-zero integer of cents, got ${amountCents}`);
@@ -215,5 +238,6 @@ export async function credit(db: Db, input: CreditInput): Promise<CreditResult> 
            EXISTS (SELECT 1 FROM e) AS inserted
   `.execute(db);
   const row = result.rows[0];
+  if (row?.inserted) events?.ledgerEntry({ kind, amountCents });
   return { credited: Boolean(row?.inserted), balanceCents: row?.balance_cents ?? null };
 }

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
+import type { EventHub } from "../domain/events.js";
 import type { JobWatch } from "../jobs/watch.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { LocalBlobStore } from "../storage/local-store.js";
@@ -26,4 +27,6 @@ export interface Platform extends CoreDeps {
   jobWatch?: JobWatch;
   /** Request counters: in the database on PostgreSQL (shared by all nodes), in memory on PGlite. */
   rateLimiter: RateLimiter;
+  /** What the services, routes and job engine report; features (metrics) subscribe. */
+  events: EventHub;
 }

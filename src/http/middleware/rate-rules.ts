@@ -27,7 +27,7 @@ const credentialOf = (c: Context<AppEnv>): string | undefined =>
 
 const SPENDING = /^\/(motion\/jobs|wallet\/topup|wallet\/topup\/crypto|wallet\/keys)$/;
 /** Machine credentials (operator, workers) are not caller keys. */
-const NOT_CALLER = /^\/(admin|worker)\//;
+const NOT_CALLER = /^\/(admin|worker)\/|^\/metrics$/;
 
 export const RATE_RULES: readonly Rule[] = [
   {
@@ -62,7 +62,13 @@ export const RATE_RULES: readonly Rule[] = [
   },
 ];
 
-export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProxy: boolean) {
+/** `onLimited` hears the rule's name for each 429 (metrics). */
+export function rateRules(
+  limiter: RateLimiter,
+  cfg: RateLimitsConfig,
+  trustProxy: boolean,
+  onLimited: (rule: string) => void = () => {},
+) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!cfg.enabled) return next();
     const method = c.req.method;
@@ -76,7 +82,10 @@ export function rateRules(limiter: RateLimiter, cfg: RateLimitsConfig, trustProx
           : credentialDigest((credentialOf(c) ?? "").replace(/^Bearer\s+/i, ""));
       const limit = rule.limit(cfg);
       const d = await limiter.take(`${rule.name}:${who}`, limit);
-      if (!d.ok) throw tooMany(d, limit.windowMs);
+      if (!d.ok) {
+        onLimited(rule.name);
+        throw tooMany(d, limit.windowMs);
+      }
       if (!tightest || d.remaining < tightest.remaining) tightest = d;
     }
     await next();

@@ -136,10 +136,17 @@ export async function cancelClip(deps: ClipDeps, principal: Principal, id: strin
   if (await deps.storage.head(row.image_key)) {
     throw conflict("The image has already arrived; call start to make the clip instead.");
   }
-  const moved = await moveClip(deps.db, id, "cancel", deps.clock(), {
-    error: "Cancelled before the image arrived; the price was refunded.",
-    finished_at: deps.clock(),
-  });
+  const moved = await moveClip(
+    deps.db,
+    id,
+    "cancel",
+    deps.clock(),
+    {
+      error: "Cancelled before the image arrived; the price was refunded.",
+      finished_at: deps.clock(),
+    },
+    { events: deps.events },
+  );
   if (!moved) {
     const now = await findVisibleClip(deps.db, principal, id);
     if (now.status === "cancelled") return clipView(now, deps.storage);

@@ -146,13 +146,17 @@ async function insertCharged(
   const agentKeyId = principal.kind === "agent" ? principal.keyId : null;
   const queued = Boolean(input.imageUrl);
   return deps.db.transaction().execute(async (tx) => {
-    await charge(tx, {
-      walletId: principal.walletId,
-      agentKeyId,
-      amountCents: amount,
-      jobId: file.id,
-      reason: `motion clip ${input.size}`,
-    });
+    await charge(
+      tx,
+      {
+        walletId: principal.walletId,
+        agentKeyId,
+        amountCents: amount,
+        jobId: file.id,
+        reason: `motion clip ${input.size}`,
+      },
+      deps.events,
+    );
     return tx
       .insertInto("clips")
       .values({

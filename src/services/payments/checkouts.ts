@@ -218,7 +218,7 @@ export async function completeCheckout(
         expected_cents: row.amount_cents,
         paid_cents: input.amountCents,
       });
-      return { applied: false, checkout: row };
+      return { applied: false, checkout: row, held: true };
     }
     await applyPayment(deps, t, row, wake);
     return { applied: true, checkout: row };
@@ -227,13 +227,20 @@ export async function completeCheckout(
   const result = tx ? await run(tx) : await deps.platform.db.transaction().execute(run);
   // With an outer transaction (the webhook's) the caller wakes the workers after its commit.
   if (wake.needed && !tx) await deps.platform.notifyJobs();
+  const provider = result.checkout?.provider ?? "unknown";
+  if (result.applied) {
+    const outcome = result.checkout?.purpose === "topup" ? "credited" : "paid";
+    deps.platform.events.paymentOutcome({ provider, outcome });
+  } else if ("held" in result) {
+    deps.platform.events.paymentOutcome({ provider, outcome: "held" });
+  }
   if (result.applied) {
     deps.platform.log.info("checkout paid", {
       checkout_id: checkoutId,
       purpose: result.checkout?.purpose,
     });
   }
-  return { ...result, wakeWorkers: wake.needed };
+  return { applied: result.applied, checkout: result.checkout, wakeWorkers: wake.needed };
 }
 
 async function applyPayment(
@@ -243,13 +250,17 @@ async function applyPayment(
   wake: { needed: boolean },
 ) {
   if (row.purpose === "topup" && row.wallet_id) {
-    await credit(tx, {
-      walletId: row.wallet_id,
-      amountCents: row.amount_cents,
-      kind: "topup",
-      reference: row.id,
-      reason: `card top-up (${row.provider} checkout)`,
-    });
+    await credit(
+      tx,
+      {
+        walletId: row.wallet_id,
+        amountCents: row.amount_cents,
+        kind: "topup",
+        reference: row.id,
+        reason: `card top-up (${row.provider} checkout)`,
+      },
+      deps.platform.events,
+    );
     return;
   }
   if (row.purpose === "restore_job" && row.job_id) {
@@ -294,8 +305,11 @@ export async function expireCheckouts(deps: PaymentsDeps): Promise<number> {
     .set({ status: "expired" })
     .where("status", "=", "open")
     .where("expires_at", "<=", deps.platform.clock())
-    .returning("id")
+    .returning(["id", "provider"])
     .execute();
+  for (const row of rows) {
+    deps.platform.events.paymentOutcome({ provider: row.provider, outcome: "expired" });
+  }
   return rows.length;
 }
 
@@ -357,6 +371,7 @@ export async function releaseHeldCheckout(
     throw conflict(`This checkout is ${current.status}; only a held checkout can be released.`);
   }
   if (wake.needed) await deps.platform.notifyJobs();
+  deps.platform.events.paymentOutcome({ provider: released.provider, outcome: "released" });
   deps.platform.log.info("held checkout released", { checkout_id: checkoutId });
   return heldView({ ...released, status: "paid" });
 }

@@ -1,5 +1,6 @@
 /** What the payment services receive: the core services plus the configured payment providers. */
 
+import type { KinoraEvents } from "../../domain/events.js";
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
 import type { RpcClientOptions } from "../../payments/x402/confirm.js";
@@ -44,6 +45,8 @@ export interface UsdcRuntime {
  */
 export interface PaymentsPlatform extends RestoreDeps {
   publicUrl: string;
+  /** Payment outcomes are reported here (metrics listen). */
+  events: KinoraEvents;
 }
 
 export interface PaymentsDeps {

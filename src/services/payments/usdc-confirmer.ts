@@ -112,6 +112,7 @@ async function markFailed(deps: PaymentsDeps, row: Row, reason: string) {
     .where("status", "in", ["pending", "unknown"])
     .execute();
   deps.platform.log.warn("usdc payment failed", { payment_id: row.id, reason });
+  deps.platform.events.paymentOutcome({ provider: "usdc", outcome: "failed" });
   return "failed" as const;
 }
 

@@ -20,15 +20,22 @@ export async function creditConfirmedPayment(
       .returningAll()
       .executeTakeFirst();
     if (!row?.tx_hash) return false;
-    await credit(tx, {
-      walletId: row.wallet_id,
-      amountCents: row.amount_cents,
-      kind: "topup",
-      reference: row.tx_hash,
-      reason: `USDC top-up from ${row.payer}`,
-    });
+    await credit(
+      tx,
+      {
+        walletId: row.wallet_id,
+        amountCents: row.amount_cents,
+        kind: "topup",
+        reference: row.tx_hash,
+        reason: `USDC top-up from ${row.payer}`,
+      },
+      deps.platform.events,
+    );
     return true;
   });
-  if (credited) deps.platform.log.info("usdc top-up credited", { payment_id: paymentId });
+  if (credited) {
+    deps.platform.log.info("usdc top-up credited", { payment_id: paymentId });
+    deps.platform.events.paymentOutcome({ provider: "usdc", outcome: "credited" });
+  }
   return credited;
 }

@@ -141,6 +141,7 @@ async function reserve(
         created_at: deps.platform.clock(),
       })
       .execute();
+    deps.platform.events.ledgerEntry({ kind: "payout", amountCents: -amount });
     return { id, to: latest.payer, amountCents: amount };
   });
 }
@@ -173,13 +174,17 @@ async function sendFailed(
       .set({ status: "failed", error: message })
       .where("id", "=", r.id)
       .execute();
-    await credit(tx, {
-      walletId,
-      amountCents: r.amountCents,
-      kind: "adjustment",
-      reference: `${r.id}:reversal`,
-      reason: `USDC refund ${r.id} failed; amount returned to the balance`,
-    });
+    await credit(
+      tx,
+      {
+        walletId,
+        amountCents: r.amountCents,
+        kind: "adjustment",
+        reference: `${r.id}:reversal`,
+        reason: `USDC refund ${r.id} failed; amount returned to the balance`,
+      },
+      deps.platform.events,
+    );
   });
   deps.platform.log.error("usdc refund failed; balance re-credited", { refund_id: r.id, err });
 }

@@ -212,6 +212,7 @@ async function finish(
   if (outcome.kind === "refused" || outcome.kind === "unavailable") {
     // Nothing moved: release the claim so the same signature may be tried again later.
     if (claim) await db.deleteFrom("usdc_payments").where("id", "=", claim.id).execute();
+    deps.platform.events.paymentOutcome({ provider: "usdc", outcome: outcome.kind });
     if (outcome.kind === "unavailable") {
       log.warn("x402 facilitator unavailable", { internal: outcome.internal });
       throw new ApiError(503, outcome.reason);
@@ -239,6 +240,9 @@ async function finish(
     })
     .where("id", "=", claim.id)
     .execute();
+  if (outcome.kind !== "settled") {
+    deps.platform.events.paymentOutcome({ provider: "usdc", outcome: outcome.kind });
+  }
   if (outcome.kind === "unknown") {
     log.warn("usdc settlement outcome unknown", {
       payment_id: claim.id,
@@ -278,6 +282,7 @@ async function confirmNow(
   }
   if (confirmed.status === "pending") return pending(usdc, txHash, receipt);
   if (confirmed.status === "failed") {
+    deps.platform.events.paymentOutcome({ provider: "usdc", outcome: "failed" });
     await deps.platform.db
       .updateTable("usdc_payments")
       .set({ status: "failed", detail: confirmed.reason })

@@ -73,7 +73,7 @@ export async function markCheckoutPaid(
         .returningAll()
         .executeTakeFirst();
       if (paid) {
-        await refundRestore(tx, paid, `restore ${jobId} paid after it expired`);
+        await refundRestore(tx, paid, `restore ${jobId} paid after it expired`, p.events);
       }
       return paid ?? row;
     });

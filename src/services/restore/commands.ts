@@ -119,7 +119,7 @@ export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id:
     "cancel",
     p.clock(),
     { error: RESTORE_MESSAGES.cancelled, finished_at: p.clock() },
-    { refundReason: `restore ${id} cancelled` },
+    { refundReason: `restore ${id} cancelled`, events: p.events },
   );
   const latest = moved ?? (await ownedJob(p, principal, id));
   if (latest.status !== "cancelled") throw notCancellable(latest);

@@ -68,13 +68,17 @@ export async function createRestoreJob(
     // Charge first: it locks the wallet row FOR UPDATE before the insert's foreign-key check
     // takes a share lock on it — the other order deadlocks concurrent creates of one wallet.
     if (fromBalance && principal) {
-      await charge(tx, {
-        walletId: principal.walletId,
-        agentKeyId: principal.kind === "agent" ? principal.keyId : null,
-        amountCents: price.amountCents,
-        jobId: id,
-        reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
-      });
+      await charge(
+        tx,
+        {
+          walletId: principal.walletId,
+          agentKeyId: principal.kind === "agent" ? principal.keyId : null,
+          amountCents: price.amountCents,
+          jobId: id,
+          reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
+        },
+        p.events,
+      );
     }
     const inserted = await tx
       .insertInto("restore_jobs")

@@ -36,5 +36,14 @@ export function registerReconcile(app: Router, deps: CoreDeps, adminToken: strin
       ...errorResponses(401),
     },
   });
-  app.openapi(route, async (c) => c.json(await reconcile(deps.db), 200));
+  app.openapi(route, async (c) => {
+    const report = await reconcile(deps.db);
+    // Metrics keep the last result, so an alert can fire on drift found by a scheduled call.
+    deps.events?.reconciled({
+      ok: report.ok,
+      driftItems: report.drift.length,
+      atMs: deps.clock().getTime(),
+    });
+    return c.json(report, 200);
+  });
 }

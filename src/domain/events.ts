@@ -1,0 +1,83 @@
+/**
+ * What kinora reports about itself while it works: the observer seam between the code that
+ * does things (routes, the job engine, the ledger, payments) and whatever watches them
+ * (metrics today). Services call these plain methods; only composition decides who listens,
+ * so no service imports a metrics library.
+ */
+
+/** A ledger entry kind, as written to ledger_entries.kind. */
+export type LedgerEntryKind = "charge" | "refund" | "topup" | "adjustment" | "payout";
+
+export interface KinoraEvents {
+  /** One HTTP request answered; `route` is the matched pattern (`/cloud/jobs/:id`), never the raw path. */
+  httpRequest(e: { route: string; method: string; status: number; durationMs: number }): void;
+  /** A request refused with 429 by the named rate rule. */
+  rateLimited(e: { rule: string }): void;
+  /** A ledger entry was written (its transaction may still roll back; see docs/operations.md). */
+  ledgerEntry(e: { kind: LedgerEntryKind; amountCents: number }): void;
+  /** A payment reached an outcome: provider stripe | test | usdc; outcome credited | held | failed… */
+  paymentOutcome(e: { provider: string; outcome: string }): void;
+  /** A worker claimed a job; `waitMs` from queued to the first claim (null on a retry). */
+  jobClaimed(e: { kind: string; waitMs: number | null }): void;
+  /** A claimed job ended (done, failed, refused); `runMs` from its first claim; `variant` is its quality or size. */
+  jobFinished(e: { kind: string; status: string; variant: string; runMs: number | null }): void;
+  /** A job went back to the queue for another attempt. */
+  jobRetried(e: { kind: string; reason: "failed" | "lapsed" }): void;
+  /** A worker's lease lapsed (it stopped heartbeating); the job was requeued or failed. */
+  leaseLapsed(e: { kind: string; outcome: "requeued" | "failed" }): void;
+  /** An operator ran the money reconciliation; `driftItems` = invariants that did not hold. */
+  reconciled(e: { ok: boolean; driftItems: number; atMs: number }): void;
+}
+
+/** A listener may watch any subset of the events. */
+export type KinoraObserver = Partial<KinoraEvents>;
+
+/** The events plus subscription; composition makes one per platform. */
+export interface EventHub extends KinoraEvents {
+  /** Adds a listener; returns its unsubscribe. */
+  subscribe(observer: KinoraObserver): () => void;
+}
+
+const NAMES: readonly (keyof KinoraEvents)[] = [
+  "httpRequest",
+  "rateLimited",
+  "ledgerEntry",
+  "paymentOutcome",
+  "jobClaimed",
+  "jobFinished",
+  "jobRetried",
+  "leaseLapsed",
+  "reconciled",
+];
+
+/**
+ * A fan-out hub. A listener that throws is ignored: watching must never break the request,
+ * the charge or the job it watches.
+ */
+export function createEventHub(): EventHub {
+  const observers = new Set<KinoraObserver>();
+  const hub = {
+    subscribe(observer: KinoraObserver) {
+      observers.add(observer);
+      return () => {
+        observers.delete(observer);
+      };
+    },
+  } as EventHub;
+  for (const name of NAMES) {
+    // biome-ignore lint/suspicious/noExplicitAny: one dispatcher for every event's payload
+    (hub as any)[name] = (e: unknown) => {
+      for (const o of observers) {
+        try {
+          (o[name] as ((e: unknown) => void) | undefined)?.(e);
+        } catch {
+          // See above: an observer's bug is not the caller's failure.
+        }
+      }
+    };
+  }
+  return hub;
+}
+
+/** Events that go nowhere (services called without a hub, e.g. from a CLI or a test). */
+export const NO_EVENTS: KinoraEvents = createEventHub();
