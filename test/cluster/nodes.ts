@@ -56,7 +56,12 @@ export async function freePort(): Promise<number> {
  * kinora setting leaks in from the test's own environment).
  */
 export function spawnKinora(args: string[], env: Record<string, string>): KinoraProcess {
-  const proc = spawn(process.execPath, ["bin/kinora.js", ...args], {
+  return spawnNode(["bin/kinora.js", ...args], env);
+}
+
+/** Spawns `node <argv>` (from the package root) the way spawnKinora does. */
+export function spawnNode(argv: string[], env: Record<string, string>): KinoraProcess {
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -96,7 +101,7 @@ export function spawnKinora(args: string[], env: Record<string, string>): Kinora
             resolve(m);
           } else if (gone) {
             waiters.delete(check);
-            reject(new Error(`kinora ${args[0]} exited before ${pattern}:\n${out}`));
+            reject(new Error(`node ${argv.join(" ")} exited before ${pattern}:\n${out}`));
           }
         };
         waiters.add(check);
