@@ -16,7 +16,7 @@ import { benchRateLimitOverhead } from "./rate-limit.js";
 /** Runs the section, handing each figure to `show` as soon as it is measured. */
 export async function clusterSection(quick: boolean, show: (f: Figure) => void): Promise<void> {
   show(await benchColdStart(quick ? 3 : 7));
-  const charges = await benchClusterCharges(quick ? 600 : 3000);
+  const charges = await benchClusterCharges(quick ? 600 : 2000);
   if (charges) show(charges);
   const requests = quick ? 1000 : 5000;
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-"));

@@ -176,12 +176,20 @@ export async function benchClusterCharges(total: number, rounds = 2): Promise<Fi
       );
       keys.push(w.key as string);
     }
-    const run = (urls: string[]) =>
-      throughput(total, 32, async (i) => {
-        const base = urls[i % urls.length] as string;
-        const res = await post(agent, `${base}/cloud/jobs`, JOB, keys[i % keys.length] as string);
-        if (res.status !== 200) throw new Error(`POST /cloud/jobs: ${res.status} ${res.body}`);
-      });
+    // A fresh agent per run: no socket left idle long enough for the server to close it.
+    const run = async (urls: string[]) => {
+      const load = new http.Agent({ keepAlive: true, maxSockets: 64 });
+      try {
+        return await throughput(total, 32, async (i) => {
+          const base = urls[i % urls.length] as string;
+          const key = keys[i % keys.length] as string;
+          const res = await post(load, `${base}/cloud/jobs`, JOB, key);
+          if (res.status !== 200) throw new Error(`POST /cloud/jobs: ${res.status} ${res.body}`);
+        });
+      } finally {
+        load.destroy();
+      }
+    };
     const both = nodes.map((n) => n.url);
     await run(both); // warm-up: JIT, pools, caches on both nodes
     let one = 0;

@@ -161,7 +161,7 @@ async function readLedger(walletId: string, victim: string) {
 }
 
 describe.skipIf(!onPostgres)(
-  "two API nodes and a remote worker (DATABASE_URL not set: PostgreSQL only, PGlite is one process)",
+  "two API nodes and a remote worker (needs DATABASE_URL: PGlite is one process by design)",
   () => {
     it("counts one rate limit across both nodes: the N+1th quote is refused wherever it lands", async () => {
       const quote = { duration_sec: 60, quality: "faithful" };
