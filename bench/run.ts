@@ -10,6 +10,7 @@ import pg from "pg";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { benchClip } from "./clip.js";
+import { clusterSection } from "./cluster-section.js";
 import { benchGetWallet } from "./http-wallet.js";
 import { benchCharges } from "./ledger.js";
 import { type Figure, printFigure } from "./lib.js";
@@ -97,6 +98,8 @@ async function main() {
   }
   figures.push(benchPrompt(quick ? 20 : 200));
   printFigure(figures.at(-1) as Figure);
+  process.stdout.write("several nodes: cold start, charges through two nodes, rate limits\n");
+  await clusterSection(quick, (f) => show([f]));
 }
 
 main().then(
