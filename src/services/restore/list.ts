@@ -6,7 +6,7 @@
 import type { Platform } from "../../platform.js";
 import type { Principal } from "../auth.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
-import { jobView, type RestoreJobView } from "./views.js";
+import { jobViews, type RestoreJobView } from "./views.js";
 
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
@@ -53,7 +53,7 @@ export async function listRestoreJobs(
   const last = page.at(-1);
   const more = rows.length > limit && last !== undefined;
   return {
-    jobs: await Promise.all(page.map((row) => jobView(p, row))),
+    jobs: await jobViews(p, page),
     next_cursor: more ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id }) : null,
   };
 }

@@ -1,6 +1,7 @@
 /** OpenAPI schemas of the motion clip routes. */
 import { z } from "@hono/zod-openapi";
 import { CLIP_STATUSES } from "../../../domain/clips/transitions.js";
+import { QueueEstimate } from "../../schemas.js";
 
 export const Clip = z
   .object({
@@ -34,6 +35,10 @@ export const Clip = z
       .string()
       .nullable()
       .openapi({ description: "When the video will be deleted (done clips)." }),
+    queue: QueueEstimate.nullable().openapi({
+      description:
+        "While queued or processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
+    }),
     video_url: z.string().optional().openapi({
       description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
     }),
