@@ -10,7 +10,7 @@ import {
   type ClipSize,
 } from "../domain/clips/rules.js";
 import { CLIP_STATUSES } from "../domain/clips/transitions.js";
-import { Wallet } from "./schemas.js";
+import { QueueEstimate, Wallet } from "./schemas.js";
 
 const Range = z.object({ min: z.number().int(), max: z.number().int() });
 
@@ -46,6 +46,10 @@ export const Clip = z
       .string()
       .nullable()
       .openapi({ description: "When the video will be deleted (done clips)." }),
+    queue: QueueEstimate.nullable().openapi({
+      description:
+        "While queued or processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
+    }),
     video_url: z.string().optional().openapi({
       description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
     }),

@@ -1,7 +1,7 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
 import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
-import { Email, Wallet } from "./schemas.js";
+import { Email, QueueEstimate, Wallet } from "./schemas.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
 const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
@@ -92,6 +92,10 @@ export const RestoreJob = z
     finished_at: z.string().nullable(),
     expires_at: z.string().openapi({
       description: "Upload deadline before start; when the files are deleted after it.",
+    }),
+    queue: QueueEstimate.nullable().openapi({
+      description:
+        "While processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
     }),
   })
   .openapi("RestoreJob");

@@ -110,3 +110,26 @@ export const PageQuery = z.object({
       description: "`next_cursor` of the previous page.",
     }),
 });
+
+/** The additive `queue` field of restore jobs and clips (domain/jobs/queue-estimate.ts). */
+export const QueueEstimate = z
+  .object({
+    position: z.number().int().openapi({
+      description: "1 = the next job a worker picks up; 0 = a worker is running it now.",
+      example: 3,
+    }),
+    ahead: z
+      .number()
+      .int()
+      .openapi({ description: "Jobs that start before this one.", example: 2 }),
+    eta_seconds: z.number().int().openapi({
+      description:
+        "Estimated seconds until done, from this server's recent run times and workers (at least 1).",
+      example: 140,
+    }),
+    estimated_done_at: z.string().openapi({ example: "2026-11-01T12:02:20.000Z" }),
+  })
+  .openapi("QueueEstimate", {
+    description:
+      "Present while the job waits for or is run by a worker (null otherwise). An estimate: it is recomputed on every read from the throughput measured over recent finished jobs.",
+  });

@@ -91,6 +91,9 @@ export interface RestoreJobsTable {
   updated_at: Timestamp;
   queued_at: NullableTimestamp;
   started_at: NullableTimestamp;
+  /** When, and by which worker, the current (or last) attempt was claimed. */
+  claimed_at: NullableTimestamp;
+  claimed_by: string | null;
   finished_at: NullableTimestamp;
   expires_at: Timestamp;
   files_deleted_at: NullableTimestamp;
@@ -133,6 +136,9 @@ export interface ClipsTable {
   updated_at: Timestamp;
   queued_at: NullableTimestamp;
   started_at: NullableTimestamp;
+  /** When, and by which worker, the current (or last) attempt was claimed. */
+  claimed_at: NullableTimestamp;
+  claimed_by: string | null;
   finished_at: NullableTimestamp;
   upload_expires_at: Timestamp;
   expires_at: NullableTimestamp;

@@ -30,6 +30,9 @@ export interface JobColumns {
   updated_at: Date;
   queued_at: Date | null;
   started_at: Date | null;
+  /** When and by which worker the latest attempt was claimed (kept after the job ends). */
+  claimed_at: Date | null;
+  claimed_by: string | null;
   finished_at: Date | null;
   expires_at: Date | null;
   files_deleted_at: Date | null;

@@ -40,6 +40,8 @@ export function createJobQueue<Row extends JobColumns>(
         attempts: sql`attempts + 1`,
         progress: 0,
         started_at: sql`COALESCE(started_at, ${now})`,
+        claimed_at: now,
+        claimed_by: workerId,
         updated_at: now,
       })}
       WHERE id = (

@@ -171,3 +171,15 @@ export function priceTableView() {
     },
   };
 }
+
+/**
+ * Run seconds per second of video, by quality, assumed until this deployment has finished
+ * restores to measure (queue ETA). From the local ffmpeg chains on 2 cores at SD: faithful runs
+ * about 3.5× realtime, enhanced about 1×, Studio Max about 0.3×; rounded up for probing,
+ * two-pass loudness and the upload.
+ */
+export const RESTORE_DEFAULT_RUN_RATES: Readonly<Record<RestoreQuality, number>> = {
+  faithful: 0.5,
+  enhanced: 1.2,
+  enhanced_max: 3.5,
+};

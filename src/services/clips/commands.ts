@@ -7,7 +7,7 @@ import type { Principal } from "../auth.js";
 import { decodeCursor, encodeCursor, type PageInput } from "../pagination.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
-import { type ClipRow, type ClipView, clipView, findVisibleClip } from "./view.js";
+import { type ClipRow, type ClipView, clipView, clipViews, findVisibleClip } from "./view.js";
 
 /** A clip this key may see; with `waitMs`, after its status or progress changes (`?wait=`). */
 export async function getClip(
@@ -26,7 +26,7 @@ export async function getClip(
       signal: opts.signal,
     },
   );
-  return clipView(row, deps.storage);
+  return clipView(row, deps);
 }
 
 /** A page of clips, newest first (default 40); an agent key sees only the clips it made. */
@@ -57,7 +57,7 @@ export async function listClipsPage(
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
-    clips: await Promise.all(page.map((row) => clipView(row, deps.storage))),
+    clips: await clipViews(page, deps),
     next_cursor:
       rows.length > limit && last
         ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id })
@@ -85,18 +85,18 @@ function notStartable(row: ClipRow): Error {
 /** awaiting_upload → queued once the image is in storage; a started clip is returned as is. */
 export async function startClip(deps: ClipDeps, principal: Principal, id: string) {
   const row = await findVisibleClip(deps.db, principal, id);
-  if (STARTED.has(row.status)) return clipView(row, deps.storage);
+  if (STARTED.has(row.status)) return clipView(row, deps);
   if (row.status !== "awaiting_upload") throw notStartable(row);
   await checkUploadedImage(deps, row);
   const moved = await moveClip(deps.db, id, "start", deps.clock(), { queued_at: deps.clock() });
   if (!moved) {
     const now = await findVisibleClip(deps.db, principal, id);
-    if (STARTED.has(now.status)) return clipView(now, deps.storage);
+    if (STARTED.has(now.status)) return clipView(now, deps);
     throw notStartable(now);
   }
   await deps.notifyJobs();
   deps.log.info("clip started", { clip_id: id });
-  return clipView(moved, deps.storage);
+  return clipView(moved, deps);
 }
 
 async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
@@ -127,7 +127,7 @@ async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
 /** Cancels a clip whose image never arrived and refunds it; cancelling twice is a no-op. */
 export async function cancelClip(deps: ClipDeps, principal: Principal, id: string) {
   const row = await findVisibleClip(deps.db, principal, id);
-  if (row.status === "cancelled") return clipView(row, deps.storage);
+  if (row.status === "cancelled") return clipView(row, deps);
   if (row.status !== "awaiting_upload") {
     throw conflict(
       `The clip is ${row.status}; only a clip whose image never arrived (awaiting_upload) can be cancelled.`,
@@ -149,9 +149,9 @@ export async function cancelClip(deps: ClipDeps, principal: Principal, id: strin
   );
   if (!moved) {
     const now = await findVisibleClip(deps.db, principal, id);
-    if (now.status === "cancelled") return clipView(now, deps.storage);
+    if (now.status === "cancelled") return clipView(now, deps);
     throw conflict(`The clip is ${now.status} and can no longer be cancelled.`);
   }
   deps.log.info("clip cancelled", { clip_id: id });
-  return clipView(moved, deps.storage);
+  return clipView(moved, deps);
 }

@@ -115,7 +115,7 @@ export async function createClip(
     const wallet = await walletView(deps, freshPrincipal(principal));
     if (row.status === "queued") {
       await deps.notifyJobs();
-      return { job: await clipView(row, deps.storage), wallet };
+      return { job: await clipView(row, deps), wallet };
     }
     const declared = row.image_bytes === null ? null : Number(row.image_bytes);
     const ticket: UploadTicket = await deps.storage.presignUpload(imageKey, {
@@ -125,7 +125,7 @@ export async function createClip(
       expiresInSec: CLIP_UPLOAD_WINDOW_SEC,
     });
     return {
-      job: await clipView(row, deps.storage),
+      job: await clipView(row, deps),
       upload_url: ticket.url,
       upload_headers: ticket.headers,
       wallet,

@@ -1,13 +1,35 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
-import { CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
+import { sql } from "kysely";
+import { CLIP_DEFAULT_RUN_RATES, CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
 import { notFound } from "../../domain/errors.js";
+import type { QueueEstimate } from "../../domain/jobs/queue-estimate.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
+import { estimateQueue, type QueueKind } from "../jobs/queue-estimates.js";
 import type { Db } from "../ledger.js";
 
 export type { ClipRow } from "../../jobs/clip.js";
 
-import type { ClipRow } from "../../jobs/clip.js";
+import { type ClipRow, clipJobs } from "../../jobs/clip.js";
+
+/** What a view needs: storage for the links, the database and clock for the queue estimate. */
+export interface ClipViewDeps {
+  db: Db;
+  clock: () => Date;
+  storage: BlobStore;
+}
+
+/** Clips are measured in seconds of clip per size. */
+export const CLIP_QUEUE: QueueKind<ClipRow> = {
+  table: "clips",
+  waiting: clipJobs.waiting,
+  running: clipJobs.running,
+  classColumn: "size",
+  amountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
+  doneAmountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
+  work: (row) => ({ workClass: row.size, amount: row.seconds }),
+  defaults: CLIP_DEFAULT_RUN_RATES,
+};
 
 export interface ClipView {
   id: string;
@@ -26,13 +48,31 @@ export interface ClipView {
   updated_at: string;
   finished_at: string | null;
   expires_at: string | null;
+  /** Position and ETA while queued or processing; null otherwise. */
+  queue: QueueEstimate | null;
   video_url?: string;
   download_url?: string;
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export async function clipView(row: ClipRow, storage: BlobStore): Promise<ClipView> {
+/** Views of several clips; their queue estimates cost at most two queries in all. */
+export async function clipViews(rows: readonly ClipRow[], deps: ClipViewDeps) {
+  const queue = await estimateQueue(deps.db, CLIP_QUEUE, rows, deps.clock());
+  return Promise.all(rows.map((row) => viewOf(row, deps.storage, queue.get(row.id) ?? null)));
+}
+
+/** The view of one clip, with its queue estimate while it is queued or processing. */
+export async function clipView(row: ClipRow, deps: ClipViewDeps): Promise<ClipView> {
+  const [view] = await clipViews([row], deps);
+  return view as ClipView;
+}
+
+async function viewOf(
+  row: ClipRow,
+  storage: BlobStore,
+  queue: QueueEstimate | null,
+): Promise<ClipView> {
   const view: ClipView = {
     id: row.id,
     status: row.status,
@@ -50,6 +90,7 @@ export async function clipView(row: ClipRow, storage: BlobStore): Promise<ClipVi
     updated_at: new Date(row.updated_at).toISOString(),
     finished_at: iso(row.finished_at),
     expires_at: iso(row.expires_at),
+    queue,
   };
   if (row.status === "done" && row.output_key && !row.files_deleted_at) {
     const opts = { expiresInSec: CLIP_DOWNLOAD_URL_SEC, contentType: "video/mp4" };

@@ -3,11 +3,10 @@
  * simply the (created_at, id) of the last job of the previous page: keyset pagination stays
  * correct while new jobs arrive, and the wallet index (wallet_id, created_at) serves it.
  */
-
 import type { Principal } from "../auth.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
 import type { RestoreDeps } from "./deps.js";
-import { jobView, type RestoreJobView } from "./views.js";
+import { jobViews, type RestoreJobView } from "./views.js";
 
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
@@ -54,7 +53,7 @@ export async function listRestoreJobs(
   const last = page.at(-1);
   const more = rows.length > limit && last !== undefined;
   return {
-    jobs: await Promise.all(page.map((row) => jobView(p, row))),
+    jobs: await jobViews(p, page),
     next_cursor: more ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id }) : null,
   };
 }

@@ -1,6 +1,10 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
+import { sql } from "kysely";
+import type { QueueEstimate } from "../../domain/jobs/queue-estimate.js";
 import { displayCents } from "../../domain/money.js";
-import { PRICE_TABLE } from "../../domain/restore/pricing.js";
+import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
+import { restoreJobs } from "../../jobs/restore.js";
+import { estimateQueue, type QueueKind } from "../jobs/queue-estimates.js";
 import type { RestoreDeps } from "./deps.js";
 import type { RestoreJobRow } from "./store.js";
 
@@ -31,7 +35,22 @@ export interface RestoreJobView {
   updated_at: string;
   finished_at: string | null;
   expires_at: string;
+  /** Position and ETA while processing (waiting for or held by a worker); null otherwise. */
+  queue: QueueEstimate | null;
 }
+
+/** Restores are measured in seconds of video per quality (the real length once known). */
+export const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
+  table: "restore_jobs",
+  waiting: restoreJobs.waiting,
+  running: restoreJobs.running,
+  classColumn: "quality",
+  amountSql: (t) => sql`${sql.ref(`${t}.duration_sec`)}`,
+  doneAmountSql: (t) =>
+    sql`COALESCE(${sql.ref(`${t}.measured_duration_sec`)}, ${sql.ref(`${t}.duration_sec`)})`,
+  work: (row) => ({ workClass: row.quality, amount: row.duration_sec }),
+  defaults: RESTORE_DEFAULT_RUN_RATES,
+};
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -40,7 +59,23 @@ export function restoredFilename(filename: string): string {
   return `${base}-restored.mp4`;
 }
 
+/** Views of several jobs; their queue estimates cost at most two queries in all. */
+export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
+  const queue = await estimateQueue(p.db, RESTORE_QUEUE, rows, p.clock());
+  return Promise.all(rows.map((row) => viewOf(p, row, queue.get(row.id) ?? null)));
+}
+
+/** The view of one job, with its queue estimate while it is processing. */
 export async function jobView(p: RestoreDeps, row: RestoreJobRow): Promise<RestoreJobView> {
+  const [view] = await jobViews(p, [row]);
+  return view as RestoreJobView;
+}
+
+async function viewOf(
+  p: RestoreDeps,
+  row: RestoreJobRow,
+  queue: QueueEstimate | null,
+): Promise<RestoreJobView> {
   const downloadable = row.status === "done" && row.output_key && !row.files_deleted_at;
   const download_url = downloadable
     ? await p.storage.presignDownload(row.output_key as string, {
@@ -71,5 +106,6 @@ export async function jobView(p: RestoreDeps, row: RestoreJobRow): Promise<Resto
     updated_at: iso(row.updated_at) as string,
     finished_at: iso(row.finished_at),
     expires_at: iso(row.expires_at) as string,
+    queue,
   };
 }
