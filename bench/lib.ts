@@ -10,6 +10,7 @@ import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
 import type { Platform } from "../src/platform.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
+import { createSigner } from "../src/signing.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 
 export interface Figure {
@@ -90,6 +91,7 @@ export function percentile(values: number[], p: number): number {
 export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:0"): Platform {
   const dataDir = path.join(tmpdir(), `kinora-bench-${process.pid}`);
   const signingSecret = "bench-signing-secret-0123456789abcdef";
+  const signer = createSigner(signingSecret);
   return {
     db: database.db,
     clock: () => new Date(),
@@ -100,10 +102,10 @@ export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:
     storage: createLocalBlobStore({
       rootDir: path.join(dataDir, "files"),
       publicBaseUrl: publicUrl,
-      signingSecret,
+      signer,
     }),
     adminToken: "bench-admin-token-000000",
-    signingSecret,
+    signer,
     publicUrl,
     rateLimiter: rateLimiterFor(database),
     events: createEventHub(),

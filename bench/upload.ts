@@ -83,7 +83,7 @@ export async function benchUpload(bytes: number): Promise<Figure[]> {
     const store = createLocalBlobStore({
       rootDir: path.join(dir, "files"),
       publicBaseUrl: "http://127.0.0.1:1",
-      signingSecret: "bench-signing-secret-0123456789abcdef",
+      signer: "bench-signing-secret-0123456789abcdef",
     });
     app.route("/files", store.routes());
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as http.Server;

@@ -1,10 +1,18 @@
 /**
- * buildApp(deps): the whole HTTP surface — middleware, error handling and every route module.
+ * buildApp(deps): the whole HTTP surface — middleware, error handling, then every feature's
+ * routes (the core ones of features/core.ts and the optional ones passed in), mounted alike.
  * No I/O happens here beyond what the routes do per request, so tests call it in-process.
  */
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./domain/errors.js";
 import { JSON_BODY_MAX_BYTES } from "./domain/limits.js";
+import {
+  adminFeature,
+  filesFeature,
+  systemFeature,
+  walletFeature,
+  workerApiFeature,
+} from "./features/core.js";
 import { handleError } from "./http/errors.js";
 import { installFallbacks } from "./http/fallbacks.js";
 import { errorEnvelope } from "./http/middleware/error-envelope.js";
@@ -15,20 +23,9 @@ import { rateRules } from "./http/middleware/rate-rules.js";
 import { refuseNul } from "./http/middleware/refuse-nul.js";
 import { requestContext } from "./http/middleware/request-context.js";
 import { createRouter, type Router } from "./http/router.js";
-import { registerCreditWallet } from "./http/routes/admin/credit-wallet.js";
-import { registerPauseWallet } from "./http/routes/admin/pause-wallet.js";
-import { registerReconcile } from "./http/routes/admin/reconcile.js";
-import { registerSystemRoutes } from "./http/routes/system.js";
-import { registerCreateKey } from "./http/routes/wallet/create-key.js";
-import { registerCreateWallet } from "./http/routes/wallet/create-wallet.js";
-import { registerGetWallet } from "./http/routes/wallet/get-wallet.js";
-import { registerListKeys } from "./http/routes/wallet/list-keys.js";
-import { registerRevokeKey } from "./http/routes/wallet/revoke-key.js";
-import { registerWorkerApi } from "./http/routes/worker/index.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
-import type { Feature, Platform } from "./platform.js";
+import type { Feature, Platform, RouteContext } from "./platform.js";
 import { DEFAULT_IDEMPOTENCY_LIMITS } from "./services/idempotency.js";
-import { createUploadGuard } from "./services/upload-guard.js";
 
 /** What the routes need; the Platform satisfies it. */
 export type AppDeps = Platform;
@@ -80,28 +77,20 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
     isRaw(c.req.path) || isMcp(c.req.path) ? next() : idem(c, next),
   );
 
-  registerSystemRoutes(app, deps, opts.isReady ?? (() => true));
-  registerCreateWallet(app, deps);
-  registerGetWallet(app, deps);
-  registerCreateKey(app, deps, deps.config.maxAgentKeys);
-  registerListKeys(app, deps);
-  registerRevokeKey(app, deps);
-  registerCreditWallet(app, deps, deps.adminToken);
-  registerPauseWallet(app, deps, deps.adminToken);
-  registerReconcile(app, deps, deps.adminToken);
-
-  // Signed upload/download URLs of the local-disk store are served by kinora itself.
-  if ("routes" in deps.storage) {
-    app.route("/files", deps.storage.routes({ uploadGuard: createUploadGuard(deps) }));
-  }
-  for (const feature of features) feature.routes?.(app);
-  // The HTTP worker API serves the job queues of every feature (remote `kinora worker`).
-  registerWorkerApi(
-    app,
-    deps,
-    features.flatMap((f) => f.queues ?? []),
-    opts.workSource,
-  );
+  const ctx: RouteContext = {
+    queues: features.flatMap((f) => f.queues ?? []),
+    isReady: opts.isReady ?? (() => true),
+    ...(opts.workSource ? { workSource: opts.workSource } : {}),
+  };
+  const mounted = [
+    systemFeature(deps),
+    walletFeature(deps),
+    adminFeature(deps),
+    filesFeature(deps),
+    ...features,
+    workerApiFeature(deps),
+  ];
+  for (const feature of mounted) feature.routes?.(app, ctx);
 
   installFallbacks(app);
   return app;

@@ -19,6 +19,19 @@ const EnvSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SIGNING_SECRET_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every((s) => s.length >= 32),
+      "every secret must be at least 32 characters",
+    ),
   LOG_LEVEL: LogLevel.default("info"),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   STORAGE: z.enum(["local", "s3"]).default("local"),
@@ -87,6 +100,8 @@ export interface Config {
   dbPoolSize: number;
   adminToken: string | undefined;
   signingSecret: string | undefined;
+  /** Secrets signed with before a rotation: their tokens verify until they expire. */
+  signingSecretsPrevious: string[];
   logLevel: z.infer<typeof LogLevel>;
   shutdownGraceMs: number;
   storage: StorageConfig;
@@ -219,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: e.DB_POOL_SIZE,
     adminToken: e.ADMIN_TOKEN,
     signingSecret: e.SIGNING_SECRET,
+    signingSecretsPrevious: e.SIGNING_SECRET_PREVIOUS,
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     storage,

@@ -6,14 +6,25 @@
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
 import type { Executor, JobQueue } from "./jobs/work.js";
+import type { DbWorkSource } from "./jobs/work-source.js";
 import type { BackgroundTask } from "./services/deps.js";
 import type { Platform } from "./services/platform.js";
 
 export type { BackgroundTask, Platform };
 
+/** What buildApp hands every feature's routes: the whole app's view, not one feature's. */
+export interface RouteContext {
+  /** Every feature's job queues (the worker API serves them all). */
+  queues: JobQueue[];
+  /** False while starting or draining: /healthz answers 503. */
+  isReady: () => boolean;
+  /** The server's job system source, shared with the worker API; absent in route tests. */
+  workSource?: () => DbWorkSource | undefined;
+}
+
 export interface Feature {
   name: string;
-  routes?(app: Router): void;
+  routes?(app: Router, ctx: RouteContext): void;
   queues?: JobQueue[];
   executors?: Executor[];
   /** Background work (sweepers, confirmers); started by `kinora serve`, not by route tests. */
@@ -29,7 +40,7 @@ export function jobEngineDeps(p: Platform): JobEngineDeps {
     clock: p.clock,
     log: p.log,
     storage: p.storage,
-    signingSecret: p.signingSecret,
+    signer: p.signer,
     publicUrl: p.publicUrl,
     retentionHours: p.config.retentionHours,
     notifyJobs: () => p.notifyJobs(),

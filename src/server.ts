@@ -21,6 +21,7 @@ import type { BackgroundTask, Platform } from "./platform.js";
 import { loadOrCreateSecret } from "./secrets.js";
 import { type OpenedDatabase, openServerDatabase } from "./server-database.js";
 import { rateLimiterFor } from "./services/rate-limiter-for.js";
+import { createSigner } from "./signing.js";
 import { storageFromConfig } from "./storage/from-config.js";
 import { type JobSystem, startJobSystem } from "./workers/supervisor.js";
 
@@ -48,6 +49,7 @@ export async function startServer(
     });
   }
   const signing = loadOrCreateSecret(config.dataDir, "signing-secret", config.signingSecret);
+  const signer = createSigner(signing.value, config.signingSecretsPrevious);
 
   // Bind the port first: with PORT=0 the real port, and so the URLs we hand out, are known
   // only after listening. Until the app is built every request gets a 503 from /healthz's rule.
@@ -79,11 +81,11 @@ export async function startServer(
     log,
     config,
     database,
-    storage: await storageFromConfig(config, publicUrl, signing.value),
+    storage: await storageFromConfig(config, publicUrl, signer),
     rateLimiter: rateLimiterFor(database),
     events: createEventHub(),
     adminToken: admin.value,
-    signingSecret: signing.value,
+    signer,
     publicUrl,
     async notifyJobs() {
       wakeLocal();

@@ -9,6 +9,13 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
+/** Why a token did not verify, so a caller can tell the holder what to do. */
+export type SignatureProblem = "malformed" | "forged" | "expired";
+
+export type Checked<T> =
+  | { ok: true; claims: T }
+  | { ok: false; problem: SignatureProblem /** expired: when */; expiredAtMs?: number };
+
 export interface Signer {
   /** Signs `claims` for `purpose`, valid until `expiresAtMs`. */
   sign(purpose: string, claims: Record<string, unknown>, expiresAtMs: number): string;
@@ -18,6 +25,12 @@ export interface Signer {
     token: string,
     nowMs: number,
   ): T | null;
+  /** Like verify, saying why a token is refused. A token for another purpose is "forged". */
+  check<T extends Record<string, unknown>>(
+    purpose: string,
+    token: string,
+    nowMs: number,
+  ): Checked<T>;
 }
 
 const MAX_TOKEN_CHARS = 4096;
@@ -35,19 +48,21 @@ function mac(secret: string, purpose: string, kid: string, payload: string): Buf
 export function createSigner(current: string, previous: readonly string[] = []): Signer {
   const keys = new Map([current, ...previous].map((s) => [keyId(s), s]));
   const currentKid = keyId(current);
-  return {
+  const signer: Signer = {
     sign(purpose, claims, expiresAtMs) {
       const payload = Buffer.from(
         JSON.stringify({ ...claims, exp: Math.ceil(expiresAtMs / 1000) }),
       ).toString("base64url");
       return `${currentKid}.${payload}.${mac(current, purpose, currentKid, payload).toString("base64url")}`;
     },
-    verify<T extends Record<string, unknown>>(
+    check<T extends Record<string, unknown>>(
       purpose: string,
       token: string,
       nowMs: number,
-    ): T | null {
-      if (typeof token !== "string" || token.length > MAX_TOKEN_CHARS) return null;
+    ): Checked<T> {
+      if (typeof token !== "string" || token.length > MAX_TOKEN_CHARS) {
+        return { ok: false, problem: "malformed" };
+      }
       const [kid, payload, sig, extra] = token.split(".");
       if (
         !kid ||
@@ -57,21 +72,31 @@ export function createSigner(current: string, previous: readonly string[] = []):
         !B64URL.test(payload) ||
         !B64URL.test(sig)
       ) {
-        return null;
+        return { ok: false, problem: "malformed" };
       }
       const secret = keys.get(kid);
-      if (!secret) return null;
+      if (!secret) return { ok: false, problem: "forged" };
       const given = Buffer.from(sig, "base64url");
       const expected = mac(secret, purpose, kid, payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return { ok: false, problem: "forged" };
+      }
       let claims: Record<string, unknown>;
       try {
         claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
       } catch {
-        return null;
+        return { ok: false, problem: "malformed" };
       }
-      if (typeof claims.exp !== "number" || claims.exp * 1000 <= nowMs) return null;
-      return claims as T;
+      if (typeof claims.exp !== "number") return { ok: false, problem: "malformed" };
+      if (claims.exp * 1000 <= nowMs) {
+        return { ok: false, problem: "expired", expiredAtMs: claims.exp * 1000 };
+      }
+      return { ok: true, claims: claims as T };
+    },
+    verify<T extends Record<string, unknown>>(purpose: string, token: string, nowMs: number) {
+      const checked = signer.check<T>(purpose, token, nowMs);
+      return checked.ok ? checked.claims : null;
     },
   };
+  return signer;
 }

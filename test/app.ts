@@ -2,6 +2,7 @@
  * A fresh app on a fresh database for one test file, called in-process (app.request), plus
  * helpers that create wallets and keys the way a caller would: through the API.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import type { Feature, FeatureFactory, Platform } from "../src/platform.js";
 import { credit } from "../src/services/ledger.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
+import { createSigner } from "../src/signing.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { openTestDatabase, type TestDatabase } from "./db.js";
 import { coreDeps, type TestClock, testClock } from "./deps.js";
@@ -75,6 +77,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     ...opts.env,
   });
   const signingSecret = "test-signing-secret-0123456789abcdef";
+  const signer = createSigner(signingSecret);
   let platform: Platform = {
     ...coreDeps(database, clock),
     config,
@@ -82,11 +85,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     storage: createLocalBlobStore({
       rootDir: path.join(dataDir, "files"),
       publicBaseUrl: TEST_PUBLIC_URL,
-      signingSecret,
+      signer,
       now: () => clock.now().getTime(),
     }),
     adminToken: ADMIN_TOKEN,
-    signingSecret,
+    signer,
     publicUrl: TEST_PUBLIC_URL,
     rateLimiter: rateLimiterFor(database, clock.now),
     events: createEventHub(),

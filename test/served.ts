@@ -37,7 +37,7 @@ export async function serveTestApp(
         storage: createLocalBlobStore({
           rootDir: path.join(dir, "files"),
           publicBaseUrl: url,
-          signingSecret: p.signingSecret,
+          signer: p.signer,
         }),
       };
       return opts.platform ? opts.platform(served) : served;

@@ -48,7 +48,6 @@ export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps 
     events: p.events,
     storage: p.storage,
     config: p.config,
-    signingSecret: p.signingSecret,
     publicUrl: p.publicUrl,
     notifyJobs: () => p.notifyJobs(),
     jobWatch: p.jobWatch,

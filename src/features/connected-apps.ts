@@ -20,7 +20,7 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
       ids: p.ids,
       log: p.log,
       publicUrl: p.publicUrl,
-      signingSecret: p.signingSecret,
+      signer: p.signer,
       rateLimiter: p.rateLimiter,
       trustProxy: p.config.trustProxy,
       registerLimit: p.config.rateLimits.oauthRegister,

@@ -104,7 +104,7 @@ export async function buildPaymentsFeature(
       if (deps.restore) registerRestoreCheckout(app, deps);
       registerUsdcRefund(app, deps, platform.adminToken);
       registerHeldCheckouts(app, deps, platform.adminToken);
-      registerCheckoutPages(app, deps, platform.signingSecret);
+      registerCheckoutPages(app, deps, platform.signer);
     },
     async start() {
       return startPaymentTasks(deps, config.pollMs);

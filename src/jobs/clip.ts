@@ -23,7 +23,7 @@ export type ClipRow = Selectable<ClipsTable>;
 async function workItem(row: ClipRow, deps: JobEngineDeps) {
   const lifetimeSec = CLIP_DOWNLOAD_URL_SEC;
   // The same output path as restores: a signed ticket request, then a PUT straight to storage.
-  const token = signOutputToken(deps.signingSecret, {
+  const token = signOutputToken(deps.signer, {
     key: clipOutputKey(row.id),
     jobId: row.id,
     maxBytes: CLIP_OUTPUT_MAX_BYTES,

@@ -4,12 +4,14 @@
  * refunded, what a finished or failed attempt writes, which files it owns and its retention
  * rules. Restores and clips are two of these (./restore.ts, ./clip.ts); a new kind is one more.
  */
+
 import type { Kysely, RawBuilder } from "kysely";
 import type { DB } from "../db/schema.js";
 import type { KinoraEvents } from "../domain/events.js";
 import type { EngineMove, Move } from "../domain/jobs/moves.js";
 import type { Logger } from "../logger.js";
 import type { LedgerEvents } from "../services/ledger.js";
+import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { WorkFailure, WorkItem, WorkResult } from "./work.js";
 
@@ -50,7 +52,7 @@ export interface JobEngineDeps {
   log: Logger;
   storage: BlobStore;
   /** HMAC key for the output tokens of work items. */
-  signingSecret: string;
+  signer: Signer;
   /** Base of the URLs in work items (the worker API's output ticket). */
   publicUrl: string;
   retentionHours: number;

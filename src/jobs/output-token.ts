@@ -3,10 +3,10 @@
  * upload links are bound to an exact size, so a WorkItem's `outputUrl` is kinora's
  * POST /worker/output-ticket and its headers carry a signed token naming the storage key.
  * The worker POSTs `{size_bytes, content_type}` there and gets a presigned PUT for exactly
- * that size. The token (HMAC with the signing secret, expiring) is the only credential, so
+ * that size. The token (src/signing.ts: purpose-bound, expiring, key id) is the only credential, so
  * in-process and remote workers use the same path without storage or database credentials.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Signer } from "../signing.js";
 
 export const OUTPUT_TOKEN_HEADER = "x-kinora-output-token";
 
@@ -17,28 +17,24 @@ export interface OutputClaims {
   expSec: number;
 }
 
-const sign = (secret: string, payload: string) =>
-  createHmac("sha256", secret).update(`output.${payload}`).digest("base64url");
+const PURPOSE = "output-ticket";
 
-export function signOutputToken(secret: string, claims: OutputClaims): string {
-  const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
-  return `${payload}.${sign(secret, payload)}`;
+export function signOutputToken(signer: Signer, claims: OutputClaims): string {
+  const { expSec, ...rest } = claims;
+  return signer.sign(PURPOSE, rest, expSec * 1000);
 }
 
 export function verifyOutputToken(
-  secret: string,
+  signer: Signer,
   token: string,
   nowMs: number,
 ): OutputClaims | null {
-  const [payload, mac] = token.split(".");
-  if (!payload || !mac) return null;
-  const expected = Buffer.from(sign(secret, payload));
-  const given = Buffer.from(mac);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-  try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as OutputClaims;
-    return claims.expSec * 1000 > nowMs ? claims : null;
-  } catch {
-    return null;
-  }
+  const c = signer.verify<{ key?: unknown; jobId?: unknown; maxBytes?: unknown; exp: number }>(
+    PURPOSE,
+    token,
+    nowMs,
+  );
+  if (!c || typeof c.key !== "string" || typeof c.jobId !== "string") return null;
+  if (typeof c.maxBytes !== "number") return null;
+  return { key: c.key, jobId: c.jobId, maxBytes: c.maxBytes, expSec: c.exp };
 }

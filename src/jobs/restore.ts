@@ -37,7 +37,7 @@ export async function refundRestore(
 
 async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
   const expSec = Math.floor(deps.clock().getTime() / 1000) + WORKER_URL_LIFETIME_SEC;
-  const token = signOutputToken(deps.signingSecret, {
+  const token = signOutputToken(deps.signer, {
     key: restoreOutputKey(row.id),
     jobId: row.id,
     maxBytes: MAX_OUTPUT_BYTES,

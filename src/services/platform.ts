@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { EventHub } from "../domain/events.js";
 import type { JobWatch } from "../jobs/watch.js";
+import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { LocalBlobStore } from "../storage/local-store.js";
 import type { CoreDeps } from "./deps.js";
@@ -17,8 +18,8 @@ export interface Platform extends CoreDeps {
   database: Database;
   storage: BlobStore | LocalBlobStore;
   adminToken: string;
-  /** HMAC key for signed URLs and tokens kinora issues itself. */
-  signingSecret: string;
+  /** Signs and checks every token kinora issues (purpose, expiry, key id for rotation). */
+  signer: Signer;
   /** Base of every URL handed to callers (upload links, checkout pages, webhooks). */
   publicUrl: string;
   /** Tells workers (this process and, via NOTIFY, others) that a job became claimable. */

@@ -1,13 +1,14 @@
 /** Builds the configured BlobStore: local disk under DATA_DIR (default) or S3-compatible. */
 import path from "node:path";
 import type { Config } from "../config.js";
+import type { Signer } from "../signing.js";
 import type { BlobStore } from "./blob-store.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 
 export async function storageFromConfig(
   config: Config,
   publicUrl: string,
-  signingSecret: string,
+  signer: Signer,
   now?: () => number,
 ): Promise<BlobStore | LocalBlobStore> {
   const s = config.storage;
@@ -28,7 +29,7 @@ export async function storageFromConfig(
   return createLocalBlobStore({
     rootDir: s.dir ?? path.join(config.dataDir, "files"),
     publicBaseUrl: publicUrl,
-    signingSecret,
+    signer,
     now,
   });
 }

@@ -11,6 +11,7 @@
  */
 import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
+import type { Signer } from "../signing.js";
 import { attachmentDisposition, type UploadGuard } from "./blob-store.js";
 import { nodeChunks, webChunks } from "./file-io.js";
 import { decideRange, ifRangeMatches } from "./http-range.js";
@@ -19,7 +20,7 @@ import { type DownloadClaims, type UploadClaims, verifyToken } from "./local-tok
 
 export interface LocalRoutesDeps {
   disk: LocalDisk;
-  signingSecret: string;
+  signer: Signer;
   now: () => number;
   guard?: UploadGuard;
 }
@@ -51,7 +52,7 @@ export function buildLocalRoutes(deps: LocalRoutesDeps): Hono {
 }
 
 async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
-  const check = verifyToken(c.req.param("token") ?? "", "upload", deps.signingSecret, deps.now());
+  const check = verifyToken(c.req.param("token") ?? "", "upload", deps.signer, deps.now());
   if (!check.ok) return fail(c, 403, check.detail);
   const claims = check.claims;
   const refusal = refuseHeaders(c, claims);
@@ -129,7 +130,7 @@ function isClientAbort(err: unknown): boolean {
 }
 
 async function handleDownload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
-  const check = verifyToken(c.req.param("token") ?? "", "download", deps.signingSecret, deps.now());
+  const check = verifyToken(c.req.param("token") ?? "", "download", deps.signer, deps.now());
   if (!check.ok) return fail(c, 403, check.detail);
   const opened = await deps.disk.openForRead(check.claims.key);
   if (!opened) {

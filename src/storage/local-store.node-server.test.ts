@@ -37,7 +37,7 @@ beforeAll(async () => {
   store = createLocalBlobStore({
     rootDir: root,
     publicBaseUrl: `http://127.0.0.1:${port}`,
-    signingSecret: SECRET,
+    signer: SECRET,
     now: clock.now,
   });
   app = new Hono();

@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSigner } from "../signing.js";
 import { BlobNotFoundError } from "./blob-store.js";
 import { InvalidKeyError, restoreInputKey } from "./keys.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
@@ -30,7 +31,7 @@ beforeEach(async () => {
   store = createLocalBlobStore({
     rootDir: root,
     publicBaseUrl: BASE,
-    signingSecret: SECRET,
+    signer: SECRET,
     now: clock.now,
   });
   app = new Hono().route("/files", store.routes());
@@ -105,10 +106,10 @@ describe("local store upload URL", () => {
     expect(res.headers.get("content-disposition")).toBe('inline; filename="clip.mp4"');
     // Flipping the disposition in the payload breaks the signature.
     const attachment = await store.presignDownload(KEY, { expiresInSec: 60, filename: "clip.mp4" });
-    const [payload, mac] = (attachment.split("/d/")[1] as string).split(".");
+    const [kid, payload, mac] = (attachment.split("/d/")[1] as string).split(".");
     const claims = JSON.parse(Buffer.from(payload as string, "base64url").toString());
     const forged = Buffer.from(JSON.stringify({ ...claims, i: 1 })).toString("base64url");
-    expect((await app.request(`${BASE}/files/d/${forged}.${mac}`)).status).toBe(403);
+    expect((await app.request(`${BASE}/files/d/${kid}.${forged}.${mac}`)).status).toBe(403);
   });
 
   it("answers HEAD with the headers and no body, and ignores a stale If-Range", async () => {
@@ -134,11 +135,11 @@ describe("local store upload URL", () => {
 
   it("refuses a tampered token with 403 and stores nothing", async () => {
     const t = await ticket();
-    const [payload, sig] = t.url.split("/u/")[1]!.split(".");
+    const [kid, payload, sig] = t.url.split("/u/")[1]!.split(".");
     const claims = JSON.parse(Buffer.from(payload!, "base64url").toString());
     claims.n = 5;
     const forged = Buffer.from(JSON.stringify(claims)).toString("base64url");
-    const res = await put(`${BASE}/files/u/${forged}.${sig}`, bytes(5), t.headers);
+    const res = await put(`${BASE}/files/u/${kid}.${forged}.${sig}`, bytes(5), t.headers);
     expect(res.status).toBe(403);
     expect((await res.json()).detail).toMatch(/signature does not match/);
     const flipped = t.url.slice(0, -2) + (t.url.endsWith("AA") ? "BB" : "AA");
@@ -255,7 +256,7 @@ describe("local store upload URL", () => {
         sizeBytes: 1,
         expiresAtSec: 2e9,
       },
-      SECRET,
+      createSigner(SECRET),
     );
     const res = await put(`${BASE}/files/u/${evil}`, bytes(1), { "Content-Type": "video/mp4" });
     expect(res.status).toBe(403);
@@ -270,7 +271,7 @@ describe("local store upload URL", () => {
     const small = createLocalBlobStore({
       rootDir: root,
       publicBaseUrl: BASE,
-      signingSecret: SECRET,
+      signer: SECRET,
       maxUploadBytes: 10,
     });
     await expect(

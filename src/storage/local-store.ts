@@ -8,6 +8,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { addAbortSignal } from "node:stream";
 import type { Hono } from "hono";
+import { createSigner, type Signer } from "../signing.js";
 import {
   assertContentType,
   assertLifetime,
@@ -30,8 +31,11 @@ export interface LocalBlobStoreOptions {
   rootDir: string;
   /** Where callers reach kinora, e.g. http://127.0.0.1:8080 or https://example.com/kinora. */
   publicBaseUrl: string;
-  /** HMAC key for URL tokens; every node serving /files must share it. */
-  signingSecret: string;
+  /**
+   * Signs the URL tokens: the platform's Signer (rotation-aware), or a secret to make one from.
+   * Every node serving /files must share the secret.
+   */
+  signer: Signer | string;
   /** Clock in epoch milliseconds; injected by tests. */
   now?: () => number;
   maxUploadBytes?: number;
@@ -49,14 +53,14 @@ export type LocalBlobStore = BlobStore & {
 };
 
 export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStore {
-  if (opts.signingSecret.length < MIN_SECRET_LENGTH) {
-    throw new RangeError(`signingSecret must be at least ${MIN_SECRET_LENGTH} characters`);
+  if (typeof opts.signer === "string" && opts.signer.length < MIN_SECRET_LENGTH) {
+    throw new RangeError(`the signing secret must be at least ${MIN_SECRET_LENGTH} characters`);
   }
   const baseUrl = `${normaliseBaseUrl(opts.publicBaseUrl)}${normaliseMount(opts.mountPath ?? "/files")}`;
   const now = opts.now ?? Date.now;
   const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const disk = createLocalDisk(opts.rootDir);
-  const secret = opts.signingSecret;
+  const signer = typeof opts.signer === "string" ? createSigner(opts.signer) : opts.signer;
   let app: Hono | undefined;
 
   const expiry = (expiresInSec: number) => Math.floor(now() / 1000) + expiresInSec;
@@ -64,7 +68,7 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
   return {
     kind: "local",
     routes: (routeOpts = {}) => {
-      app ??= buildLocalRoutes({ disk, signingSecret: secret, now, guard: routeOpts.uploadGuard });
+      app ??= buildLocalRoutes({ disk, signer, now, guard: routeOpts.uploadGuard });
       return app;
     },
     async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {
@@ -75,7 +79,7 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
       const expiresAtSec = expiry(expiresInSec);
       const token = signToken(
         { purpose: "upload", key, contentType, sizeBytes, expiresAtSec, ...(upTo ? { upTo } : {}) },
-        secret,
+        signer,
       );
       return {
         url: `${baseUrl}/u/${token}`,
@@ -96,7 +100,7 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
           inline,
           expiresAtSec: expiry(expiresInSec),
         },
-        secret,
+        signer,
       );
       return `${baseUrl}/d/${token}`;
     },

@@ -1,11 +1,9 @@
 /**
- * Signed, expiring, single-purpose tokens for the local store's upload and
- * download URLs. A token is `<payload>.<mac>`: the payload is base64url JSON of
- * the claims, the mac is base64url HMAC-SHA256 over a versioned prefix plus
- * the payload. Nothing is kept server-side, so any node holding the secret can
- * check a token.
+ * Signed, expiring, single-purpose tokens for the local store's upload and download URLs,
+ * made and checked by the one signing module (src/signing.ts: purpose, expiry, key id for
+ * rotation). Nothing is kept server-side, so any node holding the secret can check a token.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Signer } from "../signing.js";
 import { isValidKey } from "./keys.js";
 
 /** Upload claims: PUT to `key` of exactly (upTo: at most) `sizeBytes` bytes typed `contentType`. */
@@ -35,17 +33,16 @@ export type TokenCheck<P extends TokenClaims["purpose"]> =
   | { ok: true; claims: Extract<TokenClaims, { purpose: P }> }
   | { ok: false; detail: string };
 
-// Domain separation: a MAC made for anything else (or a future format) never verifies here.
-const MAC_PREFIX = "kinora.blob.v1.";
-const MAX_TOKEN_LENGTH = 4096;
-const B64URL = /^[A-Za-z0-9_-]+$/;
+/** Signer purposes: a link made for one never verifies as the other (or as any other token). */
+const PURPOSE = { upload: "blob-upload", download: "blob-download" } as const;
+const MALFORMED = "this link is malformed; use the URL exactly as it was given";
 
-/** Wire form of the claims: short names keep URLs short. */
+/** Wire form of the claims: short names keep URLs short (the signer adds `exp`). */
 interface WireClaims {
   v: 1;
   p: "u" | "d";
   k: string;
-  e: number;
+  exp: number;
   t?: string;
   n?: number;
   f?: string;
@@ -53,14 +50,13 @@ interface WireClaims {
   u?: 1;
 }
 
-export function signToken(claims: TokenClaims, secret: string): string {
-  const wire: WireClaims =
+export function signToken(claims: TokenClaims, signer: Signer): string {
+  const wire =
     claims.purpose === "upload"
       ? {
           v: 1,
           p: "u",
           k: claims.key,
-          e: claims.expiresAtSec,
           t: claims.contentType,
           n: claims.sizeBytes,
           ...(claims.upTo ? { u: 1 as const } : {}),
@@ -69,79 +65,56 @@ export function signToken(claims: TokenClaims, secret: string): string {
           v: 1,
           p: "d",
           k: claims.key,
-          e: claims.expiresAtSec,
-          t: claims.contentType,
-          f: claims.filename,
+          ...(claims.contentType !== undefined ? { t: claims.contentType } : {}),
+          ...(claims.filename !== undefined ? { f: claims.filename } : {}),
           ...(claims.inline ? { i: 1 as const } : {}),
         };
-  const payload = Buffer.from(JSON.stringify(wire)).toString("base64url");
-  return `${payload}.${mac(payload, secret).toString("base64url")}`;
+  return signer.sign(PURPOSE[claims.purpose], wire, claims.expiresAtSec * 1000);
 }
 
 /**
- * Checks signature, shape, purpose and expiry, in that order, and says which
- * one failed so the caller learns what to fix.
+ * Checks signature, shape, purpose and expiry, and says which one failed so the caller
+ * learns what to fix.
  */
 export function verifyToken<P extends TokenClaims["purpose"]>(
   token: string,
   purpose: P,
-  secret: string,
+  signer: Signer,
   nowMs: number,
 ): TokenCheck<P> {
-  const [payload, sig, extra] = token.split(".");
-  if (
-    token.length > MAX_TOKEN_LENGTH ||
-    extra !== undefined ||
-    !payload ||
-    !sig ||
-    !B64URL.test(payload) ||
-    !B64URL.test(sig)
-  ) {
-    return { ok: false, detail: "this link is malformed; use the URL exactly as it was given" };
-  }
-  const given = Buffer.from(sig, "base64url");
-  const expected = mac(payload, secret);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  const checked = signer.check<Partial<WireClaims>>(PURPOSE[purpose], token, nowMs);
+  if (!checked.ok) {
+    if (checked.problem === "malformed") return { ok: false, detail: MALFORMED };
+    if (checked.problem === "expired") {
+      const when = new Date(checked.expiredAtMs ?? nowMs).toISOString();
+      return { ok: false, detail: `this link expired at ${when}; ask for a new one` };
+    }
+    const other = purpose === "upload" ? "download" : "upload";
+    if (signer.check(PURPOSE[other], token, Number.NEGATIVE_INFINITY).ok) {
+      return {
+        ok: false,
+        detail:
+          other === "upload"
+            ? "this is an upload link; it accepts only PUT"
+            : "this is a download link; upload with the upload_url you were given",
+      };
+    }
     return {
       ok: false,
       detail: "this link's signature does not match; it was altered or is not ours",
     };
   }
-  const claims = decodeClaims(payload);
-  if (!claims)
-    return { ok: false, detail: "this link is malformed; use the URL exactly as it was given" };
-  if (claims.purpose !== purpose) {
-    return {
-      ok: false,
-      detail:
-        claims.purpose === "upload"
-          ? "this is an upload link; it accepts only PUT"
-          : "this is a download link; upload with the upload_url you were given",
-    };
-  }
-  if (nowMs >= claims.expiresAtSec * 1000) {
-    const when = new Date(claims.expiresAtSec * 1000).toISOString();
-    return { ok: false, detail: `this link expired at ${when}; ask for a new one` };
-  }
+  const claims = decodeClaims(checked.claims);
+  if (!claims || claims.purpose !== purpose) return { ok: false, detail: MALFORMED };
   return { ok: true, claims: claims as Extract<TokenClaims, { purpose: P }> };
 }
 
-function mac(payload: string, secret: string): Buffer {
-  return createHmac("sha256", secret).update(MAC_PREFIX).update(payload).digest();
-}
-
 /** Only runs on authenticated payloads; still checks shape so a bug in signing is caught here. */
-function decodeClaims(payload: string): TokenClaims | null {
-  let wire: Partial<WireClaims>;
-  try {
-    wire = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
+function decodeClaims(wire: Partial<WireClaims>): TokenClaims | null {
   if (wire === null || typeof wire !== "object" || wire.v !== 1) return null;
-  const { k, e, t, n, f } = wire;
-  if (typeof k !== "string" || !isValidKey(k) || !Number.isSafeInteger(e)) return null;
-  const expiresAtSec = e as number;
+  const { k, exp, t, n, f } = wire;
+  if (typeof k !== "string" || !isValidKey(k) || !Number.isSafeInteger(exp)) return null;
+  const expiresAtSec = exp as number;
   if (wire.p === "u") {
     if (typeof t !== "string" || !Number.isSafeInteger(n) || (n as number) < 0) return null;
     const upTo = wire.u === 1 ? { upTo: true } : {};

@@ -3,6 +3,7 @@
  * return pages …/done and …/cancelled, which are also Stripe's success_url and cancel_url.
  * Forms post with an empty body; the per-checkout token rides in the action URL.
  */
+
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppEnv } from "../http/env.js";
@@ -15,6 +16,7 @@ import {
   findCheckout,
 } from "../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
+import type { Signer } from "../signing.js";
 import {
   CancelledPage,
   DonePage,
@@ -31,7 +33,7 @@ function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 4
   return c.html(`<!doctype html>${String(node)}`, status);
 }
 
-export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signingSecret: string) {
+export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: Signer) {
   const { platform } = deps;
   const load = async (c: Context<AppEnv>): Promise<CheckoutRow | undefined> => {
     const id = c.req.param("id") ?? "";
@@ -39,7 +41,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signingSe
   };
   const expired = (row: CheckoutRow) => new Date(row.expires_at) <= platform.clock();
   const tokenOk = (c: Context<AppEnv>, row: CheckoutRow) =>
-    checkPageToken(signingSecret, row.id, c.req.query("token") ?? "");
+    checkPageToken(signer, row.id, c.req.query("token") ?? "", platform.clock().getTime());
   const bad = (c: Context<AppEnv>, text: string) =>
     html(c, <Page title="Checkout">{<p id="status">{text}</p>}</Page>, 400);
 
@@ -52,7 +54,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signingSe
         <Page title="Checkout">{<p id="status">{statusSentence(row, expired(row))}</p>}</Page>,
       );
     }
-    const token = checkoutPageToken(signingSecret, row.id);
+    const token = checkoutPageToken(signer, row.id, platform.clock().getTime());
     return html(c, <PayPage row={row} token={token} expired={expired(row)} />);
   });
 

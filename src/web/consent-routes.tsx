@@ -74,7 +74,7 @@ const AUTHORIZE_PARAMS = [
 ];
 
 export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
-  const signer = createSigner(deps.signingSecret);
+  const signer = deps.signer;
   const resource = `${deps.publicUrl}/mcp`;
   const issuer = deps.publicUrl;
 

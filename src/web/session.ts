@@ -5,12 +5,13 @@
  * the browser's cookie (the session's, or before sign-in a random "pre" cookie), so no token
  * is stored and a forged form from another site cannot know it.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { hashSecret } from "../domain/ids.js";
 import type { AppEnv } from "../http/env.js";
 import type { CoreDeps } from "../services/deps.js";
+import type { Signer } from "../signing.js";
 
 export const SESSION_COOKIE = "kinora_session";
 export const PRE_COOKIE = "kinora_pre";
@@ -22,7 +23,7 @@ export const SESSION_MAX_MS = 7 * 24 * 3600_000;
 const TOUCH_MS = 5 * 60_000;
 
 export interface WebDeps extends CoreDeps {
-  signingSecret: string;
+  signer: Signer;
   publicUrl: string;
 }
 
@@ -86,30 +87,36 @@ export async function endSession(deps: WebDeps, c: Context<AppEnv>) {
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
 }
 
-const mac = (deps: WebDeps, value: string) =>
-  createHmac("sha256", deps.signingSecret).update(`kinora.csrf.v1.${value}`).digest("base64url");
+const CSRF = "csrf";
+/** A form token outlives the pages that carry it by far, and the pre-sign-in cookie too. */
+const CSRF_TTL_MS = 24 * 3600_000;
+/** The cookie a token is bound to, as a digest (the token never carries the cookie itself). */
+const bound = (value: string) => createHash("sha256").update(value).digest("base64url");
 
 /** The token forms must carry, bound to this browser's cookie (set here if it has none). */
 export function csrfToken(deps: WebDeps, c: Context<AppEnv>): string {
-  const session = getCookie(c, SESSION_COOKIE);
-  if (session) return mac(deps, session);
-  let pre = getCookie(c, PRE_COOKIE);
-  if (!pre) {
-    pre = randomBytes(24).toString("base64url");
-    setCookie(c, PRE_COOKIE, pre, cookieOptions(deps, 24 * 3600));
+  let value = getCookie(c, SESSION_COOKIE);
+  if (!value) {
+    value = getCookie(c, PRE_COOKIE);
+    if (!value) {
+      value = randomBytes(24).toString("base64url");
+      setCookie(c, PRE_COOKIE, value, cookieOptions(deps, 24 * 3600));
+    }
   }
-  return mac(deps, pre);
+  return deps.signer.sign(CSRF, { b: bound(value) }, deps.clock().getTime() + CSRF_TTL_MS);
 }
 
 /** Whether a submitted form's token belongs to this browser. */
 export function csrfValid(deps: WebDeps, c: Context<AppEnv>, token: unknown): boolean {
-  if (typeof token !== "string" || token.length === 0 || token.length > 100) return false;
+  if (typeof token !== "string" || token.length === 0 || token.length > 400) return false;
+  const claims = deps.signer.verify<{ b?: unknown }>(CSRF, token, deps.clock().getTime());
+  if (!claims || typeof claims.b !== "string") return false;
+  const given = Buffer.from(claims.b);
   const candidates = [getCookie(c, SESSION_COOKIE), getCookie(c, PRE_COOKIE)].filter(
     (v): v is string => typeof v === "string" && v.length > 0,
   );
-  const given = Buffer.from(token);
   return candidates.some((value) => {
-    const expected = Buffer.from(mac(deps, value));
+    const expected = Buffer.from(bound(value));
     return expected.length === given.length && timingSafeEqual(expected, given);
   });
 }

@@ -12,6 +12,7 @@ import { restoreFeature } from "../features/restore.js";
 import type { Executor, JobQueue, WorkSource } from "../jobs/work.js";
 import { createDbWorkSource } from "../jobs/work-source.js";
 import { silentLogger } from "../logger.js";
+import { restoreOutputKey } from "../storage/keys.js";
 import { startWorkerLoop } from "./loop.js";
 
 let t: TestApp;
@@ -52,13 +53,19 @@ const row = (id: string) =>
 function slowExecutor(ms: number): Executor {
   return {
     kind: "restore",
-    async execute(_item, ctx) {
+    async execute(item, ctx) {
       const end = Date.now() + ms;
       while (Date.now() < end && !ctx.signal.aborted) {
         ctx.progress(1 - (end - Date.now()) / ms);
         await new Promise((r) => setTimeout(r, 50));
       }
       if (ctx.signal.aborted) throw new Error("aborted");
+      // `done` needs the result in storage (the engine checks); the input stands in for it.
+      await t.platform.storage.uploadFromFile(
+        restoreOutputKey(item.jobId),
+        video.path,
+        "video/mp4",
+      );
       return { outputBytes: 1, meta: {} };
     },
   };

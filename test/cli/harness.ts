@@ -111,7 +111,7 @@ async function serveApp(dir: string, faults: Faults): Promise<Served> {
       storage: createLocalBlobStore({
         rootDir: path.join(dir, "files"),
         publicBaseUrl: url,
-        signingSecret: p.signingSecret,
+        signer: p.signer,
       }),
     }),
   });

@@ -37,7 +37,7 @@ beforeAll(async () => {
       storage: createLocalBlobStore({
         rootDir: path.join(dir, "files"),
         publicBaseUrl: url,
-        signingSecret: p.signingSecret,
+        signer: p.signer,
       }),
     }),
   });

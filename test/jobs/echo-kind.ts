@@ -61,6 +61,8 @@ export async function createEchoTable(db: Db): Promise<void> {
       max_attempts integer NOT NULL,
       lease_owner text,
       lease_expires_at timestamptz,
+      claimed_at timestamptz,
+      claimed_by text,
       progress double precision,
       error text,
       created_at timestamptz NOT NULL,

@@ -19,6 +19,7 @@ import { paymentsFeature } from "../../src/features/payments.js";
 import { restoreFeature } from "../../src/features/restore.js";
 import { checkoutPageToken } from "../../src/payments/test-checkout/provider.js";
 import { credit } from "../../src/services/ledger.js";
+import { createSigner } from "../../src/signing.js";
 import { createLocalBlobStore } from "../../src/storage/local-store.js";
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from "../app.js";
 import { makeImage, stubClassifier } from "../clips/helpers.js";
@@ -64,11 +65,11 @@ export async function buildEmbeddedInstall(): Promise<EmbeddedInstall> {
     ],
     platform: (p) => ({
       ...p,
-      signingSecret: SIGNING_SECRET,
+      signer: createSigner(SIGNING_SECRET),
       storage: createLocalBlobStore({
         rootDir: filesDir,
         publicBaseUrl: TEST_PUBLIC_URL,
-        signingSecret: SIGNING_SECRET,
+        signer: SIGNING_SECRET,
       }),
     }),
   });
@@ -200,7 +201,7 @@ async function paidCheckout(t: TestApp, wallet: Caller) {
   expectStatus("POST /wallet/topup", topup);
   const id = topup.body.checkout_id as string;
   const pay = await t.app.request(
-    `/checkout/${id}/pay?token=${checkoutPageToken(SIGNING_SECRET, id)}`,
+    `/checkout/${id}/pay?token=${checkoutPageToken(createSigner(SIGNING_SECRET), id, Date.now())}`,
     { method: "POST" },
   );
   if (pay.status !== 303) throw new Error(`pay: ${pay.status}`);

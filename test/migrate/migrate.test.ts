@@ -4,6 +4,7 @@
  * served again from the target with the same keys and session, and refused where it must be:
  * a non-empty target, a drifted source, a DATA_DIR still held by a running server.
  */
+
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -20,6 +21,7 @@ import { consoleFeature } from "../../src/features/console.js";
 import { credit } from "../../src/services/ledger.js";
 import { runMigration } from "../../src/services/migrate/run-migration.js";
 import { reconcile } from "../../src/services/reconcile.js";
+import { createSigner } from "../../src/signing.js";
 import { createS3BlobStore } from "../../src/storage/s3-store.js";
 import { startSigV4Proxy } from "../../src/storage/sigv4-proxy.test-helper.js";
 import { createTestApp } from "../app.js";
@@ -326,7 +328,7 @@ async function expectTargetServes(url: string): Promise<void> {
       return { ...d, cleanup: () => d.close() };
     },
     features: [consoleFeature()],
-    platform: (p) => ({ ...p, signingSecret: SIGNING_SECRET }),
+    platform: (p) => ({ ...p, signer: createSigner(SIGNING_SECRET) }),
   });
   try {
     const wallet = await t.call("GET", "/wallet", { key: install.owner.key });

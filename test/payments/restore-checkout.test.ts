@@ -77,7 +77,7 @@ describe("restore paid per job with the built-in test checkout", () => {
     const checkoutId = String(co.body.checkout_url).split("/").pop() as string;
     const page = await (await t.fetchUrl(co.body.checkout_url)).text();
     expect(page).toContain(`Cloud restore, job ${id}`);
-    const token = checkoutPageToken(t.platform.signingSecret, checkoutId);
+    const token = checkoutPageToken(t.platform.signer, checkoutId, t.platform.clock().getTime());
     const pay = await t.app.request(`/checkout/${checkoutId}/pay?token=${token}`, {
       method: "POST",
     });
@@ -94,7 +94,7 @@ describe("restore paid per job with the built-in test checkout", () => {
     await upload(t, created, video.path);
     const co = await t.call("POST", `/cloud/jobs/${id}/checkout`);
     const checkoutId = String(co.body.checkout_url).split("/").pop() as string;
-    const token = checkoutPageToken(t.platform.signingSecret, checkoutId);
+    const token = checkoutPageToken(t.platform.signer, checkoutId, t.platform.clock().getTime());
     await t.app.request(`/checkout/${checkoutId}/pay?token=${token}`, { method: "POST" });
     await failJob(t, id);
     expect(await processCardRefunds(t.payments)).toBe(1);

@@ -25,7 +25,8 @@ async function topup(key: string, amount = 1500) {
   };
 }
 
-const token = (id: string) => checkoutPageToken(t.platform.signingSecret, id);
+const token = (id: string) =>
+  checkoutPageToken(t.platform.signer, id, t.platform.clock().getTime());
 const post = (path: string) => t.app.request(path, { method: "POST" });
 
 describe("POST /wallet/topup with the built-in test checkout", () => {

@@ -136,7 +136,7 @@ describe("remote worker over the HTTP worker API", () => {
         storage: createLocalBlobStore({
           rootDir: path.join(dir, "remote-files"),
           publicBaseUrl: url,
-          signingSecret: p.signingSecret,
+          signer: p.signer,
         }),
       }),
     });

@@ -4,9 +4,9 @@
  * through the same completeCheckout path a Stripe webhook does. Refunds are recorded in
  * test_checkout_refunds, idempotently, like a provider would.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../../db/schema.js";
+import type { Signer } from "../../signing.js";
 import type {
   CheckoutProvider,
   CheckoutSession,
@@ -55,18 +55,23 @@ export function createTestCheckoutProvider(opts: TestCheckoutOptions): CheckoutP
   };
 }
 
+const PAGE_PURPOSE = "test-checkout-page";
+const PAGE_TOKEN_TTL_MS = 24 * 3600_000;
+
 /**
- * The per-checkout token the Pay and Cancel forms carry: an HMAC of the checkout id, so a
- * form posted from another site (which never saw the page) cannot pay or cancel.
+ * The per-checkout token the Pay and Cancel forms carry, signed for this checkout id
+ * (src/signing.ts), so a form posted from another site (which never saw the page) cannot pay
+ * or cancel. It outlives the page by a day; the checkout's own expiry is checked separately.
  */
-export function checkoutPageToken(signingSecret: string, checkoutId: string): string {
-  return createHmac("sha256", signingSecret)
-    .update(`test-checkout:${checkoutId}`)
-    .digest("base64url");
+export function checkoutPageToken(signer: Signer, checkoutId: string, nowMs: number): string {
+  return signer.sign(PAGE_PURPOSE, { c: checkoutId }, nowMs + PAGE_TOKEN_TTL_MS);
 }
 
-export function checkPageToken(signingSecret: string, checkoutId: string, token: string): boolean {
-  const expected = Buffer.from(checkoutPageToken(signingSecret, checkoutId));
-  const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+export function checkPageToken(
+  signer: Signer,
+  checkoutId: string,
+  token: string,
+  nowMs: number,
+): boolean {
+  return signer.verify<{ c?: unknown }>(PAGE_PURPOSE, token, nowMs)?.c === checkoutId;
 }

@@ -15,7 +15,6 @@ export interface ClipImageFetchSeam {
 export interface ClipDeps extends CoreDeps {
   storage: BlobStore;
   config: Pick<Config, "retentionHours" | "workers">;
-  signingSecret: string;
   publicUrl: string;
   notifyJobs(): Promise<void>;
   /** Wakes `?wait=` readers when a clip changes. */

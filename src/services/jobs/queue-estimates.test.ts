@@ -7,6 +7,7 @@ import { RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
 import { clipsFeature } from "../../features/clips.js";
 import { restoreFeature } from "../../features/restore.js";
 import type { JobQueue } from "../../jobs/work.js";
+import { restoreOutputKey } from "../../storage/keys.js";
 
 let t: TestApp;
 let queues: Map<string, JobQueue>;
@@ -52,6 +53,21 @@ async function startedRestore(key: string): Promise<string> {
   return id;
 }
 
+/** What a worker stores before reporting done (the engine checks the result is there). */
+async function storeOutput(id: string) {
+  const ticket = await t.platform.storage.presignUpload(restoreOutputKey(id), {
+    contentType: "video/mp4",
+    sizeBytes: 10,
+    expiresInSec: 60,
+  });
+  const put = await t.fetchUrl(ticket.url, {
+    method: "PUT",
+    headers: ticket.headers,
+    body: new Uint8Array(10),
+  });
+  expect(put.status).toBeLessThan(300);
+}
+
 const restore = async (id: string) => (await t.call("GET", `/cloud/jobs/${id}`)).body.job;
 const etaOf = async (ids: string[]) =>
   Promise.all(ids.map(async (id) => (await restore(id)).queue));
@@ -84,6 +100,7 @@ describe("restore queue estimates", () => {
 
     // It finished in 20 s: a minute of video takes 20 s here, not the default.
     t.clock.advance(10_000);
+    await storeOutput(a);
     expect(await queue("restore").complete(a, "w1", { outputBytes: 1, meta: {} })).toBe("ok");
     expect(await restore(a)).toMatchObject({ status: "done", queue: null });
     expect((await etaOf([b, c])).map((q) => q.eta_seconds)).toEqual([20, 40]);

@@ -38,7 +38,7 @@ export function registerOutputTicket(app: Router, p: Platform) {
   });
   app.openapi(route, async (c) => {
     const claims = verifyOutputToken(
-      p.signingSecret,
+      p.signer,
       c.req.header(OUTPUT_TOKEN_HEADER) ?? "",
       p.clock().getTime(),
     );

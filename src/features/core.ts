@@ -1,0 +1,63 @@
+/**
+ * The routes every kinora server has — health, wallets and keys, operator actions, local file
+ * links and the worker API — as features, wired exactly like restore, clips and payments.
+ * buildApp always mounts them: system, wallet, admin and files first, the worker API last
+ * (it serves the job queues every other feature declared).
+ */
+import { registerCreditWallet } from "../http/routes/admin/credit-wallet.js";
+import { registerPauseWallet } from "../http/routes/admin/pause-wallet.js";
+import { registerReconcile } from "../http/routes/admin/reconcile.js";
+import { registerSystemRoutes } from "../http/routes/system.js";
+import { registerCreateKey } from "../http/routes/wallet/create-key.js";
+import { registerCreateWallet } from "../http/routes/wallet/create-wallet.js";
+import { registerGetWallet } from "../http/routes/wallet/get-wallet.js";
+import { registerListKeys } from "../http/routes/wallet/list-keys.js";
+import { registerRevokeKey } from "../http/routes/wallet/revoke-key.js";
+import { registerWorkerApi } from "../http/routes/worker/index.js";
+import type { Feature, Platform } from "../platform.js";
+import { createUploadGuard } from "../services/upload-guard.js";
+
+/** GET /healthz, /openapi.json, /docs and the home page. */
+export const systemFeature = (p: Platform): Feature => ({
+  name: "system",
+  routes: (app, ctx) => registerSystemRoutes(app, p, ctx.isReady),
+});
+
+/** POST /wallet, GET /wallet, and the agent keys. */
+export const walletFeature = (p: Platform): Feature => ({
+  name: "wallet",
+  routes(app) {
+    registerCreateWallet(app, p);
+    registerGetWallet(app, p);
+    registerCreateKey(app, p, p.config.maxAgentKeys);
+    registerListKeys(app, p);
+    registerRevokeKey(app, p);
+  },
+});
+
+/** The operator's credit, pause and reconcile (ADMIN_TOKEN). */
+export const adminFeature = (p: Platform): Feature => ({
+  name: "admin",
+  routes(app) {
+    registerCreditWallet(app, p, p.adminToken);
+    registerPauseWallet(app, p, p.adminToken);
+    registerReconcile(app, p, p.adminToken);
+  },
+});
+
+/** Signed upload and download links of local-disk storage (S3 serves its own). */
+export const filesFeature = (p: Platform): Feature => ({
+  name: "files",
+  routes(app) {
+    const storage = p.storage;
+    if ("routes" in storage) {
+      app.route("/files", storage.routes({ uploadGuard: createUploadGuard(p) }));
+    }
+  },
+});
+
+/** The HTTP worker API over every feature's job queues (WORKER_TOKEN). */
+export const workerApiFeature = (p: Platform): Feature => ({
+  name: "worker-api",
+  routes: (app, ctx) => registerWorkerApi(app, p, ctx.queues, ctx.workSource),
+});
