@@ -105,6 +105,21 @@ export function parseIdetSummary(stderr: string): InterlaceCounts | null {
   };
 }
 
+/** The multi-frame counts of several idet instances (one per excerpt), added up. */
+export function sumIdetSummaries(stderr: string): InterlaceCounts | null {
+  const re =
+    /Multi frame detection:\s*TFF:\s*(\d+)\s*BFF:\s*(\d+)\s*Progressive:\s*(\d+)\s*Undetermined:\s*(\d+)/g;
+  let sum: InterlaceCounts | null = null;
+  for (const m of stderr.matchAll(re)) {
+    sum ??= { tff: 0, bff: 0, progressive: 0, undetermined: 0 };
+    sum.tff += Number(m[1]);
+    sum.bff += Number(m[2]);
+    sum.progressive += Number(m[3]);
+    sum.undetermined += Number(m[4]);
+  }
+  return sum;
+}
+
 export function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
   const s = [...values].sort((a, b) => a - b);

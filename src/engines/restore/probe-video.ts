@@ -6,10 +6,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ffmpegBinaries, runProcess } from "../ffmpeg.js";
 import {
-  parseIdetSummary,
   parseSignalstats,
   parseVidstabMotions,
   shakeRatioOfChunks,
+  sumIdetSummaries,
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
 import { runFfmpegForMedia } from "./run.js";
@@ -49,34 +49,48 @@ export async function seekLandings(
 
 interface Inputs {
   args: string[];
-  /** The filtergraph's video source: the excerpts, one after another. */
-  front: string;
+  /** One chain head per excerpt, each ready for `,filter`. */
+  heads: string[];
+  /** Filtergraph text that feeds the heads (a split), or "". */
+  prelude: string;
 }
 
-/** One input per excerpt (`-ss` before `-i`), joined by concat; `frames` trims each to a length. */
-function seekingInputs(path: string, source: SourceInfo, samples: Sample[], frames: number) {
+/** One input per excerpt (`-ss` before `-i`): nothing outside the excerpts is decoded. */
+function seekingInputs(path: string, source: SourceInfo, samples: Sample[]): Inputs {
   const args: string[] = [];
-  const labels = samples.map((s, i) => {
+  const heads = samples.map((s, i) => {
     if (s.startSec > 0) args.push("-ss", sec(s.startSec));
     args.push("-t", sec(s.seconds), "-noautorotate", "-i", path);
-    return `[${i}:${source.videoStreamIndex}]`;
+    return `[${i}:${source.videoStreamIndex}]null`;
   });
-  if (samples.length === 1) return { args, front: `${labels[0]}null` };
-  // Equal-length excerpts let the shake analysis cut the frames back into excerpts.
-  const trim = frames > 0 ? `trim=end_frame=${frames},` : "";
-  const parts = labels.map((l, i) => `${l}${trim}setpts=PTS-STARTPTS[s${i}]`);
-  const joined = samples.map((_, i) => `[s${i}]`).join("");
-  return { args, front: `${parts.join(";")};${joined}concat=n=${samples.length}:v=1:a=0` };
+  return { args, heads, prelude: "" };
 }
 
-/** One input read straight through, keeping only the excerpts' frames (for long GOPs). */
+/** One input read straight through and cut into the excerpts (when GOPs are long). */
 function throughInputs(path: string, source: SourceInfo, samples: Sample[]): Inputs {
   const last = samples.at(-1) as Sample;
   const args = ["-t", sec(last.startSec + last.seconds), "-noautorotate", "-i", path];
-  const keep = samples
-    .map((s) => `between(t,${sec(s.startSec)},${sec(s.startSec + s.seconds)})`)
-    .join("+");
-  return { args, front: `[0:${source.videoStreamIndex}]select='${keep}'` };
+  const outs = samples.map((_, i) => `[t${i}]`).join("");
+  const prelude = `[0:${source.videoStreamIndex}]split=${samples.length}${outs};`;
+  // trim ends its branch after the excerpt, so concat moves on without buffering frames.
+  const heads = samples.map(
+    (s, i) => `[t${i}]trim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}`,
+  );
+  return { args, heads, prelude };
+}
+
+/**
+ * idet per excerpt (a fresh one each, so its frame history never carries one excerpt's
+ * verdict into the next), then the excerpts back to back. `frames` > 0 trims every excerpt to
+ * that many frames, so the shake analysis can cut them apart again.
+ */
+function frontGraph(inputs: Inputs, frames: number): string {
+  const trim = frames > 0 ? `,trim=end_frame=${frames}` : "";
+  const idet = "idet=intl_thres=1.2";
+  if (inputs.heads.length === 1) return `${inputs.prelude}${inputs.heads[0]},${idet}`;
+  const parts = inputs.heads.map((h, i) => `${h}${trim},${idet},setpts=PTS-STARTPTS[s${i}]`);
+  const joined = inputs.heads.map((_, i) => `[s${i}]`).join("");
+  return `${inputs.prelude}${parts.join(";")};${joined}concat=n=${inputs.heads.length}:v=1:a=0`;
 }
 
 export interface VideoAnalysisOptions {
@@ -100,7 +114,7 @@ export async function analyseVideo(
   const trfPath = join(dir, "shake.trf");
   const fps = source.fps ?? 25;
   const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
-  let inputs: Inputs = seekingInputs(inputPath, source, samples, frames);
+  let inputs = seekingInputs(inputPath, source, samples);
   if (samples.length > 1) {
     const landings = await seekLandings(inputPath, source, samples, opts.signal);
     // Unknown landings: assume the worst (every seek decodes from the start).
@@ -117,7 +131,7 @@ export async function analyseVideo(
   const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
   // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
   // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
-  const front = `${inputs.front},idet=intl_thres=1.2`;
+  const front = frontGraph(inputs, frames);
   const branches = [opts.levels ? stats : null, opts.shake ? motion : null].filter(
     (b): b is string => b !== null,
   );
@@ -138,5 +152,5 @@ export async function analyseVideo(
     const motions = parseVidstabMotions(trf);
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
-  return { interlace: parseIdetSummary(run.stderr), shakeRatio: shake, levels };
+  return { interlace: sumIdetSummaries(run.stderr), shakeRatio: shake, levels };
 }
