@@ -220,8 +220,9 @@ export function shakeRatio(frames: FieldMotion[][], heightPx: number, halfWindow
 
 /**
  * `shakeRatio` of excerpts analysed back to back: the frames are cut into runs of
- * `chunkFrames` (one excerpt each) so the jump from one excerpt to the next is not read as
- * shake; the runs' ratios are averaged, weighted by their frame counts.
+ * `chunkFrames` (one excerpt each) and the motion measured across each cut is dropped, so the
+ * jump from one excerpt to the next is not read as shake; the runs' ratios are averaged,
+ * weighted by their frame counts.
  */
 export function shakeRatioOfChunks(
   frames: FieldMotion[][],
@@ -236,6 +237,8 @@ export function shakeRatioOfChunks(
   let counted = 0;
   for (let from = 0; from < frames.length; from += chunkFrames) {
     const chunk = frames.slice(from, from + chunkFrames);
+    // An excerpt's first motion is measured against the previous excerpt's last frame.
+    if (from > 0) chunk[0] = [];
     weighted += shakeRatio(chunk, heightPx, halfWindow) * chunk.length;
     counted += chunk.length;
   }

@@ -13,7 +13,7 @@ import {
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
 import { runFfmpegForMedia } from "./run.js";
-import { seekingPays } from "./sampling.js";
+import { planReads } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
 
 /** Height the shake and levels analysis runs at: enough detail, a fraction of the cost. */
@@ -55,11 +55,22 @@ interface Inputs {
   prelude: string;
 }
 
-/** One input per excerpt (`-ss` before `-i`): nothing outside the excerpts is decoded. */
-function seekingInputs(path: string, source: SourceInfo, samples: Sample[]): Inputs {
+/**
+ * One input per excerpt (`-ss` before `-i`): nothing outside the excerpts is decoded. Without
+ * accurate seeking an excerpt that starts on a keyframe keeps that keyframe (the 1 ms nudge
+ * keeps rounding from landing on the keyframe before); one that does not, starts exactly.
+ */
+function seekingInputs(
+  path: string,
+  source: SourceInfo,
+  samples: Sample[],
+  planned: Sample[],
+): Inputs {
   const args: string[] = [];
   const heads = samples.map((s, i) => {
-    if (s.startSec > 0) args.push("-ss", sec(s.startSec));
+    const moved = s.startSec !== planned[i]?.startSec;
+    if (moved) args.push("-noaccurate_seek", "-ss", sec(s.startSec + 0.001));
+    else if (s.startSec > 0) args.push("-ss", sec(s.startSec));
     args.push("-t", sec(s.seconds), "-noautorotate", "-i", path);
     return `[${i}:${source.videoStreamIndex}]null`;
   });
@@ -108,20 +119,19 @@ export async function analyseVideo(
   source: SourceInfo,
   dir: string,
   opts: VideoAnalysisOptions,
-): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels">> {
+): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "samples">> {
   const { samples } = opts;
   const statsPath = join(dir, "signalstats.txt");
   const trfPath = join(dir, "shake.trf");
   const fps = source.fps ?? 25;
   const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
-  let inputs = seekingInputs(inputPath, source, samples);
-  if (samples.length > 1) {
-    const landings = await seekLandings(inputPath, source, samples, opts.signal);
-    // Unknown landings: assume the worst (every seek decodes from the start).
-    if (!seekingPays(samples, landings ?? samples.map(() => 0))) {
-      inputs = throughInputs(inputPath, source, samples);
-    }
-  }
+  const landings =
+    samples.length > 1 ? await seekLandings(inputPath, source, samples, opts.signal) : null;
+  const reads = planReads(samples, landings);
+  const inputs =
+    reads.mode === "seek"
+      ? seekingInputs(inputPath, source, reads.samples, samples)
+      : throughInputs(inputPath, source, samples);
   // One field per frame: combing would read as vertical jitter. Progressive input just loses
   // every other line, which motion search does not mind.
   const fieldHeight = Math.floor(source.height / 2);
@@ -152,5 +162,6 @@ export async function analyseVideo(
     const motions = parseVidstabMotions(trf);
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
-  return { interlace: sumIdetSummaries(run.stderr), shakeRatio: shake, levels };
+  const interlace = sumIdetSummaries(run.stderr);
+  return { interlace, shakeRatio: shake, levels, samples: reads.samples };
 }

@@ -103,7 +103,6 @@ export async function probeForPlan(
     );
     const measured: Measurements = {
       windowSec: sampledSeconds(samples),
-      samples,
       humSamples: source.audio ? humSamples : undefined,
       ...video,
       ...audio,

@@ -3,9 +3,9 @@ import {
   DEFAULT_SAMPLING,
   evenSamples,
   guaranteedSpanSec,
+  planReads,
   planSamples,
   sampledSeconds,
-  seekingPays,
 } from "./sampling.js";
 
 describe("planSamples", () => {
@@ -47,13 +47,23 @@ describe("guaranteedSpanSec", () => {
   });
 });
 
-describe("seekingPays", () => {
-  const samples = evenSamples(60, 4, 1); // 0, 19.67, 39.33, 59
-  it("seeks when keyframes are close before each excerpt", () => {
-    expect(seekingPays(samples, [0, 19, 39, 58])).toBe(true);
+describe("planReads", () => {
+  const samples = evenSamples(60, 4, 1); // 0, 19.667, 39.333, 59
+  it("starts each excerpt on the keyframe just before it", () => {
+    expect(planReads(samples, [0, 19, 39, 58])).toEqual({
+      mode: "seek",
+      samples: [0, 19, 39, 58].map((startSec) => ({ startSec, seconds: 1 })),
+    });
+  });
+
+  it("pays for a far keyframe's lead but keeps the excerpt where it was planned", () => {
+    const plan = planReads(samples, [0, 15, 39, 58]);
+    expect(plan.mode).toBe("seek");
+    expect(plan.samples[1]).toEqual({ startSec: 19.667, seconds: 1 });
   });
 
   it("reads straight through when every seek would decode from one far keyframe", () => {
-    expect(seekingPays(samples, [0, 0, 0, 50])).toBe(false);
+    expect(planReads(samples, [0, 0, 0, 50])).toEqual({ mode: "through", samples });
+    expect(planReads(samples, null).mode).toBe("through");
   });
 });

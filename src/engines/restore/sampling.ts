@@ -96,18 +96,40 @@ export function sampledSeconds(samples: Sample[]): number {
   return round3(samples.reduce((sum, s) => sum + s.seconds, 0));
 }
 
+/** Excerpts move back to the keyframe before them by at most this much (and half a spacing). */
+export const MAX_KEYFRAME_SHIFT_SEC = 2;
+
+/** How the video analysis reads its excerpts: by seeking to each, or straight through. */
+export interface ReadPlan {
+  mode: "seek" | "through";
+  /** Where the excerpts really are: moved back onto a keyframe when one is close before. */
+  samples: Sample[];
+}
+
 /**
- * Whether decoding the excerpts one by one (each from the keyframe before it) costs more than
- * decoding straight through to the end of the last one: with long GOPs, seeking saves nothing.
- * `keyframeSec[i]` is where a seek to `samples[i].startSec` lands (null: unknown, assume 0 lead).
+ * Seeking decodes from the keyframe before each excerpt. When that keyframe is close (within
+ * MAX_KEYFRAME_SHIFT_SEC and half the spacing), the excerpt starts there instead and costs
+ * only its own length; otherwise the seek pays for the lead. When the seeks would decode more
+ * than reading straight to the end of the last excerpt (long GOPs), read straight through.
+ * `landings[i]` is where a seek to `samples[i]` lands; null: unknown, assume the file's start.
  */
-export function seekingPays(samples: Sample[], keyframeSec: Array<number | null>): boolean {
+export function planReads(samples: Sample[], landings: Array<number | null> | null): ReadPlan {
   const last = samples.at(-1);
-  if (!last || samples.length <= 1) return false;
-  const seekCost = samples.reduce((sum, s, i) => {
-    const kf = keyframeSec[i];
-    const lead = kf === null || kf === undefined ? 0 : Math.max(0, s.startSec - kf);
-    return sum + lead + s.seconds;
-  }, 0);
-  return seekCost < last.startSec + last.seconds;
+  if (!last || samples.length <= 1) return { mode: "seek", samples };
+  const step = ((samples[1] as Sample).startSec - (samples[0] as Sample).startSec) / 2;
+  const maxShift = Math.min(MAX_KEYFRAME_SHIFT_SEC, step);
+  let cost = 0;
+  const placed = samples.map((s, i) => {
+    const kf = landings?.[i] ?? 0;
+    const lead = Math.max(0, s.startSec - kf);
+    if (lead <= maxShift) {
+      cost += s.seconds;
+      return { startSec: round3(Math.min(s.startSec, Math.max(0, kf))), seconds: s.seconds };
+    }
+    cost += lead + s.seconds;
+    return s;
+  });
+  return cost < last.startSec + last.seconds
+    ? { mode: "seek", samples: placed }
+    : { mode: "through", samples };
 }
