@@ -1,4 +1,7 @@
-/** `npx tsx bench/restore-section.ts`: only the cloud restore figures (same as in run.ts). */
+/**
+ * `npx tsx bench/restore-section.ts`: only the cloud restore figures (same as in run.ts).
+ * `npx tsx bench/restore-section.ts engine`: only the engine vs bare ffmpeg figures.
+ */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,8 +16,10 @@ import { benchUpload, uploadBenchBytes } from "./upload.js";
 const quick = process.env.BENCH_QUICK === "1";
 
 async function main() {
-  for (const f of await benchUpload(uploadBenchBytes(quick))) printFigure(f);
-  for (const f of await benchRestore(quick ? 4 : 10)) printFigure(f);
+  const engineOnly = process.argv[2] === "engine";
+  if (!engineOnly) for (const f of await benchUpload(uploadBenchBytes(quick))) printFigure(f);
+  for (const f of await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5)) printFigure(f);
+  if (engineOnly) return;
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-"));
   const pglite = await openDatabase({ dataDir: dir });
   await migrate(pglite.db);

@@ -88,7 +88,7 @@ async function main() {
     }
   };
   show(await benchUpload(uploadBenchBytes(quick)));
-  show(await benchRestore(quick ? 4 : 10));
+  show(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5));
   await withPglite(async (db) => show(await benchPickup(db, "PGlite", quick ? 50 : 300)));
   await withPostgres(async (db) => show(await benchPickup(db, "PostgreSQL", quick ? 50 : 300)));
   process.stdout.write("motion clips: engine and content rule\n");

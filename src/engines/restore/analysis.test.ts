@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type FieldMotion,
   humProminence,
+  humProminenceOf,
   parseIdetSummary,
   parseLoudnorm,
   parseSignalstats,
@@ -9,6 +10,8 @@ import {
   parseVidstabMotions,
   rotationFromStream,
   shakeRatio,
+  shakeRatioOfChunks,
+  sumIdetSummaries,
 } from "./analysis.js";
 import { MediaError } from "./errors.js";
 import { LIMITS } from "./plan.js";
@@ -105,6 +108,16 @@ describe("parseIdetSummary", () => {
   });
 });
 
+describe("sumIdetSummaries", () => {
+  it("adds up the summaries of one idet per excerpt", () => {
+    const line = (t: number, b: number, p: number, u: number) =>
+      `[Parsed_idet_${t} @ 0x1] Multi frame detection: TFF: ${t} BFF: ${b} Progressive: ${p} Undetermined: ${u}`;
+    const stderr = [line(10, 0, 2, 1), "frame= 40", line(0, 1, 11, 1)].join("\n");
+    expect(sumIdetSummaries(stderr)).toEqual({ tff: 10, bff: 1, progressive: 13, undetermined: 2 });
+    expect(sumIdetSummaries("nothing here")).toBeNull();
+  });
+});
+
 describe("parseSignalstats", () => {
   it("returns medians over frames, so one odd frame does not move the levels", () => {
     const frame = (min: number, max: number, sat: number) =>
@@ -164,6 +177,18 @@ describe("parseVidstabMotions and shakeRatio", () => {
   });
 });
 
+describe("shakeRatioOfChunks", () => {
+  const steady = (n: number, dx: number): FieldMotion[][] =>
+    Array.from({ length: n }, () => [0, 1, 2, 3].map((k) => ({ x: 40 * k, y: 40, dx, dy: 0 })));
+  it("does not read the cut between two steady excerpts as shake", () => {
+    // The second excerpt's first motion is measured across the cut: garbage, field by field.
+    const cut = [0, 1, 2, 3].map((k) => ({ x: 40 * k, y: 40, dx: 25 * (k - 1.5), dy: 40 }));
+    const frames = [...steady(20, 0), cut, ...steady(19, 0)];
+    expect(shakeRatio(frames, 240)).toBeGreaterThan(0);
+    expect(shakeRatioOfChunks(frames, 20, 240)).toBe(0);
+  });
+});
+
 describe("humProminence", () => {
   const rate = 2000;
   // Deterministic pseudo-noise so the test never flakes.
@@ -191,6 +216,12 @@ describe("humProminence", () => {
     const { db50, db60 } = humProminence(signal(60), rate);
     expect(db60).toBeGreaterThan(15);
     expect(db50).toBeLessThan(6);
+  });
+
+  it("scores excerpts like one track, blocks never straddling two", () => {
+    const whole = signal(50);
+    const parts = [whole.subarray(0, rate * 2), whole.subarray(rate * 2)];
+    expect(humProminenceOf(parts, rate).db50).toBeCloseTo(humProminence(whole, rate).db50, 6);
   });
 
   it("finds neither in plain noise", () => {

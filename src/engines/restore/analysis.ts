@@ -86,6 +86,7 @@ export function parseSourceInfo(probe: Json): SourceInfo {
         }
       : null,
     headerDurationSec: num(format.duration) ?? num(video.duration),
+    startTimeSec: num(format.start_time) ?? 0,
   };
 }
 
@@ -102,6 +103,21 @@ export function parseIdetSummary(stderr: string): InterlaceCounts | null {
     progressive: Number(last[3]),
     undetermined: Number(last[4]),
   };
+}
+
+/** The multi-frame counts of several idet instances (one per excerpt), added up. */
+export function sumIdetSummaries(stderr: string): InterlaceCounts | null {
+  const re =
+    /Multi frame detection:\s*TFF:\s*(\d+)\s*BFF:\s*(\d+)\s*Progressive:\s*(\d+)\s*Undetermined:\s*(\d+)/g;
+  let sum: InterlaceCounts | null = null;
+  for (const m of stderr.matchAll(re)) {
+    sum ??= { tff: 0, bff: 0, progressive: 0, undetermined: 0 };
+    sum.tff += Number(m[1]);
+    sum.bff += Number(m[2]);
+    sum.progressive += Number(m[3]);
+    sum.undetermined += Number(m[4]);
+  }
+  return sum;
 }
 
 export function median(values: number[]): number {
@@ -202,6 +218,33 @@ export function shakeRatio(frames: FieldMotion[][], heightPx: number, halfWindow
   return perFrame.reduce((a, b) => a + b, 0) / perFrame.length / heightPx;
 }
 
+/**
+ * `shakeRatio` of excerpts analysed back to back: the frames are cut into runs of
+ * `chunkFrames` (one excerpt each) and the motion measured across each cut is dropped, so the
+ * jump from one excerpt to the next is not read as shake; the runs' ratios are averaged,
+ * weighted by their frame counts.
+ */
+export function shakeRatioOfChunks(
+  frames: FieldMotion[][],
+  chunkFrames: number,
+  heightPx: number,
+  halfWindow = 6,
+): number {
+  if (chunkFrames <= 0 || frames.length <= chunkFrames) {
+    return shakeRatio(frames, heightPx, halfWindow);
+  }
+  let weighted = 0;
+  let counted = 0;
+  for (let from = 0; from < frames.length; from += chunkFrames) {
+    const chunk = frames.slice(from, from + chunkFrames);
+    // An excerpt's first motion is measured against the previous excerpt's last frame.
+    if (from > 0) chunk[0] = [];
+    weighted += shakeRatio(chunk, heightPx, halfWindow) * chunk.length;
+    counted += chunk.length;
+  }
+  return counted ? weighted / counted : 0;
+}
+
 /** Power at `freqHz` of a Hann-windowed block (Goertzel). */
 function goertzelPower(block: Float32Array, sampleRate: number, freqHz: number): number {
   const n = block.length;
@@ -225,19 +268,33 @@ export function humProminence(
   samples: Float32Array,
   sampleRate: number,
 ): { db50: number; db60: number } {
+  return humProminenceOf([samples], sampleRate);
+}
+
+/**
+ * `humProminence` over several excerpts of one track: blocks never straddle two excerpts (the
+ * hum's phase jumps between them), and every block counts alike.
+ */
+export function humProminenceOf(
+  excerpts: Float32Array[],
+  sampleRate: number,
+): { db50: number; db60: number } {
   const blockLen = Math.round(sampleRate);
-  const blocks = Math.floor(samples.length / blockLen);
+  const blocks: Float32Array[] = [];
+  for (const samples of excerpts) {
+    const n = Math.floor(samples.length / blockLen);
+    for (let b = 0; b < n; b++) blocks.push(samples.subarray(b * blockLen, (b + 1) * blockLen));
+  }
   const offsets = [-7, -6, -5, -4, -3, 3, 4, 5, 6, 7];
   const score = (f0: number): number => {
-    if (blocks === 0) return 0;
+    if (blocks.length === 0) return 0;
     const prominences: number[] = [];
     for (let k = 1; k <= 4; k++) {
       const f = f0 * k;
       if (f + 8 >= sampleRate / 2) break;
       let peak = 0;
       const around = offsets.map(() => 0);
-      for (let b = 0; b < blocks; b++) {
-        const block = samples.subarray(b * blockLen, (b + 1) * blockLen);
+      for (const block of blocks) {
         peak += goertzelPower(block, sampleRate, f);
         offsets.forEach((o, i) => {
           around[i] = (around[i] as number) + goertzelPower(block, sampleRate, f + o);

@@ -15,9 +15,14 @@ export function parseOutTimeSec(stderr: string): number | null {
   return last !== null && last > 0 ? last / 1e6 : null;
 }
 
+/** Headers first (a file without video is refused before we scan it), then the packet scan. */
 export async function measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number> {
-  // Headers first: a file without video is refused before we scan it.
   parseSourceInfo(await probeJson(inputPath, signal));
+  return scanDurationSec(inputPath, signal);
+}
+
+/** The packet scan alone, for callers that have already read the headers. */
+export async function scanDurationSec(inputPath: string, signal?: AbortSignal): Promise<number> {
   // Video and first audio: the output carries both, so the longer one is what we process.
   const args = ["-i", inputPath, "-map", "0:v:0", "-map", "0:a:0?", "-c", "copy"];
   args.push("-f", "null", "-", "-nostats", "-progress", "pipe:2");

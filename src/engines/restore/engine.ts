@@ -2,10 +2,10 @@
 import { rename, rm } from "node:fs/promises";
 import { parseSourceInfo } from "./analysis.js";
 import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
-import { measureDurationSec } from "./duration.js";
+import { measureDurationSec, scanDurationSec } from "./duration.js";
 import { probeForPlan } from "./probe.js";
 import { createProgressParser, type ProgressSpan } from "./progress.js";
-import { probeJson, runFfmpegForMedia } from "./run.js";
+import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
 import type { RestorePlan, RestoreQuality } from "./types.js";
 
 export interface RestoreInput {
@@ -18,6 +18,8 @@ export interface RestoreInput {
   onProgress?: (fraction: number) => void;
   /** A plan from an earlier `probeForPlan` of the same file, to skip probing again. */
   plan?: RestorePlan;
+  /** The real duration from an earlier `measureDurationSec` of the same file, to skip the scan. */
+  durationSec?: number;
 }
 
 export interface RestoreResult {
@@ -73,12 +75,14 @@ async function restoreWith(
   const started = Date.now();
   const { inputPath, outputPath, signal } = input;
   input.onProgress?.(0);
-  const durationSec = await measureDurationSec(inputPath, signal);
-  const plan =
-    input.plan ??
-    (await probeForPlan(inputPath, input.quality, signal, {
-      encode: { x264Preset: opts.x264Preset, threads: opts.threads },
-    }));
+  // Headers once; then the packet scan and the probe run side by side.
+  const source = input.plan?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
+  const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
+  const [durationSec, plan] = await bothOrAbort(
+    signal,
+    (s) => (input.durationSec === undefined ? scanDurationSec(inputPath, s) : input.durationSec),
+    (s) => input.plan ?? probeForPlan(inputPath, input.quality, s, { source, encode }),
+  );
   input.onProgress?.(PROBE_SHARE);
   // Written under a temporary name and renamed at the end, so a reader never sees half a file.
   const partial = `${outputPath}.partial.mp4`;

@@ -66,3 +66,35 @@ export async function probeJson(
   }
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
+
+/**
+ * Runs two tasks at once under one signal. When either fails, the other is aborted (no
+ * ffmpeg keeps running for nothing) and, once both have settled, the first task's error wins
+ * over the second's, so which error the caller sees does not depend on timing.
+ */
+export async function bothOrAbort<A, B>(
+  signal: AbortSignal | undefined,
+  first: (signal: AbortSignal) => A | Promise<A>,
+  second: (signal: AbortSignal) => B | Promise<B>,
+): Promise<[A, B]> {
+  signal?.throwIfAborted();
+  const inner = new AbortController();
+  const forward = () => inner.abort(signal?.reason);
+  signal?.addEventListener("abort", forward, { once: true });
+  const guard = <T>(task: (s: AbortSignal) => T | Promise<T>): Promise<T> =>
+    Promise.resolve()
+      .then(() => task(inner.signal))
+      .catch((err: unknown) => {
+        if (!inner.signal.aborted) inner.abort(err);
+        throw err;
+      });
+  try {
+    const [a, b] = await Promise.allSettled([guard(first), guard(second)]);
+    if (signal?.aborted) throw signal.reason;
+    if (a.status === "rejected") throw a.reason;
+    if (b.status === "rejected") throw b.reason;
+    return [a.value, b.value];
+  } finally {
+    signal?.removeEventListener("abort", forward);
+  }
+}

@@ -28,6 +28,14 @@ export interface SourceInfo {
   audio: { streamIndex: number; codec: string; sampleRate: number; channels: number } | null;
   /** What the header claims; not trusted for billing or progress (see measureDurationSec). */
   headerDurationSec: number | null;
+  /** The container's first timestamp (MPEG-TS rarely starts at 0); seeks are relative to it. */
+  startTimeSec?: number;
+}
+
+/** One excerpt of the file the probe analysed: `seconds` of media from `startSec`. */
+export interface Sample {
+  startSec: number;
+  seconds: number;
 }
 
 /** idet's multi-frame counts over the analysed window. */
@@ -48,8 +56,12 @@ export interface LoudnessMeasurement {
 }
 
 export interface Measurements {
-  /** Seconds of the file the video/audio analysis looked at (from the start). */
+  /** Seconds of video the analysis decoded, summed over its excerpts (`samples`). */
   windowSec: number;
+  /** Where the video analysis looked (evenly spaced excerpts, or the whole file). */
+  samples?: Sample[];
+  /** Where the hum analysis listened (the same spots, at least 2 s each). */
+  humSamples?: Sample[];
   interlace: InterlaceCounts | null;
   /** RMS camera jitter around a smooth path, as a fraction of picture height; null if unmeasured. */
   shakeRatio: number | null;

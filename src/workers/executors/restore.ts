@@ -19,6 +19,8 @@ export interface RestoreEngineLike {
     quality: "faithful" | "enhanced" | "enhanced_max";
     signal?: AbortSignal;
     onProgress?: (fraction: number) => void;
+    /** The length just measured, so the engine need not scan the file again. */
+    durationSec?: number;
   }): Promise<{ width: number; height: number }>;
 }
 
@@ -77,6 +79,7 @@ export function createRestoreExecutor(opts: {
           inputPath,
           inputUrl: item.inputUrl,
           outputPath,
+          durationSec: realSec,
           quality: params.quality,
           signal: ctx.signal,
           onProgress: (f) => ctx.progress(0.02 + 0.93 * f),

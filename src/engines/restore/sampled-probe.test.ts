@@ -1,0 +1,108 @@
+/**
+ * The probe reads excerpts, not the whole file: does it still find interlacing, hum and
+ * loudness — including when the defect is only in the second half of the file, and with
+ * keyframes far apart (where it reads straight through instead of seeking)?
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeForPlan } from "./probe.js";
+import type { SamplingOptions } from "./sampling.js";
+import { generate, tempDir } from "./test-media.js";
+import type { InterlaceCounts } from "./types.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const path = (name: string) => join(dir, name);
+
+const SECONDS = 12;
+const HALF = SECONDS / 2;
+// Progressive for the first half; interlaced (two fields from two moments) for the second.
+const HALF_INTERLACED =
+  `testsrc2=s=320x240:r=25:d=${HALF}[a];` +
+  `testsrc2=s=320x240:r=50:d=${HALF},interlace=scan=tff:lowpass=off[b];[a][b]concat=n=2[out0]`;
+// A clean tone; 50 Hz hum and its harmonic join it in the second half only.
+const HALF_HUM = `aevalsrc='0.3*sin(2*PI*440*t)+gte(t,${HALF})*(0.15*sin(2*PI*50*t)+0.05*sin(2*PI*100*t))':s=48000`;
+// Near-silence, then loud: integrated loudness is the loud half's.
+const LATE_LOUD = `aevalsrc='if(lt(t,${HALF}),0.003,0.7)*sin(2*PI*440*t)':s=48000`;
+/** Treat the 12 s clips as long files: four 0.5 s excerpts, at 0, 3.8, 7.7 and 11.5 s. */
+const FOUR: Partial<SamplingOptions> = {
+  share: 0.1,
+  minTotalSec: 1,
+  spacingSec: 3,
+  minSamples: 4,
+  maxSamples: 4,
+};
+const decodedFrames = (c: InterlaceCounts | null) =>
+  c ? c.tff + c.bff + c.progressive + c.undetermined : 0;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  const ultrafast = (gop: number) => ["-c:v", "libx264", "-preset", "ultrafast", "-g", String(gop)];
+  await Promise.all([
+    // Keyframes every second: each excerpt is a seek.
+    generate(path("late-g25.mp4"), {
+      video: HALF_INTERLACED,
+      seconds: SECONDS,
+      audio: HALF_HUM,
+      codec: ultrafast(25),
+    }),
+    // One keyframe every 10 s: seeking would decode the same GOP again and again.
+    generate(path("late-g250.mp4"), {
+      video: HALF_INTERLACED,
+      seconds: SECONDS,
+      audio: HALF_HUM,
+      codec: ultrafast(250),
+    }),
+    generate(path("late-loud.mp4"), {
+      video: "testsrc2=s=320x240:r=25",
+      seconds: SECONDS,
+      audio: LATE_LOUD,
+      codec: ultrafast(25),
+    }),
+    // Bff interlacing and 60 Hz hum over the whole file, with the default sampling.
+    generate(path("all-bff.mp4"), {
+      video: "testsrc2=s=320x240:r=50",
+      seconds: 20,
+      vf: "interlace=scan=bff:lowpass=off",
+      audio: "aevalsrc='0.3*sin(2*PI*440*t)+0.15*sin(2*PI*60*t)+0.05*sin(2*PI*120*t)':s=48000",
+      codec: ultrafast(50),
+    }),
+  ]);
+}, 60_000);
+
+afterAll(() => cleanup());
+
+describe("sampled probe", () => {
+  it.each([
+    // Each excerpt starts on the keyframe (every second) just before its planned spot.
+    ["seeking to each excerpt", "late-g25.mp4", [0, 3, 7, 11]],
+    ["reading straight through long GOPs", "late-g250.mp4", [0, 3.833, 7.667, 11.5]],
+  ])("finds interlacing and hum only in the second half, %s", async (_, file, starts) => {
+    const plan = await probeForPlan(path(file), "faithful", undefined, { sampling: FOUR });
+    expect(plan.measured.samples?.map((s) => s.startSec)).toEqual(starts);
+    expect(plan.video.deinterlace).toEqual({ filter: "bwdif", parity: "tff", sendField: false });
+    expect(plan.audio?.hum?.hz).toBe(50);
+    // Four half-second excerpts at 25 fps, not the file's 300 frames.
+    expect(decodedFrames(plan.measured.interlace)).toBeLessThanOrEqual(4 * 13);
+    expect(decodedFrames(plan.measured.interlace)).toBeGreaterThanOrEqual(4 * 11);
+  });
+
+  it("measures loudness over the whole track, loud only in its second half", async () => {
+    const plan = await probeForPlan(path("late-loud.mp4"), "faithful", undefined, {
+      sampling: FOUR,
+    });
+    expect(plan.audio?.loudness?.measured?.inputI).toBeGreaterThan(-14);
+    expect(plan.audio?.loudness?.measured?.inputTp).toBeGreaterThan(-6);
+    expect(plan.video.deinterlace).toBeNull();
+    expect(plan.audio?.hum).toBeNull();
+  });
+
+  it("finds file-long bff interlacing and 60 Hz hum with the default excerpts", async () => {
+    const plan = await probeForPlan(path("all-bff.mp4"), "faithful");
+    expect(plan.measured.samples).toHaveLength(3);
+    expect(plan.measured.windowSec).toBeLessThan(5);
+    expect(plan.video.deinterlace?.parity).toBe("bff");
+    expect(plan.audio?.hum?.hz).toBe(60);
+    expect(plan.audio?.loudness?.measured?.inputI).toBeLessThan(-10);
+  });
+});
