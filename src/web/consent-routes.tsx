@@ -25,7 +25,6 @@ import { createConnectedApp } from "../services/agent-keys.js";
 import { authenticate } from "../services/auth.js";
 import type { Limit, RateLimiter } from "../services/rate-limit.js";
 import { createWallet, walletView } from "../services/wallets.js";
-import { createSigner } from "../signing.js";
 import { ConsentPage, type ConsentView, NewWalletPage, ProblemPage } from "./consent-pages.js";
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, readSession, startSession, type WebDeps } from "./session.js";
