@@ -7,6 +7,7 @@
 import { type Config, ConfigError } from "./config.js";
 import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
+import { metricsConfig } from "./metrics/config.js";
 import { loadPaymentsConfig } from "./payments/config.js";
 
 export interface OpenedDatabase {
@@ -17,7 +18,8 @@ export interface OpenedDatabase {
 
 export async function openServerDatabase(config: Config): Promise<OpenedDatabase> {
   // Every section of the configuration is checked before the data directory is touched:
-  // the core and engines by loadConfig, payments here (ConfigError naming the variable).
+  // the core and engines by loadConfig, payments and metrics here (ConfigError naming the variable).
+  metricsConfig(config.env);
   const payments = loadPaymentsConfig(config.env);
   if (payments.x402) {
     const { addressChecksumProblems } = await import("./payments/x402/checksum.js");
