@@ -5,11 +5,10 @@
  * check the length, store the result through the output ticket), so only ffmpeg is faked.
  */
 import { writeFile } from "node:fs/promises";
-import type { ClipEngine } from "../../src/engines/clip/engine.js";
 import { ImageError } from "../../src/engines/clip/image.js";
+import type { ClipEngine, RestoreEngine } from "../../src/engines/contracts.js";
 import type { ImageClassifier } from "../../src/engines/moderation/image-classifier.js";
 import { MediaError } from "../../src/engines/restore/errors.js";
-import type { RestoreEngineLike } from "../../src/workers/executors/restore.js";
 
 /** What the next attempt does: succeed, fail for good, crash (retryable), or break a rule. */
 export type EngineOutcome = "ok" | "final" | "crash" | "too_long" | "refused";
@@ -21,7 +20,7 @@ export interface EngineScript {
 
 const OUTPUT = new Uint8Array([0, 0, 0, 24, 102, 116, 121, 112, 109, 112, 52, 50]);
 
-export function fakeRestoreEngine(script: EngineScript): RestoreEngineLike {
+export function fakeRestoreEngine(script: EngineScript): RestoreEngine {
   return {
     name: "sim-restore",
     // Far longer than any declared length when told to lie, else one second (always fits).
@@ -30,12 +29,12 @@ export function fakeRestoreEngine(script: EngineScript): RestoreEngineLike {
       if (script.next === "final") throw new MediaError("corrupt", "The video is corrupt.");
       if (script.next === "crash") throw new Error("simulated engine crash");
       await writeFile(outputPath, OUTPUT);
-      return { width: 320, height: 240 };
+      return { durationSec: 1, width: 320, height: 240, plan: { engine: "sim" }, elapsedMs: 1 };
     },
   };
 }
 
-export function fakeClipEngine(script: EngineScript): Pick<ClipEngine, "name" | "makeClip"> {
+export function fakeClipEngine(script: EngineScript): ClipEngine {
   return {
     name: "sim-clip",
     async makeClip({ outputPath }) {

@@ -7,40 +7,16 @@
  */
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import type { ClipEngine, ClipJob, ClipOutcome } from "../contracts.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { buildClipArgs, DEFAULT_X264_THREADS } from "./args.js";
 import { type NormaliseOptions, normaliseImage } from "./image.js";
-import { type ClipSize, planClip, workSize } from "./plan.js";
+import { planClip, workSize } from "./plan.js";
 
-export interface ClipInput {
-  imagePath: string;
-  /** Where the image came from, for engines that fetch it themselves; this one reads imagePath. */
-  imageUrl?: string;
-  outputPath: string;
-  prompt: string;
-  size: ClipSize;
-  loop: boolean;
-  seed: number;
-  signal?: AbortSignal;
-  /** 0..1, increasing; 1 once the file is in place. */
-  onProgress?: (fraction: number) => void;
-}
-
-export interface ClipResult {
-  durationSec: number;
-  width: number;
-  height: number;
-  /** Motion kind used, e.g. "zoom_in", "pan_left", "drift". */
-  motion: string;
-  /** Ambience kind used, e.g. "rain", "forest", "room". */
-  sound: string;
-  fps: number;
-}
-
-export interface ClipEngine {
-  readonly name: string;
-  makeClip(input: ClipInput): Promise<ClipResult>;
-}
+/** The clip engine contract (../contracts.ts), under this engine's names. */
+export type ClipInput = ClipJob;
+export type ClipResult = ClipOutcome;
+export type { ClipEngine };
 
 export interface FfmpegClipEngineOptions {
   /** x264 threads; part of what makes the bytes reproducible, so keep it fixed per deployment. */

@@ -1,7 +1,7 @@
 /**
  * Restore and clip engines backed by a remote Cog model (a GPU box or Replicate-style
- * gateway). They implement the same structural interfaces as the local ffmpeg engines, so a
- * worker can pick either by configuration.
+ * gateway). They implement the engine contracts (../contracts.ts) the local ffmpeg engines
+ * implement, so a worker can pick either by configuration.
  *
  * Inputs go to the model as a URL when the caller has one (a presigned storage URL), else as
  * a data URL of the local file, refused above 20 MB: a bigger JSON body is slow and Cog
@@ -10,6 +10,14 @@
  */
 import { readFile, rm, stat } from "node:fs/promises";
 import { extname } from "node:path";
+import type {
+  ClipEngine,
+  ClipJob,
+  ClipOutcome,
+  RestoreEngine,
+  RestoreJob,
+  RestoreOutcome,
+} from "../contracts.js";
 import { ffprobeJson } from "../ffmpeg.js";
 import { CogError, createCogClient } from "./cog-client.js";
 import { saveOutput } from "./outputs.js";
@@ -22,14 +30,8 @@ import {
 import type { PredictionWaiter } from "./waiter.js";
 import { webhookUrlFor } from "./webhook.js";
 
-/** Minimal structural copies of the engine interfaces (owned by the local engines). */
-export interface RestoreArgs {
-  inputPath: string;
-  inputUrl?: string;
-  outputPath: string;
-  quality: string;
-  signal?: AbortSignal;
-  onProgress?: (fraction: number) => void;
+/** A restore job as the Cog engine takes it: the contract's, plus a prediction to resume. */
+export interface RestoreArgs extends RestoreJob {
   /** Reuse the id of an earlier attempt so a retried job re-attaches instead of re-running. */
   predictionId?: string;
 }
@@ -45,46 +47,21 @@ export interface CogRestorePlan {
   notes: string[];
 }
 
-export interface RestoreResult {
-  /** Real duration of the input (packet scan), as the local engine reports it. */
-  durationSec: number;
-  width: number;
-  height: number;
+export interface CogRestoreResult extends RestoreOutcome {
   plan: CogRestorePlan;
-  elapsedMs: number;
 }
 
-export interface RestoreEngine {
-  name: string;
-  measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
-  restore(args: RestoreArgs): Promise<RestoreResult>;
+export interface CogRestoreEngine extends RestoreEngine {
+  restore(args: RestoreArgs): Promise<CogRestoreResult>;
 }
 
-export interface ClipArgs {
-  imagePath: string;
-  imageUrl?: string;
-  outputPath: string;
-  prompt: string;
-  size: string;
-  loop: boolean;
-  seed: number;
-  signal?: AbortSignal;
-  onProgress?: (fraction: number) => void;
+/** A clip job as the Cog engine takes it: the contract's, plus a prediction to resume. */
+export interface ClipArgs extends ClipJob {
   predictionId?: string;
 }
 
-export interface ClipResult {
-  durationSec: number;
-  width: number;
-  height: number;
-  motion: string;
-  sound: string;
-  fps: number;
-}
-
-export interface ClipEngine {
-  name: string;
-  makeClip(args: ClipArgs): Promise<ClipResult>;
+export interface CogClipEngine extends ClipEngine {
+  makeClip(args: ClipArgs): Promise<ClipOutcome>;
 }
 
 export interface CogEngineConfig {
@@ -260,7 +237,7 @@ export function createCogRestoreEngine(
     measureDurationSec: (inputPath: string, signal?: AbortSignal) => Promise<number>;
     name?: string;
   },
-): RestoreEngine {
+): CogRestoreEngine {
   checkWebhookConfig(cfg);
   const maxInline = cfg.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES;
   return {
@@ -301,7 +278,7 @@ export function createCogRestoreEngine(
 }
 
 /** A ClipEngine that sends `{image, prompt, size, loop, seed, seconds: 5}` to a Cog model. */
-export function createCogClipEngine(cfg: CogEngineConfig & { name?: string }): ClipEngine {
+export function createCogClipEngine(cfg: CogEngineConfig & { name?: string }): CogClipEngine {
   checkWebhookConfig(cfg);
   const maxInline = cfg.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES;
   return {

@@ -1,5 +1,10 @@
 /** The ffmpeg restoration engine: measure, probe, (detect shake,) restore, verify. */
 import { rename, rm } from "node:fs/promises";
+import type {
+  RestoreEngine as RestoreEngineContract,
+  RestoreJob,
+  RestoreOutcome,
+} from "../contracts.js";
 import { parseSourceInfo } from "./analysis.js";
 import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
 import { measureDurationSec, scanDurationSec } from "./duration.js";
@@ -8,21 +13,14 @@ import { createProgressParser, type ProgressSpan } from "./progress.js";
 import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
 import type { RestorePlan, RestoreQuality } from "./types.js";
 
-export interface RestoreInput {
-  inputPath: string;
-  /** For remote engines (Cog); the local ffmpeg engine reads `inputPath` only. */
-  inputUrl?: string;
-  outputPath: string;
+/** The contract's restore job, plus what a caller that already probed can hand over. */
+export interface RestoreInput extends RestoreJob {
   quality: RestoreQuality;
-  signal?: AbortSignal;
-  onProgress?: (fraction: number) => void;
   /** A plan from an earlier `probeForPlan` of the same file, to skip probing again. */
   plan?: RestorePlan;
-  /** The real duration from an earlier `measureDurationSec` of the same file, to skip the scan. */
-  durationSec?: number;
 }
 
-export interface RestoreResult {
+export interface RestoreResult extends RestoreOutcome {
   /** Real duration of the input, by packet scan. */
   durationSec: number;
   /** Size of the delivered video. */
@@ -33,8 +31,8 @@ export interface RestoreResult {
   elapsedMs: number;
 }
 
-export interface RestoreEngine {
-  readonly name: string;
+/** The ffmpeg engine: the contract, with its richer input and result. */
+export interface RestoreEngine extends RestoreEngineContract {
   /** Real duration by packet scan (not the header). Throws MediaError for unreadable/corrupt input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
   restore(input: RestoreInput): Promise<RestoreResult>;

@@ -2,11 +2,12 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../../config.js";
 import { CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/rules.js";
-import { type ClipEngine, createFfmpegClipEngine } from "../../engines/clip/engine.js";
+import { createFfmpegClipEngine } from "../../engines/clip/engine.js";
 import { ImageError, normaliseImage } from "../../engines/clip/image.js";
 import type { ClipSize } from "../../engines/clip/plan.js";
 import { createCogClipEngine } from "../../engines/cog/cog-engines.js";
 import { type CogHookTarget, PredictionWaiter } from "../../engines/cog/webhook.js";
+import type { ClipEngine } from "../../engines/contracts.js";
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
@@ -15,7 +16,7 @@ import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "..
 import { uploadOutput } from "./transfer.js";
 
 export interface ClipExecutorOptions {
-  engine: Pick<ClipEngine, "name" | "makeClip">;
+  engine: ClipEngine;
   classifier: ImageClassifier;
   /** How inputs are fetched and outputs sent; tests route kinora URLs in-process. */
   fetchImpl?: typeof fetch;

@@ -5,12 +5,13 @@
  */
 import type { Config } from "../../config.js";
 import { createCogRestoreEngine } from "../../engines/cog/cog-engines.js";
+import type { RestoreEngine } from "../../engines/contracts.js";
 import { createFfmpegRestoreEngine, measureDurationSec } from "../../engines/restore/index.js";
 import type { Executor } from "../../jobs/work.js";
-import { createRestoreExecutor, type RestoreEngineLike } from "./restore.js";
+import { createRestoreExecutor } from "./restore.js";
 import type { FetchLike } from "./transfer.js";
 
-export function restoreEngineFromConfig(config: Pick<Config, "engines">): RestoreEngineLike {
+export function restoreEngineFromConfig(config: Pick<Config, "engines">): RestoreEngine {
   const e = config.engines.restore;
   if (e.kind === "ffmpeg") return createFfmpegRestoreEngine();
   return createCogRestoreEngine({
@@ -19,7 +20,7 @@ export function restoreEngineFromConfig(config: Pick<Config, "engines">): Restor
     timeoutMs: e.timeoutMs,
     pollIntervalMs: 2000,
     measureDurationSec,
-  }) as RestoreEngineLike;
+  });
 }
 
 export function restoreExecutorFromConfig(

@@ -4,25 +4,10 @@
  */
 import path from "node:path";
 import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
+import type { RestoreEngine } from "../../engines/contracts.js";
 import { MediaError } from "../../engines/restore/index.js";
 import { type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
-
-/** What the executor needs of an engine (the ffmpeg and the Cog restore engines both fit). */
-export interface RestoreEngineLike {
-  readonly name: string;
-  measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
-  restore(args: {
-    inputPath: string;
-    inputUrl?: string;
-    outputPath: string;
-    quality: "faithful" | "enhanced" | "enhanced_max";
-    signal?: AbortSignal;
-    onProgress?: (fraction: number) => void;
-    /** The length just measured, so the engine need not scan the file again. */
-    durationSec?: number;
-  }): Promise<{ width: number; height: number }>;
-}
 
 /** The real length may exceed the declared one by 10 % plus 2 s before the job is refused. */
 export function tooLong(realSec: number, declaredSec: number): boolean {
@@ -53,7 +38,7 @@ const asFinal = (err: unknown) =>
     : err;
 
 export function createRestoreExecutor(opts: {
-  engine: RestoreEngineLike;
+  engine: RestoreEngine;
   fetch?: FetchLike;
 }): Executor {
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));

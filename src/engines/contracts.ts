@@ -1,0 +1,69 @@
+/**
+ * The one contract per engine kind. The local ffmpeg engines (engines/restore, engines/clip)
+ * and the remote Cog engines (engines/cog) implement these; the worker's executors depend on
+ * nothing else, so a worker picks an engine by configuration without casts.
+ */
+import type { ClipSize } from "../domain/clips/rules.js";
+import type { RestoreQuality } from "../domain/restore/pricing.js";
+
+export interface RestoreJob {
+  inputPath: string;
+  /** A presigned URL of the input, for engines that fetch it themselves (Cog). */
+  inputUrl?: string;
+  outputPath: string;
+  quality: RestoreQuality;
+  signal?: AbortSignal;
+  /** 0..1, increasing. */
+  onProgress?: (fraction: number) => void;
+  /** The real length just measured, so the engine need not scan the file again. */
+  durationSec?: number;
+}
+
+export interface RestoreOutcome {
+  /** Real duration of the input, by packet scan. */
+  durationSec: number;
+  /** Size of the delivered video. */
+  width: number;
+  height: number;
+  /** What the engine decided (its own shape: the ffmpeg plan, or the remote prediction). */
+  plan: object;
+  /** Wall time of the whole restore. */
+  elapsedMs: number;
+}
+
+export interface RestoreEngine {
+  readonly name: string;
+  /** Real duration by packet scan (not the header); throws for unreadable input. */
+  measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
+  restore(job: RestoreJob): Promise<RestoreOutcome>;
+}
+
+export interface ClipJob {
+  imagePath: string;
+  /** Where the image came from, for engines that fetch it themselves. */
+  imageUrl?: string;
+  outputPath: string;
+  prompt: string;
+  size: ClipSize;
+  loop: boolean;
+  seed: number;
+  signal?: AbortSignal;
+  /** 0..1, increasing; 1 once the file is in place. */
+  onProgress?: (fraction: number) => void;
+}
+
+export interface ClipOutcome {
+  durationSec: number;
+  width: number;
+  height: number;
+  /** Motion kind used, e.g. "zoom_in", "pan_left", "drift". */
+  motion: string;
+  /** Ambience kind used, e.g. "rain", "forest", "room". */
+  sound: string;
+  fps: number;
+}
+
+export interface ClipEngine {
+  readonly name: string;
+  makeClip(job: ClipJob): Promise<ClipOutcome>;
+}
