@@ -97,7 +97,9 @@ export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:
     clock: () => new Date(),
     ids: randomId,
     log: silentLogger,
-    config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }),
+    // Limits off: one key sends thousands of requests a minute here; the limiter's own cost is
+    // measured by bench/rate-limit.ts, with and without it in the same run.
+    config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", RATE_LIMITS: "off" }),
     database,
     storage: createLocalBlobStore({
       rootDir: path.join(dataDir, "files"),
