@@ -3,7 +3,10 @@
  * item of the previous page — opaque to callers, stable while new items arrive, and served by
  * the (owner, created_at) indexes. Nothing secret is in a cursor.
  */
+import type { Kysely, Selectable } from "kysely";
+import type { DB } from "../db/schema.js";
 import { badRequest } from "../domain/errors.js";
+import type { Principal } from "./auth.js";
 
 export interface CursorPosition {
   createdAt: Date;
@@ -27,4 +30,46 @@ export function decodeCursor(cursor: string, prefix: string): CursorPosition {
     throw badRequest("cursor: is not a cursor from this list; pass next_cursor as it was given.");
   }
   return { createdAt: new Date(Number(match[1])), id: match[2] as string };
+}
+
+/** Tables of jobs a wallet owns (the job engine's columns: wallet_id, agent_key_id, created_at). */
+export type OwnedJobTable = "restore_jobs" | "clips";
+
+/**
+ * One page of the caller's jobs of one kind, newest first: the wallet's, or only an agent key's
+ * own. One extra row tells whether another page exists, without a count query.
+ */
+export async function ownedJobsPage<T extends OwnedJobTable>(
+  db: Kysely<DB>,
+  table: T,
+  principal: Principal,
+  opts: { limit: number; cursor?: string; idPrefix: string },
+): Promise<{ rows: Selectable<DB[T]>[]; nextCursor: string | null }> {
+  const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.idPrefix);
+  // Both tables share these columns; Kysely cannot see that through a generic table name.
+  // biome-ignore lint/suspicious/noExplicitAny: the one place a job table is chosen at run time
+  let q = (db as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where("wallet_id", "=", principal.walletId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(opts.limit + 1);
+  if (principal.kind === "agent") q = q.where("agent_key_id", "=", principal.keyId);
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", "<", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
+      ]),
+    );
+  }
+  const rows = await q.execute();
+  const page = rows.slice(0, opts.limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > opts.limit && last
+      ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id })
+      : null;
+  return { rows: page as Selectable<DB[T]>[], nextCursor };
 }

@@ -4,7 +4,7 @@ import { CLIP_FINAL } from "../../domain/clips/transitions.js";
 import { badRequest, conflict } from "../../domain/errors.js";
 import { waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
-import { decodeCursor, encodeCursor, type PageInput } from "../pagination.js";
+import { ownedJobsPage, type PageInput } from "../pagination.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
 import { type ClipRow, type ClipView, clipView, clipViews, findVisibleClip } from "./view.js";
@@ -36,32 +36,14 @@ export async function listClipsPage(
   input: PageInput = {},
 ): Promise<{ clips: ClipView[]; next_cursor: string | null }> {
   const limit = input.limit ?? CLIP_LIST_MAX;
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, "clip");
-  let q = deps.db
-    .selectFrom("clips")
-    .selectAll()
-    .where("wallet_id", "=", principal.walletId)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1);
-  if (principal.kind === "agent") q = q.where("agent_key_id", "=", principal.keyId);
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-      ]),
-    );
-  }
-  const rows = await q.execute();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const { rows, nextCursor } = await ownedJobsPage(deps.db, "clips", principal, {
+    limit,
+    cursor: input.cursor,
+    idPrefix: "clip",
+  });
   return {
-    clips: await clipViews(page, deps),
-    next_cursor:
-      rows.length > limit && last
-        ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id })
-        : null,
+    clips: await clipViews(rows, deps),
+    next_cursor: nextCursor,
   };
 }
 

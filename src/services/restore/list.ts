@@ -4,7 +4,7 @@
  * correct while new jobs arrive, and the wallet index (wallet_id, created_at) serves it.
  */
 import type { Principal } from "../auth.js";
-import { decodeCursor, encodeCursor } from "../pagination.js";
+import { ownedJobsPage } from "../pagination.js";
 import type { RestoreDeps } from "./deps.js";
 import { jobViews, type RestoreJobView } from "./views.js";
 
@@ -30,30 +30,13 @@ export async function listRestoreJobs(
   input: ListRestoreJobsInput = {},
 ): Promise<RestoreJobPage> {
   const limit = input.limit ?? LIST_LIMIT.default;
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, "rj");
-  let q = p.db
-    .selectFrom("restore_jobs")
-    .selectAll()
-    .where("wallet_id", "=", principal.walletId)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    // One extra row tells whether another page exists without a count query.
-    .limit(limit + 1);
-  if (principal.kind === "agent") q = q.where("agent_key_id", "=", principal.keyId);
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-      ]),
-    );
-  }
-  const rows = await q.execute();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const more = rows.length > limit && last !== undefined;
+  const { rows, nextCursor } = await ownedJobsPage(p.db, "restore_jobs", principal, {
+    limit,
+    cursor: input.cursor,
+    idPrefix: "rj",
+  });
   return {
-    jobs: await jobViews(p, page),
-    next_cursor: more ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id }) : null,
+    jobs: await jobViews(p, rows),
+    next_cursor: nextCursor,
   };
 }
