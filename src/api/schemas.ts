@@ -1,6 +1,7 @@
 /** Response and field schemas shared by several routes; they become OpenAPI components. */
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODE_NAMES } from "../domain/error-codes.js";
+import { EMAIL_MAX_LENGTH } from "../domain/limits.js";
 
 export const ErrorBody = z
   .object({
@@ -62,7 +63,7 @@ export const Wallet = z
 
 export const Email = z
   .string()
-  .max(254, "must be at most 254 characters")
+  .max(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`)
   .email("must be an e-mail address like name@example.com");
 
 export const IdParam = (name: string, example: string) =>

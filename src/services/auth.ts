@@ -102,11 +102,6 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
   return { kind: "agent", walletId: row.wallet_id, keyId: row.key_id, snapshot };
 }
 
-/** The agent key id that pays for (and owns) what this principal starts; null for the wallet key. */
-export function spenderKeyId(principal: Principal): string | null {
-  return principal.kind === "agent" ? principal.keyId : null;
-}
-
 export const ACCESS_TOKEN_PATTERN = /^kat_[0-9A-Za-z_-]{20,64}$/;
 
 interface TokenRow {

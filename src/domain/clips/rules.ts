@@ -40,10 +40,6 @@ export function clipPrice(size: ClipSize): {
   return { size, amount_cents: amount, display: displayCents(amount) };
 }
 
-export function isClipSize(value: string): value is ClipSize {
-  return (CLIP_SIZES as readonly string[]).includes(value);
-}
-
 /**
  * Run seconds per second of clip, by size, assumed until this deployment has finished clips
  * to measure (queue ETA): the local engine makes a 5 s clip in about 1.2 s at 480p and 2.4 s at
