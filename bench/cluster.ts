@@ -1,14 +1,7 @@
-/**
- * Real processes, as an operator runs them: the cold start of `kinora serve` on an existing
- * data directory vs a bare `node:http` script started the same way, and charges per second on
- * PostgreSQL through two API nodes vs one.
- */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import {
   freePort,
   type KinoraProcess,
@@ -16,6 +9,7 @@ import {
   spawnNode,
   startServe,
 } from "../test/cluster/nodes.js";
+import { serverDatabase } from "../test/server-db.js";
 import { type Figure, percentile, throughput } from "./lib.js";
 
 /** Resolves once GET `url` answers 200, polling every 2 ms from the moment it is called. */
@@ -81,26 +75,6 @@ export async function benchColdStart(runs: number): Promise<Figure> {
   }
 }
 
-/** A database of its own on the server at `url`, dropped by `drop`. */
-async function freshDatabase(url: string) {
-  const name = `kinora_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return {
-    url: own.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 interface Reply {
   status: number;
   body: string;
@@ -149,10 +123,10 @@ export async function benchClusterCharges(total: number, rounds = 2): Promise<Fi
     process.stdout.write("  (charges through two nodes: skipped, DATABASE_URL is not set)\n");
     return undefined;
   }
-  const db = await freshDatabase(url);
+  const db = await serverDatabase(url);
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-nodes-"));
   const env = {
-    DATABASE_URL: db.url,
+    ...db.env,
     WORKERS: "0",
     RATE_LIMITS: "off",
     ADMIN_TOKEN: ADMIN,

@@ -12,8 +12,10 @@ export interface ServerDatabase {
   drop(): Promise<void>;
 }
 
-export async function serverDatabase(): Promise<ServerDatabase> {
-  const url = process.env.DATABASE_URL;
+/** On the PostgreSQL server at `url` (default DATABASE_URL); nothing on PGlite. */
+export async function serverDatabase(
+  url: string | undefined = process.env.DATABASE_URL,
+): Promise<ServerDatabase> {
   if (!url) return { env: {}, drop: async () => {} };
   const name = `kinora_t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });

@@ -3,22 +3,21 @@
  * against a real HTTP server on 127.0.0.1: a card top-up credited exactly once however often
  * Pay is pressed, and a no-key restore paid by checkout that runs to done.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { serve } from "@hono/node-server";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restoreFeature } from "../../src/features/restore.js";
 import { silentLogger } from "../../src/logger.js";
 import { type JobSystem, startJobSystem } from "../../src/workers/supervisor.js";
+import { CHROMIUM, hasChromium, launchChromium } from "../browser.js";
 import { jobBody, makeVideo, upload } from "../restore/helpers.js";
 import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`browser checkout tests skipped: ${CHROMIUM} is missing`);
 
 describe.skipIf(!hasChromium)("test checkout in Chromium", () => {
@@ -45,19 +44,7 @@ describe.skipIf(!hasChromium)("test checkout in Chromium", () => {
       log: silentLogger,
       nodeId: "browser-test",
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
