@@ -16,6 +16,8 @@ export interface FfmpegBinaries {
   ffprobe: string;
   /** "system" when found on PATH or via FFMPEG_PATH, "bundled" for the npm fallback. */
   source: "system" | "bundled";
+  /** The system's ffprobe, when `ffprobe` is the static build: `runFfprobe` retries on it. */
+  ffprobeFallback?: string;
 }
 
 let cached: FfmpegBinaries | undefined;
@@ -45,9 +47,34 @@ function ensureExecutable(file: string) {
   }
 }
 
+function bundledFfprobe(): string {
+  const file = (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+  ensureExecutable(file);
+  return file;
+}
+
+/**
+ * The static ffprobe @ffprobe-installer ships, when it runs on this machine. A probe reads
+ * headers or a few packets, so its cost is mostly start-up: Debian's ffprobe links ~215 shared
+ * libraries (libavdevice pulls in SDL, X11, PulseAudio…) and takes 80–100 ms to start here, the
+ * static build ~10 ms. That build (2023) is newer than Debian 12's 5.1 and prints the same JSON.
+ * ffmpeg itself stays Debian's: it decodes and filters, where the filters it has matter.
+ */
+function staticFfprobe(): string | undefined {
+  try {
+    const file = bundledFfprobe();
+    const check = spawnSync(file, ["-version"], { stdio: "ignore", timeout: 10_000 });
+    return check.status === 0 ? file : undefined;
+  } catch {
+    // No build for this platform, or it cannot run here: the system's ffprobe does the job.
+    return undefined;
+  }
+}
+
 /**
  * Finds ffmpeg and ffprobe once per process. `override` (from config FFMPEG_PATH/FFPROBE_PATH)
- * wins, then the system binaries, then the bundled npm ones.
+ * wins; then ffmpeg from the system, else the bundled one; ffprobe the static bundled one when
+ * it runs (see staticFfprobe), else the system's.
  */
 export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string }): FfmpegBinaries {
   if (override?.ffmpeg && override.ffprobe) {
@@ -56,14 +83,15 @@ export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string })
   if (cached) return cached;
   const sysFfmpeg = onPath("ffmpeg");
   const sysFfprobe = onPath("ffprobe");
-  if (sysFfmpeg && sysFfprobe) {
-    cached = { ffmpeg: sysFfmpeg, ffprobe: sysFfprobe, source: "system" };
+  const fast = staticFfprobe();
+  const ffprobe = fast ?? sysFfprobe;
+  const ffprobeFallback = fast && sysFfprobe ? sysFfprobe : undefined;
+  if (sysFfmpeg && ffprobe) {
+    cached = { ffmpeg: sysFfmpeg, ffprobe, source: "system", ffprobeFallback };
   } else {
     const ffmpeg = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
-    const ffprobe = (require("@ffprobe-installer/ffprobe") as { path: string }).path;
     ensureExecutable(ffmpeg);
-    ensureExecutable(ffprobe);
-    cached = { ffmpeg, ffprobe, source: "bundled" };
+    cached = { ffmpeg, ffprobe: ffprobe ?? bundledFfprobe(), source: "bundled", ffprobeFallback };
   }
   return cached;
 }
@@ -85,6 +113,8 @@ export function hasFilter(name: string, bins: FfmpegBinaries = ffmpegBinaries())
 
 export interface RunResult {
   code: number;
+  /** The signal that ended the process, or null when it exited by itself. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -105,13 +135,16 @@ export interface RunOptions {
   onStderr?: (chunk: string) => void;
   /** Cap on captured output so a chatty process cannot grow memory without bound. */
   maxCaptureBytes?: number;
+  /** Extra environment variables for the child. */
+  env?: Record<string, string>;
 }
 
 /** Runs a binary with arguments (never through a shell), capturing bounded output. */
 export function runProcess(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const cap = opts.maxCaptureBytes ?? 4 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], signal: opts.signal });
+    const env = opts.env ? { ...process.env, ...opts.env } : undefined;
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], signal: opts.signal, env });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8");
@@ -126,7 +159,7 @@ export function runProcess(bin: string, args: string[], opts: RunOptions = {}): 
       if (stderr.length > cap) stderr = stderr.slice(-cap / 2);
     });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on("close", (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
   });
 }
 
@@ -141,17 +174,34 @@ export async function runFfmpeg(args: string[], opts: RunOptions = {}): Promise<
   return result;
 }
 
+/**
+ * The static ffprobe's glibc would load the system's iconv modules (built for another glibc)
+ * and crash: the MPEG-TS demuxer converts every service name. With GCONV_PATH set it skips
+ * the system's module cache, finds no converter, and keeps the raw name, which we never read.
+ */
+const STATIC_FFPROBE_ENV = { GCONV_PATH: "/nonexistent-kinora-gconv" };
+
+/**
+ * Runs ffprobe. Should the static build die on a signal (a crash, not our abort), the same
+ * probe runs again on the system's ffprobe: a rare file costs one more start, never an answer.
+ */
+export async function runFfprobe(
+  args: string[],
+  opts: RunOptions = {},
+  bins: Pick<FfmpegBinaries, "ffprobe" | "ffprobeFallback"> = ffmpegBinaries(),
+): Promise<RunResult> {
+  if (!bins.ffprobeFallback) return runProcess(bins.ffprobe, args, opts);
+  const first = await runProcess(bins.ffprobe, args, { ...opts, env: STATIC_FFPROBE_ENV });
+  if (first.signal === null || opts.signal?.aborted) return first;
+  return runProcess(bins.ffprobeFallback, args, opts);
+}
+
 /** Runs ffprobe with JSON output and parses it. */
 export async function ffprobeJson(
   args: string[],
   opts: RunOptions = {},
 ): Promise<Record<string, unknown>> {
-  const bins = ffmpegBinaries();
-  const result = await runProcess(
-    bins.ffprobe,
-    ["-v", "error", "-print_format", "json", ...args],
-    opts,
-  );
+  const result = await runFfprobe(["-v", "error", "-print_format", "json", ...args], opts);
   if (result.code !== 0) {
     throw new FfmpegError(`ffprobe exited with code ${result.code}`, result.stderr.trim());
   }

@@ -1,16 +1,12 @@
 /**
  * What the client declares about a video before paying: its length, picture size and type,
- * read locally with ffprobe (the system's, else the one the npm package ships). The server
+ * read locally with ffprobe (the static one the npm package ships, else the system's). The server
  * checks the real length again, so this only has to be honest, not authoritative.
  */
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
-import { ffmpegBinaries } from "../../engines/ffmpeg.js";
+import { runFfprobe } from "../../engines/ffmpeg.js";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure } from "./failures.js";
-
-const run = promisify(execFile);
 
 export interface VideoFacts {
   durationSec: number;
@@ -63,16 +59,12 @@ interface ProbeJson {
 export async function probeVideo(file: string): Promise<VideoFacts> {
   let data: ProbeJson;
   try {
-    const { stdout } = await run(
-      ffmpegBinaries().ffprobe,
-      ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
-      { maxBuffer: 8 * 1024 * 1024, timeout: 60_000 },
-    );
-    data = JSON.parse(stdout) as ProbeJson;
+    const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file];
+    const probe = await runFfprobe(args, { signal: AbortSignal.timeout(60_000) });
+    if (probe.code !== 0) throw new Error(probe.stderr || `ffprobe exited with ${probe.code}`);
+    data = JSON.parse(probe.stdout) as ProbeJson;
   } catch (err) {
-    const why = ((err as { stderr?: string }).stderr ?? (err as Error).message)
-      .trim()
-      .split("\n")[0];
+    const why = ((err as Error).message || String(err)).trim().split("\n")[0];
     throw new CliFailure(`ffprobe could not read ${file} as a video (${why}).`, EXIT.failed);
   }
   const video = data.streams?.find((s) => s.codec_type === "video");

@@ -1,6 +1,8 @@
 /**
- * The audio half of the probe: mains hum over a few excerpts (one ffmpeg run), then loudness
- * over the whole track through the high-pass and the notches the hum decided.
+ * The audio half of the probe: mains hum over a few excerpts, and loudness over the whole
+ * track through the high-pass and the notches the hum decides. Both can share one ffmpeg run
+ * (`analyseHumAndLoudness`): loudness is then measured as if there were no hum, which holds
+ * for most files, and measured again through the notches only when the hum calls for them.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -22,18 +24,14 @@ export interface HumOptions {
   streamIndex?: number;
 }
 
-/**
- * Goertzel prominence of 50 vs 60 Hz mains harmonics over the excerpts: one input per excerpt
- * (`-ss` before `-i`, so audio outside them is never decoded), one mono PCM file each.
- */
-export async function analyseHum(
-  inputPath: string,
-  dir: string,
-  opts: HumOptions,
-): Promise<Measurements["hum"]> {
-  const samples = opts.samples ?? [{ startSec: 0, seconds: opts.windowSec ?? 60 }];
-  const stream = (i: number) =>
-    opts.streamIndex === undefined ? `${i}:a:0` : `${i}:${opts.streamIndex}`;
+interface Run {
+  args: string[];
+  /** Where each excerpt's mono PCM lands. */
+  files: string[];
+}
+
+/** One input per excerpt (`-ss` before `-i`: audio outside them is never decoded). */
+function humRun(inputPath: string, dir: string, samples: Sample[], stream: string): Run {
   const args = ["-y"];
   samples.forEach((s) => {
     if (s.startSec > 0) args.push("-ss", sec(s.startSec));
@@ -41,15 +39,13 @@ export async function analyseHum(
   });
   const files = samples.map((_, i) => join(dir, `hum-${i}.f32`));
   files.forEach((file, i) => {
-    args.push("-map", stream(i), "-ac", "1", "-ar", String(HUM_RATE), "-f", "f32le", file);
+    args.push("-map", `${i}:${stream}`, "-ac", "1", "-ar", String(HUM_RATE), "-f", "f32le", file);
   });
-  try {
-    await runFfmpegForMedia(args, { signal: opts.signal });
-  } catch (err) {
-    // An undecodable audio track only costs us the hum measurement, unless we were cancelled.
-    if (opts.signal?.aborted) throw err;
-    return null;
-  }
+  return { args, files };
+}
+
+/** Goertzel prominence of 50 vs 60 Hz over the excerpts a finished run wrote; null if too few. */
+async function humOf(files: string[]): Promise<Measurements["hum"]> {
   const excerpts: Float32Array[] = [];
   for (const file of files) {
     const bytes = await readFile(file).catch(() => null);
@@ -62,6 +58,63 @@ export async function analyseHum(
   return humProminenceOf(excerpts, HUM_RATE);
 }
 
+const streamSpec = (streamIndex?: number) =>
+  streamIndex === undefined ? "a:0" : String(streamIndex);
+
+/** The loudnorm first pass over the whole track, through the high-pass and hum notches. */
+function loudnessChain(audio: Pick<AudioPlan, "highpassHz" | "hum">): string {
+  return [...audioPrefilters(audio), "loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json"].join(",");
+}
+
+/**
+ * Goertzel prominence of 50 vs 60 Hz mains harmonics over the excerpts (default: the first
+ * `windowSec`, 60, seconds).
+ */
+export async function analyseHum(
+  inputPath: string,
+  dir: string,
+  opts: HumOptions,
+): Promise<Measurements["hum"]> {
+  const samples = opts.samples ?? [{ startSec: 0, seconds: opts.windowSec ?? 60 }];
+  const run = humRun(inputPath, dir, samples, streamSpec(opts.streamIndex));
+  try {
+    await runFfmpegForMedia(run.args, { signal: opts.signal });
+  } catch (err) {
+    // An undecodable audio track only costs us the hum measurement, unless we were cancelled.
+    if (opts.signal?.aborted) throw err;
+    return null;
+  }
+  return humOf(run.files);
+}
+
+/**
+ * Hum over the excerpts and, in the same ffmpeg run, the loudness of the whole track through
+ * `plain` (the high-pass without notches): one process start instead of two in a row. When
+ * that run fails, each is measured on its own, so a bad track fails as it would alone.
+ */
+export async function analyseHumAndLoudness(
+  inputPath: string,
+  dir: string,
+  plain: Pick<AudioPlan, "highpassHz">,
+  opts: HumOptions & { samples: Sample[] },
+): Promise<{ hum: Measurements["hum"]; plainLoudness: Measurements["loudness"] }> {
+  const stream = streamSpec(opts.streamIndex);
+  const run = humRun(inputPath, dir, opts.samples, stream);
+  const whole = opts.samples.length;
+  run.args.push("-vn", "-i", inputPath);
+  run.args.push("-map", `${whole}:${stream}`, "-af", loudnessChain({ ...plain, hum: null }));
+  run.args.push("-f", "null", "-");
+  try {
+    const done = await runFfmpegForMedia(run.args, { signal: opts.signal });
+    return { hum: await humOf(run.files), plainLoudness: parseLoudnorm(done.stderr) };
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+  }
+  const hum = await analyseHum(inputPath, dir, opts);
+  const plainLoudness = await measureLoudness(inputPath, { ...plain, hum: null }, opts);
+  return { hum, plainLoudness };
+}
+
 /**
  * loudnorm first pass over the whole track, through the high-pass and hum notches. Not
  * sampled: the linear second pass needs the true integrated loudness, range and peak.
@@ -71,10 +124,9 @@ export async function measureLoudness(
   audio: Pick<AudioPlan, "highpassHz" | "hum">,
   opts: { signal?: AbortSignal; streamIndex?: number } = {},
 ): Promise<Measurements["loudness"]> {
-  const chain = [...audioPrefilters(audio), "loudnorm=I=-16:TP=-1.5:LRA=11:print_format=json"];
-  const stream = opts.streamIndex === undefined ? "0:a:0" : `0:${opts.streamIndex}`;
+  const stream = `0:${streamSpec(opts.streamIndex)}`;
   const run = await runFfmpegForMedia(
-    ["-vn", "-i", inputPath, "-map", stream, "-af", chain.join(","), "-f", "null", "-"],
+    ["-vn", "-i", inputPath, "-map", stream, "-af", loudnessChain(audio), "-f", "null", "-"],
     { signal: opts.signal },
   );
   return parseLoudnorm(run.stderr);

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ffmpegBinaries, runProcess } from "../ffmpeg.js";
+import { runFfprobe } from "../ffmpeg.js";
 import {
   parseSignalstats,
   parseVidstabMotions,
@@ -35,9 +35,7 @@ export async function seekLandings(
   const intervals = samples.map((s) => `${sec(t0 + s.startSec)}%+#1`).join(",");
   const args = ["-v", "error", "-select_streams", String(source.videoStreamIndex)];
   args.push("-read_intervals", intervals, "-show_entries", "packet=pts_time", "-of", "csv=p=0");
-  const run = await runProcess(ffmpegBinaries().ffprobe, [...args, inputPath], { signal }).catch(
-    () => null,
-  );
+  const run = await runFfprobe([...args, inputPath], { signal }).catch(() => null);
   if (signal?.aborted) throw signal.reason;
   if (!run) return null;
   const times = run.stdout

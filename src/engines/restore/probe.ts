@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { hasFilter } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
 import { type Capabilities, decideAudio, decidePlan } from "./plan.js";
-import { analyseHum, measureLoudness } from "./probe-audio.js";
+import { analyseHum, analyseHumAndLoudness, measureLoudness } from "./probe-audio.js";
 import { analyseVideo } from "./probe-video.js";
 import { bothOrAbort, probeJson } from "./run.js";
 import { DEFAULT_SAMPLING, planSamples, type SamplingOptions, sampledSeconds } from "./sampling.js";
@@ -47,28 +47,43 @@ export async function probeSource(inputPath: string, signal?: AbortSignal): Prom
   return parseSourceInfo(await probeJson(inputPath, signal));
 }
 
-/** Hum over the excerpts, then loudness through the notches the hum calls for. */
+const noMeasurements: Measurements = {
+  windowSec: 0,
+  interlace: null,
+  shakeRatio: null,
+  levels: null,
+  hum: null,
+  loudness: null,
+};
+
+/**
+ * Hum over the excerpts, and loudness through the notches the hum calls for. Loudness is
+ * measured through the chain that will run, so it depends on the hum; measuring it without
+ * notches in the hum's own run is right whenever there is no hum (most files), and only a
+ * file with hum pays a second run.
+ */
 async function analyseAudio(
   inputPath: string,
   dir: string,
   input: { quality: RestoreQuality; source: SourceInfo; caps: Capabilities; samples: Sample[] },
   signal: AbortSignal,
 ): Promise<Pick<Measurements, "hum" | "loudness">> {
-  const { quality, source, caps } = input;
+  const { quality, source, caps, samples } = input;
   const streamIndex = source.audio?.streamIndex;
-  const hum = await analyseHum(inputPath, dir, { samples: input.samples, signal, streamIndex });
-  const measured: Measurements = {
-    windowSec: 0,
-    interlace: null,
-    shakeRatio: null,
-    levels: null,
-    hum,
-    loudness: null,
+  const plain = decideAudio(quality, source, noMeasurements, caps, []);
+  if (!plain?.loudness) {
+    return {
+      hum: await analyseHum(inputPath, dir, { samples, signal, streamIndex }),
+      loudness: null,
+    };
+  }
+  const both = await analyseHumAndLoudness(inputPath, dir, plain, { samples, signal, streamIndex });
+  const draft = decideAudio(quality, source, { ...noMeasurements, hum: both.hum }, caps, []);
+  if (!draft?.hum) return { hum: both.hum, loudness: both.plainLoudness };
+  return {
+    hum: both.hum,
+    loudness: await measureLoudness(inputPath, draft, { signal, streamIndex }),
   };
-  // Decide the notches first: loudness is measured through the chain that will run.
-  const draft = decideAudio(quality, source, measured, caps, []);
-  if (!draft?.loudness) return { hum, loudness: null };
-  return { hum, loudness: await measureLoudness(inputPath, draft, { signal, streamIndex }) };
 }
 
 /**

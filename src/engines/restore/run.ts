@@ -4,6 +4,7 @@ import {
   ffmpegBinaries,
   type RunOptions,
   type RunResult,
+  runFfprobe,
   runProcess,
 } from "../ffmpeg.js";
 import { CORRUPT_MESSAGE, MediaError, mediaErrorFromStderr } from "./errors.js";
@@ -47,11 +48,10 @@ export async function probeJson(
   signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
   signal?.throwIfAborted();
-  const bins = ffmpegBinaries();
   const args = ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", inputPath];
   let result: RunResult;
   try {
-    result = await runProcess(bins.ffprobe, args, { signal });
+    result = await runFfprobe(args, { signal });
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     throw err;

@@ -1,0 +1,64 @@
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ffmpegBinaries, runFfmpeg, runFfprobe } from "./ffmpeg.js";
+import { tempDir } from "./restore/test-media.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const file = (name: string) => join(dir, name);
+
+/** A stand-in ffprobe: a shell script that prints `says` or crashes the way a segfault does. */
+async function fakeProbe(name: string, body: string): Promise<string> {
+  await writeFile(file(name), `#!/bin/sh\n${body}\n`);
+  await chmod(file(name), 0o755);
+  return file(name);
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  // MPEG-TS carries service names in a DVB character set: its demuxer calls iconv on them.
+  const video = ["-f", "lavfi", "-t", "1", "-i", "testsrc2=s=160x120:r=25"];
+  await runFfmpeg(["-y", ...video, "-c:v", "libx264", "-preset", "ultrafast", file("in.ts")]);
+}, 30_000);
+
+afterAll(() => cleanup());
+
+describe("runFfprobe", () => {
+  it("reads MPEG-TS with the ffprobe it picked, without falling back", async () => {
+    const bins = ffmpegBinaries();
+    const fallback = await fakeProbe("fallback", "echo fallback; exit 0");
+    const args = ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0"];
+    const probe = await runFfprobe(
+      [...args, file("in.ts")],
+      {},
+      { ...bins, ffprobeFallback: bins.ffprobeFallback && fallback },
+    );
+    expect(probe).toMatchObject({ code: 0, signal: null });
+    expect(probe.stdout.trim()).toBe("mpegts");
+  });
+
+  it("runs the probe again on the fallback when the first ffprobe crashes", async () => {
+    const crashing = await fakeProbe("crashing", "kill -SEGV $$");
+    const fallback = await fakeProbe("fallback-ok", 'echo "probed $1"');
+    const probe = await runFfprobe(["x.mp4"], {}, { ffprobe: crashing, ffprobeFallback: fallback });
+    expect(probe).toMatchObject({ code: 0, stdout: "probed x.mp4\n" });
+  });
+
+  it("keeps an ordinary failure: a non-zero exit is the file's answer, not a crash", async () => {
+    const failing = await fakeProbe("failing", "echo 'Invalid data found' >&2; exit 1");
+    const fallback = await fakeProbe("unused", "echo wrong; exit 0");
+    const probe = await runFfprobe(["x.mp4"], {}, { ffprobe: failing, ffprobeFallback: fallback });
+    expect(probe).toMatchObject({ code: 1, signal: null, stdout: "" });
+  });
+
+  it("does not retry a probe that was cancelled", async () => {
+    const slow = await fakeProbe("slow", "sleep 5");
+    const fallback = await fakeProbe("unused-too", "echo wrong; exit 0");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("cancelled")), 100);
+    await expect(
+      runFfprobe([], { signal: controller.signal }, { ffprobe: slow, ffprobeFallback: fallback }),
+    ).rejects.toThrow();
+  });
+});
