@@ -1,7 +1,7 @@
 /** The probe pass on real (tiny, synthetic) files: does it measure what it should? */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeForPlan } from "./probe.js";
+import { measureLoudness, probeForPlan } from "./probe.js";
 import { generate, tempDir } from "./test-media.js";
 
 let dir: string;
@@ -55,6 +55,19 @@ describe("probeForPlan", () => {
     expect(plan.video.deinterlace).toEqual({ filter: "bwdif", parity: "tff", sendField: false });
     expect(plan.audio?.hum?.hz).toBe(50);
     expect(plan.audio?.loudness?.measured?.inputI).toBeLessThan(-10);
+  });
+
+  it("measures loudness through the chain that runs: notched when there is hum, plain if not", async () => {
+    // The probe measures plain loudness in the hum's run and again through notches on hum.
+    for (const file of ["tff.mp4", "progressive.mp4"]) {
+      const plan = await probeForPlan(path(file), "faithful");
+      const audio = plan.audio as NonNullable<typeof plan.audio>;
+      const plain = await measureLoudness(path(file), { ...audio, hum: null });
+      const through = await measureLoudness(path(file), audio);
+      expect(plan.measured.loudness).toEqual(through);
+      if (audio.hum) expect(through).not.toEqual(plain);
+      else expect(through).toEqual(plain);
+    }
   });
 
   it("finds bottom-field-first interlacing and 60 Hz hum", async () => {
