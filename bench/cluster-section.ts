@@ -23,7 +23,7 @@ export async function clusterSection(quick: boolean, show: (f: Figure) => void):
   const pglite = await openDatabase({ dataDir: dir });
   try {
     await migrate(pglite.db);
-    show(await benchRateLimitOverhead(pglite, "PGlite", requests));
+    (await benchRateLimitOverhead(pglite, "PGlite", requests)).forEach(show);
   } finally {
     await pglite.close();
     rmSync(dir, { recursive: true, force: true });
@@ -31,7 +31,7 @@ export async function clusterSection(quick: boolean, show: (f: Figure) => void):
   const url = process.env.DATABASE_URL;
   if (url)
     await withSchema(url, async (db) =>
-      show(await benchRateLimitOverhead(db, "PostgreSQL", requests)),
+      (await benchRateLimitOverhead(db, "PostgreSQL", requests)).forEach(show),
     );
 }
 

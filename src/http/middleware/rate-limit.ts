@@ -8,6 +8,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../domain/errors.js";
 import type { Limit, RateLimiter } from "../../services/rate-limit.js";
 import type { AppEnv } from "../env.js";
+import { withEarlyHeaders } from "./early-headers.js";
 
 /** The caller's address: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
 export function clientAddress(c: Context<AppEnv>, trustProxy: boolean): string {
@@ -44,7 +45,6 @@ export function rateLimit(
         "rate_limited",
       );
     }
-    await next();
-    for (const [k, v] of Object.entries(headers)) c.header(k, v);
+    await withEarlyHeaders(c, headers, next);
   });
 }

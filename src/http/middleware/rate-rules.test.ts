@@ -74,6 +74,31 @@ describe("rate limits", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("puts the request id and the RateLimit headers on every kind of response", async () => {
+    // Headers are prepared before the route runs; a route that returns its own Response (the
+    // MCP endpoint) gets them afterwards, and so do 404s and refusals.
+    t.clock.advance(60_000);
+    const owner = await t.newWallet(0);
+    const agent = await t.newAgentKey(owner.key, 100);
+    const answers = {
+      json: await t.call("GET", "/wallet", { key: owner.key }),
+      ownResponse: await t.call("POST", "/mcp", {
+        key: agent.key,
+        headers: { accept: "application/json, text/event-stream" },
+        body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      }),
+      notFound: await t.call("GET", "/wallet/nothing-here", { key: owner.key }),
+      refused: await t.call("POST", "/wallet/keys", { key: owner.key, body: { limit_cents: -1 } }),
+    };
+    for (const [kind, answer] of Object.entries(answers)) {
+      expect(answer.headers.get("x-request-id"), kind).toMatch(/^req_/);
+      expect(answer.headers.get("ratelimit-limit"), kind).toMatch(/^\d+$/);
+    }
+    expect(answers.ownResponse.body.result.tools).toHaveLength(13);
+    expect(answers.refused.status).toBe(400);
+    expect(answers.refused.body.request_id).toBe(answers.refused.headers.get("x-request-id"));
+  });
+
   it("caps the active agent keys of a wallet; revoking one makes room", async () => {
     t.clock.advance(60_000);
     const owner = await t.newWallet(0);

@@ -11,6 +11,7 @@ import type { RateLimitsConfig } from "../../config.js";
 import { credentialDigest, rateHeaders, tooMany } from "../../services/rate-buckets.js";
 import type { Decision, Limit, RateLimiter } from "../../services/rate-limit.js";
 import type { AppEnv } from "../env.js";
+import { withEarlyHeaders } from "./early-headers.js";
 import { clientAddress } from "./rate-limit.js";
 
 type By = "address" | "credential";
@@ -88,7 +89,7 @@ export function rateRules(
       }
       if (!tightest || d.remaining < tightest.remaining) tightest = d;
     }
-    await next();
-    if (tightest) for (const [k, v] of Object.entries(rateHeaders(tightest))) c.header(k, v);
+    if (!tightest) return next();
+    await withEarlyHeaders(c, rateHeaders(tightest), next);
   });
 }

@@ -6,6 +6,7 @@ import { createMiddleware } from "hono/factory";
 import type { IdGenerator } from "../../domain/ids.js";
 import type { Logger } from "../../logger.js";
 import type { AppEnv } from "../env.js";
+import { withEarlyHeaders } from "./early-headers.js";
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9_.-]{8,64}$/;
 
@@ -15,8 +16,7 @@ export function requestContext(log: Logger, ids: IdGenerator) {
     const requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : ids("req");
     c.set("requestId", requestId);
     const started = performance.now();
-    await next();
-    c.header("X-Request-Id", requestId);
+    await withEarlyHeaders(c, { "X-Request-Id": requestId }, next);
     const url = new URL(c.req.url);
     const principal =
       c.get("maybePrincipal") ??
