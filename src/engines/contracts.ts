@@ -20,7 +20,7 @@ export interface RestoreJob {
 }
 
 export interface RestoreOutcome {
-  /** Real duration of the input, by packet scan. */
+  /** Real duration of the input: the job's own `durationSec`, else what the engine measured. */
   durationSec: number;
   /** Size of the delivered video. */
   width: number;

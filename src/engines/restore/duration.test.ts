@@ -1,30 +1,13 @@
-import { spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ffmpegBinaries, ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { measureDurationSec, parseOutTimeSec } from "./duration.js";
-import { generate, tempDir } from "./test-media.js";
+import { generate, pipeTo, tempDir } from "./test-media.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
 const path = (name: string) => join(dir, name);
-
-/** ffmpeg writing to a pipe cannot seek back to fill in duration or cues: a "piped" file. */
-function pipeTo(file: string, args: string[]): Promise<void> {
-  const fd = openSync(file, "w");
-  return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegBinaries().ffmpeg, ["-nostdin", "-v", "error", ...args, "pipe:1"], {
-      stdio: ["ignore", fd, "ignore"],
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      closeSync(fd);
-      code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`));
-    });
-  });
-}
 
 async function headerDuration(file: string): Promise<number | null> {
   const probe = await ffprobeJson(["-show_format", file]);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createFfmpegRestoreEngine, MediaError } from "./index.js";
 import { measureQuality } from "./quality.js";
-import { generate, summarise, tempDir } from "./test-media.js";
+import { generate, pipeTo, summarise, tempDir } from "./test-media.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
 let dir: string;
@@ -61,6 +61,12 @@ beforeAll(async () => {
   );
   // The start of an MP4 whose index (moov) sits at the end: nothing decodable survives.
   await writeFile(path("truncated.mp4"), (await readFile(path("av.mp4"))).subarray(0, 6000));
+  // Index first, then the media cut in half: the header still promises 4 s.
+  await generate(path("long.mp4"), { video, seconds: 4, extra: ["-movflags", "+faststart"] });
+  const long = await readFile(path("long.mp4"));
+  await writeFile(path("cut.mp4"), long.subarray(0, Math.floor(long.length / 2)));
+  // Matroska written to a pipe has no duration in its header.
+  await pipeTo(path("piped.mkv"), ["-i", path("av.mp4"), "-c", "copy", "-f", "matroska"]);
 }, 60_000);
 
 afterAll(() => cleanup());
@@ -95,6 +101,41 @@ describe("restore", () => {
     expect(seen.at(-1)).toBe(1);
     expect(seen.every((f, i) => i === 0 || f >= (seen[i - 1] as number))).toBe(true);
     expect(existsSync(`${out}.partial.mp4`)).toBe(false);
+  });
+
+  it("reports the length the packets hold, not a header that promises more", async () => {
+    const scanned = await engine.measureDurationSec(path("cut.mp4"));
+    expect(scanned).toBeLessThan(3);
+    const own = await engine.restore({
+      inputPath: path("cut.mp4"),
+      outputPath: path("cut-out.mp4"),
+      quality: "faithful",
+    });
+    // Where the decode of every packet ended; a scan copies a last partial packet too.
+    expect(Math.abs(own.durationSec - scanned)).toBeLessThan(0.2);
+    // A caller that scanned hands its length over, and it is what the result reports.
+    const given = await engine.restore({
+      inputPath: path("cut.mp4"),
+      outputPath: path("cut-out2.mp4"),
+      quality: "faithful",
+      durationSec: scanned,
+    });
+    expect(given.durationSec).toBe(scanned);
+  });
+
+  it("measures a file whose header has no length, with progress to 1", async () => {
+    const seen: number[] = [];
+    const result = await engine.restore({
+      inputPath: path("piped.mkv"),
+      outputPath: path("piped-out.mp4"),
+      quality: "faithful",
+      onProgress: (f) => seen.push(f),
+    });
+    expect(result.durationSec).toBeGreaterThan(1.9);
+    expect(result.durationSec).toBeLessThan(2.2);
+    // The pass measured its progress against a length (the scan's): it reached its 99 %.
+    expect(seen).toContain(0.99);
+    expect(seen.at(-1)).toBe(1);
   });
 
   it("enhanced: doubles the size", async () => {

@@ -7,7 +7,8 @@ import type {
 } from "../contracts.js";
 import { parseSourceInfo } from "./analysis.js";
 import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
-import { measureDurationSec, scanDurationSec } from "./duration.js";
+import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration.js";
+import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
 import { probeForPlan } from "./probe.js";
 import { createProgressParser, type ProgressSpan } from "./progress.js";
 import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
@@ -21,7 +22,11 @@ export interface RestoreInput extends RestoreJob {
 }
 
 export interface RestoreResult extends RestoreOutcome {
-  /** Real duration of the input, by packet scan. */
+  /**
+   * Real duration of the input: the caller's packet scan when it gave one, else where the
+   * restore's own decode of every packet ended (a scan of its own only when the headers hold no
+   * duration to show progress against).
+   */
   durationSec: number;
   /** Size of the delivered video. */
   width: number;
@@ -49,21 +54,23 @@ export interface FfmpegRestoreEngineOptions {
 const PROBE_SHARE = 0.05;
 const DETECT_SHARE = 0.15;
 
+/** Runs one ffmpeg pass with progress; resolves with where its timeline ended, in seconds. */
 async function runPass(
   args: string[],
   durationSec: number,
   input: RestoreInput,
   span: ProgressSpan,
-): Promise<void> {
+): Promise<number | null> {
   const onStderr = input.onProgress
     ? createProgressParser(durationSec, input.onProgress, span)
     : undefined;
   // -progress is a global option, so it goes first; it does not change the output. (No
   // -stats_period: the bundled 2018 fallback ffmpeg lacks it, and its 0.5 s default suits us.)
-  await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], {
+  const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], {
     signal: input.signal,
     onStderr,
   });
+  return parseOutTimeSec(run.stderr);
 }
 
 async function restoreWith(
@@ -73,12 +80,15 @@ async function restoreWith(
   const started = Date.now();
   const { inputPath, outputPath, signal } = input;
   input.onProgress?.(0);
-  // Headers once; then the packet scan and the probe run side by side.
+  // Headers once; then the probe. Progress is measured against the caller's packet scan, else
+  // the header's length (a lying header only makes progress jump at the end), else a scan of
+  // our own beside the probe.
   const source = input.plan?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
   const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
-  const [durationSec, plan] = await bothOrAbort(
+  const headerSec = source.headerDurationSec ?? 0;
+  const [lengthSec, plan] = await bothOrAbort(
     signal,
-    (s) => (input.durationSec === undefined ? scanDurationSec(inputPath, s) : input.durationSec),
+    (s) => input.durationSec ?? (headerSec > 0 ? headerSec : scanDurationSec(inputPath, s)),
     (s) => input.plan ?? probeForPlan(inputPath, input.quality, s, { source, encode }),
   );
   input.onProgress?.(PROBE_SHARE);
@@ -88,16 +98,19 @@ async function restoreWith(
     let from = PROBE_SHARE;
     if (plan.video.stabilise) {
       const span = { from, to: from + DETECT_SHARE };
-      await runPass(buildStabiliseDetectArgs(plan, inputPath, partial), durationSec, input, span);
+      await runPass(buildStabiliseDetectArgs(plan, inputPath, partial), lengthSec, input, span);
       from = span.to;
     }
     const args = buildRestoreArgs(plan, inputPath, partial);
-    await runPass(args, durationSec, input, { from, to: 0.99 });
+    const decodedSec = await runPass(args, lengthSec, input, { from, to: 0.99 });
+    // A header's length is only a claim: then the decode of every packet says where it ended.
+    const durationSec = input.durationSec === undefined && headerSec > 0 ? decodedSec : lengthSec;
+    if (durationSec === null) throw new MediaError("corrupt", CORRUPT_MESSAGE);
     const out = parseSourceInfo(await probeJson(partial, signal));
     await rename(partial, outputPath);
     input.onProgress?.(1);
     return {
-      durationSec,
+      durationSec: Math.round(durationSec * 1000) / 1000,
       width: out.width,
       height: out.height,
       plan,

@@ -1,6 +1,6 @@
 /**
  * The audio half of the probe: mains hum over a few excerpts, and loudness over the whole
- * track through the high-pass and the notches the hum decides. Both can share one ffmpeg run
+ * track through the high-pass and the notches the hum decides. Both can share one decode
  * (`analyseHumAndLoudness`): loudness is then measured as if there were no hum, which holds
  * for most files, and measured again through the notches only when the hum calls for them.
  */
@@ -88,9 +88,10 @@ export async function analyseHum(
 }
 
 /**
- * Hum over the excerpts and, in the same ffmpeg run, the loudness of the whole track through
- * `plain` (the high-pass without notches): one process start instead of two in a row. When
- * that run fails, each is measured on its own, so a bad track fails as it would alone.
+ * One decode of the track serves both: it is split, one branch runs the loudness pass through
+ * `plain` (the high-pass without notches), the others are cut into the hum excerpts with atrim.
+ * One process start and one decode instead of two runs in a row. When that run fails, each is
+ * measured on its own, so a bad track fails as it would alone.
  */
 export async function analyseHumAndLoudness(
   inputPath: string,
@@ -98,15 +99,25 @@ export async function analyseHumAndLoudness(
   plain: Pick<AudioPlan, "highpassHz">,
   opts: HumOptions & { samples: Sample[] },
 ): Promise<{ hum: Measurements["hum"]; plainLoudness: Measurements["loudness"] }> {
-  const stream = streamSpec(opts.streamIndex);
-  const run = humRun(inputPath, dir, opts.samples, stream);
-  const whole = opts.samples.length;
-  run.args.push("-vn", "-i", inputPath);
-  run.args.push("-map", `${whole}:${stream}`, "-af", loudnessChain({ ...plain, hum: null }));
-  run.args.push("-f", "null", "-");
+  const { samples } = opts;
+  const files = samples.map((_, i) => join(dir, `hum-${i}.f32`));
+  const labels = samples.map((_, i) => `[h${i}]`);
+  // Times from the track's first sample, as `-ss` counts them for the excerpts of analyseHum.
+  const cuts = samples.map(
+    (s, i) =>
+      `${labels[i]}atrim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}[c${i}]`,
+  );
+  const graph =
+    `[0:${streamSpec(opts.streamIndex)}]asetpts=PTS-STARTPTS,asplit=${samples.length + 1}[l]${labels.join("")};` +
+    `[l]${loudnessChain({ ...plain, hum: null })}[loud];${cuts.join(";")}`;
+  const args = ["-y", "-vn", "-i", inputPath, "-filter_complex", graph];
+  files.forEach((file, i) => {
+    args.push("-map", `[c${i}]`, "-ac", "1", "-ar", String(HUM_RATE), "-f", "f32le", file);
+  });
+  args.push("-map", "[loud]", "-f", "null", "-");
   try {
-    const done = await runFfmpegForMedia(run.args, { signal: opts.signal });
-    return { hum: await humOf(run.files), plainLoudness: parseLoudnorm(done.stderr) };
+    const done = await runFfmpegForMedia(args, { signal: opts.signal });
+    return { hum: await humOf(files), plainLoudness: parseLoudnorm(done.stderr) };
   } catch (err) {
     if (opts.signal?.aborted) throw err;
   }

@@ -2,10 +2,12 @@
  * Test helpers: tiny synthetic inputs made by ffmpeg in a temp dir, and ffprobe summaries of
  * outputs. Used by the restore tests only; kept small so the suite fits two shared cores.
  */
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { ffmpegBinaries, ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "kinora-restore-test-"));
@@ -70,4 +72,19 @@ export async function summarise(path: string): Promise<StreamSummary> {
     },
     rotation: Number(side.find((d) => d.rotation !== undefined)?.rotation ?? 0),
   };
+}
+
+/** ffmpeg writing to a pipe cannot seek back to fill in duration or cues: a "piped" file. */
+export function pipeTo(file: string, args: string[]): Promise<void> {
+  const fd = openSync(file, "w");
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegBinaries().ffmpeg, ["-nostdin", "-v", "error", ...args, "pipe:1"], {
+      stdio: ["ignore", fd, "ignore"],
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      closeSync(fd);
+      code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`));
+    });
+  });
 }
