@@ -59,6 +59,8 @@ function sample(groups: number[]): Sample {
 }
 
 export interface CpuSplit {
+  /** Wall time of the run, in seconds. */
+  wallSec: number;
   /** Busy share of all cores over the run, 0..1. */
   machineBusy: number;
   cores: number;
@@ -82,6 +84,7 @@ export async function withCpuSplit<T>(
   return {
     result,
     cpu: {
+      wallSec: wall,
       machineBusy:
         (after.machineBusy - before.machineBusy) / (after.machineAll - before.machineAll || 1),
       cores: availableParallelism(),

@@ -1,18 +1,31 @@
 /**
- * Housekeeping that belongs to no feature: idempotency records past their 24 hours are purged
- * every few minutes (in batches, so one pass never holds the table for long).
+ * Housekeeping that belongs to no feature, every few minutes: idempotency records past their
+ * 24 hours are purged (in batches, so one pass never holds the table for long), and so are
+ * rate-limit windows that ended a day ago (one row per bucket and window on PostgreSQL, one
+ * map entry per bucket in process: without a purge both grow with every address and key seen).
  */
 import type { BackgroundTask, Platform } from "./platform.js";
 import { purgeIdempotencyRecords } from "./services/idempotency.js";
 
+type Purge = { what: string; run: (p: Platform) => Promise<number> };
+
+const PURGES: readonly Purge[] = [
+  { what: "idempotency records", run: (p) => purgeIdempotencyRecords(p) },
+  { what: "rate-limit windows", run: (p) => p.rateLimiter.purge() },
+];
+
 export function startCoreTasks(p: Platform, everyMs = 5 * 60_000): BackgroundTask {
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = purgeIdempotencyRecords(p).then(
-      (n) => {
-        if (n > 0) p.log.info("idempotency records purged", { records: n });
-      },
-      (err) => p.log.error("idempotency purge failed", { err }),
+    running = Promise.all(
+      PURGES.map((purge) =>
+        purge.run(p).then(
+          (n) => {
+            if (n > 0) p.log.info(`${purge.what} purged`, { records: n });
+          },
+          (err) => p.log.error(`${purge.what}: purge failed`, { err }),
+        ),
+      ),
     );
   };
   const timer = setInterval(tick, everyMs);

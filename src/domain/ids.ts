@@ -2,7 +2,7 @@
  * Prefixed random ids and secrets. 16 random bytes (128 bits) for ids — job ids double as
  * capabilities for unauthenticated status reads — and 32 bytes for secret keys.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -39,7 +39,7 @@ export function newSecret(prefix: "pmk" | "pak"): string {
 
 /** Keys are stored only as SHA-256 hex digests. */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 export function constantTimeEqualHex(a: string, b: string): boolean {

@@ -3,6 +3,7 @@
  * request. Clients that send `Accept: application/json` only are accepted (the SDK alone
  * would answer 406). GET and DELETE (streams and sessions) are 405: this server is stateless.
  */
+import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import type { Router } from "../http/router.js";
 import type { McpServices } from "../mcp/context.js";
 
@@ -57,7 +58,13 @@ export function registerMcpRoute(app: Router, services: McpServices) {
   let handler: Promise<typeof import("../mcp/handler.js")> | undefined;
   app.post("/mcp", async (c) => {
     handler ??= import("../mcp/handler.js");
-    return (await handler).handleMcp(c.req.raw, services, c.get("requestId"));
+    const res = await (await handler).handleMcp(c.req.raw, services, c.get("requestId"));
+    // The SDK answers in JSON (no streams here): made again through Hono, the answer takes the
+    // headers prepared before the route as it is made, instead of being rebuilt around a stream
+    // to add them (see http/middleware/early-headers.ts).
+    const headers = Object.fromEntries(res.headers);
+    if (res.body === null) return c.body(null, res.status as StatusCode, headers);
+    return c.body(await res.text(), res.status as ContentfulStatusCode, headers);
   });
   const notHere =
     "The MCP endpoint is stateless: send JSON-RPC with POST /mcp (no streams or sessions).";

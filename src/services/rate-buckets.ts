@@ -2,13 +2,12 @@
  * Rate-limit buckets and refusals shared by every surface: a spending MCP tool counts against
  * the same bucket as REST spending by that credential, and both refuse with the same 429.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { ApiError } from "../domain/errors.js";
 import type { Decision } from "./rate-limit.js";
 
 /** A short digest of a credential: buckets never hold a key in clear. */
-export const credentialDigest = (s: string) =>
-  createHash("sha256").update(s).digest("base64url").slice(0, 22);
+export const credentialDigest = (s: string) => hash("sha256", s, "base64url").slice(0, 22);
 
 /** The bucket a credential's spending counts against (REST routes and MCP tools alike). */
 export const spendBucket = (credential: string) =>

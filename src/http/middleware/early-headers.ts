@@ -14,9 +14,11 @@ export async function withEarlyHeaders(
   headers: Record<string, string>,
   next: Next,
 ): Promise<void> {
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  const entries = Object.entries(headers);
+  for (const [name, value] of entries) c.header(name, value);
   await next();
-  for (const [name, value] of Object.entries(headers)) {
-    if (!c.res.headers.has(name)) c.header(name, value);
-  }
+  // The prepared headers arrive together or not at all: checking the first one is enough.
+  const first = entries[0];
+  if (!first || c.res.headers.has(first[0])) return;
+  for (const [name, value] of entries) c.header(name, value);
 }
