@@ -67,7 +67,8 @@ export async function benchRateLimitOverhead(
   rounds = 5,
 ): Promise<Figure[]> {
   const label = databaseUrl ? "PostgreSQL" : "PGlite";
-  const db = await serverDatabase(databaseUrl);
+  // serverDatabase() would fall back to DATABASE_URL: PGlite must not ask it at all.
+  const db = databaseUrl ? await serverDatabase(databaseUrl) : { env: {}, drop: async () => {} };
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-limits-"));
   // A data directory per process: PGlite is opened afresh, never after a killed process.
   let n = 0;
