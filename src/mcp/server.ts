@@ -1,7 +1,7 @@
 /**
  * One MCP server per request (stateless Streamable HTTP): the low-level SDK Server, so that
- * argument validation, error results and `_meta` are ours (see call.ts). Tool listings are
- * computed once per process.
+ * argument validation, error results and `_meta` are ours (see call.ts). Tool listings, and
+ * the SDK's JSON Schema validator, are made once per process.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -11,6 +11,7 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { callTool } from "./call.js";
 import type { McpContext } from "./context.js";
 import { instructionsFor } from "./instructions.js";
@@ -32,12 +33,21 @@ function toolListing(): Tool[] {
   return listing;
 }
 
+/**
+ * Left to itself, every Server builds an Ajv instance with all its formats: a third of an MCP
+ * request's CPU when a server lives for one request. It only ever compiles schemas (for
+ * elicitation, which these tools do not use), never holds a caller's data, so one serves all.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(ctx: McpContext): Server {
+  validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: "kinora", title: "kinora", version: "1.0.0" },
     {
       capabilities: { tools: { listChanged: false } },
       instructions: instructionsFor(ctx.principal),
+      jsonSchemaValidator: validator,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolListing() }));
