@@ -38,6 +38,16 @@ describe("runFfprobe", () => {
     expect(probe.stdout.trim()).toBe("mpegts");
   });
 
+  it("reads MPEG-TS with the static ffprobe alone, when no system ffprobe is there to retry on", async () => {
+    const bins = ffmpegBinaries();
+    if (!bins.ffprobeIsStatic) return; // this machine probes with the system's ffprobe only
+    const args = ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0"];
+    const alone = { ffprobe: bins.ffprobe, ffprobeIsStatic: true };
+    const probe = await runFfprobe([...args, file("in.ts")], {}, alone);
+    expect(probe).toMatchObject({ code: 0, signal: null });
+    expect(probe.stdout.trim()).toBe("mpegts");
+  });
+
   it("runs the probe again on the fallback when the first ffprobe crashes", async () => {
     const crashing = await fakeProbe("crashing", "kill -SEGV $$");
     const fallback = await fakeProbe("fallback-ok", 'echo "probed $1"');

@@ -16,6 +16,8 @@ export interface FfmpegBinaries {
   ffprobe: string;
   /** "system" when found on PATH or via FFMPEG_PATH, "bundled" for the npm fallback. */
   source: "system" | "bundled";
+  /** Whether `ffprobe` is the static build (see staticFfprobe): it runs with STATIC_FFPROBE_ENV. */
+  ffprobeIsStatic?: boolean;
   /** The system's ffprobe, when `ffprobe` is the static build: `runFfprobe` retries on it. */
   ffprobeFallback?: string;
 }
@@ -84,14 +86,17 @@ export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string })
   const sysFfmpeg = onPath("ffmpeg");
   const sysFfprobe = onPath("ffprobe");
   const fast = staticFfprobe();
-  const ffprobe = fast ?? sysFfprobe;
-  const ffprobeFallback = fast && sysFfprobe ? sysFfprobe : undefined;
-  if (sysFfmpeg && ffprobe) {
-    cached = { ffmpeg: sysFfmpeg, ffprobe, source: "system", ffprobeFallback };
+  const probe = {
+    ffprobe: fast ?? sysFfprobe ?? bundledFfprobe(),
+    ffprobeIsStatic: fast !== undefined || sysFfprobe === undefined,
+    ffprobeFallback: fast && sysFfprobe ? sysFfprobe : undefined,
+  };
+  if (sysFfmpeg && (fast ?? sysFfprobe)) {
+    cached = { ffmpeg: sysFfmpeg, source: "system", ...probe };
   } else {
     const ffmpeg = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
     ensureExecutable(ffmpeg);
-    cached = { ffmpeg, ffprobe: ffprobe ?? bundledFfprobe(), source: "bundled", ffprobeFallback };
+    cached = { ffmpeg, source: "bundled", ...probe };
   }
   return cached;
 }
@@ -188,11 +193,11 @@ const STATIC_FFPROBE_ENV = { GCONV_PATH: "/nonexistent-kinora-gconv" };
 export async function runFfprobe(
   args: string[],
   opts: RunOptions = {},
-  bins: Pick<FfmpegBinaries, "ffprobe" | "ffprobeFallback"> = ffmpegBinaries(),
+  bins: Pick<FfmpegBinaries, "ffprobe" | "ffprobeIsStatic" | "ffprobeFallback"> = ffmpegBinaries(),
 ): Promise<RunResult> {
-  if (!bins.ffprobeFallback) return runProcess(bins.ffprobe, args, opts);
-  const first = await runProcess(bins.ffprobe, args, { ...opts, env: STATIC_FFPROBE_ENV });
-  if (first.signal === null || opts.signal?.aborted) return first;
+  const env = bins.ffprobeIsStatic ? STATIC_FFPROBE_ENV : undefined;
+  const first = await runProcess(bins.ffprobe, args, { ...opts, env });
+  if (first.signal === null || opts.signal?.aborted || !bins.ffprobeFallback) return first;
   return runProcess(bins.ffprobeFallback, args, opts);
 }
 
