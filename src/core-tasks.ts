@@ -6,6 +6,7 @@
  */
 import type { BackgroundTask, Platform } from "./platform.js";
 import { purgeIdempotencyRecords } from "./services/idempotency.js";
+import { startPeriodic } from "./services/periodic.js";
 
 type Purge = { what: string; run: (p: Platform) => Promise<number> };
 
@@ -15,26 +16,17 @@ const PURGES: readonly Purge[] = [
 ];
 
 export function startCoreTasks(p: Platform, everyMs = 5 * 60_000): BackgroundTask {
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = Promise.all(
-      PURGES.map((purge) =>
-        purge.run(p).then(
-          (n) => {
-            if (n > 0) p.log.info(`${purge.what} purged`, { records: n });
-          },
-          (err) => p.log.error(`${purge.what}: purge failed`, { err }),
-        ),
-      ),
+  const pass = async () => {
+    await Promise.all(
+      PURGES.map(async (purge) => {
+        try {
+          const n = await purge.run(p);
+          if (n > 0) p.log.info(`${purge.what} purged`, { records: n });
+        } catch (err) {
+          p.log.error(`${purge.what}: purge failed`, { err });
+        }
+      }),
     );
   };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodic(everyMs, pass, p.log, "housekeeping");
 }

@@ -91,26 +91,31 @@ export const WaitQuery = z.object({
     }),
 });
 
-const limitError = "must be an integer from 1 to 40";
-/** `?limit=&cursor=` of a newest-first list (clips: at most 40 a page). */
-export const PageQuery = z.object({
-  limit: z.coerce
-    .number({ error: limitError })
-    .int(limitError)
-    .min(1, limitError)
-    .max(40, limitError)
-    .optional()
-    .openapi({ param: { name: "limit", in: "query" }, example: 40 }),
-  cursor: z
-    .string()
-    .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters")
-    .optional()
-    .openapi({
-      param: { name: "cursor", in: "query" },
-      description: "`next_cursor` of the previous page.",
-    }),
-});
+/** `?limit=&cursor=` of a newest-first list, `limit` from `min` to `max` a page. */
+export function pageQuery(bounds: { min: number; max: number; example: number }) {
+  const limitError = `must be an integer from ${bounds.min} to ${bounds.max}`;
+  return z.object({
+    limit: z.coerce
+      .number({ error: limitError })
+      .int(limitError)
+      .min(bounds.min, limitError)
+      .max(bounds.max, limitError)
+      .optional()
+      .openapi({ param: { name: "limit", in: "query" }, example: bounds.example }),
+    cursor: z
+      .string()
+      .min(1, "must not be empty")
+      .max(200, "must be at most 200 characters")
+      .optional()
+      .openapi({
+        param: { name: "cursor", in: "query" },
+        description: "`next_cursor` of the previous page.",
+      }),
+  });
+}
+
+/** Clips: at most 40 a page. */
+export const PageQuery = pageQuery({ min: 1, max: 40, example: 40 });
 
 /** The additive `queue` field of restore jobs and clips (domain/jobs/queue-estimate.ts). */
 export const QueueEstimate = z

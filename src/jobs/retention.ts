@@ -5,6 +5,8 @@
  * or only deletes the files of jobs that already ended. Time comes from the injected clock.
  */
 import { sql } from "kysely";
+import type { BackgroundTask } from "../services/deps.js";
+import { startPeriodic } from "../services/periodic.js";
 import type { JobColumns, JobDefinition, JobEngineDeps } from "./definition.js";
 import { assignments, moveJob } from "./move.js";
 
@@ -49,25 +51,10 @@ export function startSweeper<Row extends JobColumns>(
   def: JobDefinition<Row>,
   deps: JobEngineDeps,
   everyMs = 60_000,
-): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
-      try {
-        const counts = await sweepJobs(def, deps);
-        if (counts.some((c) => c > 0)) deps.log.info("retention sweep", { kind: def.kind, counts });
-      } catch (err) {
-        deps.log.error("retention sweep failed", { kind: def.kind, err });
-      }
-    })();
+): BackgroundTask {
+  const pass = async () => {
+    const counts = await sweepJobs(def, deps);
+    if (counts.some((c) => c > 0)) deps.log.info("retention sweep", { kind: def.kind, counts });
   };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  tick();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodic(everyMs, pass, deps.log, `retention sweep of ${def.kind}`);
 }

@@ -4,6 +4,7 @@
  * several nodes at once: every effect is a conditional update or an idempotent provider call.
  */
 import type { BackgroundTask } from "../deps.js";
+import { startPeriodic } from "../periodic.js";
 import { processCardRefunds, refundExtraPayments } from "./card-refunds.js";
 import { expireCheckouts } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
@@ -17,23 +18,8 @@ export async function runPaymentTasksOnce(deps: PaymentsDeps) {
 }
 
 export function startPaymentTasks(deps: PaymentsDeps, pollMs: number): BackgroundTask {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = runPaymentTasksOnce(deps)
-      .then(() => undefined)
-      .catch((err) => deps.platform.log.error("payments background pass failed", { err }))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, pollMs);
-      });
+  const pass = async () => {
+    await runPaymentTasksOnce(deps);
   };
-  timer = setTimeout(tick, 0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodic(pollMs, pass, deps.platform.log, "payments background pass");
 }

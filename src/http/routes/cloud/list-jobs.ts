@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { RestoreJob } from "../../../api/restore.js";
+import { pageQuery } from "../../../api/schemas.js";
 import type { RestoreDeps } from "../../../services/restore/deps.js";
 import { LIST_LIMIT, listRestoreJobs } from "../../../services/restore/list.js";
 import { errorResponses } from "../../errors.js";
@@ -7,26 +8,7 @@ import { requireKey } from "../../middleware/auth.js";
 import { bearerSecurity, type Router } from "../../router.js";
 
 const { min, max } = LIST_LIMIT;
-const limitError = `must be an integer from ${min} to ${max}`;
-
-const Query = z.object({
-  limit: z.coerce
-    .number({ error: limitError })
-    .int(limitError)
-    .min(min, limitError)
-    .max(max, limitError)
-    .optional()
-    .openapi({ param: { name: "limit", in: "query" }, example: LIST_LIMIT.default }),
-  cursor: z
-    .string()
-    .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters")
-    .optional()
-    .openapi({
-      param: { name: "cursor", in: "query" },
-      description: "`next_cursor` of the previous page.",
-    }),
-});
+const Query = pageQuery({ min, max, example: LIST_LIMIT.default });
 
 export function registerListJobs(app: Router, p: RestoreDeps) {
   const route = createRoute({
