@@ -8,10 +8,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { type Config, loadConfig } from "../config.js";
+import { loadConfig } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { Progress } from "../services/migrate/run-migration.js";
 import type { BlobStore } from "../storage/blob-store.js";
+import { localFilesDir, s3StoreFrom } from "../storage/from-config.js";
 import { formatReport, MIGRATE_EXIT, nextSteps, redactUrl } from "./migrate-output.js";
 
 export const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@HOST/DB [--files-to s3] [--dry-run] [--json]
@@ -150,7 +151,7 @@ async function migrateWith(args: Args, env: NodeJS.ProcessEnv, io: MigrateIo): P
     );
   }
   const filesDir = localFilesDir(config);
-  const store = args.filesToS3 ? await s3StoreFrom(env) : undefined;
+  const store = args.filesToS3 ? await s3Target(env) : undefined;
   const [{ openDatabase }, { runMigration }] = await Promise.all([
     import("../db/database.js"),
     import("../services/migrate/run-migration.js"),
@@ -186,14 +187,8 @@ async function migrateWith(args: Args, env: NodeJS.ProcessEnv, io: MigrateIo): P
   }
 }
 
-/** The local store's root as `kinora serve` would use it with STORAGE=local. */
-function localFilesDir(config: Config): string {
-  const dir = config.env.STORAGE_DIR;
-  return dir ? path.resolve(dir) : path.join(config.dataDir, "files");
-}
-
 /** The S3 store the cluster will use: the S3_* settings parsed as STORAGE=s3 would. */
-async function s3StoreFrom(env: NodeJS.ProcessEnv): Promise<{ bucket: string; store: BlobStore }> {
+async function s3Target(env: NodeJS.ProcessEnv): Promise<{ bucket: string; store: BlobStore }> {
   if (!env.S3_BUCKET) {
     throw new MigrateStop(
       "--files-to s3 needs S3_BUCKET (and S3_REGION, S3_ENDPOINT, S3_ACCESS_KEY_ID… as for STORAGE=s3).",
@@ -202,18 +197,7 @@ async function s3StoreFrom(env: NodeJS.ProcessEnv): Promise<{ bucket: string; st
   }
   const s = loadConfig({ ...env, STORAGE: "s3" }).storage;
   if (s.kind !== "s3") throw new Error("unreachable: STORAGE=s3 parsed as local");
-  const { createS3BlobStore } = await import("../storage/s3-store.js");
-  return {
-    bucket: s.bucket,
-    store: createS3BlobStore({
-      bucket: s.bucket,
-      region: s.region,
-      endpoint: s.endpoint,
-      forcePathStyle: s.forcePathStyle,
-      accessKeyId: s.accessKeyId,
-      secretAccessKey: s.secretAccessKey,
-    }),
-  };
+  return { bucket: s.bucket, store: await s3StoreFrom(s) };
 }
 
 /** A line now and then on stderr, so a long copy shows it is moving (stdout is the report). */
