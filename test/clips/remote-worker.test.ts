@@ -1,52 +1,35 @@
 /** A `kinora worker` elsewhere: claims a clip over the HTTP worker API with buildExecutors. */
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { clipsFeature } from "../../src/features/clips.js";
 import { silentLogger } from "../../src/logger.js";
-import { createLocalBlobStore } from "../../src/storage/local-store.js";
 import { buildExecutors } from "../../src/workers/executors/index.js";
 import { createHttpWorkSource } from "../../src/workers/http-source.js";
 import { startWorkerLoop } from "../../src/workers/loop.js";
-import { createTestApp, type TestApp } from "../app.js";
+import type { TestApp } from "../app.js";
+import { type ServedApp, serveTestApp } from "../served.js";
 import { createUploadStart, makeImage, waitForClip } from "./helpers.js";
 
 const token = "worker-token-0123456789";
+// The worker's own scratch space: it shares nothing with the server but HTTP.
 const dir = mkdtempSync(path.join(tmpdir(), "kinora-clip-remote-"));
+let served: ServedApp;
 let t: TestApp;
-let server: ReturnType<typeof createServer>;
 let url = "";
 
 beforeAll(async () => {
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.end();
-  server = createServer((req, res) => handler(req, res));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t = await createTestApp({
+  served = await serveTestApp({
     features: [clipsFeature({ noExecutor: true })],
     env: { WORKER_TOKEN: token },
-    platform: (p) => ({
-      ...p,
-      publicUrl: url,
-      storage: createLocalBlobStore({
-        rootDir: path.join(dir, "files"),
-        publicBaseUrl: url,
-        signer: p.signer,
-      }),
-    }),
   });
-  handler = getRequestListener(t.app.fetch);
+  ({ t, url } = served);
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await t.close();
+  await served.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
