@@ -13,8 +13,9 @@ ${clientUsageLines().join("\n")}
 
 Run a server:
   serve                              start the API (and in-process workers)
-  worker --server URL --token T [--concurrency N]
-                                     run jobs for a server over its worker API
+  worker --server URL [--concurrency N]
+                                     run jobs for a server over its worker API (the token
+                                     from WORKER_TOKEN; --token T also works but shows in ps)
   admin credit <wallet_id> <cents> [--reason TEXT]
   admin pause <wallet_id> [--reason TEXT]
   admin unpause <wallet_id>

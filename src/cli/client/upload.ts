@@ -3,7 +3,9 @@
  * exactly the upload_headers and Content-Length, progress from the bytes handed to the socket.
  * Network errors and 5xx/408/429 answers are retried with exponential back-off, each retry
  * re-sending the whole file to the same URL (storage keeps nothing of a broken upload); any
- * other 4xx is final and carries the storage's own message.
+ * other 4xx is final and carries the storage's own message. Upload links are one-shot: a 409
+ * on a retry means an earlier attempt arrived whole and only its answer was lost, so the upload
+ * counts as done and starting the job checks what arrived.
  */
 import { createReadStream } from "node:fs";
 import http from "node:http";
@@ -45,6 +47,7 @@ export async function uploadFile(opts: UploadOptions): Promise<{ attempts: numbe
     try {
       const answer = await putOnce(opts);
       if (answer.status >= 200 && answer.status < 300) return { attempts: attempt };
+      if (answer.status === 409 && attempt > 1) return { attempts: attempt };
       const failure = new ApiFailure(answer.status, { detail: storageDetail(answer) });
       if (!retryableStatus(answer.status) || attempt >= max) throw failure;
       reason = `HTTP ${answer.status}`;
