@@ -2,7 +2,7 @@
  * The worker loop follows the lease the server grants (not its own settings), and a worker
  * that shuts down mid-job hands the job back without using up an attempt.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,5 +146,30 @@ describe("worker loop", () => {
     expect(next).toMatchObject({ jobId: id, attempt: 1 });
     await queue.release(id, "next");
     await source.close();
+  });
+
+  it("fails the attempt, and stops heartbeating, when its scratch folder cannot be made", async () => {
+    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 60_000 });
+    const id = await startedJob();
+    // A scratch "directory" that is a file: mkdtemp under it fails.
+    const notADir = path.join(mkdtempSync(path.join(tmpdir(), "kinora-loop-")), "file");
+    writeFileSync(notADir, "");
+    const loop = startWorkerLoop({
+      workerId: "no-scratch",
+      source,
+      executors: [slowExecutor(100)],
+      log: silentLogger,
+      claimWaitMs: 200,
+      scratchDir: notADir,
+    });
+    try {
+      // Reported as a retryable failure: the job leaves `processing` (back to the queue, its
+      // lease released) instead of being held by a heartbeat that never stops.
+      await until(async () => (await row(id)).lease_owner !== "no-scratch");
+      expect((await row(id)).attempts).toBeGreaterThanOrEqual(1);
+    } finally {
+      await loop.stop(1000);
+      await source.close();
+    }
   });
 });

@@ -129,11 +129,12 @@ async function runOne(
     },
     heartbeatInterval(item, opts.heartbeatMs),
   );
-  const workDir = await mkdtemp(
-    path.join(opts.scratchDir ?? tmpdir(), `${item.kind}-${item.jobId}-`),
-  );
   const started = performance.now();
+  // Inside the try: a scratch folder that cannot be made fails the attempt (retried), and the
+  // heartbeat stops; outside it, the timer would hold the job's lease for ever.
+  let workDir: string | undefined;
   try {
+    workDir = await mkdtemp(path.join(opts.scratchDir ?? tmpdir(), `${item.kind}-${item.jobId}-`));
     jobLog.info("job started");
     const result = await executor.execute(item, {
       signal: attempt.signal,
@@ -168,7 +169,7 @@ async function runOne(
   } finally {
     clearInterval(beat);
     shutdownSignal.removeEventListener("abort", onShutdown);
-    await rm(workDir, { recursive: true, force: true });
+    if (workDir) await rm(workDir, { recursive: true, force: true });
   }
 }
 
