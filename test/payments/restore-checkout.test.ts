@@ -137,6 +137,19 @@ describe("restore paid per job with the built-in test checkout", () => {
     expect(await refundExtraPayments(t.payments)).toBe(0);
     expect((await findCheckout(t.payments, firstId))?.status).toBe("refunded");
     expect((await findCheckout(t.payments, secondId))?.status).toBe("paid");
+    // When the job then fails, the payment it ran on is the one refunded.
+    await failJob(t, id);
+    expect(await processCardRefunds(t.payments)).toBe(1);
+    expect((await findCheckout(t.payments, secondId))?.status).toBe("refunded");
+    const refunds = await t.payments.platform.db
+      .withTables<{
+        test_checkout_refunds: { idempotency_key: string; provider_payment_id: string };
+      }>()
+      .selectFrom("test_checkout_refunds")
+      .select(["idempotency_key", "provider_payment_id"])
+      .where("idempotency_key", "=", `refund-${id}`)
+      .execute();
+    expect(refunds).toEqual([{ idempotency_key: `refund-${id}`, provider_payment_id: "pay_2" }]);
   });
 });
 

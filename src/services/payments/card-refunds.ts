@@ -96,11 +96,14 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
 
 async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
   const { platform } = deps;
+  // The checkout the job ran on (its payment_ref): a job paid twice has another, refunded as
+  // an extra payment, which must not stand in for this one.
   const checkout = await platform.db
     .selectFrom("checkouts")
-    .selectAll()
-    .where("job_id", "=", item.job_id)
-    .where("status", "in", ["paid", "refunded"])
+    .innerJoin("restore_jobs", "restore_jobs.payment_ref", "checkouts.id")
+    .selectAll("checkouts")
+    .where("restore_jobs.id", "=", item.job_id)
+    .where("checkouts.status", "in", ["paid", "refunded"])
     .executeTakeFirst();
   let refundId: string;
   if (!checkout?.provider_payment_id) {
@@ -119,7 +122,8 @@ async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
       deps,
       item,
       checkout.provider_payment_id,
-      Number(checkout.amount_cents),
+      // Never more than was captured (a held payment released short of the price).
+      Number(checkout.paid_amount_cents ?? checkout.amount_cents),
     );
   }
   await platform.db.transaction().execute(async (tx) => {
