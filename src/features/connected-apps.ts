@@ -26,6 +26,7 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
       registerLimit: p.config.rateLimits.oauthRegister,
       limitsEnabled: p.config.rateLimits.enabled,
       signInLimit: p.config.rateLimits.signIn,
+      createLimit: p.config.rateLimits.create,
       maxActiveKeys: p.config.maxAgentKeys,
       metadataFetch: opts.metadataFetch,
     };

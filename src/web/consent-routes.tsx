@@ -33,6 +33,8 @@ export interface ConsentDeps extends WebDeps, ClientDeps {
   rateLimiter: RateLimiter;
   trustProxy: boolean;
   signInLimit: Limit;
+  /** New wallets per client address: the same bucket as POST /wallet's ("create:<address>"). */
+  createLimit: Limit;
   maxActiveKeys: number;
   limitsEnabled: boolean;
 }
@@ -165,6 +167,8 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       case "signin":
         return signIn(c, req, signed.q, form.wallet_key ?? "");
       case "create": {
+        const refused = await overLimit(c, "create", deps.createLimit, "Too many new balances");
+        if (refused) return refused;
         const created = await createWallet(deps, {});
         await startSession(deps, c, created.wallet.wallet_id);
         const node = (
@@ -188,24 +192,23 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     }
   });
 
+  /** The caller's address counted in `bucket`; the 429 page when over the limit. */
+  async function overLimit(c: Context<AppEnv>, bucket: string, limit: Limit, title: string) {
+    if (!deps.limitsEnabled) return undefined;
+    const d = await deps.rateLimiter.take(`${bucket}:${clientAddress(c, deps.trustProxy)}`, limit);
+    if (d.ok) return undefined;
+    c.header("Retry-After", String(d.resetSec));
+    return problem(c, title, `Wait ${d.resetSec} seconds, then try again.`, 429);
+  }
+
   async function signIn(
     c: Context<AppEnv>,
     req: AuthorizeRequest,
     q: Record<string, string>,
     key: string,
   ) {
-    const d = deps.limitsEnabled
-      ? await deps.rateLimiter.take(`signin:${clientAddress(c, deps.trustProxy)}`, deps.signInLimit)
-      : { ok: true, resetSec: 0 };
-    if (!d.ok) {
-      c.header("Retry-After", String(d.resetSec));
-      return problem(
-        c,
-        "Too many sign-in attempts",
-        `Wait ${d.resetSec} seconds, then try again.`,
-        429,
-      );
-    }
+    const refused = await overLimit(c, "signin", deps.signInLimit, "Too many sign-in attempts");
+    if (refused) return refused;
     try {
       if (!key.startsWith("pmk_")) throw new ApiError(401, "not a wallet key");
       const principal = await authenticate(deps, key.trim());

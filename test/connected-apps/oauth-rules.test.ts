@@ -196,6 +196,26 @@ describe("the authorization endpoint", () => {
     );
   });
 
+  it("counts a new balance made on the consent page against POST /wallet's per-address limit", async () => {
+    t.clock.advance(60_000); // a fresh minute: earlier tests made balances too
+    try {
+      for (let i = 0; i < 30; i++) {
+        expect((await t.call("POST", "/wallet", { body: {} })).status).toBe(200);
+      }
+      const { challenge } = pkce();
+      const b = browserless(t);
+      const page = await b.get(authorizePath(goodParams(challenge)));
+      const refused = await b.post("/oauth/authorize", {
+        ...b.fields(await page.text()),
+        action: "create",
+      });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      t.clock.advance(60_000); // and a fresh one for the tests after this
+    }
+  });
+
   it("says Deny to the client as access_denied", async () => {
     const { challenge } = pkce();
     const b = browserless(t);
