@@ -18,7 +18,33 @@ export const ERROR_CODES = {
     exit: 1,
     meaning: "The request itself is malformed (JSON, content type, headers).",
   },
+  key_in_url: {
+    status: 400,
+    exit: 1,
+    meaning:
+      "A key in the URL where none is accepted: a wallet key never, an agent key only on /mcp.",
+  },
+  not_uploaded: {
+    status: 400,
+    exit: 1,
+    meaning: "The file has not been uploaded yet: PUT it to upload_url, then try again.",
+  },
+  upload_mismatch: {
+    status: 400,
+    exit: 1,
+    meaning: "What arrived is not what was declared or allowed (size, type); upload it again.",
+  },
+  image_fetch_failed: {
+    status: 400,
+    exit: 1,
+    meaning: "image_url could not be fetched, or is not a usable public image; detail says why.",
+  },
   unauthorized: { status: 401, exit: 1, meaning: "Missing, unknown or revoked key or token." },
+  key_revoked: {
+    status: 401,
+    exit: 1,
+    meaning: "The agent key or connected app was revoked by the wallet owner; ask for a new one.",
+  },
   needs_topup: { status: 402, exit: 3, meaning: "The balance does not cover the price." },
   over_limit: { status: 402, exit: 3, meaning: "The agent key's limit does not cover the price." },
   payment_required: {
@@ -36,15 +62,62 @@ export const ERROR_CODES = {
     exit: 3,
     meaning: "The operator paused the wallet; it cannot spend.",
   },
+  wallet_key_required: {
+    status: 403,
+    exit: 1,
+    meaning: "Only the wallet key (pmk_) may do this; agent keys cannot manage keys.",
+  },
+  agent_key_required: {
+    status: 403,
+    exit: 1,
+    meaning: "MCP spends under a limit: connect with an agent key, not the wallet key.",
+  },
+  link_invalid: {
+    status: 403,
+    exit: 1,
+    meaning: "The upload or download link is malformed, altered or expired; ask for a new one.",
+  },
   not_found: { status: 404, exit: 1, meaning: "Not found, or not visible to this key." },
   method_not_allowed: { status: 405, exit: 1, meaning: "The path exists; the method does not." },
   conflict: {
     status: 409,
     exit: 1,
-    meaning: "Conflicts with the current state, or a reused Idempotency-Key.",
+    meaning: "Conflicts with the current state, where no code below says more.",
+  },
+  wrong_state: {
+    status: 409,
+    exit: 1,
+    meaning: "The job, clip or checkout is in a state that does not allow this; detail names it.",
+  },
+  paid_by_checkout: {
+    status: 409,
+    exit: 1,
+    meaning:
+      "The job is paid by checkout: it starts once paid, and a key cannot start or cancel it.",
+  },
+  already_uploaded: {
+    status: 409,
+    exit: 1,
+    meaning:
+      "The file already arrived (a link takes one file): start the job; it cannot be cancelled.",
+  },
+  idempotency_key_reused: {
+    status: 409,
+    exit: 1,
+    meaning: "This Idempotency-Key was used with a different request; use a new key.",
+  },
+  idempotency_in_flight: {
+    status: 409,
+    exit: 1,
+    meaning: "A request with this Idempotency-Key is still in progress; retry in a moment.",
   },
   gone: { status: 410, exit: 1, meaning: "The file or link has expired." },
   too_large: { status: 413, exit: 1, meaning: "The body or file is too large." },
+  range_not_satisfiable: {
+    status: 416,
+    exit: 1,
+    meaning: "The Range asks for bytes past the end of the file.",
+  },
   over_a_limit: {
     status: 422,
     exit: 1,
@@ -59,6 +132,19 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** Every HTTP status an error can have: the statuses of the table's rows. */
+export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+
+/** The HTTP status of a code: its row's, never chosen anywhere else. */
+export function statusOf(code: ErrorCode): ErrorStatus {
+  return ERROR_CODES[code].status;
+}
+
+/** The `kinora` client's (and `kinora admin`'s) exit code for a code: its row's. */
+export function exitOf(code: ErrorCode): ErrorExit {
+  return ERROR_CODES[code].exit;
+}
 
 /** The code an error body gets when nothing more specific was said. */
 export function codeForStatus(
@@ -100,6 +186,8 @@ export function codeForStatus(
   }
 }
 
+/** Whether a value (e.g. an error body's `code` from a server) is a row of this table. */
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && value in ERROR_CODES;
+  // Own rows only: `in` would also accept "toString" and the rest of Object.prototype.
+  return typeof value === "string" && Object.hasOwn(ERROR_CODES, value);
 }

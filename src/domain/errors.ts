@@ -1,9 +1,18 @@
 /**
- * The one error type services throw. The HTTP layer turns it into the spec's error body
- * `{detail, needs_topup?, over_limit?, refused?}` plus a `code` from the closed table in
- * error-codes.ts; MCP turns the same body into a tool error.
+ * The one error type services throw, built from its code: the status comes from the code's row
+ * in the closed table (error-codes.ts), never from the thrower. The HTTP layer turns it into the
+ * spec's error body `{detail, code, needs_topup?, over_limit?, refused?}`; MCP turns the same
+ * body into a tool error; the `kinora` client exits by the same row.
  */
-import { codeForStatus, type ErrorCode } from "./error-codes.js";
+import {
+  codeForStatus,
+  type ErrorCode,
+  type ErrorStatus,
+  isErrorCode,
+  statusOf,
+} from "./error-codes.js";
+
+export type { ErrorCode, ErrorStatus } from "./error-codes.js";
 
 export interface ApiErrorExtra {
   needs_topup?: boolean;
@@ -13,35 +22,34 @@ export interface ApiErrorExtra {
   [field: string]: unknown;
 }
 
-export type ErrorStatus =
-  | 400
-  | 401
-  | 402
-  | 403
-  | 404
-  | 405
-  | 409
-  | 410
-  | 413
-  | 422
-  | 429
-  | 500
-  | 502
-  | 503;
+export interface ApiErrorOptions {
+  /** Response headers the error carries: Retry-After, PAYMENT-REQUIRED, WWW-Authenticate. */
+  headers?: Record<string, string>;
+}
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
+  readonly status: ErrorStatus;
+  readonly headers: Record<string, string>;
 
   constructor(
-    readonly status: ErrorStatus,
+    code: ErrorCode | ErrorStatus,
     readonly detail: string,
     readonly extra: ApiErrorExtra = {},
-    readonly headers: Record<string, string> = {},
-    code?: ErrorCode,
+    options: ApiErrorOptions | Record<string, string> = {},
+    legacyCode?: ErrorCode,
   ) {
     super(detail);
     this.name = "ApiError";
-    this.code = code ?? codeForStatus(status, extra);
+    // TEMPORARY (issue 17): call sites still passing a status are converted area by area.
+    if (isErrorCode(code)) {
+      this.code = code;
+      this.headers = (options as ApiErrorOptions).headers ?? {};
+    } else {
+      this.code = legacyCode ?? codeForStatus(code, extra);
+      this.headers = options as Record<string, string>;
+    }
+    this.status = isErrorCode(code) ? statusOf(code) : code;
   }
 
   body(): Record<string, unknown> {
@@ -49,7 +57,33 @@ export class ApiError extends Error {
   }
 }
 
-/** A field is wrong: the detail names it ("limit_cents: must be …"). */
+/** A field is wrong: the detail is "<field>: <problem>", e.g. "limit_cents: must be …". */
+export const invalidField = (field: string, problem: string) =>
+  new ApiError("invalid_field", `${field}: ${problem}`);
+/** The request as a whole is malformed (body type, headers, query), not one field of it. */
+export const invalidRequest = (detail: string) => new ApiError("invalid_request", detail);
+/** Missing or unknown credentials; a revoked key is `key_revoked`. */
+export const unauthorized = (detail: string) => new ApiError("unauthorized", detail);
+/** Nothing by that id, or not visible to this key: "<what> not found." */
+export const notFound = (what: string) => new ApiError("not_found", `${what} not found.`);
+/** A state conflict no more specific 409 code names. */
+export const conflict = (detail: string) => new ApiError("conflict", detail);
+/** The job, clip or checkout is in a state that does not allow this. */
+export const wrongState = (detail: string) => new ApiError("wrong_state", detail);
+/** The balance does not cover the price (the spec's `needs_topup: true`). */
+export const needsTopup = (detail: string) =>
+  new ApiError("needs_topup", detail, { needs_topup: true });
+/** The agent key's limit does not cover the price (the spec's `over_limit: true`). */
+export const overLimit = (detail: string) =>
+  new ApiError("over_limit", detail, { over_limit: true });
+/** A field is over a service limit (422, kept apart from malformed input's 400). */
+export const overALimit = (field: string, problem: string) =>
+  new ApiError("over_a_limit", `${field}: ${problem}`);
+/** The content rule refused it; `rule` is the rule's own code (the spec's `refused`). */
+export const refusedByRule = (rule: string, detail: string) =>
+  new ApiError("refused", detail, { refused: rule });
+
+/** TEMPORARY (issue 17): the old status-first 400, until its call sites name their code. */
 export const badRequest = (detail: string) =>
   new ApiError(
     400,
@@ -58,8 +92,3 @@ export const badRequest = (detail: string) =>
     {},
     /^[a-z_][\w.]*: /.test(detail) ? "invalid_field" : "invalid_request",
   );
-export const unauthorized = (detail: string) => new ApiError(401, detail);
-export const notFound = (what: string) => new ApiError(404, `${what} not found.`);
-export const conflict = (detail: string) => new ApiError(409, detail);
-export const needsTopup = (detail: string) => new ApiError(402, detail, { needs_topup: true });
-export const overLimit = (detail: string) => new ApiError(402, detail, { over_limit: true });
