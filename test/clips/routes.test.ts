@@ -198,12 +198,16 @@ describe("start and cancel", () => {
     const early = await t.call("POST", `/motion/jobs/${clip.body.job.id}/start`, { key });
     expect(early.status).toBe(400);
     expect(early.body.detail).toMatch(/not been uploaded/);
+    expect(early.body.code).toBe("not_uploaded");
     const put = await t.fetchUrl(clip.body.upload_url, {
       method: "PUT",
       headers: { ...clip.body.upload_headers },
       body: new Uint8Array(image),
     });
     expect(put.status).toBeLessThan(300);
+    const arrived = await t.call("POST", `/motion/jobs/${clip.body.job.id}/cancel`, { key });
+    expect(arrived.status).toBe(409);
+    expect(arrived.body.code).toBe("already_uploaded");
     const started = await t.call("POST", `/motion/jobs/${clip.body.job.id}/start`, { key });
     expect(started.body.job.status).toBe("queued");
     const again = await t.call("POST", `/motion/jobs/${clip.body.job.id}/start`, { key });
@@ -211,6 +215,7 @@ describe("start and cancel", () => {
     const cancel = await t.call("POST", `/motion/jobs/${clip.body.job.id}/cancel`, { key });
     expect(cancel.status).toBe(409);
     expect(cancel.body.detail).toMatch(/queued/);
+    expect(cancel.body.code).toBe("wrong_state");
   });
 
   it("cancels and refunds once; cancelling again returns it; starting it is a 409", async () => {
@@ -227,6 +232,7 @@ describe("start and cancel", () => {
     expect(asAgent.body.wallet.agent_key.remaining_cents).toBe(100);
     const start = await t.call("POST", `/motion/jobs/${clip}/start`, { key: agent.key });
     expect(start.status).toBe(409);
+    expect(start.body.code).toBe("wrong_state");
   });
 
   it("lets exactly one of a racing start and cancel win, with the money right", async () => {

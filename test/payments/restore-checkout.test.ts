@@ -66,6 +66,7 @@ describe("restore paid per job with the built-in test checkout", () => {
     const early = await t.call("POST", `/cloud/jobs/${id}/checkout`);
     expect(early.status).toBe(400);
     expect(early.body.detail).toMatch(/upload/i);
+    expect(early.body.code).toBe("not_uploaded");
     expect(await upload(t, created, video.path)).toBe(200);
 
     const co = await t.call("POST", `/cloud/jobs/${id}/checkout`);
@@ -86,6 +87,7 @@ describe("restore paid per job with the built-in test checkout", () => {
     expect(job.body.job.status).toBe("processing");
     const late = await t.call("POST", `/cloud/jobs/${id}/checkout`);
     expect(late.status).toBe(409);
+    expect(late.body.code).toBe("wrong_state");
   });
 
   it("records a refund through the test provider when the paid job fails", async () => {

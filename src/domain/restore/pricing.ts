@@ -2,6 +2,7 @@
  * The restore price table — the only place restore prices live. Quote, create, GET
  * /cloud/prices and the MCP get_prices tool all read it.
  */
+import { type ApiError, invalidField, overALimit } from "../errors.js";
 import { displayCents } from "../money.js";
 
 export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as const;
@@ -100,23 +101,24 @@ export function priceRestore(input: PriceInput): Price {
   };
 }
 
-/** The first limit the input breaks, as one sentence naming the field; null when within limits. */
+/** The first limit the input breaks, as the refusal naming the field; null when within limits. */
 export function restoreLimitProblem(input: {
   durationSec: number;
   width?: number | undefined;
   height?: number | undefined;
   sizeBytes?: number | undefined;
-}): { status: 400 | 422; detail: string } | null {
+}): ApiError | null {
   const L = RESTORE_LIMITS;
   // Malformed (not a length or size at all) is a 400; 422 is kept for "over a limit".
-  const bad = (detail: string) => ({ status: 400 as const, detail });
-  const over = (detail: string) => ({ status: 422 as const, detail });
+  const bad = invalidField;
+  const over = overALimit;
   if (!Number.isFinite(input.durationSec) || !(input.durationSec > 0)) {
-    return bad("duration_sec: must be a number of seconds above 0.");
+    return bad("duration_sec", "must be a number of seconds above 0.");
   }
   if (input.durationSec > L.maxDurationSec) {
     return over(
-      `duration_sec: must be at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`,
+      "duration_sec",
+      `must be at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`,
     );
   }
   const dims = [
@@ -125,16 +127,15 @@ export function restoreLimitProblem(input: {
   ] as const;
   for (const [field, value, max] of dims) {
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1)
-      return bad(`${field}: must be at least 1 pixel.`);
-    if (value > max) return over(`${field}: must be at most ${max} pixels.`);
+    if (!Number.isSafeInteger(value) || value < 1) return bad(field, "must be at least 1 pixel.");
+    if (value > max) return over(field, `must be at most ${max} pixels.`);
   }
   if (input.sizeBytes !== undefined) {
     if (!Number.isSafeInteger(input.sizeBytes) || input.sizeBytes < 1) {
-      return bad("size: must be the file size in bytes, at least 1.");
+      return bad("size", "must be the file size in bytes, at least 1.");
     }
     if (input.sizeBytes > L.maxSizeBytes) {
-      return over(`size: must be at most ${L.maxSizeBytes} bytes (2 GB).`);
+      return over("size", `must be at most ${L.maxSizeBytes} bytes (2 GB).`);
     }
   }
   return null;

@@ -1,7 +1,7 @@
 /** Reading, starting and cancelling clips. Start and cancel are idempotent where a retry is. */
 import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
 import { CLIP_FINAL } from "../../domain/clips/transitions.js";
-import { badRequest, conflict } from "../../domain/errors.js";
+import { ApiError, wrongState } from "../../domain/errors.js";
 import { waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
 import { ownedJobsPage, type PageInput } from "../pagination.js";
@@ -61,7 +61,7 @@ function notStartable(row: ClipRow): Error {
     failed: "The clip failed and was refunded; create a new clip.",
     refused: "The clip was refused by the content rule and refunded; create a new clip.",
   };
-  return conflict(why[row.status] ?? `The clip is ${row.status} and cannot be started.`);
+  return wrongState(why[row.status] ?? `The clip is ${row.status} and cannot be started.`);
 }
 
 /** awaiting_upload → queued once the image is in storage; a started clip is returned as is. */
@@ -84,12 +84,14 @@ export async function startClip(deps: ClipDeps, principal: Principal, id: string
 async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
   const info = await deps.storage.head(row.image_key);
   if (!info) {
-    throw badRequest(
+    throw new ApiError(
+      "not_uploaded",
       "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then call start.",
     );
   }
   if (!(CLIP_IMAGE_TYPES as readonly string[]).includes(info.contentType ?? "")) {
-    throw badRequest(
+    throw new ApiError(
+      "upload_mismatch",
       `The uploaded image has type ${info.contentType ?? "unknown"}; upload image/jpeg, image/png or image/webp.`,
     );
   }
@@ -98,7 +100,8 @@ async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
   if (info.sizeBytes < 1 || info.sizeBytes > CLIP_IMAGE_MAX_BYTES || wrongSize) {
     // Only a store that cannot cap a presigned PUT (S3) gets here: the file must not stay.
     await deps.storage.delete(row.image_key).catch(() => {});
-    throw badRequest(
+    throw new ApiError(
+      "upload_mismatch",
       wrongSize
         ? `The uploaded image is ${info.sizeBytes} bytes but image_bytes was ${declared}; upload it again with the upload_url.`
         : `The uploaded image is ${info.sizeBytes} bytes; it must be 1 to ${CLIP_IMAGE_MAX_BYTES} bytes. Upload a smaller one with the upload_url.`,
@@ -111,12 +114,15 @@ export async function cancelClip(deps: ClipDeps, principal: Principal, id: strin
   const row = await findVisibleClip(deps.db, principal, id);
   if (row.status === "cancelled") return clipView(row, deps);
   if (row.status !== "awaiting_upload") {
-    throw conflict(
+    throw wrongState(
       `The clip is ${row.status}; only a clip whose image never arrived (awaiting_upload) can be cancelled.`,
     );
   }
   if (await deps.storage.head(row.image_key)) {
-    throw conflict("The image has already arrived; call start to make the clip instead.");
+    throw new ApiError(
+      "already_uploaded",
+      "The image has already arrived; call start to make the clip instead.",
+    );
   }
   const moved = await moveClip(
     deps.db,
@@ -132,7 +138,7 @@ export async function cancelClip(deps: ClipDeps, principal: Principal, id: strin
   if (!moved) {
     const now = await findVisibleClip(deps.db, principal, id);
     if (now.status === "cancelled") return clipView(now, deps);
-    throw conflict(`The clip is ${now.status} and can no longer be cancelled.`);
+    throw wrongState(`The clip is ${now.status} and can no longer be cancelled.`);
   }
   deps.log.info("clip cancelled", { clip_id: id });
   return clipView(moved, deps);

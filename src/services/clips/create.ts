@@ -15,7 +15,7 @@ import {
   type ClipImageType,
   type ClipSize,
 } from "../../domain/clips/rules.js";
-import { ApiError, badRequest } from "../../domain/errors.js";
+import { ApiError, invalidField, refusedByRule } from "../../domain/errors.js";
 import { checkPrompt } from "../../engines/moderation/prompt-rule.js";
 import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
 import type { UploadTicket } from "../../storage/blob-store.js";
@@ -55,7 +55,7 @@ async function fetchImage(deps: ClipDeps, url: string): Promise<FetchedInput> {
       ...deps.imageFetch,
     });
   } catch (err) {
-    if (err instanceof ImageFetchError) throw badRequest(err.message);
+    if (err instanceof ImageFetchError) throw new ApiError("image_fetch_failed", err.message);
     throw err;
   }
   const tmpDir = await mkdtemp(path.join(tmpdir(), "kinora-clip-in-"));
@@ -70,8 +70,9 @@ function uploadInput(input: CreateClipInput): {
   bytes: number | null;
 } {
   if (!input.contentType) {
-    throw badRequest(
-      "content_type: is required when no image_url is given (image/jpeg, image/png or image/webp).",
+    throw invalidField(
+      "content_type",
+      "is required when no image_url is given (image/jpeg, image/png or image/webp).",
     );
   }
   return { contentType: input.contentType, bytes: input.imageBytes ?? null };
@@ -91,7 +92,7 @@ export async function createClip(
   input: CreateClipInput,
 ): Promise<CreateClipResult> {
   const verdict = checkPrompt(input.prompt);
-  if (!verdict.allowed) throw new ApiError(422, verdict.detail, { refused: verdict.code });
+  if (!verdict.allowed) throw refusedByRule(verdict.code, verdict.detail);
   const upload = input.imageUrl ? undefined : uploadInput(input);
   const id = deps.ids("clip");
   const imageKey = clipImageKey(id);

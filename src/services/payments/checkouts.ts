@@ -4,7 +4,7 @@
  */
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { CheckoutStatus, CheckoutsTable, DB } from "../../db/schema.js";
-import { ApiError, badRequest, conflict, notFound } from "../../domain/errors.js";
+import { ApiError, notFound, wrongState } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
 import { credit } from "../ledger.js";
@@ -79,7 +79,7 @@ export async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promis
     if (err instanceof CheckoutProviderError) {
       platform.log.error("checkout provider refused a session", { checkout_id: id, err });
       throw new ApiError(
-        err.retryable ? 503 : 502,
+        err.retryable ? "unavailable" : "upstream_failed",
         "The card payment provider could not open a checkout right now; nothing was charged, try again shortly.",
       );
     }
@@ -124,14 +124,17 @@ export async function openRestoreCheckout(deps: PaymentsDeps, jobId: string) {
   if (!hooks) throw notFound("Restore job");
   const job = await hooks.getJobForCheckout(deps.platform, jobId);
   if (job.status !== "pending_payment") {
-    throw conflict(
+    throw wrongState(
       `This job is ${job.status}, not waiting for payment; only a job in pending_payment can be paid by checkout.`,
     );
   }
   if (!job.uploaded) {
-    throw badRequest(
+    throw (
       job.uploadProblem ??
+      new ApiError(
+        "not_uploaded",
         "Upload the file first (HTTP PUT to the job's upload_url), then ask for the checkout link.",
+      )
     );
   }
   const db = deps.platform.db;
@@ -368,7 +371,7 @@ export async function releaseHeldCheckout(
   if (!released) {
     const current = await findCheckout(deps, checkoutId);
     if (!current) throw notFound("Checkout");
-    throw conflict(`This checkout is ${current.status}; only a held checkout can be released.`);
+    throw wrongState(`This checkout is ${current.status}; only a held checkout can be released.`);
   }
   if (wake.needed) await deps.platform.notifyJobs();
   deps.platform.events.paymentOutcome({ provider: released.provider, outcome: "released" });

@@ -1,5 +1,6 @@
 /** What the payment services receive: the core services plus the configured payment providers. */
 
+import type { ApiError } from "../../domain/errors.js";
 import type { KinoraEvents } from "../../domain/events.js";
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
@@ -22,7 +23,8 @@ export interface RestoreCheckoutHooks {
     display: string;
     description?: string;
     uploaded: boolean;
-    uploadProblem?: string;
+    /** Why the file is not usable yet (not_uploaded or upload_mismatch). */
+    uploadProblem?: ApiError;
   }>;
   /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
   markCheckoutPaid(p: RestoreDeps, jobId: string, opts: { paymentRef: string }): Promise<unknown>;

@@ -3,7 +3,7 @@
  * (price, e-mail, whether the file arrived) and mark it paid. Card refunds of checkout-paid
  * jobs that later fail go through the `restore_card_refunds` outbox (written by store.ts).
  */
-import { ApiError } from "../../domain/errors.js";
+import { type ApiError, notFound } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import type { RestoreDeps } from "./deps.js";
 import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
@@ -20,12 +20,12 @@ export interface CheckoutJob {
   description: string;
   uploaded: boolean;
   /** Why the upload is not usable yet (missing, wrong size or type); absent when uploaded. */
-  uploadProblem?: string;
+  uploadProblem?: ApiError;
 }
 
 export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<CheckoutJob> {
   const row = await findJob(p.db, jobId);
-  if (!row) throw new ApiError(404, "Restore job not found.");
+  if (!row) throw notFound("Restore job");
   const problem = row.status === "pending_payment" ? await uploadProblem(p.storage, row) : null;
   const amountCents = Number(row.amount_cents);
   return {
@@ -62,7 +62,7 @@ export async function markCheckoutPaid(
     return moved;
   }
   const row = await findJob(p.db, jobId);
-  if (!row) throw new ApiError(404, "Restore job not found.");
+  if (!row) throw notFound("Restore job");
   if (row.status === "expired" && row.payment_ref === null) {
     return inTx(p.db, async (tx) => {
       const paid = await tx

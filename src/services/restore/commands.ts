@@ -1,5 +1,5 @@
 /** start, cancel and read: the caller-facing commands on an existing restore job. */
-import { ApiError, badRequest, conflict } from "../../domain/errors.js";
+import { ApiError, notFound, wrongState } from "../../domain/errors.js";
 import { RESTORE_FINAL, RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
 import { waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
@@ -18,7 +18,7 @@ export async function ownedJob(p: RestoreDeps, principal: Principal, id: string)
     row &&
     row.wallet_id === principal.walletId &&
     (principal.kind === "wallet" || row.agent_key_id === principal.keyId);
-  if (!row || !visible) throw new ApiError(404, NOT_FOUND);
+  if (!row || !visible) throw new ApiError("not_found", NOT_FOUND);
   return row;
 }
 
@@ -32,7 +32,7 @@ export interface ReadOptions {
 export async function getRestoreJob(p: RestoreDeps, id: string, opts: ReadOptions = {}) {
   const read = async () => {
     const row = await findJob(p.db, id);
-    if (!row) throw new ApiError(404, "Restore job not found.");
+    if (!row) throw notFound("Restore job");
     return row;
   };
   const row = await waitForChange(p.jobWatch, id, read, {
@@ -57,15 +57,16 @@ export async function getOwnedRestoreJob(
 function notStartable(row: RestoreJobRow): ApiError {
   switch (row.status) {
     case "pending_payment":
-      return conflict(
+      return new ApiError(
+        "paid_by_checkout",
         `This job is paid by checkout: POST /cloud/jobs/${row.id}/checkout; it starts once paid.`,
       );
     case "cancelled":
-      return conflict("This job was cancelled and refunded; create a new job.");
+      return wrongState("This job was cancelled and refunded; create a new job.");
     case "expired":
-      return conflict(`This job expired: ${row.error ?? "create a new job."}`);
+      return wrongState(`This job expired: ${row.error ?? "create a new job."}`);
     default:
-      return conflict(`This job is ${row.status} and cannot be started.`);
+      return wrongState(`This job is ${row.status} and cannot be started.`);
   }
 }
 
@@ -77,7 +78,7 @@ export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: 
   if (STARTED.has(row.status)) return { job: await jobView(p, row) };
   if (row.status !== "awaiting_upload") throw notStartable(row);
   const problem = await uploadProblem(p.storage, row);
-  if (problem) throw badRequest(problem);
+  if (problem) throw problem;
   const now = p.clock();
   const moved = await moveRestore(p.db, id, "start", now, {
     queued_at: now,
@@ -95,11 +96,12 @@ export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: 
 
 function notCancellable(row: RestoreJobRow): ApiError {
   if (!row.paid_from_balance) {
-    return conflict(
+    return new ApiError(
+      "paid_by_checkout",
       "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
     );
   }
-  return conflict(
+  return wrongState(
     `The job is ${row.status}: it can be cancelled only while its file has not arrived.`,
   );
 }
@@ -109,7 +111,8 @@ export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id:
   if (row.status === "cancelled") return cancelled(p, principal, row);
   if (row.status !== "awaiting_upload" || !row.paid_from_balance) throw notCancellable(row);
   if (await p.storage.head(row.input_key)) {
-    throw conflict(
+    throw new ApiError(
+      "already_uploaded",
       `The file has already arrived, so the job can no longer be cancelled; start it with POST /cloud/jobs/${id}/start.`,
     );
   }

@@ -1,5 +1,5 @@
 /** POST /cloud/jobs: price, insert, charge (balance) in one transaction, then an upload link. */
-import { ApiError, badRequest } from "../../domain/errors.js";
+import { invalidField } from "../../domain/errors.js";
 import {
   DEFAULT_QUALITY,
   priceRestore,
@@ -34,14 +34,15 @@ export function checkRestoreRequest(input: {
   sizeBytes?: number | undefined;
 }): void {
   const problem = restoreLimitProblem(input);
-  if (problem) throw new ApiError(problem.status, problem.detail);
+  if (problem) throw problem;
 }
 
 function checkContentType(contentType: string): string {
   const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
   if (!(VIDEO_CONTENT_TYPES as readonly string[]).includes(type)) {
-    throw badRequest(
-      `content_type: must be a video type (${VIDEO_CONTENT_TYPES.slice(0, 8).join(", ")}, …); got ${JSON.stringify(contentType.slice(0, 60))}.`,
+    throw invalidField(
+      "content_type",
+      `must be a video type (${VIDEO_CONTENT_TYPES.slice(0, 8).join(", ")}, …); got ${JSON.stringify(contentType.slice(0, 60))}.`,
     );
   }
   return type;
@@ -56,8 +57,9 @@ export async function createRestoreJob(
   const contentType = checkContentType(input.contentType);
   const fromBalance = principal !== undefined && input.payWith !== "checkout";
   if (!principal && !input.email) {
-    throw badRequest(
-      "email: is required without a key (the checkout receipt and the result link go there); or send Authorization: Bearer <key> to pay from the balance.",
+    throw invalidField(
+      "email",
+      "is required without a key (the checkout receipt and the result link go there); or send Authorization: Bearer <key> to pay from the balance.",
     );
   }
   const quality = input.quality ?? DEFAULT_QUALITY;
