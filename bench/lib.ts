@@ -9,6 +9,7 @@ import { createEventHub } from "../src/domain/events.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
 import type { Platform } from "../src/platform.js";
+import { keyCacheFor } from "../src/services/key-cache-for.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
 import { createSigner } from "../src/signing.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
@@ -87,8 +88,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-/** A platform over a benchmark database, with local storage in a temp dir. */
-export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:0"): Platform {
+/**
+ * A platform over a benchmark database, with local storage in a temp dir, composed as
+ * `kinora serve` composes it (a key cache on PGlite, none on PostgreSQL).
+ */
+export function benchPlatform(opened: Database, publicUrl = "http://127.0.0.1:0"): Platform {
+  const { database, keyCache } = keyCacheFor(opened);
   const dataDir = path.join(tmpdir(), `kinora-bench-${process.pid}`);
   const signingSecret = "bench-signing-secret-0123456789abcdef";
   const signer = createSigner(signingSecret);
@@ -97,6 +102,7 @@ export function benchPlatform(database: Database, publicUrl = "http://127.0.0.1:
     clock: () => new Date(),
     ids: randomId,
     log: silentLogger,
+    keyCache,
     // Limits off: one key sends thousands of requests a minute here; the limiter's own cost is
     // measured by bench/rate-limit.ts, with and without it in the same run.
     config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", RATE_LIMITS: "off" }),

@@ -9,11 +9,15 @@ import { type Database, openDatabase } from "./db/database.js";
 import { migrate } from "./db/migrate.js";
 import { metricsConfig } from "./metrics/config.js";
 import { loadPaymentsConfig } from "./payments/config.js";
+import type { KeyCache } from "./services/key-cache.js";
+import { keyCacheFor } from "./services/key-cache-for.js";
 
 export interface OpenedDatabase {
   database: Database;
   /** Migrations this start applied (logged by the server). */
   applied: string[];
+  /** Key lookups kept in process: on PGlite only, where `database` reports every write to it. */
+  keyCache?: KeyCache;
 }
 
 export async function openServerDatabase(config: Config): Promise<OpenedDatabase> {
@@ -34,7 +38,8 @@ export async function openServerDatabase(config: Config): Promise<OpenedDatabase
     poolSize: config.dbPoolSize,
   });
   try {
-    return { database, applied: await migrate(database.db) };
+    const applied = await migrate(database.db);
+    return { ...keyCacheFor(database), applied };
   } catch (err) {
     await database.close();
     throw err;

@@ -38,7 +38,7 @@ export async function startServer(
   config: Config,
   opening: Promise<OpenedDatabase> = openServerDatabase(config),
 ): Promise<RunningServer> {
-  const { database, applied } = await opening;
+  const { database, applied, keyCache } = await opening;
   const log = createLogger(config.logLevel);
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
 
@@ -79,6 +79,7 @@ export async function startServer(
     clock: () => new Date(),
     ids: randomId,
     log,
+    keyCache,
     config,
     database,
     storage: await storageFromConfig(config, publicUrl, signer),

@@ -14,6 +14,7 @@ import type { Router } from "../src/http/router.js";
 import { createJobWatch } from "../src/jobs/watch.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import type { Feature, FeatureFactory, Platform } from "../src/platform.js";
+import { keyCacheFor } from "../src/services/key-cache-for.js";
 import { credit } from "../src/services/ledger.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
 import { createSigner } from "../src/signing.js";
@@ -65,7 +66,8 @@ export interface TestAppOptions {
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = await (opts.database ?? openTestDatabase)();
+  // Composed as `kinora serve` composes it: a key cache on PGlite, watched for writes.
+  const { database, keyCache } = keyCacheFor(await (opts.database ?? openTestDatabase)());
   const clock = testClock();
   const dataDir = mkdtempSync(path.join(tmpdir(), "kinora-test-"));
   // Rate limits are off in tests unless a test turns them on (RATE_LIMITS: "on"): the injected
@@ -80,6 +82,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const signer = createSigner(signingSecret);
   let platform: Platform = {
     ...coreDeps(database, clock),
+    keyCache,
     config,
     database,
     storage: createLocalBlobStore({

@@ -1,15 +1,18 @@
 /**
  * Resolves a bearer secret to the principal it stands for. Keys are looked up by their
  * SHA-256 digest (the secret itself is never stored) and the digest is compared again in
- * constant time. Revocation takes effect on the next request: nothing is cached.
+ * constant time. Revocation takes effect on the next request.
  *
  * The lookup reads the wallet (and key) row in the same query, so the principal carries a
- * snapshot that GET /wallet answers from without a second round trip.
+ * snapshot that GET /wallet answers from without a second round trip. Where deps carry a key
+ * cache (PGlite only, emptied by every write to these rows: key-cache-for.ts), a repeated
+ * lookup is answered from it; every check below runs on a cached row as on a fresh one.
  */
 import { sql } from "kysely";
 import { unauthorized } from "../domain/errors.js";
 import { constantTimeEqualHex, hashSecret } from "../domain/ids.js";
 import type { CoreDeps } from "./deps.js";
+import type { KeyRow, TokenRow } from "./key-cache.js";
 
 export interface PrincipalSnapshot {
   balanceCents: number;
@@ -30,28 +33,14 @@ export type Principal = (
   | { kind: "wallet"; walletId: string }
   | { kind: "agent"; walletId: string; keyId: string }
 ) & {
-  /** The rows as read while authenticating this request (not a cache across requests). */
+  /**
+   * The rows as read while authenticating this request (or as last read, from a key cache that
+   * every write to them empties).
+   */
   snapshot?: PrincipalSnapshot;
 };
 
 export const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
-
-interface AuthRow {
-  wallet_id: string;
-  key_id: string | null;
-  key_hash: string;
-  revoked: boolean;
-  balance_cents: number;
-  paused: boolean;
-  email: string | null;
-  label: string | null;
-  kind: "agent" | "connected_app" | null;
-  ask_before_spending: boolean | null;
-  limit_cents: number | null;
-  spent_cents: number | null;
-  created_at: Date | null;
-  last_used_at: Date | null;
-}
 
 export async function authenticate(deps: CoreDeps, secret: string): Promise<Principal> {
   if (!KEY_PATTERN.test(secret)) {
@@ -59,21 +48,7 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
   }
   const digest = hashSecret(secret);
   const isWalletKey = secret.startsWith("pmk_");
-  const result = isWalletKey
-    ? await sql<AuthRow>`
-        SELECT id AS wallet_id, NULL AS key_id, key_hash, false AS revoked, balance_cents, paused, email,
-               NULL AS label, NULL AS kind, NULL AS ask_before_spending, NULL AS limit_cents, NULL AS spent_cents,
-               NULL AS created_at, NULL AS last_used_at
-        FROM wallets WHERE key_hash = ${digest}`.execute(deps.db)
-    : await sql<AuthRow>`
-        SELECT k.wallet_id, k.id AS key_id, k.key_hash, k.revoked_at IS NOT NULL AS revoked,
-               w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.ask_before_spending,
-               k.limit_cents, k.spent_cents,
-               k.created_at, k.last_used_at
-        FROM agent_keys k JOIN wallets w ON w.id = k.wallet_id WHERE k.key_hash = ${digest}`.execute(
-        deps.db,
-      );
-  const row = result.rows[0];
+  const row = await keyRowFor(deps, digest, isWalletKey);
   if (!row || !constantTimeEqualHex(row.key_hash, digest)) {
     throw unauthorized(
       isWalletKey
@@ -104,24 +79,6 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
 
 export const ACCESS_TOKEN_PATTERN = /^kat_[0-9A-Za-z_-]{20,64}$/;
 
-interface TokenRow {
-  wallet_id: string;
-  key_id: string;
-  revoked: boolean;
-  resource: string;
-  token_revoked: boolean;
-  expires_at: Date;
-  balance_cents: number;
-  paused: boolean;
-  label: string;
-  kind: "agent" | "connected_app";
-  ask_before_spending: boolean;
-  limit_cents: number;
-  spent_cents: number;
-  created_at: Date;
-  last_used_at: Date | null;
-}
-
 /**
  * A connected app's OAuth access token, for the resource it was issued for (the /mcp URL) and
  * nowhere else: the principal of its agent key — same limit, same own-jobs rule. Revoking the
@@ -135,14 +92,8 @@ export async function authenticateAccessToken(
   const invalid = () =>
     unauthorized("The access token is not valid (unknown, expired or revoked); sign in again.");
   if (!ACCESS_TOKEN_PATTERN.test(token)) throw invalid();
-  const result = await sql<TokenRow>`
-    SELECT k.wallet_id, k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, t.resource,
-           t.revoked_at IS NOT NULL AS token_revoked, t.expires_at,
-           w.balance_cents, w.paused, k.label, k.kind, k.ask_before_spending, k.limit_cents,
-           k.spent_cents, k.created_at, k.last_used_at
-    FROM oauth_tokens t JOIN agent_keys k ON k.id = t.agent_key_id JOIN wallets w ON w.id = k.wallet_id
-    WHERE t.token_hash = ${hashSecret(token)} AND t.kind = 'access'`.execute(deps.db);
-  const row = result.rows[0];
+  const digest = hashSecret(token);
+  const row = await tokenRowFor(deps, digest);
   const now = deps.clock().getTime();
   if (!row || row.token_revoked || new Date(row.expires_at).getTime() <= now) throw invalid();
   if (row.revoked) throw unauthorized("This connection was revoked by the wallet owner.");
@@ -167,4 +118,67 @@ export async function authenticateAccessToken(
       },
     },
   };
+}
+
+async function readKeyRow(
+  deps: CoreDeps,
+  digest: string,
+  isWalletKey: boolean,
+): Promise<KeyRow | undefined> {
+  const result = isWalletKey
+    ? await sql<KeyRow>`
+        SELECT id AS wallet_id, NULL AS key_id, key_hash, false AS revoked, balance_cents, paused, email,
+               NULL AS label, NULL AS kind, NULL AS ask_before_spending, NULL AS limit_cents, NULL AS spent_cents,
+               NULL AS created_at, NULL AS last_used_at
+        FROM wallets WHERE key_hash = ${digest}`.execute(deps.db)
+    : await sql<KeyRow>`
+        SELECT k.wallet_id, k.id AS key_id, k.key_hash, k.revoked_at IS NOT NULL AS revoked,
+               w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.ask_before_spending,
+               k.limit_cents, k.spent_cents,
+               k.created_at, k.last_used_at
+        FROM agent_keys k JOIN wallets w ON w.id = k.wallet_id WHERE k.key_hash = ${digest}`.execute(
+        deps.db,
+      );
+  return result.rows[0];
+}
+
+async function readTokenRow(deps: CoreDeps, digest: string): Promise<TokenRow | undefined> {
+  const result = await sql<TokenRow>`
+    SELECT k.wallet_id, k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, t.resource,
+           t.revoked_at IS NOT NULL AS token_revoked, t.expires_at,
+           w.balance_cents, w.paused, k.label, k.kind, k.ask_before_spending, k.limit_cents,
+           k.spent_cents, k.created_at, k.last_used_at
+    FROM oauth_tokens t JOIN agent_keys k ON k.id = t.agent_key_id JOIN wallets w ON w.id = k.wallet_id
+    WHERE t.token_hash = ${digest} AND t.kind = 'access'`.execute(deps.db);
+  return result.rows[0];
+}
+
+/*
+ * Cached reads: a hit is the row as last read, unless a write to the auth tables came since.
+ * Unknown secrets are not stored (creating a key is such a write, which would clear them).
+ */
+
+async function keyRowFor(
+  deps: CoreDeps,
+  digest: string,
+  isWalletKey: boolean,
+): Promise<Readonly<KeyRow> | undefined> {
+  const hit = deps.keyCache?.get(digest);
+  if (hit?.kind === "key") return hit.row;
+  const store = deps.keyCache?.beginLookup();
+  const row = await readKeyRow(deps, digest, isWalletKey);
+  if (row) store?.(digest, { kind: "key", row });
+  return row;
+}
+
+async function tokenRowFor(
+  deps: CoreDeps,
+  digest: string,
+): Promise<Readonly<TokenRow> | undefined> {
+  const hit = deps.keyCache?.get(digest);
+  if (hit?.kind === "token") return hit.row;
+  const store = deps.keyCache?.beginLookup();
+  const row = await readTokenRow(deps, digest);
+  if (row) store?.(digest, { kind: "token", row });
+  return row;
 }
