@@ -4,7 +4,7 @@
  * reference with the same wallet and amount applies nothing a second time; with another
  * wallet or amount it is a 409 (a reused reference is a mistake, never a silent no-op).
  */
-import { ApiError, conflict, notFound } from "../domain/errors.js";
+import { conflict, notFound } from "../domain/errors.js";
 import type { CoreDeps } from "./deps.js";
 import { credit } from "./ledger.js";
 
@@ -48,8 +48,7 @@ export async function adjustBalance(
           .executeTakeFirst()
       : undefined;
     if (!prior) {
-      throw new ApiError(
-        409,
+      throw conflict(
         `The balance (${result.balanceCents} cents) is smaller than the debit; debit at most the balance.`,
       );
     }

@@ -3,7 +3,7 @@
  * list, revoke. A connected app is an agent key whose secrets are OAuth tokens.
  */
 import { sql } from "kysely";
-import { badRequest, conflict, notFound } from "../domain/errors.js";
+import { conflict, invalidField, notFound } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
 import type { CoreDeps } from "./deps.js";
@@ -15,7 +15,7 @@ export const DEFAULT_MAX_ACTIVE_KEYS = 100;
 function checkLimit(limitCents: number) {
   const { min, max } = AGENT_KEY_LIMIT_CENTS;
   if (!Number.isSafeInteger(limitCents) || limitCents < min || limitCents > max) {
-    throw badRequest(`limit_cents must be an integer from ${min} to ${max}.`);
+    throw invalidField("limit_cents", `must be an integer from ${min} to ${max}.`);
   }
 }
 

@@ -9,7 +9,7 @@
  * lookup is answered from it; every check below runs on a cached row as on a fresh one.
  */
 import { sql } from "kysely";
-import { unauthorized } from "../domain/errors.js";
+import { ApiError, unauthorized } from "../domain/errors.js";
 import { constantTimeEqualHex, hashSecret } from "../domain/ids.js";
 import type { CoreDeps } from "./deps.js";
 import type { KeyRow, TokenRow } from "./key-cache.js";
@@ -57,7 +57,10 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
     );
   }
   if (row.revoked) {
-    throw unauthorized("This agent key has been revoked; ask the wallet owner for a new key.");
+    throw new ApiError(
+      "key_revoked",
+      "This agent key has been revoked; ask the wallet owner for a new key.",
+    );
   }
   const snapshot: PrincipalSnapshot = {
     balanceCents: row.balance_cents,
@@ -96,7 +99,9 @@ export async function authenticateAccessToken(
   const row = await tokenRowFor(deps, digest);
   const now = deps.clock().getTime();
   if (!row || row.token_revoked || new Date(row.expires_at).getTime() <= now) throw invalid();
-  if (row.revoked) throw unauthorized("This connection was revoked by the wallet owner.");
+  if (row.revoked) {
+    throw new ApiError("key_revoked", "This connection was revoked by the wallet owner.");
+  }
   if (row.resource !== resource)
     throw unauthorized("This access token was issued for another resource.");
   return {

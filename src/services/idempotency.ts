@@ -13,7 +13,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import { badRequest, conflict } from "../domain/errors.js";
+import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { CoreDeps } from "./deps.js";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -52,7 +52,7 @@ const sha256hex = (s: string) => createHash("sha256").update(s, "utf8").digest("
 
 export function checkIdempotencyKey(key: string, field = "Idempotency-Key"): void {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw badRequest(`${field} must be 1 to 255 printable ASCII characters without spaces.`);
+    throw invalidRequest(`${field} must be 1 to 255 printable ASCII characters without spaces.`);
   }
 }
 
@@ -95,12 +95,16 @@ export async function claimIdempotency(
   // Deleted between our insert attempt and this read (its request failed): claim afresh.
   if (!prior) return claimIdempotency(deps, req, limits);
   if (prior.request_hash !== requestHash) {
-    throw conflict(
+    throw new ApiError(
+      "idempotency_key_reused",
       "This Idempotency-Key was already used with a different request; use a new key for a new request.",
     );
   }
   if (prior.status_code === null || prior.response_body === null) {
-    throw conflict("A request with this Idempotency-Key is still in progress; retry in a moment.");
+    throw new ApiError(
+      "idempotency_in_flight",
+      "A request with this Idempotency-Key is still in progress; retry in a moment.",
+    );
   }
   const opened = openSealed(req.credential, prior.response_body);
   return { kind: "replay", response: { status: prior.status_code, ...opened } };

@@ -6,7 +6,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.js";
-import { ApiError, needsTopup, overLimit } from "../domain/errors.js";
+import { ApiError, needsTopup, overLimit, unauthorized } from "../domain/errors.js";
 import type { KinoraEvents } from "../domain/events.js";
 import { displayCents } from "../domain/money.js";
 
@@ -124,19 +124,16 @@ export function chargeStatement(input: ChargeInput) {
 
 function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
   const price = displayCents(input.amountCents);
-  if (!row.wallet_found) return new ApiError(401, "The wallet of this key no longer exists.");
+  if (!row.wallet_found) return unauthorized("The wallet of this key no longer exists.");
   if (row.paused) {
     return new ApiError(
-      403,
-      "This wallet is paused by the operator, so it cannot spend; contact the operator to unpause it.",
-      {},
-      {},
       "wallet_paused",
+      "This wallet is paused by the operator, so it cannot spend; contact the operator to unpause it.",
     );
   }
   if (input.agentKeyId && (!row.key_found || row.key_revoked)) {
     return new ApiError(
-      401,
+      "key_revoked",
       "This agent key has been revoked; ask the wallet owner for a new key.",
     );
   }

@@ -25,10 +25,9 @@ export function rateHeaders(d: Decision): Record<string, string> {
 /** The 429 for a refused decision, with Retry-After. */
 export function tooMany(d: Decision, windowMs: number): ApiError {
   return new ApiError(
-    429,
+    "rate_limited",
     `Too many requests: at most ${d.limit} per ${Math.round(windowMs / 1000)} s; retry in ${d.resetSec} s.`,
     {},
-    { ...rateHeaders(d), "Retry-After": String(d.resetSec) },
-    "rate_limited",
+    { headers: { ...rateHeaders(d), "Retry-After": String(d.resetSec) } },
   );
 }

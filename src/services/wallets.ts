@@ -1,5 +1,5 @@
 /** Wallets and their agent keys: creation, the Wallet view each key sees, revocation, pausing. */
-import { ApiError, notFound } from "../domain/errors.js";
+import { notFound, unauthorized } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import type { Principal, PrincipalSnapshot } from "./auth.js";
 import type { CoreDeps } from "./deps.js";
@@ -130,7 +130,7 @@ async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<Princ
     .select(["email", "balance_cents", "paused"])
     .where("id", "=", principal.walletId)
     .executeTakeFirst();
-  if (!wallet) throw new ApiError(401, "The wallet of this key no longer exists.");
+  if (!wallet) throw unauthorized("The wallet of this key no longer exists.");
   const snap: PrincipalSnapshot = {
     balanceCents: wallet.balance_cents,
     paused: wallet.paused,

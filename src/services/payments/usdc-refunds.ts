@@ -42,7 +42,7 @@ export async function refundUsdc(
   const key = usdc?.config.refundPrivateKey;
   if (!usdc || !key) {
     throw new ApiError(
-      503,
+      "unavailable",
       "USDC refunds are not switched on: set X402_ENABLED and X402_REFUND_PRIVATE_KEY (an operator wallet holding USDC and gas).",
     );
   }

@@ -5,7 +5,7 @@ import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
 export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
   if (!deps.usdc) {
     throw new ApiError(
-      503,
+      "unavailable",
       "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
     );
   }

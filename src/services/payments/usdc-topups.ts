@@ -66,10 +66,10 @@ function paymentRequiredError(
 ) {
   const pr = usdc.gateway.paymentRequired(input.amountCents, input.resource, error);
   return new ApiError(
-    402,
+    "payment_required",
     detail,
     { payment_required: pr },
-    { "PAYMENT-REQUIRED": encodeHeader(pr) },
+    { headers: { "PAYMENT-REQUIRED": encodeHeader(pr) } },
   );
 }
 
@@ -215,15 +215,15 @@ async function finish(
     deps.platform.events.paymentOutcome({ provider: "usdc", outcome: outcome.kind });
     if (outcome.kind === "unavailable") {
       log.warn("x402 facilitator unavailable", { internal: outcome.internal });
-      throw new ApiError(503, outcome.reason);
+      throw new ApiError("unavailable", outcome.reason);
     }
     log.info("usdc payment refused", { code: outcome.code });
     const pr = outcome.paymentRequired;
     throw new ApiError(
-      402,
+      "payment_required",
       outcome.reason,
       { payment_required: pr },
-      { "PAYMENT-REQUIRED": encodeHeader(pr) },
+      { headers: { "PAYMENT-REQUIRED": encodeHeader(pr) } },
     );
   }
   if (!claim) throw new Error("a payment without an EIP-3009 authorization was settled");

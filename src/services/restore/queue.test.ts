@@ -140,7 +140,8 @@ describe("checkout hooks", () => {
     const id = created.job.id as string;
     const before = await getJobForCheckout(t.deps, id);
     expect(before).toMatchObject({ status: "pending_payment", amountCents: 299, uploaded: false });
-    expect(before.uploadProblem).toMatch(/not been uploaded/);
+    expect(before.uploadProblem?.detail).toMatch(/not been uploaded/);
+    expect(before.uploadProblem?.code).toBe("not_uploaded");
     await upload(t, created, video.path);
     expect((await getJobForCheckout(t.deps, id)).uploaded).toBe(true);
     const paid = await markCheckoutPaid(t.deps, id, { paymentRef: "cs_test_1" });
