@@ -5,7 +5,7 @@
  */
 import type { Kysely, Selectable } from "kysely";
 import type { DB } from "../db/schema.js";
-import { badRequest } from "../domain/errors.js";
+import { invalidField } from "../domain/errors.js";
 import type { Principal } from "./auth.js";
 
 export interface CursorPosition {
@@ -27,7 +27,10 @@ export function decodeCursor(cursor: string, prefix: string): CursorPosition {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const match = new RegExp(`^(\\d{1,15})\\.(${prefix}_[0-9A-Za-z]{1,64})$`).exec(text);
   if (!match) {
-    throw badRequest("cursor: is not a cursor from this list; pass next_cursor as it was given.");
+    throw invalidField(
+      "cursor",
+      "is not a cursor from this list; pass next_cursor as it was given.",
+    );
   }
   return { createdAt: new Date(Number(match[1])), id: match[2] as string };
 }
