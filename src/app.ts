@@ -48,7 +48,7 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
     maxSize: JSON_BODY_MAX_BYTES,
     onError: () => {
       throw new ApiError(
-        413,
+        "too_large",
         `The request body is too large; JSON bodies are limited to ${JSON_BODY_MAX_BYTES / 1024} KB.`,
       );
     },

@@ -1,5 +1,6 @@
 /** How every surface words a validation failure: the field, then what to fix. */
 import type { ZodError } from "zod";
+import { ApiError, invalidField } from "../domain/errors.js";
 
 /** One sentence naming the first failing field, e.g. "limit_cents: must be at most 100000." */
 export function describeZodError(error: ZodError, where: string): string {
@@ -13,4 +14,14 @@ export function describeZodError(error: ZodError, where: string): string {
   }
   const text = field ? `${field}: ${message}` : `The ${where}: ${message}`;
   return text.endsWith(".") ? text : `${text}.`;
+}
+
+/** A failed zod parse as every surface refuses it: `invalid_field`, worded as above. */
+export function invalidInput(error: ZodError, where: string): ApiError {
+  return new ApiError("invalid_field", describeZodError(error, where));
+}
+
+/** A NUL character in a field (PostgreSQL text cannot hold one): `invalid_field` naming it. */
+export function nulInField(field: string): ApiError {
+  return invalidField(field, "must not contain NUL characters (\\u0000); remove them.");
 }

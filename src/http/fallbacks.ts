@@ -3,7 +3,9 @@
  * under other methods gets 405 with an Allow header rather than a misleading 404.
  */
 import type { Context } from "hono";
+import { ApiError } from "../domain/errors.js";
 import type { AppEnv } from "./env.js";
+import { errorJson } from "./errors.js";
 import type { Router } from "./router.js";
 
 function patternOf(path: string): RegExp {
@@ -31,12 +33,11 @@ export function installFallbacks(app: Router) {
     if (allowed.size > 0 && !allowed.has(c.req.method)) {
       if (allowed.has("GET")) allowed.add("HEAD");
       const list = [...allowed].sort().join(", ");
-      c.header("Allow", list);
-      return c.json({ detail: `${c.req.method} is not allowed on ${path}; use ${list}.` }, 405);
+      const detail = `${c.req.method} is not allowed on ${path}; use ${list}.`;
+      const headers = { Allow: list };
+      return errorJson(c, new ApiError("method_not_allowed", detail, {}, { headers }));
     }
-    return c.json(
-      { detail: `No endpoint ${c.req.method} ${path}; see /openapi.json or /docs for the API.` },
-      404,
-    );
+    const detail = `No endpoint ${c.req.method} ${path}; see /openapi.json or /docs for the API.`;
+    return errorJson(c, new ApiError("not_found", detail));
   });
 }

@@ -1,7 +1,9 @@
 /** An OpenAPIHono whose validation failures become the spec's 400 body naming the field. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { describeZodError } from "../api/validation.js";
+import { invalidInput } from "../api/validation.js";
+import { ApiError } from "../domain/errors.js";
 import type { AppEnv } from "./env.js";
+import { errorJson } from "./errors.js";
 
 const WHERE: Record<string, string> = {
   json: "request body",
@@ -17,10 +19,9 @@ export function createRouter() {
         // A malformed id names nothing: 404, as for an id that does not exist.
         if (result.target === "param") {
           const detail = "Not found: the id in the path does not name anything here.";
-          return c.json({ detail, code: "not_found" }, 404);
+          return errorJson(c, new ApiError("not_found", detail));
         }
-        const detail = describeZodError(result.error, WHERE[result.target] ?? result.target);
-        return c.json({ detail, code: "invalid_field" }, 400);
+        return errorJson(c, invalidInput(result.error, WHERE[result.target] ?? result.target));
       }
     },
   });

@@ -5,7 +5,7 @@
  * saying how to make an agent key. A missing, unknown or revoked key is a 401 before any
  * JSON-RPC, with the WWW-Authenticate challenge MCP clients look for.
  */
-import { ApiError, badRequest } from "../domain/errors.js";
+import { ApiError, invalidRequest } from "../domain/errors.js";
 import { authenticate, authenticateAccessToken, type Principal } from "../services/auth.js";
 import type { CoreDeps } from "../services/deps.js";
 
@@ -29,21 +29,24 @@ function secretFrom(req: Request, publicUrl: string): string | undefined {
   const header = req.headers.get("authorization");
   if (inUrl !== null) {
     if (inUrl.startsWith("pmk_")) {
-      throw badRequest(
+      throw new ApiError(
+        "key_in_url",
         "A wallet key (pmk_) must never be put in a URL. Make an agent key with a spending limit (POST /wallet/keys) and use that in ?key= or the Authorization header.",
       );
     }
-    if (header) throw badRequest("Send the key once: in ?key= or in the Authorization header.");
+    if (header) {
+      throw invalidRequest("Send the key once: in ?key= or in the Authorization header.");
+    }
     return inUrl;
   }
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) {
     throw new ApiError(
-      401,
+      "unauthorized",
       "The Authorization header must be `Bearer <agent key or access token>`.",
       {},
-      challenge(publicUrl, "invalid_request"),
+      { headers: challenge(publicUrl, "invalid_request") },
     );
   }
   return match[1];
@@ -57,10 +60,10 @@ export async function mcpCaller(
   const secret = secretFrom(req, publicUrl);
   if (!secret) {
     throw new ApiError(
-      401,
+      "unauthorized",
       "/mcp needs an agent key (Authorization: Bearer pak_…, or ?key=pak_… for clients that take only a URL), or sign in: an OAuth-capable client finds how in WWW-Authenticate.",
       {},
-      challenge(publicUrl),
+      { headers: challenge(publicUrl) },
     );
   }
   let principal: Principal;
@@ -71,17 +74,16 @@ export async function mcpCaller(
       : await authenticate(deps, secret);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      throw new ApiError(401, err.detail, err.extra, challenge(publicUrl, "invalid_token"));
+      // The same code (a revoked key stays key_revoked), with the challenge MCP clients read.
+      const headers = challenge(publicUrl, "invalid_token");
+      throw new ApiError(err.code, err.detail, err.extra, { headers });
     }
     throw err;
   }
   if (principal.kind !== "agent") {
     throw new ApiError(
-      403,
+      "agent_key_required",
       "Assistants spend under a limit: this is the wallet key. Make an agent key with a spending limit (POST /wallet/keys with limit_cents, or in the console) and connect the assistant with that.",
-      {},
-      {},
-      "forbidden",
     );
   }
   return { principal, credential: secret };

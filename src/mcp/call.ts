@@ -5,7 +5,7 @@
  * is the REST error body. Only a malformed JSON-RPC message is a protocol error.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeZodError } from "../api/validation.js";
+import { invalidInput, nulInField } from "../api/validation.js";
 import { ApiError } from "../domain/errors.js";
 import { findNul } from "../domain/text.js";
 import {
@@ -57,18 +57,9 @@ function success(r: ToolReply): CallToolResult {
 
 function parseArgs(tool: ToolDefinition, raw: unknown) {
   const nul = findNul(raw);
-  if (nul)
-    throw new ApiError(
-      400,
-      `${nul}: must not contain NUL characters (\\u0000); remove them.`,
-      {},
-      {},
-      "invalid_field",
-    );
+  if (nul) throw nulInField(nul);
   const parsed = tool.input.safeParse(raw ?? {});
-  if (!parsed.success) {
-    throw new ApiError(400, describeZodError(parsed.error, "arguments"), {}, {}, "invalid_field");
-  }
+  if (!parsed.success) throw invalidInput(parsed.error, "arguments");
   return parsed.data as Record<string, unknown>;
 }
 

@@ -139,6 +139,8 @@ describe("auth", () => {
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
       expect(res.body.detail).toBeTruthy();
       expect(res.body.jsonrpc).toBeUndefined();
+      const revoked = headers.authorization === `Bearer ${key}`;
+      expect(res.body.code).toBe(revoked ? "key_revoked" : "unauthorized");
     }
   });
 
@@ -147,9 +149,11 @@ describe("auth", () => {
     const header = await rpc(s.url, INIT, { authorization: `Bearer ${owner.key}` });
     expect(header.status).toBe(403);
     expect(header.body.detail).toMatch(/agent key with a spending limit/);
+    expect(header.body.code).toBe("agent_key_required");
     const url = await rpc(s.url, INIT, {}, `?key=${owner.key}`);
     expect(url.status).toBe(400);
     expect(url.body.detail).toMatch(/never be put in a URL/);
+    expect(url.body.code).toBe("key_in_url");
   });
 });
 

@@ -171,9 +171,12 @@ describe("payment routes need a key", () => {
         const res = await t.call("POST", route.path, { headers, body: route.body });
         expect(res.status, `${route.path} ${JSON.stringify(headers)}`).toBe(401);
         expect(typeof res.body.detail).toBe("string");
+        const revoked = headers.authorization === `Bearer ${keys.revoked}`;
+        expect(res.body.code).toBe(revoked ? "key_revoked" : "unauthorized");
       }
       const inUrl = await t.call("POST", `${route.path}?key=${keys.agent}`, { body: route.body });
       expect(inUrl.status).toBe(400);
+      expect(inUrl.body.code).toBe("key_in_url");
     }
   });
 

@@ -4,14 +4,15 @@
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError, badRequest, unauthorized } from "../../domain/errors.js";
+import { ApiError, unauthorized } from "../../domain/errors.js";
 import { authenticate, type Principal } from "../../services/auth.js";
 import type { CoreDeps } from "../../services/deps.js";
 import type { AppEnv } from "../env.js";
 
 function bearerSecret(c: Context<AppEnv>): string | undefined {
   if (c.req.query("key") !== undefined) {
-    throw badRequest(
+    throw new ApiError(
+      "key_in_url",
       "Keys are accepted in the URL (?key=) only on /mcp, and only agent keys; send it as Authorization: Bearer <key>.",
     );
   }
@@ -40,7 +41,7 @@ export function requireKey(deps: CoreDeps, opts: KeyOptions = {}) {
     const principal = await authenticate(deps, secret);
     if (opts.walletOnly && principal.kind !== "wallet") {
       throw new ApiError(
-        403,
+        "wallet_key_required",
         "Only the wallet key (pmk_) can do this; agent keys cannot manage keys.",
       );
     }

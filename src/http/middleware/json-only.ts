@@ -3,7 +3,7 @@
  * "no fields" and produce a confusing "field is required"; say what is actually wrong.
  */
 import { createMiddleware } from "hono/factory";
-import { badRequest } from "../../domain/errors.js";
+import { invalidRequest } from "../../domain/errors.js";
 import type { AppEnv } from "../env.js";
 
 export const jsonBodiesOnly = createMiddleware<AppEnv>(async (c, next) => {
@@ -13,7 +13,7 @@ export const jsonBodiesOnly = createMiddleware<AppEnv>(async (c, next) => {
       (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
     const type = c.req.header("content-type") ?? "";
     if (hasBody && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(type)) {
-      throw badRequest("Send the request body as JSON with Content-Type: application/json.");
+      throw invalidRequest("Send the request body as JSON with Content-Type: application/json.");
     }
   }
   await next();

@@ -38,11 +38,10 @@ export function rateLimit(
     };
     if (!d.ok) {
       throw new ApiError(
-        429,
+        "rate_limited",
         `Too many requests: at most ${limit.max} per ${Math.round(limit.windowMs / 1000)} s here; retry in ${d.resetSec} s.`,
         {},
-        { ...headers, "Retry-After": String(d.resetSec) },
-        "rate_limited",
+        { headers: { ...headers, "Retry-After": String(d.resetSec) } },
       );
     }
     await withEarlyHeaders(c, headers, next);

@@ -4,7 +4,8 @@
  * can contain one), in the query string or a JSON body field a 400 naming where it is.
  */
 import { createMiddleware } from "hono/factory";
-import { ApiError, badRequest } from "../../domain/errors.js";
+import { nulInField } from "../../api/validation.js";
+import { ApiError, invalidRequest } from "../../domain/errors.js";
 import { findNul } from "../../domain/text.js";
 import type { AppEnv } from "../env.js";
 
@@ -16,10 +17,10 @@ export function refuseNul(opts: { isRaw: (path: string) => boolean }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const url = new URL(c.req.url);
     if (ENCODED_NUL.test(url.pathname) || url.pathname.includes("\0")) {
-      throw new ApiError(404, "Not found: a path can never contain a NUL character.");
+      throw new ApiError("not_found", "Not found: a path can never contain a NUL character.");
     }
     if (ENCODED_NUL.test(url.search) || url.search.includes("\0")) {
-      throw badRequest("The query string contains a NUL character (%00); remove it.");
+      throw invalidRequest("The query string contains a NUL character (%00); remove it.");
     }
     if (c.req.method !== "GET" && c.req.method !== "HEAD" && !opts.isRaw(url.pathname)) {
       const text = await c.req.text();
@@ -31,7 +32,7 @@ export function refuseNul(opts: { isRaw: (path: string) => boolean }) {
           // Not JSON: the JSON parser's own 400 says so further on.
         }
         if (field) {
-          throw badRequest(`${field}: must not contain NUL characters (\\u0000); remove them.`);
+          throw nulInField(field);
         }
       }
     }

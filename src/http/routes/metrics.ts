@@ -24,13 +24,13 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 function checkAccess(deps: MetricsRouteDeps, authorization: string | undefined) {
   if (!deps.enabled) {
     throw new ApiError(
-      404,
+      "not_found",
       "Metrics are switched off on this server; set METRICS=on to serve them.",
     );
   }
   if (deps.tokens.length === 0) {
     throw new ApiError(
-      403,
+      "forbidden",
       "Metrics have no token configured; set METRICS_TOKEN (or ADMIN_TOKEN) and send it as Authorization: Bearer <token>.",
     );
   }

@@ -27,7 +27,7 @@ export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () =>
   });
   app.openapi(health, async (c) => {
     if (!isReady())
-      throw new ApiError(503, "The service is starting or shutting down; retry shortly.");
+      throw new ApiError("unavailable", "The service is starting or shutting down; retry shortly.");
     await sql`SELECT 1`.execute(deps.db);
     return c.json({ status: "ok" as const }, 200);
   });

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError } from "../../../domain/errors.js";
+import { invalidRequest } from "../../../domain/errors.js";
 import { WebhookSignatureError } from "../../../payments/checkout/provider.js";
 import type { StripeCheckoutProvider } from "../../../payments/checkout/stripe-provider.js";
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
@@ -39,7 +39,7 @@ export function registerStripeWebhook(
     try {
       event = stripe.parseWebhook(raw, c.req.header("stripe-signature"));
     } catch (err) {
-      if (err instanceof WebhookSignatureError) throw new ApiError(400, `${err.message}.`);
+      if (err instanceof WebhookSignatureError) throw invalidRequest(`${err.message}.`);
       throw err;
     }
     const outcome = await handleStripeEvent(deps, event);

@@ -10,7 +10,7 @@ export function requireWorkerToken(token: string | undefined) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!token) {
       throw new ApiError(
-        503,
+        "unavailable",
         "The worker API is off: set WORKER_TOKEN (16+ characters) on the server and give the same token to `kinora worker --token`.",
       );
     }

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { badRequest } from "../../../domain/errors.js";
+import { invalidField } from "../../../domain/errors.js";
 import type { JobKind } from "../../../jobs/work.js";
 import type { DbWorkSource } from "../../../jobs/work-source.js";
 import { errorResponses } from "../../errors.js";
@@ -48,8 +48,9 @@ export function registerClaim(
     // A worker may run more engines than this server has job kinds: claim the ones it has.
     const kinds = b.kinds.filter((k) => s.kinds.includes(k));
     if (kinds.length === 0) {
-      throw badRequest(
-        `kinds: this server runs no ${b.kinds.join(", ")} jobs; it runs ${s.kinds.join(", ")}.`,
+      throw invalidField(
+        "kinds",
+        `this server runs no ${b.kinds.join(", ")} jobs; it runs ${s.kinds.join(", ")}.`,
       );
     }
     const item = await s.claim(kinds as JobKind[], b.worker_id, b.wait_ms ?? 0);

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError } from "../../../domain/errors.js";
+import { ApiError, unauthorized } from "../../../domain/errors.js";
 import { OUTPUT_TOKEN_HEADER, verifyOutputToken } from "../../../jobs/output-token.js";
 import type { Platform } from "../../../services/platform.js";
 import { errorResponses } from "../../errors.js";
@@ -42,10 +42,10 @@ export function registerOutputTicket(app: Router, p: Platform) {
       c.req.header(OUTPUT_TOKEN_HEADER) ?? "",
       p.clock().getTime(),
     );
-    if (!claims) throw new ApiError(401, "The output token is missing, invalid or expired.");
+    if (!claims) throw unauthorized("The output token is missing, invalid or expired.");
     const b = c.req.valid("json");
     if (b.size_bytes > claims.maxBytes) {
-      throw new ApiError(413, `The result is larger than ${claims.maxBytes} bytes.`);
+      throw new ApiError("too_large", `The result is larger than ${claims.maxBytes} bytes.`);
     }
     const ticket = await p.storage.presignUpload(claims.key, {
       contentType: b.content_type,

@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { IdParam } from "../../../api/schemas.js";
-import { ApiError, badRequest } from "../../../domain/errors.js";
+import { ApiError, invalidField } from "../../../domain/errors.js";
 import type { JobQueue, ReportOutcome } from "../../../jobs/work.js";
 import type { DbWorkSource } from "../../../jobs/work-source.js";
 import { errorResponses } from "../../errors.js";
@@ -76,12 +76,12 @@ async function queueFor(source: Source, kind: string): Promise<JobQueue> {
   try {
     return (await source()).queue(kind);
   } catch {
-    throw badRequest(`kind: this server runs no ${kind} jobs.`);
+    throw invalidField("kind", `this server runs no ${kind} jobs.`);
   }
 }
 
 function answer(outcome: ReportOutcome, id: string) {
-  if (outcome === "not_found") throw new ApiError(404, `No job ${id} on this server.`);
+  if (outcome === "not_found") throw new ApiError("not_found", `No job ${id} on this server.`);
   return { ok: outcome === "ok" };
 }
 
