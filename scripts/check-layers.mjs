@@ -6,7 +6,9 @@
  *
  * A module may import its own layer or any layer below it, never above. The adapters (http with
  * its web pages, mcp, cli, workers) are separate surfaces over the same services: none imports
- * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless.
+ * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless,
+ * and so are two folders that import each other (even through different modules): a folder is a
+ * unit a reader learns as a whole, and two that lean on each other are one unit in disguise.
  * Tests and shared test suites (*.test.ts, *.suite.ts) compose freely and are not checked.
  * Type-only imports count: a type pointing upwards still couples a rule to its caller.
  *
@@ -45,6 +47,7 @@ const LAYERS = [
   ["workers/", 3, "workers"],
   ["features/", 4, "composition"],
   ["features.ts", 4, "composition"],
+  ["job-kinds.ts", 4, "composition"],
   ["app.ts", 4, "composition"],
   ["platform.ts", 4, "composition"],
   ["server.ts", 4, "composition"],
@@ -118,6 +121,40 @@ export function checkLayers() {
     graph.set(file, edges);
   }
   for (const cycle of cycles(graph)) problems.push(`import cycle: ${cycle.join(" → ")}`);
+  problems.push(...mutualFolders(graph));
+  return problems;
+}
+
+/**
+ * The top folder of src/ a module belongs to (`services` for services/restore/store.ts);
+ * undefined for the modules directly in src/, which belong to different layers one by one.
+ */
+const folderOf = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) : undefined);
+
+/** Every pair of top folders that import each other, once, with the imports that make it. */
+export function mutualFolders(graph) {
+  const edges = new Map();
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const a = folderOf(from);
+      const b = folderOf(to);
+      if (a === undefined || b === undefined || a === b) continue;
+      const key = `${a}\0${b}`;
+      if (!edges.has(key)) edges.set(key, []);
+      edges.get(key).push(`${from} → ${to}`);
+    }
+  }
+  const problems = [];
+  for (const [key, there] of edges) {
+    const [a, b] = key.split("\0");
+    if (a > b) continue;
+    const back = edges.get(`${b}\0${a}`);
+    if (!back) continue;
+    const list = (imports) => imports.sort().join(", ");
+    problems.push(
+      `folders import each other: ${a}/ and ${b}/ (${list(there)}; and back: ${list(back)})`,
+    );
+  }
   return problems;
 }
 
@@ -162,5 +199,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`check-layers: ${problems.length} problem(s); see docs/architecture.md`);
     process.exit(1);
   }
-  console.log("check-layers: every import points down a layer, no cycles");
+  console.log("check-layers: every import points down a layer, no cycles, no mutual folders");
 }

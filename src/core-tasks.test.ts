@@ -27,34 +27,4 @@ describe("core tasks", () => {
       await t.close();
     }
   });
-
-  it("purge console sessions that have expired, and keep live ones", async () => {
-    const t = await createTestApp();
-    const lines: string[] = [];
-    try {
-      const { walletId } = await t.newWallet();
-      const now = t.clock.now();
-      const session = (id: string, expiresAt: Date) => ({
-        id_hash: id,
-        wallet_id: walletId,
-        created_at: now,
-        last_seen_at: now,
-        expires_at: expiresAt,
-      });
-      await t.deps.db
-        .insertInto("web_sessions")
-        .values([
-          session("gone", new Date(now.getTime() - 1000)),
-          session("live", new Date(now.getTime() + 3600_000)),
-        ])
-        .execute();
-      const log = createLogger("info", {}, (line) => lines.push(line));
-      await startCoreTasks({ ...t.deps, log }, 3600_000).stop();
-      const rows = await t.deps.db.selectFrom("web_sessions").select("id_hash").execute();
-      expect(rows.map((r) => r.id_hash)).toEqual(["live"]);
-      expect(lines.some((l) => JSON.parse(l).msg === "expired web sessions purged")).toBe(true);
-    } finally {
-      await t.close();
-    }
-  });
 });

@@ -1,19 +1,23 @@
-/** Every feature kinora serves, in mount order. */
-import { clipsFeature } from "./features/clips.js";
+/** Every feature kinora serves, in mount order: each job kind's first (src/job-kinds.ts). */
 import { connectedAppsFeature } from "./features/connected-apps.js";
 import { consoleFeature } from "./features/console.js";
+import type { JobKindEntry } from "./features/job-kind.js";
 import { mcpFeature } from "./features/mcp.js";
 import { metricsFeature } from "./features/metrics.js";
 import { paymentsFeature } from "./features/payments.js";
-import { restoreFeature } from "./features/restore.js";
+import { JOB_KINDS } from "./job-kinds.js";
 import type { FeatureFactory } from "./platform.js";
 
-export const FEATURES: FeatureFactory[] = [
-  restoreFeature(),
-  clipsFeature(),
-  paymentsFeature(),
-  mcpFeature(),
-  connectedAppsFeature(),
-  consoleFeature(),
-  metricsFeature(),
-];
+/** The features of a server running `kinds`: theirs, then payments, MCP, apps, console, metrics. */
+export function featuresFor(kinds: readonly JobKindEntry[]): FeatureFactory[] {
+  return [
+    ...kinds.map((k) => k.feature()),
+    paymentsFeature(),
+    mcpFeature(),
+    connectedAppsFeature(),
+    consoleFeature(),
+    metricsFeature({ kinds: kinds.map((k) => k.definition) }),
+  ];
+}
+
+export const FEATURES: FeatureFactory[] = featuresFor(JOB_KINDS);

@@ -1,10 +1,10 @@
 /** The layer rule holds over src/: see scripts/check-layers.mjs and docs/architecture.md. */
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without type declarations
-import { checkLayers, layerOf } from "../scripts/check-layers.mjs";
+import { checkLayers, layerOf, mutualFolders } from "../scripts/check-layers.mjs";
 
 describe("layers", () => {
-  it("every import points down a layer, no surface imports another, and there is no cycle", () => {
+  it("every import points down a layer, no surface imports another, no cycle, no mutual folders", () => {
     expect(checkLayers()).toEqual([]);
   });
 
@@ -15,6 +15,27 @@ describe("layers", () => {
     expect(layerOf("mcp/server.ts")).toEqual({ level: 3, group: "mcp" });
     expect(layerOf("web/layout.tsx")).toEqual({ level: 3, group: "http" });
     expect(layerOf("features/mcp.ts")?.level).toBe(4);
+    expect(layerOf("job-kinds.ts")?.level).toBe(4);
     expect(layerOf("unknown.ts")).toBeUndefined();
+  });
+
+  it("refuses two folders that import each other, naming the imports both ways", () => {
+    // What jobs/ and services/ did before the kind definitions moved into services/.
+    const graph = new Map<string, string[]>([
+      ["jobs/restore.ts", ["services/ledger.ts", "jobs/definition.ts"]],
+      ["jobs/definition.ts", []],
+      ["services/ledger.ts", []],
+      ["services/restore/store.ts", ["jobs/restore.ts", "services/ledger.ts"]],
+      ["domain/money.ts", []],
+      ["services/wallets.ts", ["domain/money.ts"]],
+      // Modules directly in src/ belong to no folder: they are checked one by one.
+      ["platform.ts", ["jobs/definition.ts"]],
+      ["jobs/work.ts", ["logger.ts"]],
+    ]);
+    expect(mutualFolders(graph)).toEqual([
+      "folders import each other: jobs/ and services/ (jobs/restore.ts → services/ledger.ts; and back: services/restore/store.ts → jobs/restore.ts)",
+    ]);
+    graph.set("jobs/restore.ts", ["jobs/definition.ts"]);
+    expect(mutualFolders(graph)).toEqual([]);
   });
 });

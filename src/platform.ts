@@ -5,7 +5,8 @@
  */
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
-import type { Executor, JobQueue } from "./jobs/work.js";
+import type { DefinedQueue } from "./jobs/queue.js";
+import type { Executor } from "./jobs/work.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
 import type { BackgroundTask } from "./services/deps.js";
 import type { Platform } from "./services/platform.js";
@@ -14,8 +15,8 @@ export type { BackgroundTask, Platform };
 
 /** What buildApp hands every feature's routes: the whole app's view, not one feature's. */
 export interface RouteContext {
-  /** Every feature's job queues (the worker API serves them all). */
-  queues: JobQueue[];
+  /** Every feature's job queues with their definitions (the worker API serves them all). */
+  queues: DefinedQueue[];
   /** False while starting or draining: /healthz answers 503. */
   isReady: () => boolean;
   /** The server's job system source, shared with the worker API; absent in route tests. */
@@ -25,9 +26,14 @@ export interface RouteContext {
 export interface Feature {
   name: string;
   routes?(app: Router, ctx: RouteContext): void;
-  queues?: JobQueue[];
+  /** The job kinds this feature runs (the kind's own feature: one queue, from the registry). */
+  queues?: DefinedQueue[];
+  /** What the in-process workers of `kinora serve` run for those kinds. */
   executors?: Executor[];
-  /** Background work (sweepers, confirmers); started by `kinora serve`, not by route tests. */
+  /**
+   * Background work the feature owns (sweepers, confirmers, purges of its own records);
+   * started by `kinora serve`, not by route tests.
+   */
   start?(): Promise<BackgroundTask>;
 }
 

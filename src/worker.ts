@@ -1,7 +1,8 @@
 /**
  * `kinora worker --server URL --token T [--concurrency N]`: runs worker loops against a
  * server's HTTP worker API with the executors of this machine (RESTORE_ENGINE=ffmpeg|cog…),
- * so a GPU or CPU box needs only the server URL and WORKER_TOKEN. Heartbeats follow the lease
+ * so a GPU or CPU box needs only the server URL and WORKER_TOKEN. It runs an executor for
+ * every registered kind (src/job-kinds.ts), the same kinds `kinora serve` runs in process. Heartbeats follow the lease
  * the server grants with each job. Stops gracefully on SIGINT/SIGTERM: no new claims, the
  * running job finishes within SHUTDOWN_GRACE_MS or is handed back without using an attempt.
  * Scratch files live in one directory per process, swept at the next start after a crash.
@@ -9,8 +10,9 @@
 import { hostname } from "node:os";
 import { CliError, parseFlags } from "./cli/http-client.js";
 import { loadConfig } from "./config.js";
+import { type ExecutorSeams, type JobKindEntry, workerExecutors } from "./features/job-kind.js";
+import { JOB_KINDS } from "./job-kinds.js";
 import { createLogger } from "./logger.js";
-import { buildExecutors } from "./workers/executors/index.js";
 import { createHttpWorkSource } from "./workers/http-source.js";
 import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
 import { openScratch } from "./workers/scratch.js";
@@ -22,7 +24,21 @@ export interface WorkerHandle {
   stop(graceMs?: number): Promise<void>;
 }
 
-export async function startRemoteWorkers(argv: string[], env = process.env): Promise<WorkerHandle> {
+/** What a test may change: the kinds run (default: the registry) and how executors fetch. */
+export interface RemoteWorkerOptions {
+  kinds?: readonly JobKindEntry[];
+  seams?: ExecutorSeams;
+  /** How the worker API is reached (default: the real fetch). */
+  fetch?: ExecutorSeams["fetch"];
+  /** How long one claim waits for work (default 20 s: a long poll). */
+  claimWaitMs?: number;
+}
+
+export async function startRemoteWorkers(
+  argv: string[],
+  env = process.env,
+  opts: RemoteWorkerOptions = {},
+): Promise<WorkerHandle> {
   const { flags } = parseFlags(argv, ["server", "token", "concurrency"]);
   const config = loadConfig(env);
   const server = flags.server ?? config.env.KINORA_SERVER;
@@ -34,8 +50,8 @@ export async function startRemoteWorkers(argv: string[], env = process.env): Pro
     throw new CliError("--concurrency must be an integer from 1 to 64.");
   }
   const log = createLogger(config.logLevel);
-  const source = createHttpWorkSource({ server, token });
-  const executors = buildExecutors(config);
+  const source = createHttpWorkSource({ server, token, fetch: opts.fetch });
+  const executors = workerExecutors(opts.kinds ?? JOB_KINDS, config, opts.seams);
   const scratch = await openScratch(config.workers.scratchRoot);
   const loops: RunningWorker[] = [];
   for (let i = 0; i < concurrency; i++) {
@@ -45,7 +61,7 @@ export async function startRemoteWorkers(argv: string[], env = process.env): Pro
         source,
         executors,
         log,
-        claimWaitMs: 20_000,
+        claimWaitMs: opts.claimWaitMs ?? 20_000,
         scratchDir: scratch.dir,
       }),
     );

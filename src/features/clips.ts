@@ -1,7 +1,7 @@
 /**
  * Motion clips as a Feature: the /motion routes, the clip job queue, its executor for the
  * in-process workers, the Cog webhook route when a remote engine is configured, and the
- * retention sweeper.
+ * retention sweeper — and the clip kind's registry entry (src/job-kinds.ts).
  *
  * Engine (env, read through config.env):
  * - CLIP_ENGINE=ffmpeg (default): the CPU engine (sharp + ffmpeg) in the worker process.
@@ -15,16 +15,17 @@ import {
 } from "../engines/moderation/image-classifier.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
 import { registerMotionRoutes } from "../http/routes/motion/index.js";
-import { clipJobs } from "../jobs/clip.js";
-import { createJobQueue } from "../jobs/queue.js";
-import { startSweeper } from "../jobs/retention.js";
-import { type FeatureFactory, jobEngineDeps, type Platform } from "../platform.js";
+import type { FeatureFactory, Platform } from "../platform.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
+import { clipJobs } from "../services/clips/job-definition.js";
 import {
   type ClipExecutorOptions,
   clipEngineFromConfig,
+  clipExecutorFromConfig,
   createClipExecutor,
 } from "../workers/executors/clip.js";
+import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
+import { sharedBundle } from "./shared-services.js";
 
 export interface ClipsFeatureOptions {
   /** Replaces the engine chosen from config (tests, benchmarks). */
@@ -39,7 +40,15 @@ export interface ClipsFeatureOptions {
   sweepEveryMs?: number;
 }
 
+/**
+ * The clip services' dependencies, built once per platform (features/shared-services.ts): the
+ * clips feature, the MCP tools and the console share them.
+ */
 export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps {
+  return sharedBundle(p, "clips", () => buildClipDeps(p, opts));
+}
+
+function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
   return {
     db: p.db,
     clock: p.clock,
@@ -74,15 +83,22 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
         registerMotionRoutes(app, deps);
         if (choice.hook) registerCogHooks(app, { clip: choice.hook });
       },
-      queues: [createJobQueue(clipJobs, jobEngineDeps(p))],
+      queues: [kindQueue(clipJobs, p)],
       executors: opts.noExecutor ? [] : [executor],
       start: async () => {
         if (runsClips) warmSoon(classifier, p);
-        return startSweeper(clipJobs, jobEngineDeps(p), opts.sweepEveryMs);
+        return startSweeper(clipJobs, p, opts.sweepEveryMs);
       },
     };
   };
 }
+
+/** The clip kind: its definition, the executor the configured engine runs, its feature. */
+export const clipKind: JobKindEntry = {
+  definition: clipJobs,
+  executor: (config, seams) => clipExecutorFromConfig(config, seams),
+  feature: () => clipsFeature(),
+};
 
 /**
  * Loads the image classifier (tfjs + the model, ~2 s of CPU) shortly after the server listens,

@@ -1,15 +1,20 @@
 /**
  * Connected apps as a Feature: OAuth discovery, registration, token and revocation endpoints,
- * and the consent page, over the same agent keys and spending path as everything else.
+ * and the consent page, over the same agent keys and spending path as everything else; its
+ * background task purges OAuth codes and tokens a day past expiry.
  */
 import { registerOAuthEndpoints } from "../http/routes/oauth/endpoints.js";
 import type { ClientDeps } from "../oauth/clients.js";
+import { purgeExpiredOAuth } from "../oauth/tokens.js";
 import type { FeatureFactory } from "../platform.js";
 import { registerConsentRoutes } from "../web/consent-routes.js";
+import { startPurges } from "./purges.js";
 
 export interface ConnectedAppsOptions {
   /** Test seam: let metadata documents be fetched from a local server. Never in production. */
   metadataFetch?: ClientDeps["metadataFetch"];
+  /** How often expired codes and tokens are purged (default: every five minutes). */
+  purgeEveryMs?: number;
 }
 
 export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFactory {
@@ -36,6 +41,13 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
         registerOAuthEndpoints(app, deps);
         registerConsentRoutes(app, deps);
       },
+      start: async () =>
+        startPurges(
+          p,
+          [{ what: "expired OAuth codes and tokens", run: (q) => purgeExpiredOAuth(q) }],
+          "connected-apps housekeeping",
+          opts.purgeEveryMs,
+        ),
     };
   };
 }

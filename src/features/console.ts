@@ -1,12 +1,24 @@
-/** The owner's console (/console) as a Feature, over the same services as the REST API. */
+/**
+ * The owner's console (/console) as a Feature, over the same services (the same bundles) as
+ * the REST API; its background task purges expired console sessions.
+ */
 import type { FeatureFactory } from "../platform.js";
 import { registerConsoleRoutes } from "../web/console-routes.js";
+import { purgeSessions } from "../web/session.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
+import { startPurges } from "./purges.js";
 
-export function consoleFeature(
-  opts: { clips?: ClipsFeatureOptions; payments?: PaymentsFeatureOptions } = {},
-): FeatureFactory {
+export interface ConsoleFeatureOptions {
+  /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
+  clips?: ClipsFeatureOptions;
+  /** Used only when no earlier feature built the payment services. */
+  payments?: PaymentsFeatureOptions;
+  /** How often expired sessions are purged (default: every five minutes). */
+  purgeEveryMs?: number;
+}
+
+export function consoleFeature(opts: ConsoleFeatureOptions = {}): FeatureFactory {
   return async (platform) => {
     const deps = {
       platform,
@@ -14,6 +26,16 @@ export function consoleFeature(
       payments: (await createPaymentsDeps(platform, opts.payments)).deps,
       signInLimit: platform.config.rateLimits.signIn,
     };
-    return { name: "console", routes: (app) => registerConsoleRoutes(app, deps) };
+    return {
+      name: "console",
+      routes: (app) => registerConsoleRoutes(app, deps),
+      start: async () =>
+        startPurges(
+          platform,
+          [{ what: "expired web sessions", run: (p) => purgeSessions(p) }],
+          "console housekeeping",
+          opts.purgeEveryMs,
+        ),
+    };
   };
 }

@@ -45,13 +45,17 @@ export const adminFeature = (p: Platform): Feature => ({
   },
 });
 
-/** Signed upload and download links of local-disk storage (S3 serves its own). */
+/**
+ * Signed upload and download links of local-disk storage (S3 serves its own); uploads follow
+ * the rules of the kinds whose queues the features declared.
+ */
 export const filesFeature = (p: Platform): Feature => ({
   name: "files",
-  routes(app) {
+  routes(app, ctx) {
     const storage = p.storage;
     if ("routes" in storage) {
-      app.route("/files", storage.routes({ uploadGuard: createUploadGuard(p) }));
+      const kinds = ctx.queues.map((q) => q.definition);
+      app.route("/files", storage.routes({ uploadGuard: createUploadGuard({ db: p.db, kinds }) }));
     }
   },
 });

@@ -4,12 +4,10 @@
  * GET /metrics. This is the one place that knows which metrics library is used; services only
  * emit events.
  */
-import { CLIP_FINAL, CLIP_MOVES } from "../domain/clips/transitions.js";
-import type { Move } from "../domain/jobs/moves.js";
-import { RESTORE_FINAL, RESTORE_MOVES } from "../domain/restore/transitions.js";
+import type { Move } from "../domain/job-lifecycle/moves.js";
 import { registerMetricsRoute } from "../http/routes/metrics.js";
-import { clipJobs } from "../jobs/clip.js";
-import { restoreJobs } from "../jobs/restore.js";
+import { JOB_KINDS } from "../job-kinds.js";
+import type { JobDefinition } from "../jobs/definition.js";
 import { metricsConfig } from "../metrics/config.js";
 import { registerKinoraMetrics } from "../metrics/kinora-metrics.js";
 import { createPromRegistry } from "../metrics/prom-registry.js";
@@ -17,43 +15,43 @@ import type { MetricsRegistry } from "../metrics/registry.js";
 import type { FeatureFactory } from "../platform.js";
 import { type JobTableSpec, readJobStats } from "../services/job-stats.js";
 
+type KindDefinition = Pick<JobDefinition, "kind" | "table" | "waiting" | "moves" | "final">;
+
 export interface MetricsFeatureOptions {
   /** The registry implementation (default: prom-client with its process metrics). */
   registry?: () => MetricsRegistry;
+  /** The job kinds whose tables are read at scrape time (default: every registered kind). */
+  kinds?: readonly KindDefinition[];
 }
 
 /** Statuses a job still moves through: every status its moves name, minus the final ones. */
-function activeStatuses(moves: Record<string, Move<string> | undefined>, final: readonly string[]) {
+function activeStatuses(def: KindDefinition) {
   const all = new Set<string>();
-  for (const m of Object.values(moves)) {
+  for (const m of Object.values<Move<string> | undefined>(def.moves)) {
     if (!m) continue;
     for (const s of [...m.from, m.to]) all.add(s);
   }
-  return [...all].filter((s) => !final.includes(s)).sort();
+  return [...all].filter((s) => !def.final.includes(s)).sort();
 }
 
-export const JOB_TABLES: readonly JobTableSpec[] = [
-  {
-    kind: restoreJobs.kind,
-    table: restoreJobs.table,
-    waiting: restoreJobs.waiting,
-    active: activeStatuses(RESTORE_MOVES, RESTORE_FINAL),
-  },
-  {
-    kind: clipJobs.kind,
-    table: clipJobs.table,
-    waiting: clipJobs.waiting,
-    active: activeStatuses(CLIP_MOVES, CLIP_FINAL),
-  },
-];
+/** What the scrape reads of each kind: its table, waiting status and unfinished statuses. */
+export function jobTables(kinds: readonly KindDefinition[]): JobTableSpec[] {
+  return kinds.map((def) => ({
+    kind: def.kind,
+    table: def.table,
+    waiting: def.waiting,
+    active: activeStatuses(def),
+  }));
+}
 
 export function metricsFeature(opts: MetricsFeatureOptions = {}): FeatureFactory {
   return (p) => {
     const cfg = metricsConfig(p.config.env);
     const registry = (opts.registry ?? createPromRegistry)();
     if (cfg.enabled) {
+      const tables = jobTables(opts.kinds ?? JOB_KINDS.map((k) => k.definition));
       const observer = registerKinoraMetrics(registry, {
-        readJobs: () => readJobStats(p.db, JOB_TABLES, p.clock()),
+        readJobs: () => readJobStats(p.db, tables, p.clock()),
       });
       p.events.subscribe(observer);
     }

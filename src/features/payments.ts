@@ -26,6 +26,7 @@ import { getJobForCheckout, markCheckoutPaid } from "../services/restore/checkou
 import { findJob } from "../services/restore/store.js";
 import { jobView } from "../services/restore/views.js";
 import { registerCheckoutPages } from "../web/checkout-routes.js";
+import { sharedBundle } from "./shared-services.js";
 
 export interface PaymentsFeatureOptions {
   /** Test seam: send Stripe API calls to a local fake. */
@@ -52,16 +53,31 @@ export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFa
   return (platform) => buildPaymentsFeature(platform, options);
 }
 
+/** The payment services of a platform, with the configuration they were built from. */
+export interface PaymentsServices {
+  deps: PaymentsDeps;
+  config: PaymentsConfig;
+  stripe?: StripeCheckoutProvider;
+}
+
 /**
- * The payment services' dependencies for this platform, built from Config.env. Exported so
- * other surfaces (the MCP tools, the console) call the same services. The Stripe SDK and the
- * x402/viem stack are imported only when configured (they take about a second to load).
- * Throws ConfigError for an incomplete payments configuration.
+ * The payment services' dependencies for this platform, built from Config.env once per
+ * platform (features/shared-services.ts): the payments feature, the MCP tools and the console
+ * share one checkout provider and one x402 gateway. The Stripe SDK and the x402/viem stack are
+ * imported only when configured (they take about a second to load). Rejects with ConfigError
+ * for an incomplete payments configuration.
  */
-export async function createPaymentsDeps(
+export function createPaymentsDeps(
   platform: Platform,
   options: PaymentsFeatureOptions = {},
-): Promise<{ deps: PaymentsDeps; config: PaymentsConfig; stripe?: StripeCheckoutProvider }> {
+): Promise<PaymentsServices> {
+  return sharedBundle(platform, "payments", () => buildPaymentsDeps(platform, options));
+}
+
+async function buildPaymentsDeps(
+  platform: Platform,
+  options: PaymentsFeatureOptions,
+): Promise<PaymentsServices> {
   const config = loadPaymentsConfig(platform.config.env);
   const { provider, stripe } = await checkoutProvider(platform, config, options);
   let usdc: PaymentsDeps["usdc"];

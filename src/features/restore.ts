@@ -1,14 +1,14 @@
 /**
  * Cloud restore as a Feature: the /cloud routes, the restore kind's job queue (from the job
- * engine), its executor for the in-process workers, and the retention sweeper.
+ * engine), its executor for the in-process workers, and the retention sweeper — and the
+ * restore kind's registry entry (src/job-kinds.ts).
  */
 import { registerCloudRoutes } from "../http/routes/cloud/index.js";
-import { createJobQueue } from "../jobs/queue.js";
-import { restoreJobs } from "../jobs/restore.js";
-import { startSweeper } from "../jobs/retention.js";
-import { type FeatureFactory, jobEngineDeps } from "../platform.js";
+import type { FeatureFactory } from "../platform.js";
+import { restoreJobs } from "../services/restore/job-definition.js";
 import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";
 import type { FetchLike } from "../workers/executors/transfer.js";
+import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
 
 export interface RestoreFeatureOptions {
   /** How in-process workers fetch URLs (tests route in-process URLs back into the app). */
@@ -22,8 +22,15 @@ export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory
   return (p) => ({
     name: "restore",
     routes: (app) => registerCloudRoutes(app, p),
-    queues: [createJobQueue(restoreJobs, jobEngineDeps(p))],
-    executors: opts.noExecutor ? [] : [restoreExecutorFromConfig(p.config, { fetch: opts.fetch })],
-    start: async () => startSweeper(restoreJobs, jobEngineDeps(p), opts.sweepEveryMs),
+    queues: [kindQueue(restoreJobs, p)],
+    executors: opts.noExecutor ? [] : [restoreKind.executor(p.config, { fetch: opts.fetch })],
+    start: async () => startSweeper(restoreJobs, p, opts.sweepEveryMs),
   });
 }
+
+/** The restore kind: its definition, the executor the configured engine runs, its feature. */
+export const restoreKind: JobKindEntry = {
+  definition: restoreJobs,
+  executor: (config, seams) => restoreExecutorFromConfig(config, seams),
+  feature: () => restoreFeature(),
+};

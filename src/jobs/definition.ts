@@ -1,19 +1,22 @@
 /**
- * What a job kind tells the job engine: its table, its transition table, which status waits
- * for a worker and which runs under a lease, how a claimed row becomes a WorkItem, how it is
- * refunded, what a finished or failed attempt writes, which files it owns and its retention
- * rules. Restores and clips are two of these (./restore.ts, ./clip.ts); a new kind is one more.
+ * What a job kind tells the job engine: its table and statuses, its transition table, which
+ * status waits for a worker and which runs under a lease, how a claimed row becomes a WorkItem
+ * (with params its schema checks), how it is refunded, what a finished or failed attempt
+ * writes, where its files live and when they may be uploaded, and its retention rules.
+ * Restores and clips are two of these (services/restore/job-definition.ts,
+ * services/clips/job-definition.ts); a new kind is one more, listed in src/job-kinds.ts.
  */
 
 import type { Kysely, RawBuilder } from "kysely";
+import type { z } from "zod";
 import type { DB } from "../db/schema.js";
 import type { KinoraEvents } from "../domain/events.js";
-import type { EngineMove, Move } from "../domain/jobs/moves.js";
+import type { EngineMove, Move } from "../domain/job-lifecycle/moves.js";
 import type { Logger } from "../logger.js";
-import type { LedgerEvents } from "../services/ledger.js";
 import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
-import type { WorkFailure, WorkItem, WorkResult } from "./work.js";
+import type { JobFileLayout } from "../storage/keys.js";
+import type { WorkFailure, WorkItem, WorkParams, WorkResult } from "./work.js";
 
 /** Columns every job table has (the engine reads and writes only these, plus `set` fields). */
 export interface JobColumns {
@@ -73,21 +76,53 @@ export interface RetentionRule<Row extends JobColumns> {
   set?: (row: Row, now: Date) => JobFields;
 }
 
-export type WorkItemBody = Pick<WorkItem, "inputUrl" | "outputUrl" | "outputHeaders" | "params">;
+/** Told about a refund's ledger entry (metrics). */
+export type RefundEvents = Pick<KinoraEvents, "ledgerEntry">;
 
-export interface JobDefinition<Row extends JobColumns = JobColumns> {
+export type WorkItemBody<P extends WorkParams = WorkParams> = Pick<
+  WorkItem<P>,
+  "inputUrl" | "outputUrl" | "outputHeaders" | "params"
+>;
+
+/** When one of a kind's files may be uploaded through a link kinora handed out. */
+export interface UploadRule {
+  /** The job must be in one of these statuses when the upload arrives. */
+  statuses: readonly string[];
+  /** A link takes one upload (a caller's input); otherwise a retry may overwrite (a result). */
+  once: boolean;
+}
+
+export interface JobDefinition<
+  Row extends JobColumns = JobColumns,
+  P extends WorkParams = WorkParams,
+> {
   kind: string;
   table: string;
+  /** How messages name one job of the kind ("restore job", "clip"). */
+  noun: string;
+  /** Every status of the kind (domain/<kind>/transitions.ts: the one list). */
+  statuses: readonly string[];
+  /** Statuses nothing moves a job out of except retention. */
+  final: readonly string[];
   /** The kind's transition table (domain/…/transitions.ts); the engine's moves are required. */
   moves: Record<EngineMove, Move<string>> & Partial<Record<string, Move<string>>>;
   /** The status a job waits for a worker in (restore: processing without a lease; clip: queued). */
   waiting: string;
   /** The status a job is in while a worker holds its lease. */
   running: string;
+  /**
+   * The schema of the kind's work-item params: workItem builds them, and the worker loop parses
+   * them with it once, so an executor gets them typed.
+   */
+  params: z.ZodType<P>;
   /** Where the worker reads the input and stores the output, and the engine's parameters. */
-  workItem(row: Row, deps: JobEngineDeps): Promise<WorkItemBody>;
+  workItem(row: Row, deps: JobEngineDeps): Promise<WorkItemBody<P>>;
+  /** Where the kind's files live in storage (storage/keys.ts builds and parses keys from it). */
+  fileLayout: JobFileLayout;
+  /** Which of the kind's files may be uploaded when (the upload guard asks). */
+  uploads: Readonly<Record<string, UploadRule>>;
   /** Returns the charge (and whatever else pays for the job) inside the move's transaction. */
-  refund(tx: Db, row: Row, reason: string, events?: LedgerEvents): Promise<void>;
+  refund(tx: Db, row: Row, reason: string, events?: RefundEvents): Promise<void>;
   /** The label run-time metrics split this job by (restore: quality; clip: size). */
   variant?(row: Row): string;
   /** Fields written when an attempt succeeds, or a retryable problem with the result. */

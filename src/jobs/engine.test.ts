@@ -12,17 +12,18 @@ import {
   createEchoTable,
   type EchoRow,
   echoFeature,
+  echoInputKey,
   echoJobs,
 } from "../../test/jobs/echo-kind.js";
 import { silentLogger } from "../logger.js";
 import { jobEngineDeps } from "../platform.js";
 import { createClip } from "../services/clips/create.js";
+import { type ClipRow, clipJobs } from "../services/clips/job-definition.js";
 import { createRestoreJob } from "../services/restore/create.js";
+import { type RestoreJobRow, restoreJobs } from "../services/restore/job-definition.js";
 import { startJobSystem } from "../workers/supervisor.js";
-import { type ClipRow, clipJobs } from "./clip.js";
 import { describeJobEngine, type KindFixture, useEngineApp } from "./engine.suite.js";
 import { findJobRow, moveJob } from "./move.js";
-import { type RestoreJobRow, restoreJobs } from "./restore.js";
 
 const restore: KindFixture<RestoreJobRow> = {
   def: restoreJobs,
@@ -79,13 +80,13 @@ describe("a kind that is only a definition and an executor", () => {
   it("runs end to end through the worker loop", async () => {
     const { t } = app;
     await createEchoTable(t.deps.db);
-    // The feature a real kind would add to features.ts; its worker fetches in-process URLs.
-    const feature = await echoFeature((url, init) => t.fetchUrl(String(url), init))(t.platform);
+    // The kind's feature (what its registry entry mounts); its worker fetches in-process URLs.
+    const feature = await echoFeature({ fetch: (url, init) => t.fetchUrl(url, init) })(t.platform);
     const { walletId } = await t.newWallet(100);
     const id = await createEchoJob(jobEngineDeps(t.platform), walletId, 3);
     const input = path.join(t.dataDir, "echo.txt");
     await writeFile(input, "hello engine");
-    await t.deps.storage.uploadFromFile(`echo/${id}/input`, input, "text/plain");
+    await t.deps.storage.uploadFromFile(echoInputKey(id), input, "text/plain");
     await moveJob(t.deps.db, echoJobs, id, "start", t.clock.now(), { queued_at: t.clock.now() });
 
     const system = await startJobSystem({
@@ -111,7 +112,7 @@ describe("a kind that is only a definition and an executor", () => {
     expect(row).toMatchObject({ status: "done", result: "HELLO ENGINE", attempts: 1 });
     expect(await refundJobCount(t, id)).toBe(0);
     // Echo keeps its input until retention (its filesAfterEnd is empty).
-    expect(await t.deps.storage.head(`echo/${id}/input`)).not.toBeNull();
+    expect(await t.deps.storage.head(echoInputKey(id))).not.toBeNull();
   });
 });
 

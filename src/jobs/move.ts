@@ -4,8 +4,7 @@
  * the refund of a refunding move in the same transaction.
  */
 import { type RawBuilder, sql } from "kysely";
-import type { LedgerEvents } from "../services/ledger.js";
-import type { Db, JobColumns, JobDefinition, JobFields } from "./definition.js";
+import type { Db, JobColumns, JobDefinition, JobFields, RefundEvents } from "./definition.js";
 import { notifyJobEvent } from "./watch.js";
 
 export interface MoveGuard {
@@ -18,7 +17,7 @@ export interface MoveGuard {
   /** The reason on the refund entry; default "<kind> <id> <to>: <why>". */
   refundReason?: string;
   /** Told about the refund entry of a refunding move (metrics). */
-  events?: LedgerEvents;
+  events?: RefundEvents;
 }
 
 /** Runs fn in a transaction (a Kysely instance already in one runs it directly). */

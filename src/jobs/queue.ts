@@ -13,10 +13,15 @@ import type { JobQueue, ReportOutcome, WorkFailure, WorkResult } from "./work.js
 const LEASE_CLEARED = { lease_owner: null, lease_expires_at: null } as const;
 const RECOVER_BATCH = 100;
 
+/** A kind's queue together with the definition it runs (the worker API and guards read it). */
+export interface DefinedQueue extends JobQueue {
+  readonly definition: JobDefinition;
+}
+
 export function createJobQueue<Row extends JobColumns>(
   def: JobDefinition<Row>,
   deps: JobEngineDeps,
-): JobQueue {
+): DefinedQueue {
   const later = (ms: number) => new Date(deps.clock().getTime() + ms);
   const since = (at: Date | null, now: Date) =>
     at === null ? null : Math.max(0, now.getTime() - new Date(at).getTime());
@@ -200,6 +205,8 @@ export function createJobQueue<Row extends JobColumns>(
 
   return {
     kind: def.kind,
+    // The engine reads a definition's rows only through the definition itself.
+    definition: def as unknown as JobDefinition,
     claim,
     heartbeat,
     complete,

@@ -3,10 +3,9 @@
  * whose deadline passed, deletes their files and makes the rule's move (conditional on the
  * deadline still being past, so a sweep racing a start, a payment or a worker has one winner),
  * or only deletes the files of jobs that already ended. Time comes from the injected clock.
+ * Composition runs a pass periodically for every kind (features/job-kind.ts).
  */
 import { sql } from "kysely";
-import type { BackgroundTask } from "../services/deps.js";
-import { startPeriodic } from "../services/periodic.js";
 import type { JobColumns, JobDefinition, JobEngineDeps } from "./definition.js";
 import { assignments, moveJob } from "./move.js";
 
@@ -44,17 +43,4 @@ export async function sweepJobs<Row extends JobColumns>(
     counts.push(n);
   }
   return counts;
-}
-
-/** Sweeps a kind every `everyMs` (and once at start); stop() waits for a running pass. */
-export function startSweeper<Row extends JobColumns>(
-  def: JobDefinition<Row>,
-  deps: JobEngineDeps,
-  everyMs = 60_000,
-): BackgroundTask {
-  const pass = async () => {
-    const counts = await sweepJobs(def, deps);
-    if (counts.some((c) => c > 0)) deps.log.info("retention sweep", { kind: def.kind, counts });
-  };
-  return startPeriodic(everyMs, pass, deps.log, `retention sweep of ${def.kind}`);
 }

@@ -6,11 +6,16 @@
  * in-process (DbWorkSource) or on another machine over the HTTP worker API (HttpWorkSource).
  */
 
-/** "restore", "clip", or any other kind a JobDefinition declares. */
+import type { z } from "zod";
+
+/** The name of a kind a JobDefinition declares (src/job-kinds.ts lists them). */
 export type JobKind = string;
 
+/** A kind's work-item parameters as they cross the wire (its definition's schema types them). */
+export type WorkParams = Record<string, unknown>;
+
 /** Everything a worker needs to run one attempt; serialisable (it crosses the HTTP worker API). */
-export interface WorkItem {
+export interface WorkItem<P extends WorkParams = WorkParams> {
   kind: JobKind;
   jobId: string;
   attempt: number;
@@ -27,7 +32,7 @@ export interface WorkItem {
   outputUrl: string;
   outputHeaders: Record<string, string>;
   /** Kind-specific parameters (quality, declared duration, prompt, size, seed…). */
-  params: Record<string, unknown>;
+  params: P;
 }
 
 /** What a successful attempt reports back; kind-specific fields go in `meta`. */
@@ -88,10 +93,15 @@ export interface ExecuteContext {
   workDir: string;
 }
 
-/** Worker side of one job kind: runs the engine. Throws WorkError for known failures. */
-export interface Executor {
+/**
+ * Worker side of one job kind: runs the engine. Throws WorkError for known failures. `params`
+ * is the kind's schema (its definition's): the worker loop parses each item's params with it
+ * once, so `execute` receives them typed.
+ */
+export interface Executor<P extends WorkParams = WorkParams> {
   readonly kind: JobKind;
-  execute(item: WorkItem, ctx: ExecuteContext): Promise<WorkResult>;
+  readonly params: z.ZodType<P>;
+  execute(item: WorkItem<P>, ctx: ExecuteContext): Promise<WorkResult>;
 }
 
 export class WorkError extends Error {

@@ -12,11 +12,6 @@ export const MAX_KEY_LENGTH = 512;
 const SEGMENT = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}";
 const KEY_PATTERN = new RegExp(`^${SEGMENT}(?:/${SEGMENT}){0,7}$`);
 
-// Ids are prefixed (rj_…, clip_…); the prefix is checked so a clip id can never
-// address a restore job's files by mistake.
-const RESTORE_ID_PATTERN = /^rj_[A-Za-z0-9_-]{1,100}$/;
-const CLIP_ID_PATTERN = /^clip_[A-Za-z0-9_-]{1,100}$/;
-
 /** Thrown when a key or an id that would become part of a key is malformed. */
 export class InvalidKeyError extends Error {
   override readonly name = "InvalidKeyError";
@@ -37,53 +32,48 @@ export function assertValidKey(key: string): string {
   return key;
 }
 
-function checkId(id: string, pattern: RegExp, what: string): string {
-  if (!pattern.test(id)) {
-    throw new InvalidKeyError(`invalid ${what} ${JSON.stringify(id.slice(0, 80))}`);
+/**
+ * Where one job kind keeps its files: `<area>/<job id>/<file>`. The kind declares it (its job
+ * definition); this module only builds and parses keys from it, so it names no kind. The id
+ * pattern is checked so one kind's id can never address another kind's files.
+ */
+export interface JobFileLayout {
+  /** First key segment (`restore`, `clips`): letters, digits, `_` or `-`. */
+  area: string;
+  /** A valid id of the kind, whole (e.g. /^rj_[A-Za-z0-9_-]{1,100}$/). */
+  idPattern: RegExp;
+  /** The names of the kind's files (`input`, `output`, `image`…). */
+  files: readonly string[];
+}
+
+/** The key of `file` of job `jobId`; InvalidKeyError for an id or file the layout refuses. */
+export function jobFileKey(layout: JobFileLayout, jobId: string, file: string): string {
+  if (!layout.idPattern.test(jobId)) {
+    throw new InvalidKeyError(
+      `invalid ${layout.area} job id ${JSON.stringify(jobId.slice(0, 80))}`,
+    );
   }
-  return id;
+  if (!layout.files.includes(file)) {
+    throw new InvalidKeyError(`${layout.area} jobs have no file named ${JSON.stringify(file)}`);
+  }
+  return assertValidKey(`${layout.area}/${jobId}/${file}`);
 }
 
-/** Where the video a caller uploads for restore job `jobId` lives. */
-export function restoreInputKey(jobId: string): string {
-  return `restore/${checkId(jobId, RESTORE_ID_PATTERN, "restore job id")}/input`;
-}
-
-/** Where the restored video of job `jobId` lives. */
-export function restoreOutputKey(jobId: string): string {
-  return `restore/${checkId(jobId, RESTORE_ID_PATTERN, "restore job id")}/output`;
-}
-
-/** Where the source image of clip `clipId` lives (deleted once the clip is made). */
-export function clipImageKey(clipId: string): string {
-  return `clips/${checkId(clipId, CLIP_ID_PATTERN, "clip id")}/image`;
-}
-
-/** Where the generated video of clip `clipId` lives. */
-export function clipOutputKey(clipId: string): string {
-  return `clips/${checkId(clipId, CLIP_ID_PATTERN, "clip id")}/output`;
-}
-
-/** What a job file key names: its area, the job (or clip) id, and which file. */
+/** What a job file key names: the layout it belongs to, the job id, and which file. */
 export interface JobFileKey {
-  area: "restore" | "clips";
+  layout: JobFileLayout;
   id: string;
-  file: "input" | "output" | "image";
+  file: string;
 }
 
-/** Parses a key made by the functions above; null for anything else. */
-export function parseJobFileKey(key: string): JobFileKey | null {
-  const m = /^(restore|clips)\/([A-Za-z0-9_-]{1,110})\/(input|output|image)$/.exec(key);
-  if (!m) return null;
-  const [, area, id, file] = m as unknown as [
-    string,
-    JobFileKey["area"],
-    string,
-    JobFileKey["file"],
-  ];
-  const valid =
-    area === "restore"
-      ? RESTORE_ID_PATTERN.test(id) && file !== "image"
-      : CLIP_ID_PATTERN.test(id) && file !== "input";
-  return valid ? { area, id, file } : null;
+/** Parses a key made by jobFileKey with one of `layouts`; null for anything else. */
+export function parseJobFileKey(key: string, layouts: readonly JobFileLayout[]): JobFileKey | null {
+  if (!isValidKey(key)) return null;
+  const [area, id, file, extra] = key.split("/");
+  if (area === undefined || id === undefined || file === undefined || extra !== undefined) {
+    return null;
+  }
+  const layout = layouts.find((l) => l.area === area);
+  if (!layout?.idPattern.test(id) || !layout.files.includes(file)) return null;
+  return { layout, id, file };
 }

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { restoreInputKey } from "./keys.js";
+import { restoreInputKey } from "../services/restore/job-definition.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 import {
   bytes,

@@ -2,9 +2,10 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { restoreInputKey } from "../services/restore/job-definition.js";
 import { createSigner } from "../signing.js";
 import { BlobNotFoundError } from "./blob-store.js";
-import { InvalidKeyError, restoreInputKey } from "./keys.js";
+import { InvalidKeyError } from "./keys.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 import {
   bytes,

@@ -6,13 +6,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { jobBody, makeVideo, upload } from "../../test/restore/helpers.js";
 import { restoreFeature } from "../features/restore.js";
-import type { Executor, JobQueue, WorkSource } from "../jobs/work.js";
+import type { Executor, JobQueue, WorkFailure, WorkItem, WorkSource } from "../jobs/work.js";
 import { createDbWorkSource } from "../jobs/work-source.js";
 import { silentLogger } from "../logger.js";
-import { restoreOutputKey } from "../storage/keys.js";
+import { restoreJobs, restoreOutputKey } from "../services/restore/job-definition.js";
 import { startWorkerLoop } from "./loop.js";
 
 let t: TestApp;
@@ -52,7 +53,8 @@ const row = (id: string) =>
 /** An executor that works for `ms` (or until aborted), reporting progress. */
 function slowExecutor(ms: number): Executor {
   return {
-    kind: "restore",
+    kind: restoreJobs.kind,
+    params: restoreJobs.params,
     async execute(item, ctx) {
       const end = Date.now() + ms;
       while (Date.now() < end && !ctx.signal.aborted) {
@@ -174,5 +176,55 @@ describe("worker loop", () => {
       await loop.stop(1000);
       await source.close();
     }
+  });
+
+  it("parses params once with the kind's schema; params that do not parse fail as retryable", async () => {
+    const item = (params: Record<string, unknown>): WorkItem => ({
+      kind: "typed",
+      jobId: `job-${Math.random()}`,
+      attempt: 1,
+      leaseExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+      leaseMs: 60_000,
+      inputUrl: "",
+      outputUrl: "",
+      outputHeaders: {},
+      params,
+    });
+    const queued = [item({ n: "2" }), item({ n: "not a number" })];
+    const failures: WorkFailure[] = [];
+    const seen: unknown[] = [];
+    const source: WorkSource = {
+      // An empty queue answers after a while, as a real claim's wait does.
+      claim: async () => queued.shift() ?? new Promise((r) => setTimeout(() => r(null), 20)),
+      heartbeat: async () => true,
+      complete: async () => {},
+      fail: async (_item, _worker, failure) => {
+        failures.push(failure);
+      },
+      release: async () => {},
+    };
+    // The schema coerces: what the executor sees is the parsed value, not the wire's.
+    const params = z.object({ n: z.coerce.number().int() });
+    const executor: Executor<z.infer<typeof params>> = {
+      kind: "typed",
+      params,
+      async execute(work) {
+        seen.push(work.params.n);
+        return { outputBytes: 0, meta: {} };
+      },
+    };
+    const loop = startWorkerLoop({
+      workerId: "typed",
+      source,
+      executors: [executor],
+      log: silentLogger,
+    });
+    await until(async () => queued.length === 0 && failures.length === 1);
+    await loop.stop(100);
+    expect(seen).toEqual([2]);
+    expect(failures[0]).toMatchObject({
+      kind: "retry",
+      message: expect.stringMatching(/parameters/),
+    });
   });
 });

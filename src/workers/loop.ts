@@ -6,6 +6,10 @@
  * settings. Stopping (SIGTERM) claims nothing new and lets the running attempt finish within
  * the grace; an attempt still running when the grace ends is aborted and handed back to the
  * queue with `release`, so a rolling restart never uses up an attempt or refunds a job.
+ *
+ * A work item's params are parsed once here with the executor's schema (its kind's
+ * definition's), so executors get them typed; params that do not parse fail the attempt as
+ * retryable — a server and worker of different versions, which another worker may not share.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -50,6 +54,10 @@ const sleep = (ms: number, signal: AbortSignal) =>
     });
   });
 
+/** The job's error when a worker cannot read what the server sent (a version mismatch). */
+const MALFORMED_PARAMS =
+  "The worker could not read this job's parameters (is it the same kinora version as the server?); the job will be retried.";
+
 /** Progress reaches callers (and `?wait=` readers) at least this often. */
 const PROGRESS_EVERY_MS = 5000;
 
@@ -64,7 +72,7 @@ export function heartbeatInterval(item: WorkItem, ceilingMs = Number.POSITIVE_IN
 export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
   const stopping = new AbortController();
   const shutdown = new AbortController();
-  const kinds = opts.executors.map((e) => e.kind) as JobKind[];
+  const kinds: JobKind[] = opts.executors.map((e) => e.kind);
   const byKind = new Map(opts.executors.map((e) => [e.kind, e]));
   const log = opts.log.child({ worker_id: opts.workerId });
 
@@ -135,14 +143,24 @@ async function runOne(
   let workDir: string | undefined;
   try {
     workDir = await mkdtemp(path.join(opts.scratchDir ?? tmpdir(), `${item.kind}-${item.jobId}-`));
+    const params = executor.params.safeParse(item.params);
+    if (!params.success) {
+      jobLog.error("work item params do not match this worker's kind", {
+        issues: params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+      });
+      throw new WorkError({ kind: "retry", message: MALFORMED_PARAMS });
+    }
     jobLog.info("job started");
-    const result = await executor.execute(item, {
-      signal: attempt.signal,
-      workDir,
-      progress: (f) => {
-        progress = Math.max(0, Math.min(1, f));
+    const result = await executor.execute(
+      { ...item, params: params.data },
+      {
+        signal: attempt.signal,
+        workDir,
+        progress: (f) => {
+          progress = Math.max(0, Math.min(1, f));
+        },
       },
-    });
+    );
     if (attempt.signal.aborted) {
       await handOver(item, opts, jobLog, leaseLost);
       return;

@@ -1,4 +1,4 @@
-/** A `kinora worker` elsewhere: claims a clip over the HTTP worker API with buildExecutors. */
+/** A `kinora worker` elsewhere: claims a clip over the HTTP worker API with the registry's executors. */
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,8 +6,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { clipsFeature } from "../../src/features/clips.js";
+import { workerExecutors } from "../../src/features/job-kind.js";
+import { JOB_KINDS } from "../../src/job-kinds.js";
 import { silentLogger } from "../../src/logger.js";
-import { buildExecutors } from "../../src/workers/executors/index.js";
 import { createHttpWorkSource } from "../../src/workers/http-source.js";
 import { startWorkerLoop } from "../../src/workers/loop.js";
 import type { TestApp } from "../app.js";
@@ -40,7 +41,9 @@ describe("clips on a remote worker", () => {
     const loop = startWorkerLoop({
       workerId: "remote-clip-1",
       source: createHttpWorkSource({ server: url, token }),
-      executors: buildExecutors(loadConfig({ DATA_DIR: dir })).filter((e) => e.kind === "clip"),
+      executors: workerExecutors(JOB_KINDS, loadConfig({ DATA_DIR: dir })).filter(
+        (e) => e.kind === "clip",
+      ),
       log: silentLogger,
       claimWaitMs: 2000,
       heartbeatMs: 500,

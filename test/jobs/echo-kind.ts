@@ -1,27 +1,35 @@
 /**
- * A third job kind that exists only in the tests, to prove the job engine needs nothing but a
- * definition and an executor: "echo" jobs upload a small text file, a worker reads it through
- * the work item's input URL and reports it upper-cased, and the result lands in a column.
- * Its table is created by the test itself (no migration), its moves mirror the clip lifecycle.
+ * A third job kind that exists only in the tests, to prove a kind is one unit: "echo" jobs
+ * upload a small text file, a worker reads it through the work item's input URL and reports it
+ * upper-cased, and the result lands in a column. This file is the whole kind — definition
+ * (statuses, moves, typed params, file layout and upload rules, retention), executor, feature
+ * and registry entry; nothing in the engine, the worker API, storage, the upload guard,
+ * metrics or the worker process names it. Its table is created by the test itself (a real kind
+ * adds a migration), its moves mirror the clip lifecycle.
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import type { MoveTable } from "../../src/domain/jobs/moves.js";
+import { z } from "zod";
+import type { MoveTable } from "../../src/domain/job-lifecycle/moves.js";
+import { type JobKindEntry, kindQueue, startSweeper } from "../../src/features/job-kind.js";
 import type { Db, JobColumns, JobDefinition, JobEngineDeps } from "../../src/jobs/definition.js";
-import { createJobQueue } from "../../src/jobs/queue.js";
 import type { Executor } from "../../src/jobs/work.js";
-import { type FeatureFactory, jobEngineDeps } from "../../src/platform.js";
+import type { FeatureFactory } from "../../src/platform.js";
 import { charge, refundJob } from "../../src/services/ledger.js";
+import { type JobFileLayout, jobFileKey } from "../../src/storage/keys.js";
 
-export type EchoStatus =
-  | "awaiting_upload"
-  | "queued"
-  | "running"
-  | "done"
-  | "failed"
-  | "refused"
-  | "cancelled"
-  | "expired";
+const STATUSES = [
+  "awaiting_upload",
+  "queued",
+  "running",
+  "done",
+  "failed",
+  "refused",
+  "cancelled",
+  "expired",
+] as const;
+export type EchoStatus = (typeof STATUSES)[number];
+const FINAL: readonly EchoStatus[] = ["done", "failed", "refused", "cancelled", "expired"];
 
 export const ECHO_MOVES = {
   start: { from: ["awaiting_upload"], to: "queued", refunds: false, why: "text uploaded" },
@@ -80,7 +88,18 @@ export async function createEchoTable(db: Db): Promise<void> {
 
 export const ECHO_PRICE_CENTS = 7;
 const UPLOAD_WINDOW_MS = 3600_000;
-const echoInputKey = (id: string) => `echo/${id}/input`;
+
+/** What an echo worker gets: whether to shout (the executor receives it parsed). */
+export const EchoParams = z.object({ shout: z.boolean() });
+export type EchoParams = z.infer<typeof EchoParams>;
+
+/** Echo's one file: `echo/echo_…/input`, the text to echo. */
+export const ECHO_FILES: JobFileLayout = {
+  area: "echo",
+  idPattern: /^echo_[A-Za-z0-9_-]{1,100}$/,
+  files: ["input"],
+};
+export const echoInputKey = (id: string) => jobFileKey(ECHO_FILES, id, "input");
 
 /** What a create route would do: charge and insert in one transaction (status awaiting_upload). */
 export async function createEchoJob(
@@ -109,12 +128,16 @@ export async function createEchoJob(
 }
 
 /** The whole kind, as the engine sees it. */
-export const echoJobs: JobDefinition<EchoRow> = {
+export const echoJobs: JobDefinition<EchoRow, EchoParams> = {
   kind: "echo",
   table: "echo_jobs",
+  noun: "echo job",
+  statuses: STATUSES,
+  final: FINAL,
   moves: ECHO_MOVES,
   waiting: "queued",
   running: "running",
+  params: EchoParams,
   async workItem(row, deps) {
     return {
       inputUrl: await deps.storage.presignDownload(row.input_key, { expiresInSec: 3600 }),
@@ -124,6 +147,9 @@ export const echoJobs: JobDefinition<EchoRow> = {
       params: { shout: true },
     };
   },
+  fileLayout: ECHO_FILES,
+  // The caller's link takes one upload, while the job waits for its text.
+  uploads: { input: { statuses: ["awaiting_upload"], once: true } },
   // Runs inside the refunding move's transaction; at most once per job (ledger unique index).
   refund: async (tx, row, reason) => {
     await refundJob(tx, row.id, reason);
@@ -162,25 +188,37 @@ export const echoJobs: JobDefinition<EchoRow> = {
   },
 };
 
+type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
+
 /** The worker side: reads the input through the work item's URL and shouts it back. */
-export function createEchoExecutor(fetchImpl: typeof fetch = fetch): Executor {
+export function createEchoExecutor(fetchImpl: Fetch = fetch): Executor<EchoParams> {
   return {
-    kind: "echo",
+    kind: echoJobs.kind,
+    params: EchoParams,
     async execute(item, ctx) {
       const res = await fetchImpl(item.inputUrl, { signal: ctx.signal });
       if (!res.ok) throw new Error(`input download: ${res.status}`);
       const text = await res.text();
       ctx.progress(1);
+      // Typed params: `shout` is a boolean here, parsed once by the worker loop.
       return { outputBytes: 0, meta: { echo: item.params.shout ? text.toUpperCase() : text } };
     },
   };
 }
 
-/** The one line a real kind adds to features.ts: its queue and its executor. */
-export function echoFeature(fetchImpl?: typeof fetch): FeatureFactory {
+/** Echo's feature: its queue, an in-process executor and its retention sweeper (no routes). */
+export function echoFeature(opts: { fetch?: Fetch; noExecutor?: boolean } = {}): FeatureFactory {
   return (p) => ({
     name: "echo",
-    queues: [createJobQueue(echoJobs, jobEngineDeps(p))],
-    executors: [createEchoExecutor(fetchImpl)],
+    queues: [kindQueue(echoJobs, p)],
+    executors: opts.noExecutor ? [] : [createEchoExecutor(opts.fetch)],
+    start: async () => startSweeper(echoJobs, p),
   });
 }
+
+/** The registry entry: what a real kind adds as one line to src/job-kinds.ts. */
+export const echoKind: JobKindEntry = {
+  definition: echoJobs,
+  executor: (_config, seams) => createEchoExecutor(seams?.fetch),
+  feature: () => echoFeature(),
+};

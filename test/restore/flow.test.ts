@@ -157,11 +157,12 @@ describe("remote worker over the HTTP worker API", () => {
     const { key } = await t.newWallet(1000);
     const source: WorkSource = createHttpWorkSource({ server: url, token });
     const id = await createAndStart(t, key, short, { duration_sec: 1.5 });
-    const { buildExecutors } = await import("../../src/workers/executors/index.js");
+    const { workerExecutors } = await import("../../src/features/job-kind.js");
+    const { JOB_KINDS } = await import("../../src/job-kinds.js");
     const loop = startWorkerLoop({
       workerId: "remote-1",
       source,
-      executors: buildExecutors(loadConfig({})),
+      executors: workerExecutors(JOB_KINDS, loadConfig({})),
       log: silentLogger,
       claimWaitMs: 2000,
       heartbeatMs: 500,

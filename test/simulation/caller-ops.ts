@@ -6,9 +6,9 @@
  */
 import { expect } from "vitest";
 import { CLIP_PRICE_CENTS, CLIP_UPLOAD_WINDOW_SEC } from "../../src/domain/clips/rules.js";
+import { RESTORE_UPLOAD_WINDOW_SEC } from "../../src/domain/restore/limits.js";
 import { priceRestore } from "../../src/domain/restore/pricing.js";
 import { markCheckoutPaid } from "../../src/services/restore/checkout-hooks.js";
-import { UPLOAD_URL_LIFETIME_SEC } from "../../src/services/restore/views.js";
 import { ADMIN_TOKEN, type TestApp } from "../app.js";
 import { type Model, type SimJob, type SimKey, type SimWallet, setStatus } from "./model.js";
 
@@ -110,7 +110,7 @@ export async function createRestore(t: TestApp, model: Model, a: CreateArgs): Pr
   if (res.status !== 200) return;
   expect(res.body.job.amount_cents).toBe(price);
   const now = t.clock.now().getTime();
-  const job = newJob("restore", res.body, a, price, now, UPLOAD_URL_LIFETIME_SEC);
+  const job = newJob("restore", res.body, a, price, now, RESTORE_UPLOAD_WINDOW_SEC);
   setStatus(job, a.wallet ? "awaiting_upload" : "pending_payment");
   model.charge(job);
   model.jobs.push(job);

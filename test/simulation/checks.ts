@@ -8,11 +8,12 @@
  */
 import { expect } from "vitest";
 import { CLIP_MOVES } from "../../src/domain/clips/transitions.js";
-import type { Move } from "../../src/domain/jobs/moves.js";
+import type { Move } from "../../src/domain/job-lifecycle/moves.js";
 import { RESTORE_MOVES } from "../../src/domain/restore/transitions.js";
+import { clipOutputKey } from "../../src/services/clips/job-definition.js";
 import { reconcile } from "../../src/services/reconcile.js";
+import { restoreOutputKey } from "../../src/services/restore/job-definition.js";
 import type { BlobStore } from "../../src/storage/blob-store.js";
-import { clipOutputKey, restoreOutputKey } from "../../src/storage/keys.js";
 import type { TestApp } from "../app.js";
 import type { Kind, Model, SimJob } from "./model.js";
 

@@ -10,9 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { clipJobs } from "../../src/jobs/clip.js";
 import type { JobColumns, JobDefinition } from "../../src/jobs/definition.js";
-import { restoreJobs } from "../../src/jobs/restore.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import {
   type Executor,
@@ -22,6 +20,8 @@ import {
   type WorkItem,
 } from "../../src/jobs/work.js";
 import { jobEngineDeps } from "../../src/platform.js";
+import { clipJobs } from "../../src/services/clips/job-definition.js";
+import { restoreJobs } from "../../src/services/restore/job-definition.js";
 import type { TestApp } from "../app.js";
 import type { EngineOutcome, EngineScript } from "./fakes.js";
 import { type Kind, type Model, RUNNING, type SimJob, setStatus } from "./model.js";

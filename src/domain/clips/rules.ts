@@ -4,9 +4,10 @@
  */
 import { displayCents } from "../money.js";
 
-export type ClipSize = "480p" | "720p";
-
-export const CLIP_SIZES: readonly ClipSize[] = ["480p", "720p"];
+const SIZES = ["480p", "720p"] as const;
+export type ClipSize = (typeof SIZES)[number];
+/** Every clip size: the one list (a non-empty tuple, as enum schemas want it). */
+export const CLIP_SIZES: [ClipSize, ...ClipSize[]] = [...SIZES];
 export const DEFAULT_CLIP_SIZE: ClipSize = "480p";
 export const CLIP_PRICE_CENTS: Readonly<Record<ClipSize, number>> = { "480p": 59, "720p": 99 };
 export const CLIP_DIMENSIONS: Readonly<Record<ClipSize, { width: number; height: number }>> = {

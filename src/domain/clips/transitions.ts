@@ -3,20 +3,10 @@
  * without naming the move, and every move is a conditional UPDATE … WHERE status IN (from), so
  * a race between start, cancel, a worker and the sweeper has exactly one winner.
  */
-import type { MoveTable } from "../jobs/moves.js";
+import type { MoveTable } from "../job-lifecycle/moves.js";
 
-/** Every state a job of this kind can be in (the column type of its table). */
-export type ClipStatus =
-  | "awaiting_upload"
-  | "queued"
-  | "processing"
-  | "done"
-  | "failed"
-  | "refused"
-  | "expired"
-  | "cancelled";
-
-export const CLIP_STATUSES: readonly ClipStatus[] = [
+/** Every state a clip can be in: the one list (column type, API enum, metrics). */
+const STATUSES = [
   "awaiting_upload",
   "queued",
   "processing",
@@ -25,7 +15,10 @@ export const CLIP_STATUSES: readonly ClipStatus[] = [
   "refused",
   "expired",
   "cancelled",
-];
+] as const;
+export type ClipStatus = (typeof STATUSES)[number];
+/** The list as a non-empty tuple, as enum schemas want it. */
+export const CLIP_STATUSES: [ClipStatus, ...ClipStatus[]] = [...STATUSES];
 
 export const CLIP_MOVES = {
   /** POST /motion/jobs/{id}/start once the image is in storage. */

@@ -4,6 +4,7 @@
  */
 import { type ApiError, invalidField, overALimit } from "../errors.js";
 import { displayCents } from "../money.js";
+import { RESTORE_LIMITS } from "./limits.js";
 
 export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as const;
 export type RestoreQuality = (typeof RESTORE_QUALITIES)[number];
@@ -35,14 +36,9 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
   },
 };
 
-/** What a caller may send; checked before pricing (the HTTP layer answers 422 past these). */
-export const RESTORE_LIMITS = {
-  maxDurationSec: 7200,
-  maxWidth: 7680,
-  maxHeight: 4320,
-  maxSizeBytes: 2 * 1024 ** 3,
-  filenameMaxLength: 200,
-} as const;
+// The caller's limits live with every other restore limit (./limits.ts); re-exported here for
+// the readers that find them beside the prices.
+export { RESTORE_LIMITS };
 
 /** Video types accepted for upload (the engine decodes them all with ffmpeg). */
 export const VIDEO_CONTENT_TYPES = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../config.js";
-import { tooLong } from "../../workers/executors/restore.js";
 import { restoreEngineFromConfig } from "../../workers/executors/restore-engine.js";
-import { movesFrom } from "../jobs/moves.js";
+import { movesFrom } from "../job-lifecycle/moves.js";
+import { tooLong } from "./limits.js";
 import { RESTORE_MESSAGES, RESTORE_MOVES } from "./transitions.js";
 
 describe("restore transitions", () => {

@@ -10,20 +10,24 @@
  * - A job whose real length is far above the declared one ends `refunded` (money back, error
  *   says why): the engine's `refuse` move.
  */
-import { withoutRetryPromise } from "../jobs/messages.js";
-import type { MoveTable } from "../jobs/moves.js";
+import { withoutRetryPromise } from "../job-lifecycle/messages.js";
+import type { MoveTable } from "../job-lifecycle/moves.js";
 
-/** Every state a job of this kind can be in (the column type of its table). */
-export type RestoreStatus =
-  | "pending_payment"
-  | "awaiting_upload"
-  | "queued"
-  | "processing"
-  | "done"
-  | "failed"
-  | "refunded"
-  | "cancelled"
-  | "expired";
+/** Every state a job of this kind can be in: the one list (column type, API enum, metrics). */
+const STATUSES = [
+  "pending_payment",
+  "awaiting_upload",
+  "queued",
+  "processing",
+  "done",
+  "failed",
+  "refunded",
+  "cancelled",
+  "expired",
+] as const;
+export type RestoreStatus = (typeof STATUSES)[number];
+/** The list as a non-empty tuple, as enum schemas want it (`z.enum(RESTORE_STATUSES)`). */
+export const RESTORE_STATUSES: [RestoreStatus, ...RestoreStatus[]] = [...STATUSES];
 
 export const RESTORE_MOVES = {
   /** A checkout paid for a job waiting for payment. */

@@ -19,11 +19,11 @@ import { ApiError, invalidField, refusedByRule } from "../../domain/errors.js";
 import { checkPrompt } from "../../engines/moderation/prompt-rule.js";
 import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
 import type { UploadTicket } from "../../storage/blob-store.js";
-import { clipImageKey } from "../../storage/keys.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
 import type { ClipDeps } from "./deps.js";
+import { clipImageKey } from "./job-definition.js";
 import { type ClipRow, clipView } from "./view.js";
 
 export interface CreateClipInput {

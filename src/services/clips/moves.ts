@@ -6,10 +6,10 @@
 import type { Updateable } from "kysely";
 import type { ClipsTable } from "../../db/schema.js";
 import type { ClipMoveName } from "../../domain/clips/transitions.js";
-import { type ClipRow, clipJobs } from "../../jobs/clip.js";
 import type { JobFields } from "../../jobs/definition.js";
 import { type MoveGuard, moveJob } from "../../jobs/move.js";
 import type { Db } from "../ledger.js";
+import { type ClipRow, clipJobs } from "./job-definition.js";
 
 /** Applies `move` to clip `id`; the updated row, or undefined when another actor won the race. */
 export function moveClip(

@@ -2,15 +2,17 @@
 import { sql } from "kysely";
 import { CLIP_DEFAULT_RUN_RATES, CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
 import { notFound } from "../../domain/errors.js";
-import type { QueueEstimate } from "../../domain/jobs/queue-estimate.js";
+import {
+  estimateQueue,
+  type QueueEstimate,
+  type QueueKind,
+} from "../../jobs/queue-estimate/read.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
-import { estimateQueue, type QueueKind } from "../jobs/queue-estimates.js";
 import type { Db } from "../ledger.js";
+import { type ClipRow, clipJobs } from "./job-definition.js";
 
-export type { ClipRow } from "../../jobs/clip.js";
-
-import { type ClipRow, clipJobs } from "../../jobs/clip.js";
+export type { ClipRow };
 
 /** What a view needs: storage for the links, the database and clock for the queue estimate. */
 export interface ClipViewDeps {
@@ -21,9 +23,7 @@ export interface ClipViewDeps {
 
 /** Clips are measured in seconds of clip per size. */
 export const CLIP_QUEUE: QueueKind<ClipRow> = {
-  table: "clips",
-  waiting: clipJobs.waiting,
-  running: clipJobs.running,
+  def: clipJobs,
   classColumn: "size",
   amountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
   doneAmountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,

@@ -1,5 +1,6 @@
 /** POST /cloud/jobs: price, insert, charge (balance) in one transaction, then an upload link. */
 import { invalidField } from "../../domain/errors.js";
+import { RESTORE_UPLOAD_WINDOW_SEC } from "../../domain/restore/limits.js";
 import {
   DEFAULT_QUALITY,
   priceRestore,
@@ -7,13 +8,13 @@ import {
   restoreLimitProblem,
   VIDEO_CONTENT_TYPES,
 } from "../../domain/restore/pricing.js";
-import { restoreInputKey } from "../../storage/keys.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
 import type { RestoreDeps } from "./deps.js";
+import { restoreInputKey } from "./job-definition.js";
 import { inTx, type RestoreJobRow } from "./store.js";
-import { jobView, UPLOAD_URL_LIFETIME_SEC } from "./views.js";
+import { jobView } from "./views.js";
 
 export interface CreateRestoreInput {
   durationSec: number;
@@ -104,7 +105,7 @@ export async function createRestoreJob(
         input_key: restoreInputKey(id),
         created_at: now,
         updated_at: now,
-        expires_at: new Date(now.getTime() + UPLOAD_URL_LIFETIME_SEC * 1000),
+        expires_at: new Date(now.getTime() + RESTORE_UPLOAD_WINDOW_SEC * 1000),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -122,7 +123,7 @@ async function createdResponse(
   const ticket = await p.storage.presignUpload(row.input_key, {
     contentType: row.content_type,
     sizeBytes: Number(row.size_bytes),
-    expiresInSec: UPLOAD_URL_LIFETIME_SEC,
+    expiresInSec: RESTORE_UPLOAD_WINDOW_SEC,
   });
   const job = await jobView(p, row);
   const next = fromBalance

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../test/app.js";
 import { balanceOf, jobBody, makeVideo, upload } from "../../../test/restore/helpers.js";
 import { restoreFeature } from "../../features/restore.js";
-import { restoreJobs } from "../../jobs/restore.js";
 import { sweepJobs } from "../../jobs/retention.js";
 import type { JobQueue } from "../../jobs/work.js";
 import { jobEngineDeps } from "../../platform.js";
 import { getJobForCheckout, markCheckoutPaid } from "./checkout-hooks.js";
+import { restoreJobs } from "./job-definition.js";
 
 let t: TestApp;
 let queue: JobQueue;

@@ -7,7 +7,7 @@ import type { DB, RestoreJobsTable } from "../../db/schema.js";
 import type { RestoreMove } from "../../domain/restore/transitions.js";
 import type { JobFields } from "../../jobs/definition.js";
 import { inTx, type MoveGuard, moveJob } from "../../jobs/move.js";
-import { type RestoreJobRow, refundRestore, restoreJobs } from "../../jobs/restore.js";
+import { type RestoreJobRow, refundRestore, restoreJobs } from "./job-definition.js";
 
 export type { RestoreJobRow };
 export { inTx, refundRestore };

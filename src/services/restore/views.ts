@@ -1,17 +1,15 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
 import { sql } from "kysely";
-import type { QueueEstimate } from "../../domain/jobs/queue-estimate.js";
 import { displayCents } from "../../domain/money.js";
+import { RESTORE_DOWNLOAD_URL_SEC } from "../../domain/restore/limits.js";
 import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
-import { restoreJobs } from "../../jobs/restore.js";
-import { estimateQueue, type QueueKind } from "../jobs/queue-estimates.js";
+import {
+  estimateQueue,
+  type QueueEstimate,
+  type QueueKind,
+} from "../../jobs/queue-estimate/read.js";
 import type { RestoreDeps } from "./deps.js";
-import type { RestoreJobRow } from "./store.js";
-
-/** Download links live an hour; every GET makes a fresh one. */
-export const DOWNLOAD_URL_LIFETIME_SEC = 3600;
-/** Upload links live 24 hours; after that the job expires and a balance payment is refunded. */
-export const UPLOAD_URL_LIFETIME_SEC = 24 * 3600;
+import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
 
 export interface RestoreJobView {
   id: string;
@@ -41,9 +39,7 @@ export interface RestoreJobView {
 
 /** Restores are measured in seconds of video per quality (the real length once known). */
 export const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
-  table: "restore_jobs",
-  waiting: restoreJobs.waiting,
-  running: restoreJobs.running,
+  def: restoreJobs,
   classColumn: "quality",
   amountSql: (t) => sql`${sql.ref(`${t}.duration_sec`)}`,
   doneAmountSql: (t) =>
@@ -79,7 +75,7 @@ async function viewOf(
   const downloadable = row.status === "done" && row.output_key && !row.files_deleted_at;
   const download_url = downloadable
     ? await p.storage.presignDownload(row.output_key as string, {
-        expiresInSec: DOWNLOAD_URL_LIFETIME_SEC,
+        expiresInSec: RESTORE_DOWNLOAD_URL_SEC,
         filename: restoredFilename(row.filename),
         contentType: "video/mp4",
       })

@@ -1,10 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../../config.js";
-import { CLIP_IMAGE_MAX_BYTES } from "../../domain/clips/rules.js";
 import { createFfmpegClipEngine } from "../../engines/clip/engine.js";
 import { ImageError, normaliseImage } from "../../engines/clip/image.js";
-import type { ClipSize } from "../../engines/clip/plan.js";
 import { createCogClipEngine } from "../../engines/cog/cog-engines.js";
 import { type CogHookTarget, PredictionWaiter } from "../../engines/cog/webhook.js";
 import type { ClipEngine } from "../../engines/contracts.js";
@@ -13,7 +11,10 @@ import {
   type ImageClassifier,
 } from "../../engines/moderation/image-classifier.js";
 import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
+import { ClipWorkParams, clipJobs } from "../../services/clips/job-definition.js";
 import { uploadOutput } from "./transfer.js";
+
+type ClipItem = WorkItem<ClipWorkParams>;
 
 export interface ClipExecutorOptions {
   engine: ClipEngine;
@@ -30,12 +31,12 @@ const REFUSED_DETAIL: Record<string, string> = {
 const retry = (message: string) => new WorkError({ kind: "retry", message });
 
 async function download(
-  item: WorkItem,
+  item: ClipItem,
   dest: string,
   fetchImpl: typeof fetch,
   signal: AbortSignal,
 ) {
-  const maxBytes = Number(item.params.maxImageBytes ?? CLIP_IMAGE_MAX_BYTES);
+  const maxBytes = item.params.maxImageBytes;
   const res = await fetchImpl(item.inputUrl, { signal });
   if (!res.ok || !res.body) {
     throw res.status === 404
@@ -64,7 +65,7 @@ async function download(
   await writeFile(dest, Buffer.concat(chunks));
 }
 
-async function upload(item: WorkItem, file: string, fetchImpl: typeof fetch, signal: AbortSignal) {
+async function upload(item: ClipItem, file: string, fetchImpl: typeof fetch, signal: AbortSignal) {
   try {
     return await uploadOutput(fetchImpl, item, file, "video/mp4", signal);
   } catch (err) {
@@ -75,21 +76,19 @@ async function upload(item: WorkItem, file: string, fetchImpl: typeof fetch, sig
   }
 }
 
-export function createClipExecutor(opts: ClipExecutorOptions): Executor {
+export function createClipExecutor(opts: ClipExecutorOptions): Executor<ClipWorkParams> {
   const fetchImpl = opts.fetchImpl ?? fetch;
   return {
-    kind: "clip",
-    async execute(item: WorkItem, ctx: ExecuteContext) {
-      const p = item.params;
+    kind: clipJobs.kind,
+    params: ClipWorkParams,
+    async execute(item: ClipItem, ctx: ExecuteContext) {
       const source = path.join(ctx.workDir, "source");
       const frame = path.join(ctx.workDir, "frame.png");
       const output = path.join(ctx.workDir, "clip.mp4");
       await download(item, source, fetchImpl, ctx.signal);
       ctx.progress(0.05);
       try {
-        await normaliseImage(source, frame, {
-          maxInputBytes: Number(p.maxImageBytes ?? CLIP_IMAGE_MAX_BYTES),
-        });
+        await normaliseImage(source, frame, { maxInputBytes: item.params.maxImageBytes });
       } catch (err) {
         if (err instanceof ImageError) throw new WorkError({ kind: "final", message: err.message });
         throw err;
@@ -113,7 +112,7 @@ export function createClipExecutor(opts: ClipExecutorOptions): Executor {
 
 async function makeClip(
   engine: ClipExecutorOptions["engine"],
-  item: WorkItem,
+  item: ClipItem,
   frame: string,
   output: string,
   ctx: ExecuteContext,
@@ -123,10 +122,10 @@ async function makeClip(
     return await engine.makeClip({
       imagePath: frame,
       outputPath: output,
-      prompt: String(p.prompt),
-      size: p.size as ClipSize,
-      loop: p.loop === true,
-      seed: Number(p.seed),
+      prompt: p.prompt,
+      size: p.size,
+      loop: p.loop,
+      seed: p.seed,
       signal: ctx.signal,
       onProgress: (f) => ctx.progress(0.1 + 0.85 * f),
     });
@@ -176,7 +175,7 @@ export function clipEngineFromConfig(
 export function clipExecutorFromConfig(
   config: Pick<Config, "engines">,
   opts: { fetch?: (url: string, init?: RequestInit) => Promise<Response> } = {},
-): Executor {
+): Executor<ClipWorkParams> {
   const { engine } = clipEngineFromConfig({ engines: config.engines, publicUrl: undefined });
   return createClipExecutor({
     engine,

@@ -8,6 +8,7 @@ import { createCogRestoreEngine } from "../../engines/cog/cog-engines.js";
 import type { RestoreEngine } from "../../engines/contracts.js";
 import { createFfmpegRestoreEngine, measureDurationSec } from "../../engines/restore/index.js";
 import type { Executor } from "../../jobs/work.js";
+import type { RestoreWorkParams } from "../../services/restore/job-definition.js";
 import { createRestoreExecutor } from "./restore.js";
 import type { FetchLike } from "./transfer.js";
 
@@ -26,6 +27,6 @@ export function restoreEngineFromConfig(config: Pick<Config, "engines">): Restor
 export function restoreExecutorFromConfig(
   config: Pick<Config, "engines">,
   opts: { fetch?: FetchLike } = {},
-): Executor {
+): Executor<RestoreWorkParams> {
   return createRestoreExecutor({ engine: restoreEngineFromConfig(config), fetch: opts.fetch });
 }

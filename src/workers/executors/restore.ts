@@ -3,34 +3,13 @@
  * above the declared one), restore it with the configured engine, store the result.
  */
 import path from "node:path";
+import { tooLong } from "../../domain/restore/limits.js";
 import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
 import type { RestoreEngine } from "../../engines/contracts.js";
 import { MediaError } from "../../engines/restore/index.js";
-import { type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
+import { type Executor, WorkError } from "../../jobs/work.js";
+import { RestoreWorkParams, restoreJobs } from "../../services/restore/job-definition.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
-
-/** The real length may exceed the declared one by 10 % plus 2 s before the job is refused. */
-export function tooLong(realSec: number, declaredSec: number): boolean {
-  return realSec > declaredSec * 1.1 + 2;
-}
-
-interface RestoreParams {
-  quality: "faithful" | "enhanced" | "enhanced_max";
-  declaredDurationSec: number;
-  sizeBytes: number;
-}
-
-function readParams(item: WorkItem): RestoreParams {
-  const { quality, declaredDurationSec, sizeBytes } = item.params;
-  if (
-    (quality !== "faithful" && quality !== "enhanced" && quality !== "enhanced_max") ||
-    typeof declaredDurationSec !== "number" ||
-    typeof sizeBytes !== "number"
-  ) {
-    throw new Error(`malformed restore work item ${item.jobId}`);
-  }
-  return { quality, declaredDurationSec, sizeBytes };
-}
 
 const asFinal = (err: unknown) =>
   err instanceof MediaError
@@ -40,12 +19,13 @@ const asFinal = (err: unknown) =>
 export function createRestoreExecutor(opts: {
   engine: RestoreEngine;
   fetch?: FetchLike;
-}): Executor {
+}): Executor<RestoreWorkParams> {
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
   return {
-    kind: "restore",
+    kind: restoreJobs.kind,
+    params: RestoreWorkParams,
     async execute(item, ctx) {
-      const params = readParams(item);
+      const params = item.params;
       const inputPath = path.join(ctx.workDir, "input");
       const outputPath = path.join(ctx.workDir, "output.mp4");
       await downloadInput(fetchImpl, item.inputUrl, inputPath, params.sizeBytes, ctx.signal);

@@ -10,20 +10,24 @@ import { Kind, WorkerId, WorkItemSchema, workerSecurity } from "./schemas.js";
 /** Longest a claim may wait for work: below common proxy idle time-outs (30 s). */
 export const MAX_CLAIM_WAIT_MS = 25_000;
 
-const Body = z
-  .object({
-    kinds: z.array(Kind).min(1).max(4),
-    worker_id: WorkerId,
-    wait_ms: z.number().int().min(0).max(MAX_CLAIM_WAIT_MS).optional(),
-  })
-  .strict()
-  .openapi({ example: { kinds: ["restore", "clip"], worker_id: "gpu-1-w0", wait_ms: 20000 } });
+/** The claim body; its example names the kinds this server runs. */
+const claimBody = (kinds: readonly string[]) =>
+  z
+    .object({
+      kinds: z.array(Kind).min(1).max(16),
+      worker_id: WorkerId,
+      wait_ms: z.number().int().min(0).max(MAX_CLAIM_WAIT_MS).optional(),
+    })
+    .strict()
+    .openapi({ example: { kinds: [...kinds], worker_id: "gpu-1-w0", wait_ms: 20000 } });
 
 export function registerClaim(
   app: Router,
   auth: MiddlewareHandler,
   source: () => Promise<DbWorkSource>,
+  kinds: readonly string[],
 ) {
+  const Body = claimBody(kinds);
   const route = createRoute({
     method: "post",
     path: "/worker/claim",

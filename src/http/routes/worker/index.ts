@@ -1,11 +1,12 @@
 /**
  * The HTTP worker API: remote `kinora worker` processes claim, heartbeat, complete and fail
  * over HTTP with WORKER_TOKEN, so a GPU box needs no database or storage credentials. It is
- * generic over the JobQueues of every feature; claims long-poll on the same in-process
- * WorkSource (LISTEN/NOTIFY wake-ups) the embedded workers use.
+ * generic over the job queues of every feature (it names no kind: the queues' definitions do);
+ * claims long-poll on the same in-process WorkSource (LISTEN/NOTIFY wake-ups) the embedded
+ * workers use.
  */
 
-import type { JobQueue } from "../../../jobs/work.js";
+import type { DefinedQueue } from "../../../jobs/queue.js";
 import { createDbWorkSource, type DbWorkSource } from "../../../jobs/work-source.js";
 import type { Platform } from "../../../services/platform.js";
 import type { Router } from "../../router.js";
@@ -17,7 +18,7 @@ import { registerReports } from "./report.js";
 export function registerWorkerApi(
   app: Router,
   p: Platform,
-  queues: JobQueue[],
+  queues: DefinedQueue[],
   /** The server's own work source (so a draining server stops handing out work); tests omit it. */
   shared?: () => DbWorkSource | undefined,
 ) {
@@ -29,7 +30,8 @@ export function registerWorkerApi(
     return source;
   };
   const auth = requireWorkerToken(p.config.workers.token);
-  registerClaim(app, auth, getSource);
-  registerReports(app, auth, getSource);
+  const kinds = queues.map((q) => q.kind);
+  registerClaim(app, auth, getSource, kinds);
+  registerReports(app, auth, getSource, kinds);
   registerOutputTicket(app, p);
 }

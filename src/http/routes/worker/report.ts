@@ -49,28 +49,31 @@ function reportRoute(name: string, summary: string, body: z.ZodType, auth: Middl
 
 const HeartbeatBody = z
   .object({ kind: Kind, worker_id: WorkerId, progress: z.number().min(0).max(1).nullable() })
-  .strict()
-  .openapi({ example: { kind: "restore", worker_id: "gpu-1-w0", progress: 0.4 } });
+  .strict();
 const CompleteBody = z
   .object({ kind: Kind, worker_id: WorkerId, result: WorkResultSchema })
-  .strict()
-  .openapi({
-    example: { kind: "clip", worker_id: "gpu-1-w0", result: { outputBytes: 812345, meta: {} } },
-  });
-const FailBody = z
-  .object({ kind: Kind, worker_id: WorkerId, failure: WorkFailureSchema })
-  .strict()
-  .openapi({
-    example: {
-      kind: "restore",
-      worker_id: "gpu-1-w0",
-      failure: { kind: "retry", message: "The engine crashed; the job will be retried." },
-    },
-  });
-const ReleaseBody = z
-  .object({ kind: Kind, worker_id: WorkerId })
-  .strict()
-  .openapi({ example: { kind: "restore", worker_id: "gpu-1-w0" } });
+  .strict();
+const FailBody = z.object({ kind: Kind, worker_id: WorkerId, failure: WorkFailureSchema }).strict();
+const ReleaseBody = z.object({ kind: Kind, worker_id: WorkerId }).strict();
+
+/** The report bodies, their examples naming a kind this server runs. */
+function bodies(kind: string) {
+  const worker_id = "gpu-1-w0";
+  return {
+    heartbeat: HeartbeatBody.openapi({ example: { kind, worker_id, progress: 0.4 } }),
+    complete: CompleteBody.openapi({
+      example: { kind, worker_id, result: { outputBytes: 812345, meta: {} } },
+    }),
+    fail: FailBody.openapi({
+      example: {
+        kind,
+        worker_id,
+        failure: { kind: "retry", message: "The engine crashed; the job will be retried." },
+      },
+    }),
+    release: ReleaseBody.openapi({ example: { kind, worker_id } }),
+  };
+}
 
 async function queueFor(source: Source, kind: string): Promise<JobQueue> {
   try {
@@ -85,9 +88,15 @@ function answer(outcome: ReportOutcome, id: string) {
   return { ok: outcome === "ok" };
 }
 
-export function registerReports(app: Router, auth: MiddlewareHandler, source: Source) {
+export function registerReports(
+  app: Router,
+  auth: MiddlewareHandler,
+  source: Source,
+  kinds: readonly string[],
+) {
+  const body = bodies(kinds[0] ?? "kind");
   app.openapi(
-    reportRoute("heartbeat", "Extend the lease, report progress", HeartbeatBody, auth),
+    reportRoute("heartbeat", "Extend the lease, report progress", body.heartbeat, auth),
     async (c) => {
       const b = c.req.valid("json") as z.infer<typeof HeartbeatBody>;
       const { id } = c.req.valid("param");
@@ -96,20 +105,20 @@ export function registerReports(app: Router, auth: MiddlewareHandler, source: So
       return c.json(answer(await q.heartbeat(id, b.worker_id, leaseMs, b.progress), id), 200);
     },
   );
-  app.openapi(reportRoute("complete", "Report the job done", CompleteBody, auth), async (c) => {
+  app.openapi(reportRoute("complete", "Report the job done", body.complete, auth), async (c) => {
     const b = c.req.valid("json") as z.infer<typeof CompleteBody>;
     const { id } = c.req.valid("param");
     const q = await queueFor(source, b.kind);
     return c.json(answer(await q.complete(id, b.worker_id, b.result), id), 200);
   });
-  app.openapi(reportRoute("fail", "Report the attempt failed", FailBody, auth), async (c) => {
+  app.openapi(reportRoute("fail", "Report the attempt failed", body.fail, auth), async (c) => {
     const b = c.req.valid("json") as z.infer<typeof FailBody>;
     const { id } = c.req.valid("param");
     const q = await queueFor(source, b.kind);
     return c.json(answer(await q.fail(id, b.worker_id, b.failure), id), 200);
   });
   app.openapi(
-    reportRoute("release", "Hand the job back (worker shutting down)", ReleaseBody, auth),
+    reportRoute("release", "Hand the job back (worker shutting down)", body.release, auth),
     async (c) => {
       const b = c.req.valid("json") as z.infer<typeof ReleaseBody>;
       const { id } = c.req.valid("param");

@@ -1,9 +1,13 @@
 /** Wire shapes of the HTTP worker API (what HttpWorkSource sends and reads). */
 import { z } from "@hono/zod-openapi";
 
+/** A job kind's name as its definition declares it (the server says which it runs). */
 export const Kind = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,31}$/, "must be a job kind such as restore or clip");
+  .regex(
+    /^[a-z][a-z0-9_]{0,31}$/,
+    "must be a job kind: a lowercase letter, then up to 31 lowercase letters, digits or _",
+  );
 export const WorkerId = z.string().min(1).max(128);
 
 export const WorkItemSchema = z

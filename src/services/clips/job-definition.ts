@@ -4,21 +4,47 @@
  * a refused image ends the clip `refused` with its refusal code.
  */
 import type { Selectable } from "kysely";
-import type { ClipsTable } from "../db/schema.js";
+import { z } from "zod";
+import type { ClipsTable } from "../../db/schema.js";
 import {
   CLIP_DOWNLOAD_URL_SEC,
   CLIP_IMAGE_MAX_BYTES,
   CLIP_OUTPUT_MAX_BYTES,
+  CLIP_SIZES,
   CLIP_UPLOAD_WINDOW_SEC,
-} from "../domain/clips/rules.js";
-import { CLIP_MOVES } from "../domain/clips/transitions.js";
-import { withoutRetryPromise } from "../domain/jobs/messages.js";
-import { refundJob } from "../services/ledger.js";
-import { clipOutputKey } from "../storage/keys.js";
-import type { JobDefinition, JobEngineDeps } from "./definition.js";
-import { OUTPUT_TOKEN_HEADER, signOutputToken } from "./output-token.js";
+} from "../../domain/clips/rules.js";
+import { CLIP_FINAL, CLIP_MOVES, CLIP_STATUSES } from "../../domain/clips/transitions.js";
+import { withoutRetryPromise } from "../../domain/job-lifecycle/messages.js";
+import type { JobDefinition, JobEngineDeps } from "../../jobs/definition.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js";
+import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
+import { refundJob } from "../ledger.js";
 
 export type ClipRow = Selectable<ClipsTable>;
+
+/** What a clip worker gets with each clip (the executor receives them parsed). */
+export const ClipWorkParams = z.object({
+  prompt: z.string(),
+  size: z.enum(CLIP_SIZES),
+  seconds: z.number().positive(),
+  loop: z.boolean(),
+  seed: z.number().int(),
+  contentType: z.string(),
+  maxImageBytes: z.number().int().positive(),
+});
+export type ClipWorkParams = z.infer<typeof ClipWorkParams>;
+
+/** Clip files: `clips/clip_…/image` (the caller's image) and `…/output` (the clip). */
+export const CLIP_FILES: JobFileLayout = {
+  area: "clips",
+  idPattern: /^clip_[A-Za-z0-9_-]{1,100}$/,
+  files: ["image", "output"],
+};
+
+/** Where the source image of clip `clipId` lives (deleted once the clip is made). */
+export const clipImageKey = (clipId: string) => jobFileKey(CLIP_FILES, clipId, "image");
+/** Where the generated video of clip `clipId` lives. */
+export const clipOutputKey = (clipId: string) => jobFileKey(CLIP_FILES, clipId, "output");
 
 async function workItem(row: ClipRow, deps: JobEngineDeps) {
   const lifetimeSec = CLIP_DOWNLOAD_URL_SEC;
@@ -45,13 +71,24 @@ async function workItem(row: ClipRow, deps: JobEngineDeps) {
   };
 }
 
-export const clipJobs: JobDefinition<ClipRow> = {
+export const clipJobs: JobDefinition<ClipRow, ClipWorkParams> = {
   kind: "clip",
   table: "clips",
+  noun: "clip",
+  statuses: CLIP_STATUSES,
+  final: CLIP_FINAL,
   moves: CLIP_MOVES,
   waiting: "queued",
   running: "processing",
+  params: ClipWorkParams,
   workItem,
+  fileLayout: CLIP_FILES,
+  // The caller's one-shot image link lives while the clip waits for it; a worker's output link
+  // while the clip is processing (a retry may overwrite what a failed attempt stored).
+  uploads: {
+    image: { statuses: ["awaiting_upload"], once: true },
+    output: { statuses: ["processing"], once: false },
+  },
   refund: (tx, row, reason, events) => refundJob(tx, row.id, reason, events).then(() => undefined),
   variant: (row) => row.size,
   async finish(row, result, deps) {

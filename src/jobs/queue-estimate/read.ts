@@ -2,10 +2,11 @@
  * Queue position and ETA for the waiting and running jobs among some rows of one kind, in at
  * most two indexed queries whatever the number of rows: one for throughput (recent finished
  * runs and the workers that claimed recently), one for the running jobs and the work queued
- * ahead of each waiting row. The arithmetic is domain/jobs/queue-estimate.ts.
+ * ahead of each waiting row. The arithmetic is ./model.ts.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../../db/schema.js";
+import type { JobDefinition } from "../definition.js";
 import {
   type ClassRates,
   type QueueEstimate,
@@ -19,7 +20,9 @@ import {
   WORKER_WINDOW_MS,
   type WorkAhead,
   waitingEstimate,
-} from "../../domain/jobs/queue-estimate.js";
+} from "./model.js";
+
+export type { QueueEstimate } from "./model.js";
 
 /** The columns the estimate reads from a job row. */
 export interface EstimatedRow {
@@ -30,12 +33,12 @@ export interface EstimatedRow {
   claimed_at: Date | null;
 }
 
-/** How one job kind is measured: its table, statuses and what a unit of its work is. */
+/**
+ * How one job kind is measured: its definition (table, waiting and running statuses) and what
+ * a unit of its work is.
+ */
 export interface QueueKind<Row extends EstimatedRow> {
-  table: "restore_jobs" | "clips";
-  /** The status a job waits in (without a lease) and the one it runs in (with one). */
-  waiting: string;
-  running: string;
+  def: Pick<JobDefinition, "table" | "waiting" | "running">;
   /** Column holding the work class (quality, size). */
   classColumn: string;
   /** SQL for a job's amount of work, on the table aliased `alias`. */
@@ -72,7 +75,7 @@ const secondsBetween = (from: Date | string | null, to: Date) =>
   from === null ? 0 : Math.max(0, (to.getTime() - new Date(from).getTime()) / 1000);
 
 async function readStats<Row extends EstimatedRow>(db: Db, kind: QueueKind<Row>, now: Date) {
-  const t = sql.table(kind.table);
+  const t = sql.table(kind.def.table);
   const sampleSince = new Date(now.getTime() - RUN_SAMPLE_WINDOW_MS);
   const workerSince = new Date(now.getTime() - WORKER_WINDOW_MS);
   const { rows } = await sql<StatRow>`
@@ -109,7 +112,7 @@ async function readQueue<Row extends EstimatedRow>(
   waitingIds: string[],
   now: Date,
 ) {
-  const t = sql.table(kind.table);
+  const t = sql.table(kind.def.table);
   const cls = (alias: string) => sql.ref(`${alias}.${kind.classColumn}`);
   // The join reads, for each waiting row, the claimable index from the queue's head to it.
   const { rows } = await sql<QueueRow>`
@@ -117,12 +120,12 @@ async function readQueue<Row extends EstimatedRow>(
       (${kind.amountSql("r")})::float8 AS amount, 1 AS n, r.progress, r.claimed_at,
       r.lease_owner AS worker
     FROM ${t} AS r
-    WHERE r.status = ${kind.running} AND r.lease_expires_at IS NOT NULL
+    WHERE r.status = ${kind.def.running} AND r.lease_expires_at IS NOT NULL
     UNION ALL
     SELECT 'ahead', g.id, ${cls("w")}, SUM(${kind.amountSql("w")})::float8, COUNT(*),
       NULL, NULL, NULL
     FROM ${t} AS g
-    JOIN ${t} AS w ON w.status = ${kind.waiting} AND w.lease_expires_at IS NULL
+    JOIN ${t} AS w ON w.status = ${kind.def.waiting} AND w.lease_expires_at IS NULL
       AND w.queued_at <= g.queued_at AND (w.queued_at < g.queued_at OR w.id < g.id)
     WHERE g.id IN (${sql.join(waitingIds)})
     GROUP BY g.id, ${cls("w")}`.execute(db);
@@ -146,8 +149,8 @@ async function readQueue<Row extends EstimatedRow>(
 
 /** A row waits for a worker (no lease) or runs under one; other rows get no estimate. */
 function phase<Row extends EstimatedRow>(kind: QueueKind<Row>, row: Row) {
-  if (row.status === kind.waiting && row.lease_expires_at === null) return "waiting";
-  if (row.status === kind.running && row.lease_expires_at !== null) return "running";
+  if (row.status === kind.def.waiting && row.lease_expires_at === null) return "waiting";
+  if (row.status === kind.def.running && row.lease_expires_at !== null) return "running";
   return undefined;
 }
 

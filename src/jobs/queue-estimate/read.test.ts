@@ -6,8 +6,8 @@ import { CLIP_DEFAULT_RUN_RATES } from "../../domain/clips/rules.js";
 import { RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
 import { clipsFeature } from "../../features/clips.js";
 import { restoreFeature } from "../../features/restore.js";
-import type { JobQueue } from "../../jobs/work.js";
-import { restoreOutputKey } from "../../storage/keys.js";
+import { restoreOutputKey } from "../../services/restore/job-definition.js";
+import type { JobQueue } from "../work.js";
 
 let t: TestApp;
 let queues: Map<string, JobQueue>;

@@ -4,26 +4,51 @@
  * through the card-refund outbox (written in the same transaction).
  */
 import type { Selectable } from "kysely";
-import type { RestoreJobsTable } from "../db/schema.js";
-import { RESTORE_MESSAGES, RESTORE_MOVES } from "../domain/restore/transitions.js";
-import { type LedgerEvents, refundJob } from "../services/ledger.js";
-import { restoreOutputKey } from "../storage/keys.js";
-import type { Db, JobDefinition, JobEngineDeps } from "./definition.js";
-import { OUTPUT_TOKEN_HEADER, signOutputToken } from "./output-token.js";
+import { z } from "zod";
+import type { RestoreJobsTable } from "../../db/schema.js";
+import { RESTORE_OUTPUT_MAX_BYTES, RESTORE_WORKER_URL_SEC } from "../../domain/restore/limits.js";
+import { RESTORE_QUALITIES } from "../../domain/restore/pricing.js";
+import {
+  RESTORE_FINAL,
+  RESTORE_MESSAGES,
+  RESTORE_MOVES,
+  RESTORE_STATUSES,
+} from "../../domain/restore/transitions.js";
+import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../jobs/definition.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js";
+import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
+import { refundJob } from "../ledger.js";
 
 export type RestoreJobRow = Selectable<RestoreJobsTable>;
 
-/** Input links for workers and output tokens live this long (a long restore plus retries). */
-export const WORKER_URL_LIFETIME_SEC = 12 * 3600;
-/** Largest restored file a worker may store. */
-export const MAX_OUTPUT_BYTES = 4 * 1024 ** 3;
+/** What a restore worker gets with each job (the executor receives them parsed). */
+export const RestoreWorkParams = z.object({
+  quality: z.enum(RESTORE_QUALITIES),
+  declaredDurationSec: z.number().positive(),
+  sizeBytes: z.number().int().min(0),
+  filename: z.string(),
+  contentType: z.string(),
+});
+export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
+
+/** Restore files: `restore/rj_…/input` (the caller's video) and `…/output` (the result). */
+export const RESTORE_FILES: JobFileLayout = {
+  area: "restore",
+  idPattern: /^rj_[A-Za-z0-9_-]{1,100}$/,
+  files: ["input", "output"],
+};
+
+/** Where the video a caller uploads for restore job `jobId` lives. */
+export const restoreInputKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "input");
+/** Where the restored video of job `jobId` lives. */
+export const restoreOutputKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "output");
 
 /** Balance refund (no-op for card-paid jobs) plus the card-refund outbox row when paid by card. */
 export async function refundRestore(
   db: Db,
   row: RestoreJobRow,
   reason: string,
-  events?: LedgerEvents,
+  events?: RefundEvents,
 ): Promise<void> {
   await refundJob(db, row.id, reason, events);
   if (!row.paid_from_balance && row.payment_ref !== null) {
@@ -36,36 +61,48 @@ export async function refundRestore(
 }
 
 async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
-  const expSec = Math.floor(deps.clock().getTime() / 1000) + WORKER_URL_LIFETIME_SEC;
+  const expSec = Math.floor(deps.clock().getTime() / 1000) + RESTORE_WORKER_URL_SEC;
   const token = signOutputToken(deps.signer, {
     key: restoreOutputKey(row.id),
     jobId: row.id,
-    maxBytes: MAX_OUTPUT_BYTES,
+    maxBytes: RESTORE_OUTPUT_MAX_BYTES,
     expSec,
   });
+  const params: RestoreWorkParams = {
+    quality: row.quality,
+    declaredDurationSec: row.duration_sec,
+    sizeBytes: Number(row.size_bytes),
+    filename: row.filename,
+    contentType: row.content_type,
+  };
   return {
     inputUrl: await deps.storage.presignDownload(row.input_key, {
-      expiresInSec: WORKER_URL_LIFETIME_SEC,
+      expiresInSec: RESTORE_WORKER_URL_SEC,
     }),
     outputUrl: `${deps.publicUrl}/worker/output-ticket`,
     outputHeaders: { [OUTPUT_TOKEN_HEADER]: token },
-    params: {
-      quality: row.quality,
-      declaredDurationSec: row.duration_sec,
-      sizeBytes: Number(row.size_bytes),
-      filename: row.filename,
-      contentType: row.content_type,
-    },
+    params,
   };
 }
 
-export const restoreJobs: JobDefinition<RestoreJobRow> = {
+export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   kind: "restore",
   table: "restore_jobs",
+  noun: "restore job",
+  statuses: RESTORE_STATUSES,
+  final: RESTORE_FINAL,
   moves: RESTORE_MOVES,
   waiting: "processing",
   running: "processing",
+  params: RestoreWorkParams,
   workItem,
+  fileLayout: RESTORE_FILES,
+  // A caller's link is one-shot and lives while the job waits for its video; a worker's output
+  // link while the job is processing (a retry may overwrite what a failed attempt stored).
+  uploads: {
+    input: { statuses: ["awaiting_upload", "pending_payment"], once: true },
+    output: { statuses: ["processing"], once: false },
+  },
   refund: refundRestore,
   variant: (row) => row.quality,
   async finish(row, result, deps) {
@@ -114,9 +151,9 @@ export const restoreJobs: JobDefinition<RestoreJobRow> = {
         move: "unpaidExpired",
         set: expire(RESTORE_MESSAGES.unpaidExpired),
       },
-      // Ended jobs keep their status; only their files go.
+      // Ended jobs keep their status; only their files go (done ends through retentionExpired).
       {
-        statuses: ["failed", "refunded", "cancelled"],
+        statuses: RESTORE_FINAL.filter((s) => s !== "done" && s !== "expired"),
         due: { column: "finished_at", before: (d) => new Date(d.getTime() - retentionMs) },
       },
     ];

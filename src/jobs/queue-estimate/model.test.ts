@@ -7,7 +7,7 @@ import {
   runRates,
   startDelaySec,
   waitingEstimate,
-} from "./queue-estimate.js";
+} from "./model.js";
 
 const DEFAULTS = { fast: 1, slow: 4 };
 const now = new Date("2026-11-01T12:00:00.000Z");

@@ -1,0 +1,33 @@
+/**
+ * Every restore limit in one place: what a caller may send, how long its links live, how large
+ * a worker's result may be and how far the real length may exceed the declared one. Routes,
+ * services, the job definition and the executor all read them from here.
+ */
+
+/** What a caller may send; checked before pricing (the HTTP layer answers 422 past these). */
+export const RESTORE_LIMITS = {
+  maxDurationSec: 7200,
+  maxWidth: 7680,
+  maxHeight: 4320,
+  maxSizeBytes: 2 * 1024 ** 3,
+  filenameMaxLength: 200,
+} as const;
+
+/** Upload links live this long; after that the job expires and a balance payment is refunded. */
+export const RESTORE_UPLOAD_WINDOW_SEC = 24 * 3600;
+/** Download links live an hour; every read makes a fresh one. */
+export const RESTORE_DOWNLOAD_URL_SEC = 3600;
+/** A worker's input link and output token live this long (a long restore plus retries). */
+export const RESTORE_WORKER_URL_SEC = 12 * 3600;
+/** Largest restored file a worker may store. */
+export const RESTORE_OUTPUT_MAX_BYTES = 4 * 1024 ** 3;
+
+/** The real length may exceed the declared one by this share plus RESTORE_LENGTH_SLACK_SEC… */
+export const RESTORE_LENGTH_TOLERANCE = 0.1;
+/** …before the job is refused (and refunded) as longer than declared. */
+export const RESTORE_LENGTH_SLACK_SEC = 2;
+
+/** Whether a video of `realSec` is too long for a job declared at `declaredSec`. */
+export function tooLong(realSec: number, declaredSec: number): boolean {
+  return realSec > declaredSec * (1 + RESTORE_LENGTH_TOLERANCE) + RESTORE_LENGTH_SLACK_SEC;
+}
