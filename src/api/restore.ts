@@ -122,3 +122,9 @@ export const CreatedRestore = z.object({
   next: z.string().openapi({ description: "Exactly what to do next." }),
   wallet: Wallet.optional(),
 });
+
+/** The restore price table (domain/restore/pricing.ts priceTableView). */
+export const PriceTable = z.object({}).passthrough().openapi({
+  description:
+    "Base price per quality (up to 5 minutes), the per-minute price after it, the high-resolution factor and the limits.",
+});

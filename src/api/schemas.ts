@@ -139,3 +139,28 @@ export const QueueEstimate = z
     description:
       "Present while the job waits for or is run by a worker (null otherwise). An estimate: it is recomputed on every read from the throughput measured over recent finished jobs.",
   });
+
+/** The id of a resource in an operation's input (a path parameter over REST). */
+export const IdField = (example: string, required = "is required: the id", max = 64) =>
+  z
+    .string({ error: required })
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .openapi({ example });
+
+/** The id of a job (a restore or a clip). */
+export const JobIdField = (example: string, max = 64) =>
+  IdField(example, "is required: the job's id (rj_… or clip_…)", max);
+
+/** Long-poll on a read: `?wait=` over REST, `wait_seconds` over MCP. */
+export const WaitField = z
+  .number({ error: "must be a number of seconds from 0 to 25" })
+  .int("must be a whole number of seconds from 0 to 25")
+  .min(0, "must be a number of seconds from 0 to 25")
+  .max(25, "must be at most 25 seconds")
+  .optional()
+  .openapi({
+    example: 20,
+    description:
+      "Long-poll: wait up to this many seconds (0–25) for the job's status or progress to change, then answer. A job in a final status answers at once.",
+  });

@@ -9,12 +9,12 @@
  *   CLIP_COG_TOKEN if set). With COG_WEBHOOK_SECRET set, completions arrive by webhook at
  *   POST /hooks/cog/clip (polling continues as a fallback); without it, polling only.
  */
+import { clipOperations } from "../api/operations/clips.js";
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
 } from "../engines/moderation/image-classifier.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
-import { registerMotionRoutes } from "../http/routes/motion/index.js";
 import type { FeatureFactory, Platform } from "../platform.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
 import { clipJobs } from "../services/clips/job-definition.js";
@@ -69,7 +69,7 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
     const deps = clipDeps(p, opts);
     const choice = opts.engine
       ? { engine: opts.engine }
-      : clipEngineFromConfig(p.config, p.publicUrl);
+      : clipEngineFromConfig(p.config, p);
     const classifier = opts.classifier ?? createNsfwjsClassifier();
     const executor = createClipExecutor({
       engine: choice.engine,
@@ -79,8 +79,8 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
     const runsClips = !opts.noExecutor && p.config.workers.inProcess > 0;
     return {
       name: "clips",
+      operations: clipOperations(deps),
       routes(app) {
-        registerMotionRoutes(app, deps);
         if (choice.hook) registerCogHooks(app, { clip: choice.hook });
       },
       queues: [kindQueue(clipJobs, p)],

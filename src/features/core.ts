@@ -4,15 +4,9 @@
  * buildApp always mounts them: system, wallet, admin and files first, the worker API last
  * (it serves the job queues every other feature declared).
  */
-import { registerCreditWallet } from "../http/routes/admin/credit-wallet.js";
-import { registerPauseWallet } from "../http/routes/admin/pause-wallet.js";
-import { registerReconcile } from "../http/routes/admin/reconcile.js";
+import { adminOperations } from "../api/operations/admin.js";
+import { walletOperations } from "../api/operations/wallet.js";
 import { registerSystemRoutes } from "../http/routes/system.js";
-import { registerCreateKey } from "../http/routes/wallet/create-key.js";
-import { registerCreateWallet } from "../http/routes/wallet/create-wallet.js";
-import { registerGetWallet } from "../http/routes/wallet/get-wallet.js";
-import { registerListKeys } from "../http/routes/wallet/list-keys.js";
-import { registerRevokeKey } from "../http/routes/wallet/revoke-key.js";
 import { registerWorkerApi } from "../http/routes/worker/index.js";
 import type { Feature, Platform } from "../platform.js";
 import { createUploadGuard } from "../services/upload-guard.js";
@@ -26,23 +20,13 @@ export const systemFeature = (p: Platform): Feature => ({
 /** POST /wallet, GET /wallet, and the agent keys. */
 export const walletFeature = (p: Platform): Feature => ({
   name: "wallet",
-  routes(app) {
-    registerCreateWallet(app, p);
-    registerGetWallet(app, p);
-    registerCreateKey(app, p, p.config.maxAgentKeys);
-    registerListKeys(app, p);
-    registerRevokeKey(app, p);
-  },
+  operations: walletOperations(p),
 });
 
 /** The operator's credit, pause and reconcile (ADMIN_TOKEN). */
 export const adminFeature = (p: Platform): Feature => ({
   name: "admin",
-  routes(app) {
-    registerCreditWallet(app, p, p.adminToken);
-    registerPauseWallet(app, p, p.adminToken);
-    registerReconcile(app, p, p.adminToken);
-  },
+  operations: adminOperations(p),
 });
 
 /**

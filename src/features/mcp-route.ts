@@ -4,6 +4,7 @@
  * would answer 406). GET and DELETE (streams and sessions) are 405: this server is stateless.
  */
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
+import { smallBody } from "../http/middleware/body-limit.js";
 import type { Router } from "../http/router.js";
 import type { McpServices } from "../mcp/context.js";
 
@@ -56,7 +57,7 @@ export function registerMcpRoute(app: Router, services: McpServices) {
   document(app);
   // The MCP SDK is loaded with the first MCP request, not with every process.
   let handler: Promise<typeof import("../mcp/handler.js")> | undefined;
-  app.post("/mcp", async (c) => {
+  app.post("/mcp", smallBody, async (c) => {
     handler ??= import("../mcp/handler.js");
     const res = await (await handler).handleMcp(c.req.raw, services, c.get("requestId"));
     // The SDK answers in JSON (no streams here): made again through Hono, the answer takes the

@@ -1,25 +1,23 @@
 /**
- * The MCP server as a Feature: POST /mcp over the same services the REST routes use — built
- * here with the same builders the restore, clips and payments features use.
+ * The MCP server as a Feature: POST /mcp offers every feature's operations that have a tool —
+ * the same operations, bound to the same services, that the REST routes serve — plus the
+ * assistant-only combinations (every price at once, one cancel for either kind of job).
  */
 
+import { assistantOperations } from "../api/operations/assistant.js";
 import type { FeatureFactory } from "../platform.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
-import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 
 export interface McpFeatureOptions {
+  /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
   clips?: ClipsFeatureOptions;
-  payments?: PaymentsFeatureOptions;
 }
 
 export function mcpFeature(opts: McpFeatureOptions = {}): FeatureFactory {
-  return async (platform) => {
-    const services = {
-      platform,
-      clips: clipDeps(platform, opts.clips),
-      payments: (await createPaymentsDeps(platform, opts.payments)).deps,
-    };
-    return { name: "mcp", routes: (app) => registerMcpRoute(app, services) };
-  };
+  return (platform) => ({
+    name: "mcp",
+    operations: assistantOperations({ restore: platform, clips: clipDeps(platform, opts.clips) }),
+    routes: (app, ctx) => registerMcpRoute(app, { deps: platform, operations: ctx.operations }),
+  });
 }

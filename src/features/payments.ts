@@ -4,12 +4,10 @@
  * and operator USDC refunds; its background task confirms USDC, expires checkouts and sends
  * queued card refunds. Configuration comes from Config.env (src/payments/config.ts).
  */
-import { registerCreateTopup } from "../http/routes/payments/create-topup.js";
-import { registerCryptoTopup } from "../http/routes/payments/crypto-topup.js";
-import { registerHeldCheckouts } from "../http/routes/payments/held-checkouts.js";
-import { registerRestoreCheckout } from "../http/routes/payments/restore-checkout.js";
+import { paymentsAdminOperations } from "../api/operations/admin.js";
+import { topupOperations } from "../api/operations/payments.js";
+import { restoreCheckoutOperations } from "../api/operations/restore.js";
 import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
-import { registerUsdcRefund } from "../http/routes/payments/usdc-refund.js";
 import type { CheckoutProvider } from "../payments/checkout/provider.js";
 import type {
   StripeCheckoutProvider,
@@ -113,13 +111,13 @@ export async function buildPaymentsFeature(
   options.onDeps?.(deps);
   return {
     name: "payments",
+    operations: [
+      ...topupOperations(deps),
+      ...(deps.restore ? restoreCheckoutOperations(deps) : []),
+      ...paymentsAdminOperations(deps),
+    ],
     routes(app) {
-      registerCreateTopup(app, deps);
-      registerCryptoTopup(app, deps);
       if (stripe) registerStripeWebhook(app, deps, stripe);
-      if (deps.restore) registerRestoreCheckout(app, deps);
-      registerUsdcRefund(app, deps, platform.adminToken);
-      registerHeldCheckouts(app, deps, platform.adminToken);
       registerCheckoutPages(app, deps, platform.signer);
     },
     async start() {

@@ -3,7 +3,7 @@
  * engine), its executor for the in-process workers, and the retention sweeper — and the
  * restore kind's registry entry (src/job-kinds.ts).
  */
-import { registerCloudRoutes } from "../http/routes/cloud/index.js";
+import { restoreOperations } from "../api/operations/restore.js";
 import type { FeatureFactory } from "../platform.js";
 import { restoreJobs } from "../services/restore/job-definition.js";
 import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";
@@ -21,7 +21,7 @@ export interface RestoreFeatureOptions {
 export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory {
   return (p) => ({
     name: "restore",
-    routes: (app) => registerCloudRoutes(app, p),
+    operations: restoreOperations(p),
     queues: [kindQueue(restoreJobs, p)],
     executors: opts.noExecutor ? [] : [restoreKind.executor(p.config, { fetch: opts.fetch })],
     start: async () => startSweeper(restoreJobs, p, opts.sweepEveryMs),

@@ -1,11 +1,13 @@
 /** The Hono environment every route shares: request-scoped variables set by middleware. */
 import type { Principal } from "../services/auth.js";
+import type { Decision } from "../services/rate-limit.js";
 
 export interface AppEnv {
   Variables: {
     requestId: string;
-    principal: Principal;
-    /** Set by optionalKey() when a key was sent; undefined otherwise. */
-    maybePrincipal: Principal | undefined;
+    /** Who called, once an operation authenticated the key (for the access log). */
+    principal: Principal | undefined;
+    /** This request's count against its key's bucket (key-rate.ts), for the RateLimit headers. */
+    rateDecision: Decision | undefined;
   };
 }

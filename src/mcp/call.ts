@@ -1,140 +1,87 @@
 /**
- * Running one tools/call: arguments checked with the tool's zod schema (the message names the
- * field, as REST's does), an optional idempotency key honoured the way REST's Idempotency-Key
- * is, and every refusal returned as a tool result with `isError: true` whose structuredContent
- * is the REST error body. Only a malformed JSON-RPC message is a protocol error.
+ * One tools/call: the arguments read like any operation's input (NUL refused, the schema's
+ * detail naming the field), the shared policies run (api/run.ts), and the outcome turned into
+ * a tool result. A refusal is a result with `isError: true` whose text is the REST error body
+ * as JSON — never `structuredContent`, which clients validate against the tool's success
+ * `outputSchema` (the official SDK throws -32602 when it does not match, losing the refusal).
+ * An x402 refusal is worded as the x402 MCP transport requires: `{"x402/error": {…}}`.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { invalidInput, nulInField } from "../api/validation.js";
-import { ApiError } from "../domain/errors.js";
-import { findNul } from "../domain/text.js";
-import {
-  claimIdempotency,
-  DEFAULT_IDEMPOTENCY_LIMITS,
-  type IdempotentRequest,
-  releaseIdempotency,
-  storeIdempotentResponse,
-} from "../services/idempotency.js";
-import { spendBucket, tooMany } from "../services/rate-buckets.js";
+import { readInput } from "../api/input.js";
+import type { CallContext, Operation, Refer } from "../api/operation.js";
+import { errorOutcome, type Outcome, runOperation } from "../api/run.js";
+import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
+import { credentialDigest, takeRate } from "../services/rate-buckets.js";
 import type { McpContext } from "./context.js";
-import type { ToolDefinition, ToolReply } from "./tool.js";
+import { toolInput } from "./schema.js";
 
-const TOPUP_HINT =
-  " Over MCP, add money with create_top_up_link (a card checkout link for the wallet owner) or top_up_with_usdc.";
+/** Names an operation as the tool that does it. */
+export const mcpRefer: Refer = (to) => {
+  const list = Array.isArray(to) ? to : [to];
+  const tool = list.find((c) => c.mcp)?.mcp;
+  if (!tool) throw new Error(`no MCP tool among ${list.map((c) => c.id).join(", ")}`);
+  return `the ${tool.name} tool`;
+};
 
-function result(structured: Record<string, unknown>, extra: Partial<CallToolResult> = {}) {
-  return {
-    content: [{ type: "text" as const, text: JSON.stringify(structured) }],
-    structuredContent: structured,
-    ...extra,
-  } satisfies CallToolResult;
+function text(value: unknown, extra: Partial<CallToolResult> = {}): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], ...extra };
 }
 
-/** A refusal as a tool result: the REST error body (an x402 refusal: the PaymentRequired). */
-export function errorResult(err: unknown, ctx: McpContext): CallToolResult {
-  if (err instanceof ApiError) {
-    const pr = err.extra.payment_required;
-    if (pr && typeof pr === "object")
-      return result(pr as Record<string, unknown>, { isError: true });
-    const body: Record<string, unknown> = { ...err.body(), request_id: ctx.requestId };
-    if (body.needs_topup) body.detail = `${err.detail}${TOPUP_HINT}`;
-    return result(body, { isError: true });
+/** The tool result of an outcome. */
+export function toolResult(outcome: Outcome): CallToolResult {
+  if (outcome.ok) {
+    const body = outcome.body as Record<string, unknown>;
+    const settlement = outcome.paymentResponse
+      ? { "x402/payment-response": decodeSettlementHeader(outcome.paymentResponse) }
+      : undefined;
+    return text(body, { structuredContent: body, ...(settlement ? { _meta: settlement } : {}) });
   }
-  ctx.platform.log.error("mcp tool crashed", { request_id: ctx.requestId, err });
-  return result(
-    {
-      detail: `Internal error; retry, or quote request id ${ctx.requestId} to the operator.`,
-      code: "internal",
-      request_id: ctx.requestId,
-    },
-    { isError: true },
-  );
+  const required = outcome.body.payment_required;
+  if (required && typeof required === "object") {
+    return text(
+      { "x402/error": { code: 402, message: outcome.body.detail, data: required } },
+      { isError: true },
+    );
+  }
+  return text(outcome.body, { isError: true });
 }
 
-function success(r: ToolReply): CallToolResult {
-  return result(r.structured, r.meta ? { _meta: r.meta } : {});
-}
-
-function parseArgs(tool: ToolDefinition, raw: unknown) {
-  const nul = findNul(raw);
-  if (nul) throw nulInField(nul);
-  const parsed = tool.input.safeParse(raw ?? {});
-  if (!parsed.success) throw invalidInput(parsed.error, "arguments");
-  return parsed.data as Record<string, unknown>;
-}
-
-/** Spending tools count against the key's spending limit, the same bucket as REST spending. */
-async function spendAllowed(tool: ToolDefinition, ctx: McpContext) {
-  const cfg = ctx.platform.config.rateLimits;
-  if (!tool.spends || !cfg.enabled) return;
-  const d = await ctx.platform.rateLimiter.take(spendBucket(ctx.credential), cfg.spend);
-  if (!d.ok) throw tooMany(d, cfg.spend.windowMs);
-}
-
+/** Runs one tool call of `op` for the caller in `mcp`. */
 export async function callTool(
-  tool: ToolDefinition,
-  ctx: McpContext,
+  op: Operation,
+  mcp: McpContext,
   rawArgs: unknown,
   meta: Record<string, unknown> | undefined,
 ): Promise<CallToolResult> {
+  const payment = meta?.["x402/payment"];
+  const ctx: CallContext = {
+    surface: "mcp",
+    principal: mcp.principal,
+    credential: mcp.credential,
+    requestId: mcp.requestId,
+    signal: mcp.signal,
+    refer: mcpRefer,
+    url: `${mcp.deps.publicUrl}/mcp`,
+    ...(op.contract.policies?.payment === "x402" && payment && typeof payment === "object"
+      ? { payment: encodePaymentPayloadHeader(payment) }
+      : {}),
+  };
   let args: Record<string, unknown>;
   try {
-    args = parseArgs(tool, rawArgs);
-    await spendAllowed(tool, ctx);
+    args = readInput(toolInput(op.contract), rawArgs, "arguments");
   } catch (err) {
-    return errorResult(err, ctx);
+    return toolResult(errorOutcome(err, ctx, mcp.deps.log));
   }
-  const key = tool.spends ? (args.idempotency_key as string | undefined) : undefined;
-  if (!key) return run(tool, ctx, args, meta);
-  const { idempotency_key: _key, ...rest } = args;
-  const req: IdempotentRequest = {
-    credential: ctx.credential,
+  const { idempotency_key: key, ...input } = args;
+  const outcome = await runOperation(op, input, ctx, {
+    log: mcp.deps.log,
     // Kept apart from REST's Idempotency-Key records of the same credential.
-    key: `mcp:${key}`.slice(0, 255),
-    fingerprint: `mcp ${tool.name}\n${JSON.stringify(rest)}\n${JSON.stringify(meta?.["x402/payment"] ?? null)}`,
-  };
-  try {
-    const claim = await claimIdempotency(ctx.platform, req, {
-      ...DEFAULT_IDEMPOTENCY_LIMITS,
-      inFlightMs: ctx.platform.config.idempotencyInFlightMs,
-    });
-    if (claim.kind === "replay") return JSON.parse(claim.response.body) as CallToolResult;
-  } catch (err) {
-    return errorResult(err, ctx);
-  }
-  let stored = false;
-  try {
-    const out = await run(tool, ctx, args, meta);
-    const code = (out.structuredContent as { code?: string } | undefined)?.code;
-    // Like REST: a failure the caller should retry (internal, provider down) is not kept.
-    if (
-      !(
-        out.isError &&
-        (code === "internal" || code === "upstream_failed" || code === "unavailable")
-      )
-    ) {
-      await storeIdempotentResponse(ctx.platform, req, {
-        status: out.isError ? 400 : 200,
-        body: JSON.stringify(out),
-        headers: {},
-      });
-      stored = true;
-    }
-    return out;
-  } finally {
-    if (!stored) await releaseIdempotency(ctx.platform, req);
-  }
-}
-
-async function run(
-  tool: ToolDefinition,
-  ctx: McpContext,
-  args: Record<string, unknown>,
-  meta: Record<string, unknown> | undefined,
-): Promise<CallToolResult> {
-  try {
-    return success(await tool.run(ctx, args, meta));
-  } catch (err) {
-    return errorResult(err, ctx);
-  }
+    ...(typeof key === "string" ? { idempotencyKey: `mcp:${key}`.slice(0, 255) } : {}),
+    idempotency: { deps: mcp.deps, inFlightMs: mcp.deps.config.idempotencyInFlightMs },
+    // Over MCP every bucket is the caller's key: assistants share their platforms' addresses.
+    rate: async (bucket) => {
+      await takeRate(mcp.deps, bucket, credentialDigest(mcp.credential));
+    },
+  });
+  return toolResult(outcome);
 }

@@ -1,19 +1,26 @@
 /**
- * What every MCP tool runs with: the services' dependencies (the same ones the REST routes
- * use), the caller's principal and credential, and the request's id for error bodies.
+ * What the MCP surface runs with: every operation that has a tool, bound to its services (the
+ * same operations the REST routes serve), and the platform pieces the shared policies use.
  */
-
+import type { Operation } from "../api/operation.js";
+import type { Config } from "../config.js";
 import type { Principal } from "../services/auth.js";
-import type { ClipDeps } from "../services/clips/deps.js";
-import type { PaymentsDeps } from "../services/payments/deps.js";
-import type { Platform } from "../services/platform.js";
+import type { CoreDeps } from "../services/deps.js";
+import type { RateDeps } from "../services/rate-buckets.js";
+
+export type McpDeps = CoreDeps &
+  RateDeps & {
+    config: Pick<Config, "rateLimits" | "idempotencyInFlightMs">;
+    publicUrl: string;
+  };
 
 export interface McpServices {
-  platform: Platform;
-  clips: ClipDeps;
-  payments: PaymentsDeps;
+  deps: McpDeps;
+  /** The operations with an MCP binding, in the order tools/list shows them. */
+  operations: readonly Operation[];
 }
 
+/** One MCP request's caller and its services. */
 export interface McpContext extends McpServices {
   /** Always an agent key (or a connected app's token): assistants spend under a limit. */
   principal: Principal & { kind: "agent" };

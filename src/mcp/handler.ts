@@ -23,13 +23,9 @@ export async function handleMcp(
   services: McpServices,
   requestId: string,
 ): Promise<Response> {
-  const caller = await mcpCaller(services.platform, req, services.platform.publicUrl);
-  const server = createMcpServer({
-    ...services,
-    ...caller,
-    requestId,
-    signal: req.signal,
-  });
+  const { deps } = services;
+  const caller = await mcpCaller(deps, req, deps.publicUrl);
+  const server = createMcpServer({ ...services, ...caller, requestId, signal: req.signal });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

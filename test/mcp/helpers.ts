@@ -15,6 +15,9 @@ export async function connect(
   });
   const client = new Client({ name: "kinora-test", version: "1.0.0" });
   await client.connect(transport);
+  // Every assistant lists the tools first; from then on the SDK validates each result's
+  // structuredContent against the tool's outputSchema, so the tests do it too.
+  await client.listTools();
   return client;
 }
 
@@ -29,6 +32,19 @@ export async function call(
 ): Promise<CallToolResult & { structuredContent: Json }> {
   const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
   return (await client.callTool(params)) as CallToolResult & { structuredContent: Json };
+}
+
+/**
+ * The error body of a refusal: a tool result with isError whose text content is the REST error
+ * body as JSON, and no structuredContent (which the client would check against the success
+ * schema).
+ */
+export function refusal(res: CallToolResult): Json {
+  if (res.isError !== true) throw new Error(`not a refusal: ${JSON.stringify(res)}`);
+  if (res.structuredContent !== undefined) throw new Error("a refusal carries structuredContent");
+  const first = res.content[0];
+  if (first?.type !== "text") throw new Error("a refusal without text content");
+  return JSON.parse(first.text);
 }
 
 /** A raw JSON-RPC POST to /mcp (for transport and auth checks the SDK client hides). */

@@ -11,7 +11,7 @@ import { payWithX402 } from "../../src/payments/x402/client.js";
 import { type PaymentWorld, startPaymentWorld } from "../chain/world.js";
 import { x402Env } from "../payments/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
-import { call, connect } from "./helpers.js";
+import { call, connect, refusal } from "./helpers.js";
 
 let world: PaymentWorld;
 let s: ServedApp;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   const x402 = { rpc: { retryCount: 0, cacheTime: 0 } };
   s = await serveTestApp({
     env: x402Env(world),
-    features: [paymentsFeature({ x402 }), mcpFeature({ payments: { x402 } })],
+    features: [paymentsFeature({ x402 }), mcpFeature()],
   });
 });
 afterAll(async () => {
@@ -36,10 +36,13 @@ describe("top_up_with_usdc over MCP", () => {
     ).body.key as string;
     const client = await connect(s.url, key);
 
-    const terms = await call(client, "top_up_with_usdc", { amount_cents: 150 });
-    expect(terms.isError).toBe(true);
-    expect(terms.structuredContent).toMatchObject({ x402Version: 2 });
-    expect(terms.structuredContent.accepts[0]).toMatchObject({
+    // The x402 MCP transport: an error result whose first text is {"x402/error": {code, message,
+    // data: PaymentRequired}}, read by the official SDK client after tools/list.
+    const refused = refusal(await call(client, "top_up_with_usdc", { amount_cents: 150 }));
+    expect(refused["x402/error"]).toMatchObject({ code: 402, message: expect.any(String) });
+    const terms = refused["x402/error"].data;
+    expect(terms).toMatchObject({ x402Version: 2 });
+    expect(terms.accepts[0]).toMatchObject({
       scheme: "exact",
       network: world.config.network,
       amount: "1500000",
@@ -48,7 +51,7 @@ describe("top_up_with_usdc over MCP", () => {
 
     const payment = await payWithX402({
       privateKey: world.chain.payer.privateKey,
-      paymentRequired: terms.structuredContent,
+      paymentRequired: terms,
       maxAmountAtomic: 200_000_000n,
       allowedAssets: [{ network: world.config.network, asset: world.config.asset }],
     });
@@ -66,7 +69,8 @@ describe("top_up_with_usdc over MCP", () => {
 
     // The same signed payment again (a retry, or a replay by someone who saw it): no new credit.
     const replay = await call(client, "top_up_with_usdc", { amount_cents: 150 }, meta);
-    expect(replay.structuredContent.credited_cents ?? 0).toBeLessThanOrEqual(150);
+    const again = replay.isError ? refusal(replay) : replay.structuredContent;
+    expect(again.credited_cents ?? 0).toBeLessThanOrEqual(150);
     const wallet = await s.t.call("GET", "/wallet", { key: owner.key });
     expect(wallet.body.wallet.balance_cents).toBe(150);
     const credits = await s.t.deps.db

@@ -18,9 +18,7 @@ export function requestContext(log: Logger, ids: IdGenerator) {
     const started = performance.now();
     await withEarlyHeaders(c, { "X-Request-Id": requestId }, next);
     const url = new URL(c.req.url);
-    const principal =
-      c.get("maybePrincipal") ??
-      (c.get("principal") as AppEnv["Variables"]["principal"] | undefined);
+    const principal = c.get("principal");
     log.info("request", {
       request_id: requestId,
       method: c.req.method,

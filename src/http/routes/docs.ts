@@ -6,6 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { ApiError } from "../../domain/errors.js";
+import { errorJson } from "../errors.js";
 import type { Router } from "../router.js";
 
 const ASSETS: Record<string, string> = {
@@ -48,7 +50,7 @@ export function registerDocs(app: Router) {
       return c.body(INIT, 200, { "Content-Type": "text/javascript; charset=utf-8" });
     }
     const type = ASSETS[name];
-    if (!type) return c.json({ detail: `No documentation asset ${name}.` }, 404);
+    if (!type) return errorJson(c, new ApiError("not_found", `No documentation asset ${name}.`));
     let body = cache.get(name);
     if (!body) {
       body = await readFile(path.join(assetDir(), name));

@@ -21,6 +21,7 @@ export function registerCogHooks(app: Router, targets: Record<string, CogHookTar
       rawBody,
       url: c.req.url,
       secret: target.secret,
+      tokens: target.tokens,
       waiter: target.waiter,
     });
     return c.json(result.body, result.status);

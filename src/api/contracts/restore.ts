@@ -1,0 +1,227 @@
+/** Cloud restore operations: price, create, follow, start, cancel, list, pay by checkout. */
+import { z } from "@hono/zod-openapi";
+import { RESTORE_LIST_LIMIT as LIST_LIMIT } from "../../domain/limits.js";
+import { defineContract, READ_ONLY } from "../operation.js";
+import {
+  CreateBody,
+  CreatedRestore,
+  JobEnvelope,
+  PriceTable,
+  Quote,
+  QuoteBody,
+  RestoreJob,
+} from "../restore.js";
+import { JobIdField, pageQuery, WaitField, Wallet } from "../schemas.js";
+
+const TAGS = ["Cloud restore"] as const;
+const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
+
+export const getRestorePrices = defineContract({
+  id: "getRestorePrices",
+  auth: "none",
+  input: z.object({}).strict(),
+  output: PriceTable,
+  errors: [],
+  rest: {
+    method: "get",
+    path: "/cloud/prices",
+    tags: TAGS,
+    summary: "The restore price table",
+    description:
+      "Base price per quality (up to 5 minutes), the per-minute price after it, the high-resolution factor and the limits.",
+    answer: "The price table.",
+  },
+});
+
+export const quoteRestore = defineContract({
+  id: "quoteRestore",
+  auth: "none",
+  input: QuoteBody,
+  output: Quote,
+  errors: ["over_a_limit"],
+  policies: { rate: "quote" },
+  rest: {
+    method: "post",
+    path: "/cloud/quote",
+    tags: TAGS,
+    summary: "Price a restore",
+    description:
+      "The price for a video of this length, size and quality. 422 when the video is over a limit.",
+    answer: "The price.",
+  },
+  mcp: {
+    name: "quote_restore",
+    title: "Quote a restore",
+    description:
+      "Free. The exact price of restoring a video of `duration_sec` seconds (and optionally `width`×`height` pixels) at a `quality` (faithful = Standard, enhanced = default, enhanced_max = Studio Max). State this price to the owner before create_restore.",
+    annotations: READ_ONLY,
+  },
+});
+
+export const createRestore = defineContract({
+  id: "createRestore",
+  auth: "optional",
+  input: CreateBody,
+  output: CreatedRestore,
+  errors: ["needs_topup", "over_limit", "wallet_paused", "over_a_limit"],
+  policies: { spends: true, rate: "spend" },
+  rest: {
+    method: "post",
+    path: "/cloud/jobs",
+    tags: TAGS,
+    summary: "Create a restore job",
+    description:
+      "With a key (and pay_with not checkout) the price is taken from the balance now and the job waits for its upload (`awaiting_upload`). Without a key, `email` is required and the job waits for payment (`pending_payment`): upload, then POST /cloud/jobs/{id}/checkout.",
+    answer: "The job, where to upload the file and what to do next.",
+  },
+  mcp: {
+    name: "create_restore",
+    title: "Create a cloud restore",
+    description:
+      "Costs from $2.99, by length and quality (quote_restore gives the exact price; state it and get the owner's agreement first unless they already agreed). Declare the video's duration_sec, filename, content_type and size (bytes, up to 2 GB). Paid from the balance now; the answer has upload_url and upload_headers: PUT the file there with exactly those headers, then call start_restore. With pay_with \"checkout\" the owner pays this one job by card instead (start_restore then returns the checkout link).",
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+  },
+});
+
+export const listRestores = defineContract({
+  id: "listRestores",
+  auth: "key",
+  input: pageQuery({ ...LIST_LIMIT, example: LIST_LIMIT.default }),
+  output: z.object({ jobs: z.array(RestoreJob), next_cursor: z.string().nullable() }),
+  errors: [],
+  rest: {
+    method: "get",
+    path: "/cloud/jobs",
+    tags: TAGS,
+    summary: "List restore jobs",
+    description: `Restore jobs, newest first, \`limit\` (${LIST_LIMIT.min}–${LIST_LIMIT.max}, default ${LIST_LIMIT.default}) at a time; pass \`next_cursor\` back as \`cursor\` for the next page (null on the last). The wallet key sees all of the wallet's jobs; an agent key only the jobs it created.`,
+    answer: "A page of jobs.",
+  },
+});
+
+export const getRestore = defineContract({
+  id: "getRestore",
+  auth: "none",
+  input: z.object({ ...JOB, wait_seconds: WaitField }).strict(),
+  output: JobEnvelope,
+  errors: ["not_found"],
+  rest: {
+    method: "get",
+    path: "/cloud/jobs/{id}",
+    names: { job_id: "id", wait_seconds: "wait" },
+    tags: TAGS,
+    summary: "Read a restore job",
+    description:
+      "No key needed: the 128-bit job id is the capability. `progress` while processing; `download_url` (valid 1 hour, fresh on every read) once done.",
+    answer: "The job.",
+  },
+});
+
+/** Over MCP a restore is read with the key that made it: another key's job is not found. */
+export const followRestore = defineContract({
+  id: "followRestore",
+  auth: "key",
+  input: z.object({ ...JOB, wait_seconds: WaitField }).strict(),
+  output: JobEnvelope,
+  errors: ["not_found"],
+  mcp: {
+    name: "get_restore",
+    title: "Follow a restore",
+    description:
+      "Free. The restore job: status (processing → done, or failed/refunded with the money back), progress 0..1 and, once done, download_url (valid 1 hour, fresh on every call; results are deleted after the retention period, typically 48 hours). wait_seconds (0–25) returns as soon as the job changes, so poll with it.",
+    annotations: READ_ONLY,
+  },
+});
+
+export const startRestore = defineContract({
+  id: "startRestore",
+  auth: "key",
+  input: z.object(JOB).strict(),
+  output: JobEnvelope,
+  errors: ["not_found", "not_uploaded", "upload_mismatch", "paid_by_checkout", "wrong_state"],
+  remedies: {
+    paid_by_checkout: (refer, a) =>
+      `Open its checkout with ${refer(createRestoreCheckout, { job_id: String(a.job_id) })} and give the link to the person paying.`,
+  },
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/start",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Start a restore once the file is uploaded",
+    description:
+      "Checks the upload (present, declared size and type) and moves the job to `processing`. Starting a started job returns it unchanged. 400 says what is wrong with the upload.",
+    answer: "The job, processing.",
+  },
+});
+
+export const createRestoreCheckout = defineContract({
+  id: "createRestoreCheckout",
+  auth: "none",
+  input: z.object({ job_id: JobIdField("rj_4f8HkQ2n9LrT1xZcV6bYpA") }).strict(),
+  output: z.object({ checkout_url: z.string(), job: RestoreJob }),
+  errors: ["not_found", "not_uploaded", "upload_mismatch", "wrong_state", "unavailable"],
+  policies: { rate: "create" },
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/checkout",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Checkout link for a restore paid per job",
+    description:
+      "For a job created without a key (pay_with checkout): once the file is uploaded, returns the hosted checkout link for the customer. Paying starts the job. Asking again returns a link for the same job; a job is paid at most once.",
+    answer: "The checkout link and the job.",
+  },
+});
+
+/** Over MCP, one tool starts a balance-paid restore or opens the checkout of a card-paid one. */
+export const startOrPayRestore = defineContract({
+  id: "startOrPayRestore",
+  auth: "key",
+  input: z.object(JOB).strict(),
+  output: JobEnvelope.extend({
+    checkout_url: z.string().optional().openapi({
+      description: "For a job paid by checkout: the link for the owner; it starts once paid.",
+    }),
+  }),
+  errors: ["not_found", "not_uploaded", "upload_mismatch", "wrong_state", "unavailable"],
+  mcp: {
+    name: "start_restore",
+    title: "Start a restore",
+    description:
+      'No further charge (paid at create_restore). Once the file is uploaded, starts the restore (status processing); starting a started job returns it unchanged. For a job created with pay_with "checkout" it returns checkout_url instead: give it to the owner; the restore starts once paid. Then follow it with get_restore.',
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+});
+
+export const cancelRestore = defineContract({
+  id: "cancelRestore",
+  auth: "key",
+  input: z.object(JOB).strict(),
+  output: z.object({ job: RestoreJob, wallet: Wallet }),
+  errors: ["not_found", "already_uploaded", "paid_by_checkout", "wrong_state"],
+  remedies: {
+    already_uploaded: (refer, a) =>
+      `Start it with ${refer([startRestore, startOrPayRestore], { job_id: String(a.job_id) })} instead.`,
+  },
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/cancel",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Cancel a job whose file never arrived",
+    description:
+      "Balance-paid jobs only, while the file has not been uploaded: the price goes back to the balance (and the agent key's allowance). Cancelling a cancelled job returns it unchanged; 409 when it can no longer be cancelled.",
+    answer: "The job, cancelled, and the wallet after the refund.",
+  },
+});

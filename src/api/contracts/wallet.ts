@@ -1,0 +1,127 @@
+/** The wallet and its agent keys: create, read, and the wallet key's management of keys. */
+import { z } from "@hono/zod-openapi";
+import { AGENT_KEY_LIMIT_CENTS, LABEL_MAX_LENGTH } from "../../domain/limits.js";
+import { defineContract, READ_ONLY } from "../operation.js";
+import { AgentKey, Email, IdField, Wallet } from "../schemas.js";
+
+const { min, max } = AGENT_KEY_LIMIT_CENTS;
+const BALANCE = ["Balance"] as const;
+const KEYS = ["Agent keys"] as const;
+
+export const createWallet = defineContract({
+  id: "createWallet",
+  auth: "none",
+  input: z
+    .object({ email: Email.optional() })
+    .strict()
+    .openapi({ example: { email: "owner@example.com" } }),
+  output: z.object({
+    key: z.string().openapi({ example: "pmk_2mYb9…", description: "Shown once." }),
+    wallet: Wallet,
+  }),
+  errors: [],
+  policies: { rate: "create" },
+  rest: {
+    method: "post",
+    path: "/wallet",
+    tags: BALANCE,
+    summary: "Create a wallet",
+    description:
+      "Creates an empty wallet and its wallet key (`pmk_`). The key is shown once: store it. No authentication.",
+    answer: "The wallet key (shown once) and the wallet.",
+  },
+});
+
+export const getWallet = defineContract({
+  id: "getWallet",
+  auth: "key",
+  input: z.object({}).strict(),
+  output: z.object({ wallet: Wallet }),
+  errors: [],
+  rest: {
+    method: "get",
+    path: "/wallet",
+    tags: BALANCE,
+    summary: "Read the wallet",
+    description:
+      "The wallet as the calling key sees it: `email` only for the wallet key, `agent_key` when an agent key calls, `spendable_cents` = what this key can spend now.",
+    answer: "The wallet.",
+  },
+  mcp: {
+    name: "get_balance",
+    title: "Balance and allowance",
+    description:
+      "Free. The wallet's balance, what this key can still spend (spendable_cents = the smaller of the balance and the key's remaining limit), and the key's limit, spent amount and ask_before_spending (the owner's standing agreement: true means ask before each purchase).",
+    annotations: READ_ONLY,
+  },
+});
+
+export const createAgentKey = defineContract({
+  id: "createAgentKey",
+  auth: "wallet",
+  input: z
+    .object({
+      label: z
+        .string()
+        .max(LABEL_MAX_LENGTH, `must be at most ${LABEL_MAX_LENGTH} characters`)
+        .optional(),
+      limit_cents: z
+        .number({ error: `must be an integer from ${min} to ${max}` })
+        .int(`must be an integer from ${min} to ${max}`)
+        .min(min, `must be an integer from ${min} to ${max}`)
+        .max(max, `must be an integer from ${min} to ${max}`),
+      ask_before_spending: z.boolean({ error: "must be true or false" }).optional().openapi({
+        description:
+          "Default true: assistants using this key ask the owner before each purchase. false: the owner agrees in advance to spending within the limit.",
+      }),
+    })
+    .strict()
+    .openapi({ example: { label: "my assistant", limit_cents: 500, ask_before_spending: true } }),
+  output: z.object({ key: z.string().openapi({ example: "pak_7Qx…" }), agent_key: AgentKey }),
+  errors: ["conflict"],
+  policies: { spends: true, rate: "spend" },
+  rest: {
+    method: "post",
+    path: "/wallet/keys",
+    tags: KEYS,
+    summary: "Create an agent key",
+    description:
+      "Creates an agent key (`pak_`) that can spend at most `limit_cents` in total from this wallet. The secret is shown once. Wallet key only.",
+    answer: "The agent key secret (shown once) and its details.",
+  },
+});
+
+export const listAgentKeys = defineContract({
+  id: "listAgentKeys",
+  auth: "wallet",
+  input: z.object({}).strict(),
+  output: z.object({ keys: z.array(AgentKey) }),
+  errors: [],
+  rest: {
+    method: "get",
+    path: "/wallet/keys",
+    tags: KEYS,
+    summary: "List agent keys",
+    description:
+      "Every agent key and connected app of the wallet, newest first, without secrets. Wallet key only.",
+    answer: "The agent keys.",
+  },
+});
+
+export const revokeAgentKey = defineContract({
+  id: "revokeAgentKey",
+  auth: "wallet",
+  input: z.object({ key_id: IdField("key_3mJr7AoUXx7Wqd2vBZLWmU") }).strict(),
+  output: z.object({ agent_key: AgentKey }),
+  errors: ["not_found"],
+  rest: {
+    method: "post",
+    path: "/wallet/keys/{id}/revoke",
+    names: { key_id: "id" },
+    tags: KEYS,
+    summary: "Revoke an agent key",
+    description:
+      "Stops the key at once. Revoking a revoked key returns it unchanged. Wallet key only.",
+    answer: "The key, revoked.",
+  },
+});

@@ -1,0 +1,35 @@
+/** The assistant-only combinations' handlers: each calls the same services as the REST parts. */
+import { notFound } from "../../domain/errors.js";
+import { priceTableView } from "../../domain/restore/pricing.js";
+import { cancelClip } from "../../services/clips/commands.js";
+import { motionConfig } from "../../services/clips/config.js";
+import type { ClipDeps } from "../../services/clips/deps.js";
+import { cancelRestoreJob } from "../../services/restore/commands.js";
+import type { RestoreDeps } from "../../services/restore/deps.js";
+import { freshPrincipal, walletView } from "../../services/wallets.js";
+import * as c from "../contracts/assistant.js";
+import { implement, type Operation } from "../operation.js";
+
+export interface AssistantDeps {
+  restore: RestoreDeps;
+  clips: ClipDeps;
+}
+
+const prices = implement(c.getPrices, async () => ({
+  restore: priceTableView(),
+  clips: motionConfig(),
+}));
+
+const cancel = implement(c.cancelJob, async (deps: AssistantDeps, a, ctx) => {
+  if (a.job_id.startsWith("rj_")) return cancelRestoreJob(deps.restore, ctx.principal, a.job_id);
+  if (a.job_id.startsWith("clip_")) {
+    const job = await cancelClip(deps.clips, ctx.principal, a.job_id);
+    return { job, wallet: await walletView(deps.restore, freshPrincipal(ctx.principal)) };
+  }
+  throw notFound("Job (ids start with rj_ for restores and clip_ for clips)");
+});
+
+/** The assistant-only operations (no REST binding), bound to the restore and clip services. */
+export function assistantOperations(deps: AssistantDeps): Operation[] {
+  return [prices, cancel].map((bind) => bind(deps));
+}

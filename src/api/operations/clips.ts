@@ -1,0 +1,49 @@
+/** The clip operations' handlers. */
+import { clipPrice } from "../../domain/clips/rules.js";
+import { cancelClip, getClip, listClipsPage, startClip } from "../../services/clips/commands.js";
+import { motionConfig } from "../../services/clips/config.js";
+import { createClip } from "../../services/clips/create.js";
+import type { ClipDeps } from "../../services/clips/deps.js";
+import * as c from "../contracts/clips.js";
+import { implement, type Operation } from "../operation.js";
+
+const config = implement(c.getMotionConfig, async () => motionConfig());
+
+const quote = implement(c.quoteClip, async (_deps, a) => clipPrice(a.size));
+
+const make = implement(c.createClip, async (deps: ClipDeps, a, ctx) =>
+  createClip(deps, ctx.principal, {
+    prompt: a.prompt,
+    size: a.size,
+    seconds: a.seconds,
+    loop: a.loop,
+    seed: a.seed,
+    imageUrl: a.image_url,
+    contentType: a.content_type,
+    imageBytes: a.image_bytes,
+  }),
+);
+
+const list = implement(c.listClips, async (deps: ClipDeps, a, ctx) =>
+  listClipsPage(deps, ctx.principal, a),
+);
+
+const read = implement(c.getClip, async (deps: ClipDeps, a, ctx) => ({
+  job: await getClip(deps, ctx.principal, a.job_id, {
+    waitMs: (a.wait_seconds ?? 0) * 1000,
+    signal: ctx.signal,
+  }),
+}));
+
+const start = implement(c.startClip, async (deps: ClipDeps, a, ctx) => ({
+  job: await startClip(deps, ctx.principal, a.job_id),
+}));
+
+const cancel = implement(c.cancelClip, async (deps: ClipDeps, a, ctx) => ({
+  job: await cancelClip(deps, ctx.principal, a.job_id),
+}));
+
+/** The clip area's operations, bound to its dependencies. */
+export function clipOperations(deps: ClipDeps): Operation[] {
+  return [config, quote, make, list, read, start, cancel].map((bind) => bind(deps));
+}

@@ -1,0 +1,33 @@
+/** Top-up operations' handlers. */
+import { openTopupCheckout } from "../../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../../services/payments/deps.js";
+import { cryptoTopup } from "../../services/payments/usdc.js";
+import * as c from "../contracts/payments.js";
+import { implement, type Operation, reply } from "../operation.js";
+
+const topupLink = implement(c.createTopUpLink, async (deps: PaymentsDeps, a, ctx) =>
+  openTopupCheckout(deps, {
+    walletId: ctx.principal.walletId,
+    amountCents: a.amount_cents,
+    email: a.email ?? null,
+  }),
+);
+
+const usdc = implement(c.topUpWithUsdc, async (deps: PaymentsDeps, a, ctx) => {
+  const result = await cryptoTopup(deps, {
+    principal: ctx.principal,
+    amountCents: a.amount_cents,
+    paymentHeader: ctx.payment,
+    // The payment terms name where they were asked for: this call's own address.
+    resource: { url: ctx.url, description: "kinora wallet top-up" },
+  });
+  return reply(result.body as never, {
+    status: result.status === 200 ? 200 : 202,
+    ...(result.paymentResponse ? { paymentResponse: result.paymentResponse } : {}),
+  });
+});
+
+/** The top-up operations, bound to the payments services. */
+export function topupOperations(deps: PaymentsDeps): Operation[] {
+  return [topupLink, usdc].map((bind) => bind(deps));
+}

@@ -1,0 +1,99 @@
+/** The restore operations' handlers: each maps its input onto one service call. */
+import { priceTableView } from "../../domain/restore/pricing.js";
+import { openRestoreCheckout } from "../../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../../services/payments/deps.js";
+import {
+  cancelRestoreJob,
+  getOwnedRestoreJob,
+  getRestoreJob,
+  ownedJob,
+  startRestoreJob,
+} from "../../services/restore/commands.js";
+import { createRestoreJob } from "../../services/restore/create.js";
+import type { RestoreDeps } from "../../services/restore/deps.js";
+import { listRestoreJobs } from "../../services/restore/list.js";
+import { quoteRestore as priceRestore } from "../../services/restore/quote.js";
+import * as c from "../contracts/restore.js";
+import { implement, type Operation } from "../operation.js";
+
+const waitOptions = (waitSeconds: number | undefined, signal: AbortSignal) => ({
+  waitMs: (waitSeconds ?? 0) * 1000,
+  signal,
+});
+
+const prices = implement(c.getRestorePrices, async () => priceTableView());
+
+const quote = implement(c.quoteRestore, async (_deps, a) =>
+  priceRestore({
+    durationSec: a.duration_sec,
+    quality: a.quality,
+    width: a.width,
+    height: a.height,
+  }),
+);
+
+const create = implement(c.createRestore, async (p: RestoreDeps, a, ctx) => {
+  const created = await createRestoreJob(p, ctx.principal, {
+    durationSec: a.duration_sec,
+    quality: a.quality,
+    width: a.width,
+    height: a.height,
+    filename: a.filename,
+    contentType: a.content_type,
+    sizeBytes: a.size,
+    email: a.email,
+    payWith: a.pay_with,
+  });
+  const job = { job_id: created.job.id };
+  const upload = `PUT the file (exactly ${created.job.size} bytes) to upload_url with upload_headers within 24 hours`;
+  const follow = `Then call ${ctx.refer([c.getRestore, c.followRestore], job)} until status is done, and download download_url.`;
+  const next = created.paid_from_balance
+    ? `${upload}, then call ${ctx.refer([c.startRestore, c.startOrPayRestore], job)} with the same key. ${follow}`
+    : `${upload}, then call ${ctx.refer([c.createRestoreCheckout, c.startOrPayRestore], job)} and give the checkout_url to the person paying; the restore starts once paid. ${follow}`;
+  return { ...created, next };
+});
+
+const list = implement(c.listRestores, async (p: RestoreDeps, a, ctx) =>
+  listRestoreJobs(p, ctx.principal, a),
+);
+
+const read = implement(c.getRestore, async (p: RestoreDeps, a, ctx) =>
+  getRestoreJob(p, a.job_id, waitOptions(a.wait_seconds, ctx.signal)),
+);
+
+const follow = implement(c.followRestore, async (p: RestoreDeps, a, ctx) =>
+  getOwnedRestoreJob(p, ctx.principal, a.job_id, waitOptions(a.wait_seconds, ctx.signal)),
+);
+
+const start = implement(c.startRestore, async (p: RestoreDeps, a, ctx) =>
+  startRestoreJob(p, ctx.principal, a.job_id),
+);
+
+const cancel = implement(c.cancelRestore, async (p: RestoreDeps, a, ctx) =>
+  cancelRestoreJob(p, ctx.principal, a.job_id),
+);
+
+/** The restore area's operations, bound to its dependencies. */
+export function restoreOperations(p: RestoreDeps): Operation[] {
+  return [prices, quote, create, list, read, follow, start, cancel].map((bind) => bind(p));
+}
+
+const checkout = implement(c.createRestoreCheckout, async (deps: PaymentsDeps, a) => {
+  const opened = await openRestoreCheckout(deps, a.job_id);
+  const { job } = await getRestoreJob(deps.platform, a.job_id);
+  return { checkout_url: opened.checkout_url, job };
+});
+
+const startOrPay = implement(c.startOrPayRestore, async (deps: PaymentsDeps, a, ctx) => {
+  const row = await ownedJob(deps.platform, ctx.principal, a.job_id);
+  if (row.status !== "pending_payment")
+    return startRestoreJob(deps.platform, ctx.principal, a.job_id);
+  const opened = await openRestoreCheckout(deps, a.job_id);
+  const { job } = await getOwnedRestoreJob(deps.platform, ctx.principal, a.job_id);
+  return { job, checkout_url: opened.checkout_url };
+});
+
+/** Paying a restore per job by checkout: served by the payments feature, which owns checkouts. */
+export function restoreCheckoutOperations(deps: PaymentsDeps): Operation[] {
+  return [checkout, startOrPay].map((bind) => bind(deps));
+}

@@ -1,0 +1,41 @@
+/** The wallet operations' handlers. */
+import { createAgentKey, listAgentKeys, revokeAgentKey } from "../../services/agent-keys.js";
+import type { CoreDeps } from "../../services/deps.js";
+import { createWallet, walletView } from "../../services/wallets.js";
+import * as c from "../contracts/wallet.js";
+import { implement, type Operation } from "../operation.js";
+
+/** What the wallet operations need: the core services and the cap on active agent keys. */
+export interface WalletOperationDeps extends CoreDeps {
+  config: { maxAgentKeys: number };
+}
+
+const create = implement(c.createWallet, async (deps: WalletOperationDeps, a) =>
+  createWallet(deps, { email: a.email ?? null }),
+);
+
+const read = implement(c.getWallet, async (deps: WalletOperationDeps, _a, ctx) => ({
+  wallet: await walletView(deps, ctx.principal),
+}));
+
+const createKey = implement(c.createAgentKey, async (deps: WalletOperationDeps, a, ctx) =>
+  createAgentKey(deps, ctx.principal.walletId, {
+    label: a.label,
+    limitCents: a.limit_cents,
+    askBeforeSpending: a.ask_before_spending,
+    maxActive: deps.config.maxAgentKeys,
+  }),
+);
+
+const listKeys = implement(c.listAgentKeys, async (deps: WalletOperationDeps, _a, ctx) => ({
+  keys: await listAgentKeys(deps, ctx.principal.walletId),
+}));
+
+const revokeKey = implement(c.revokeAgentKey, async (deps: WalletOperationDeps, a, ctx) => ({
+  agent_key: await revokeAgentKey(deps, ctx.principal.walletId, a.key_id),
+}));
+
+/** The wallet area's operations, bound to the core services. */
+export function walletOperations(deps: WalletOperationDeps): Operation[] {
+  return [create, read, createKey, listKeys, revokeKey].map((bind) => bind(deps));
+}

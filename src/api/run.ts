@@ -1,0 +1,190 @@
+/**
+ * Running one call of an operation with the policies every surface shares, in this order:
+ * who may call (the auth mode), the operation's rate bucket, then — for a caller with a
+ * credential and an idempotency key — at most once per key: the same key and input replay the
+ * first outcome, another input with the same key is a 409. The outcome is surface-neutral
+ * data (a status, a body, an x402 receipt, or an error body with its headers), already worded
+ * for the caller's surface; each surface turns it into its own answer.
+ */
+import { ApiError, unauthorized } from "../domain/errors.js";
+import type { Logger } from "../logger.js";
+import type { CoreDeps } from "../services/deps.js";
+import {
+  claimIdempotency,
+  DEFAULT_IDEMPOTENCY_LIMITS,
+  type IdempotentRequest,
+  releaseIdempotency,
+  type StoredResponse,
+  storeIdempotentResponse,
+} from "../services/idempotency.js";
+import {
+  type AnyContract,
+  type AuthMode,
+  type CallContext,
+  isReply,
+  type Operation,
+  type RateBucket,
+} from "./operation.js";
+import { withRemedy } from "./remedies.js";
+
+/** What a call ended with; replays hand back exactly this. */
+export type Outcome = (
+  | { ok: true; status: 200 | 202; body: unknown; paymentResponse?: string }
+  | { ok: false; status: number; body: Record<string, unknown>; headers: Record<string, string> }
+) & {
+  /** Answered from the idempotency record of an earlier call (never stored itself). */
+  replayed?: true;
+};
+
+export interface RunOptions {
+  /** Counts the call against a bucket for this surface's notion of the caller; throws a 429. */
+  rate?: (bucket: RateBucket) => Promise<void>;
+  /** The caller's idempotency key (REST header, MCP argument), namespaced by the surface. */
+  idempotencyKey?: string;
+  /** The idempotency store and in-flight lease; absent: keys are not honoured. */
+  idempotency?: { deps: CoreDeps; inFlightMs: number };
+  log: Logger;
+}
+
+/**
+ * A stored outcome. Records written before operations had one runner (up to a day old after an
+ * upgrade) hold a REST answer or an MCP tool result instead; they replay as what they were.
+ */
+function storedOutcome(stored: StoredResponse): Outcome {
+  const data = JSON.parse(stored.body) as Record<string, unknown>;
+  if (typeof data.ok === "boolean") return data as unknown as Outcome;
+  if (Array.isArray(data.content)) {
+    const body = (data.structuredContent ?? {}) as Record<string, unknown>;
+    return data.isError
+      ? { ok: false, status: 400, body, headers: {} }
+      : { ok: true, status: 200, body };
+  }
+  return stored.status < 400
+    ? { ok: true, status: stored.status === 202 ? 202 : 200, body: data }
+    : { ok: false, status: stored.status, body: data, headers: stored.headers };
+}
+
+/** Failures a retry may cure: never kept for replay. */
+const RETRYABLE = new Set(["internal", "upstream_failed", "unavailable"]);
+
+/** Whether a call with this principal may run an operation of this auth mode (throws if not). */
+export function checkCaller(mode: AuthMode, principal: CallContext["principal"]): void {
+  if ((mode === "key" || mode === "wallet") && !principal) {
+    throw unauthorized(
+      "This operation needs a key: send Authorization: Bearer <pmk_ or pak_ key>.",
+    );
+  }
+  if (mode === "wallet" && principal?.kind !== "wallet") {
+    throw new ApiError(
+      "wallet_key_required",
+      "Only the wallet key (pmk_) can do this; agent keys cannot manage keys.",
+    );
+  }
+}
+
+/**
+ * The error body of a failure, worded for the caller's surface: the detail gains the next step
+ * the operation's contract (or ./remedies.ts) gives for the code.
+ */
+export function errorOutcome(
+  err: unknown,
+  ctx: CallContext,
+  log: Logger,
+  op?: { contract: AnyContract; input: unknown },
+): Outcome {
+  if (err instanceof ApiError) {
+    const detail = withRemedy(err.detail, err.code, op?.contract, ctx.refer, op?.input);
+    return {
+      ok: false,
+      status: err.status,
+      body: { ...err.body(), detail, request_id: ctx.requestId },
+      headers: err.headers,
+    };
+  }
+  log.error("operation failed", { request_id: ctx.requestId, err });
+  return {
+    ok: false,
+    status: 500,
+    body: {
+      detail: `Internal error; retry, or quote request id ${ctx.requestId} to the operator.`,
+      code: "internal",
+      request_id: ctx.requestId,
+    },
+    headers: {},
+  };
+}
+
+async function attempt(
+  op: Operation,
+  input: unknown,
+  ctx: CallContext,
+  log: Logger,
+): Promise<Outcome> {
+  try {
+    const out = await op.handle(input as never, ctx as never);
+    if (isReply(out)) {
+      return {
+        ok: true,
+        status: out.status ?? 200,
+        body: out.body,
+        ...(out.paymentResponse ? { paymentResponse: out.paymentResponse } : {}),
+      };
+    }
+    return { ok: true, status: 200, body: out };
+  } catch (err) {
+    return errorOutcome(err, ctx, log, { contract: op.contract, input });
+  }
+}
+
+/**
+ * Runs `op` on an input the surface has already read (./input.ts). Never throws: every
+ * refusal is an Outcome, so both surfaces answer it the same way.
+ */
+export async function runOperation(
+  op: Operation,
+  input: unknown,
+  ctx: CallContext,
+  opts: RunOptions,
+): Promise<Outcome> {
+  const { contract } = op;
+  try {
+    checkCaller(contract.auth, ctx.principal);
+    const bucket = contract.policies?.rate;
+    if (bucket && opts.rate) await opts.rate(bucket);
+  } catch (err) {
+    return errorOutcome(err, ctx, opts.log);
+  }
+  const key = opts.idempotencyKey;
+  if (key === undefined || !ctx.credential || !opts.idempotency) {
+    return attempt(op, input, ctx, opts.log);
+  }
+  const { deps, inFlightMs } = opts.idempotency;
+  const req: IdempotentRequest = {
+    credential: ctx.credential,
+    key,
+    // A signed x402 retry is another request than the unpaid one, even with the same input.
+    fingerprint: `${contract.id}\n${JSON.stringify(input)}\n${ctx.payment ?? ""}`,
+  };
+  try {
+    const claim = await claimIdempotency(deps, req, { ...DEFAULT_IDEMPOTENCY_LIMITS, inFlightMs });
+    if (claim.kind === "replay") return { ...storedOutcome(claim.response), replayed: true };
+  } catch (err) {
+    return errorOutcome(err, ctx, opts.log);
+  }
+  let stored = false;
+  try {
+    const outcome = await attempt(op, input, ctx, opts.log);
+    const code = outcome.ok ? undefined : outcome.body.code;
+    if (!(typeof code === "string" && RETRYABLE.has(code))) {
+      await storeIdempotentResponse(deps, req, {
+        status: outcome.status,
+        body: JSON.stringify(outcome),
+        headers: {},
+      });
+      stored = true;
+    }
+    return outcome;
+  } finally {
+    if (!stored) await releaseIdempotency(deps, req);
+  }
+}

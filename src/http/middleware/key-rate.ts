@@ -1,0 +1,30 @@
+/**
+ * Every request made with a caller's key or token (a wallet key, an agent key, a connected
+ * app's token — in the Authorization header, or in `?key=` for MCP clients that take only a
+ * URL) counts against that credential's bucket, good or bad: the digest needs no lookup, and
+ * a guessed key is limited like a real one. Machine tokens (operator, workers, scraper) are not
+ * callers' keys and are not counted. Every such response carries the RateLimit headers.
+ */
+import { createMiddleware } from "hono/factory";
+import {
+  credentialDigest,
+  type RateDeps,
+  rateHeaders,
+  takeRate,
+} from "../../services/rate-buckets.js";
+import type { AppEnv } from "../env.js";
+import { withEarlyHeaders } from "./early-headers.js";
+
+const CALLER_CREDENTIAL = /^(pmk|pak|kat)_/;
+
+export function keyRate(deps: RateDeps) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header("authorization");
+    const sent = header ? header.replace(/^Bearer\s+/i, "") : c.req.query("key");
+    if (!sent || !CALLER_CREDENTIAL.test(sent)) return next();
+    const decision = await takeRate(deps, "key", credentialDigest(sent));
+    c.set("rateDecision", decision);
+    if (!decision) return next();
+    await withEarlyHeaders(c, rateHeaders(decision), next);
+  });
+}

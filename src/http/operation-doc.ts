@@ -1,0 +1,175 @@
+/**
+ * An operation's entry in the OpenAPI document, derived from its contract: operationId, the
+ * path and query parameters and JSON body under their REST names, the success answers, and one
+ * error response per status listing the codes the operation can answer there.
+ */
+import { zodToOpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { z } from "@hono/zod-openapi";
+import type { AnyContract, RestBinding } from "../api/operation.js";
+import { ErrorBody } from "../api/schemas.js";
+import { ERROR_CODES, type ErrorCode } from "../domain/error-codes.js";
+import type { Router } from "./router.js";
+
+/** Path parameter names of a template: `/cloud/jobs/{id}/start` → `["id"]`. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+}
+
+/** The REST name of an input field. */
+export const restName = (rest: RestBinding, field: string) => rest.names?.[field] ?? field;
+
+/** How the input splits over REST: which fields are in the path, which in the query. */
+export interface RestShape {
+  path: string[];
+  query: string[];
+  body: string[];
+}
+
+export function restShape(contract: AnyContract, rest: RestBinding): RestShape {
+  const fields = Object.keys(contract.input.shape);
+  const inPath = new Set(pathParams(rest.path));
+  const path = fields.filter((f) => inPath.has(restName(rest, f)));
+  const others = fields.filter((f) => !path.includes(f));
+  return rest.method === "get"
+    ? { path, query: others, body: [] }
+    : { path, query: [], body: others };
+}
+
+/** A z.object of `fields` under their REST names (for parameters in the document). */
+function renamed(contract: AnyContract, rest: RestBinding, fields: string[]) {
+  const shape = contract.input.shape as Record<string, z.ZodType>;
+  return z.object(
+    Object.fromEntries(fields.map((f) => [restName(rest, f), shape[f] as z.ZodType])),
+  );
+}
+
+/**
+ * The JSON body's schema: the input itself when nothing is in the path (so a named schema stays
+ * a component), else the input without the path fields, keeping its example.
+ */
+function bodySchema(contract: AnyContract, shape: RestShape): z.ZodType {
+  if (shape.path.length === 0) return contract.input;
+  const body = contract.input.omit(Object.fromEntries(shape.path.map((f) => [f, true])));
+  const example = zodToOpenAPIRegistry.get(contract.input)?.example;
+  if (!example || typeof example !== "object") return body;
+  const kept = Object.fromEntries(
+    Object.entries(example).filter(([field]) => !shape.path.includes(field)),
+  );
+  return body.openapi({ example: kept });
+}
+
+/** Every code a call of this contract can answer, the implied ones included. */
+export function errorCodesOf(contract: AnyContract, shape: RestShape): ErrorCode[] {
+  const codes = new Set<ErrorCode>(contract.errors);
+  if (shape.query.length + shape.body.length > 0) codes.add("invalid_field");
+  if (contract.rest?.method === "post") {
+    codes.add("invalid_request");
+    codes.add("too_large");
+  }
+  if (shape.path.length > 0) codes.add("not_found");
+  if (contract.auth !== "none") codes.add("unauthorized");
+  if (contract.auth === "wallet") codes.add("forbidden");
+  if (contract.policies?.rate || contract.auth !== "none") codes.add("rate_limited");
+  return [...codes];
+}
+
+/** x402's 402: the terms in the PAYMENT-REQUIRED header, and in the body as payment_required. */
+const X402_REQUIRED = {
+  headers: {
+    "PAYMENT-REQUIRED": {
+      description: "The x402 v2 payment terms (base64 JSON of PaymentRequired).",
+      schema: { type: "string" },
+    },
+  },
+  content: {
+    "application/json": {
+      schema: ErrorBody.extend({
+        payment_required: z.record(z.string(), z.unknown()).optional(),
+      }),
+    },
+  },
+};
+
+function errorResponses(codes: ErrorCode[], x402: boolean) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, object> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join(" "),
+      content: { "application/json": { schema: ErrorBody } },
+      ...(x402 && status === 402 ? X402_REQUIRED : {}),
+    };
+  }
+  return out;
+}
+
+function securityOf(contract: AnyContract) {
+  switch (contract.auth) {
+    case "none":
+      return undefined;
+    case "optional":
+      return [{}, { bearer: [] }];
+    case "admin":
+      return [{ admin: [] }];
+    default:
+      return [{ bearer: [] }];
+  }
+}
+
+/** Registers the contract's REST operation in the app's OpenAPI registry. */
+export function documentOperation(app: Router, contract: AnyContract, rest: RestBinding) {
+  const shape = restShape(contract, rest);
+  const request: Record<string, unknown> = {};
+  if (shape.path.length > 0) request.params = renamed(contract, rest, shape.path);
+  if (shape.query.length > 0) request.query = renamed(contract, rest, shape.query);
+  if (shape.body.length > 0) {
+    const body = bodySchema(contract, shape);
+    const fields = contract.input.shape as Record<string, z.ZodType>;
+    const required = shape.body.some((f) => !fields[f]?.isOptional());
+    request.body = { required, content: { "application/json": { schema: body } } };
+  }
+  if (contract.policies?.payment === "x402") {
+    request.headers = z.object({
+      "payment-signature": z.string().max(16_384).optional().openapi({
+        description: "Base64 JSON x402 v2 payment payload (the signed EIP-3009 transfer).",
+      }),
+    });
+  }
+  const headers = Object.fromEntries(
+    Object.entries(rest.headers ?? {}).map(([name, description]) => [
+      name,
+      { description, schema: { type: "string" } },
+    ]),
+  );
+  app.openAPIRegistry.registerPath({
+    method: rest.method,
+    path: rest.path,
+    operationId: contract.id,
+    tags: [...rest.tags],
+    summary: rest.summary,
+    description: rest.description,
+    ...(securityOf(contract) ? { security: securityOf(contract) } : {}),
+    ...(contract.auth === "wallet" ? { "x-wallet-key-only": true } : {}),
+    request,
+    responses: {
+      200: {
+        description: rest.answer ?? "OK.",
+        ...(rest.headers ? { headers } : {}),
+        content: { "application/json": { schema: contract.output } },
+      },
+      ...(rest.accepted
+        ? {
+            202: {
+              description: rest.accepted.description,
+              content: { "application/json": { schema: rest.accepted.schema } },
+            },
+          }
+        : {}),
+      ...errorResponses(errorCodesOf(contract, shape), contract.policies?.payment === "x402"),
+    },
+  } as Parameters<Router["openAPIRegistry"]["registerPath"]>[0]);
+}

@@ -1,0 +1,155 @@
+/**
+ * The REST surface of an operation: one route per contract with a `rest` binding. It reads the
+ * path, query and JSON body under their REST names, authenticates by the contract's auth mode,
+ * and hands the call to the shared runner (api/run.ts); the outcome becomes the JSON answer.
+ * Transport concerns stay here: body size, JSON content type, the Idempotency-Key header,
+ * rate-limit headers, x402 headers, and how an answer names other operations
+ * (`POST /cloud/jobs/rj_…/start`).
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { readInput } from "../api/input.js";
+import type { AnyContract, CallContext, Operation, Refer, RestBinding } from "../api/operation.js";
+import { checkCaller, type Outcome, runOperation } from "../api/run.js";
+import type { Config } from "../config.js";
+import { ApiError, invalidRequest } from "../domain/errors.js";
+import type { EventHub } from "../domain/events.js";
+import type { CoreDeps } from "../services/deps.js";
+import { credentialDigest, rateHeaders, takeRate } from "../services/rate-buckets.js";
+import type { RateLimiter } from "../services/rate-limit.js";
+import type { AppEnv } from "./env.js";
+import { callerOf } from "./middleware/auth.js";
+import { smallBody } from "./middleware/body-limit.js";
+import { jsonBodiesOnly } from "./middleware/json-only.js";
+import { clientAddress } from "./middleware/rate-limit.js";
+import { documentOperation, restName, restShape } from "./operation-doc.js";
+import type { Router } from "./router.js";
+
+/** What the REST surface needs from the platform. */
+export interface RestSurfaceDeps extends CoreDeps {
+  config: Pick<Config, "rateLimits" | "trustProxy" | "idempotencyInFlightMs">;
+  rateLimiter: RateLimiter;
+  events: EventHub;
+  adminToken: string;
+  publicUrl: string;
+}
+
+/** Names an operation as a REST call, with the given ids filled into its path. */
+export const restRefer: Refer = (to, args = {}) => {
+  const list = Array.isArray(to) ? to : [to];
+  const contract = list.find((c) => c.rest) as AnyContract | undefined;
+  const rest = contract?.rest;
+  if (!rest) throw new Error(`no REST binding among ${list.map((c) => c.id).join(", ")}`);
+  let path = rest.path;
+  for (const [field, value] of Object.entries(args)) {
+    path = path.replace(`{${restName(rest, field)}}`, encodeURIComponent(value));
+  }
+  return `${rest.method.toUpperCase()} ${path}`;
+};
+
+/** Query strings are text: numbers and booleans are read as such before the schema runs. */
+function typedQuery(value: string): unknown {
+  if (/^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (value === "true" || value === "false") return value === "true";
+  return value;
+}
+
+async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest(
+      "The request body is not valid JSON; send a JSON object with Content-Type: application/json.",
+    );
+  }
+}
+
+/** The input under its canonical names: a bad path id is a 404, like an unknown one. */
+async function readRestInput(c: Context<AppEnv>, contract: AnyContract, rest: RestBinding) {
+  const shape = restShape(contract, rest);
+  const pathRaw = Object.fromEntries(shape.path.map((f) => [f, c.req.param(restName(rest, f))]));
+  const pick = (fields: string[]) => Object.fromEntries(fields.map((f) => [f, true] as const));
+  try {
+    readInput(contract.input.pick(pick(shape.path)), pathRaw, "path");
+  } catch {
+    throw new ApiError("not_found", "Not found: the id in the path does not name anything here.");
+  }
+  const rest_ = contract.input.omit(pick(shape.path));
+  if (rest.method === "get") {
+    const query: Record<string, unknown> = {};
+    for (const f of shape.query) {
+      const value = c.req.query(restName(rest, f));
+      if (value !== undefined) query[f] = typedQuery(value);
+    }
+    return { ...readInput(rest_, query, "query string"), ...pathRaw };
+  }
+  return { ...readInput(rest_, await jsonBody(c), "request body"), ...pathRaw };
+}
+
+function answer(c: Context<AppEnv>, outcome: Outcome, extra: Record<string, string>) {
+  const headers = outcome.ok ? { ...extra } : { ...extra, ...outcome.headers };
+  if (outcome.replayed) headers["Idempotent-Replayed"] = "true";
+  if (outcome.ok && outcome.paymentResponse) {
+    headers["PAYMENT-RESPONSE"] = outcome.paymentResponse;
+  }
+  return c.json(outcome.body as object, outcome.status as ContentfulStatusCode, headers);
+}
+
+/** Mounts one operation's REST route and documents it. */
+export function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
+  const { contract } = op;
+  const rest = contract.rest;
+  if (!rest) return;
+  documentOperation(app, contract, rest);
+  const honoPath = rest.path.replace(/\{([^}]+)\}/g, ":$1");
+  const middleware = rest.method === "post" ? [smallBody, jsonBodiesOnly] : [];
+  app.on(rest.method.toUpperCase(), [honoPath], ...middleware, async (c) => {
+    const caller = await callerOf(c, contract.auth, deps);
+    c.set("principal", caller.principal);
+    // Who may call is answered before what was sent: a 401 says more than a 400 without a key.
+    checkCaller(contract.auth, caller.principal);
+    const input = await readRestInput(c, contract, rest);
+    const ctx: CallContext = {
+      surface: "rest",
+      principal: caller.principal as never,
+      credential: caller.credential,
+      requestId: c.get("requestId"),
+      signal: c.req.raw.signal,
+      refer: restRefer,
+      url: `${deps.publicUrl}${c.req.path}`,
+      ...(contract.policies?.payment === "x402"
+        ? { payment: c.req.header("payment-signature") }
+        : {}),
+    };
+    let tightest = c.get("rateDecision");
+    const outcome = await runOperation(op, input, ctx, {
+      log: deps.log,
+      idempotencyKey: c.req.method === "POST" ? c.req.header("idempotency-key") : undefined,
+      idempotency: { deps, inFlightMs: deps.config.idempotencyInFlightMs },
+      rate: async (bucket) => {
+        // Spending is counted per key; a caller without one (a restore paid by checkout) creates.
+        const perKey = bucket === "spend" && caller.credential !== undefined;
+        const d = await takeRate(
+          deps,
+          perKey ? "spend" : bucket === "spend" ? "create" : bucket,
+          perKey
+            ? credentialDigest(caller.credential as string)
+            : clientAddress(c, deps.config.trustProxy),
+        );
+        if (d && (!tightest || d.remaining < tightest.remaining)) tightest = d;
+      },
+    });
+    const extra: Record<string, string> = tightest ? rateHeaders(tightest) : {};
+    if (contract.policies?.payment === "x402") {
+      extra["Access-Control-Expose-Headers"] = "PAYMENT-REQUIRED, PAYMENT-RESPONSE";
+    }
+    return answer(c, outcome, extra);
+  });
+}
+
+/** Mounts every operation that has a REST binding. */
+export function mountOperations(app: Router, ops: readonly Operation[], deps: RestSurfaceDeps) {
+  for (const op of ops) mountOperation(app, op, deps);
+}
