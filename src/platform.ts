@@ -3,6 +3,7 @@
  * payments plug in their routes, job queues, executors and background tasks — so adding an
  * area is one line in features.ts, not edits across app.ts and server.ts.
  */
+import type { Operation } from "./api/operation.js";
 import type { Router } from "./http/router.js";
 import type { JobEngineDeps } from "./jobs/definition.js";
 import type { DefinedQueue } from "./jobs/queue.js";
@@ -17,6 +18,8 @@ export type { BackgroundTask, Platform };
 export interface RouteContext {
   /** Every feature's job queues with their definitions (the worker API serves them all). */
   queues: DefinedQueue[];
+  /** Every feature's operations (the MCP server offers those that have a tool). */
+  operations: readonly Operation[];
   /** False while starting or draining: /healthz answers 503. */
   isReady: () => boolean;
   /** The server's job system source, shared with the worker API; absent in route tests. */
@@ -25,6 +28,9 @@ export interface RouteContext {
 
 export interface Feature {
   name: string;
+  /** The feature's operations: each served as a REST route and, where it has one, an MCP tool. */
+  operations?: Operation[];
+  /** Routes that are not operations (pages, webhooks, the MCP endpoint, file links). */
   routes?(app: Router, ctx: RouteContext): void;
   /** The job kinds this feature runs (the kind's own feature: one queue, from the registry). */
   queues?: DefinedQueue[];

@@ -140,7 +140,7 @@ function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
   const balance = row.balance_before ?? 0;
   if (balance < input.amountCents) {
     return needsTopup(
-      `The balance (${displayCents(balance)}) does not cover the price (${price}); top up the wallet with POST /wallet/topup.`,
+      `The balance (${displayCents(balance)}) does not cover the price (${price}).`,
     );
   }
   const remaining = row.key_remaining_before ?? 0;

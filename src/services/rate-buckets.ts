@@ -3,8 +3,10 @@
  * the same bucket as REST spending by that credential, and both refuse with the same 429.
  */
 import { hash } from "node:crypto";
+import type { RateLimitsConfig } from "../config.js";
 import { ApiError } from "../domain/errors.js";
-import type { Decision } from "./rate-limit.js";
+import type { KinoraEvents } from "../domain/events.js";
+import type { Decision, RateLimiter } from "./rate-limit.js";
 
 /** A short digest of a credential: buckets never hold a key in clear. */
 export const credentialDigest = (s: string) => hash("sha256", s, "base64url").slice(0, 22);
@@ -30,4 +32,33 @@ export function tooMany(d: Decision, windowMs: number): ApiError {
     {},
     { headers: { ...rateHeaders(d), "Retry-After": String(d.resetSec) } },
   );
+}
+
+/** The rules a request can count against: every keyed call, and the operations' buckets. */
+export type RateRule = "key" | "spend" | "create" | "quote";
+
+export interface RateDeps {
+  rateLimiter: RateLimiter;
+  config: { rateLimits: RateLimitsConfig };
+  events?: Pick<KinoraEvents, "rateLimited"> | undefined;
+}
+
+/**
+ * Counts one call of `who` against `rule`: the decision (for RateLimit headers), undefined
+ * when limits are off, or the 429 thrown when over. Every surface counts through this.
+ */
+export async function takeRate(
+  deps: RateDeps,
+  rule: RateRule,
+  who: string,
+): Promise<Decision | undefined> {
+  const cfg = deps.config.rateLimits;
+  if (!cfg.enabled) return undefined;
+  const limit = cfg[rule];
+  const d = await deps.rateLimiter.take(`${rule}:${who}`, limit);
+  if (!d.ok) {
+    deps.events?.rateLimited({ rule });
+    throw tooMany(d, limit.windowMs);
+  }
+  return d;
 }

@@ -6,7 +6,7 @@ export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
   if (!deps.usdc) {
     throw new ApiError(
       "unavailable",
-      "USDC payments are not switched on at this server; top up by card with POST /wallet/topup.",
+      "USDC payments are not switched on at this server.",
     );
   }
   return deps.usdc;

@@ -59,7 +59,7 @@ function notStartable(row: RestoreJobRow): ApiError {
     case "pending_payment":
       return new ApiError(
         "paid_by_checkout",
-        `This job is paid by checkout: POST /cloud/jobs/${row.id}/checkout; it starts once paid.`,
+        "This job is paid by checkout: it starts once paid.",
       );
     case "cancelled":
       return wrongState("This job was cancelled and refunded; create a new job.");
@@ -113,7 +113,7 @@ export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id:
   if (await p.storage.head(row.input_key)) {
     throw new ApiError(
       "already_uploaded",
-      `The file has already arrived, so the job can no longer be cancelled; start it with POST /cloud/jobs/${id}/start.`,
+      "The file has already arrived, so the job can no longer be cancelled.",
     );
   }
   const moved = await moveRestore(

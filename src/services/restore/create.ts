@@ -12,8 +12,8 @@ import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
 import type { RestoreDeps } from "./deps.js";
-import { restoreInputKey } from "./job-definition.js";
 import { inTx, type RestoreJobRow } from "./store.js";
+import { restoreInputKey } from "./job-definition.js";
 import { jobView } from "./views.js";
 
 export interface CreateRestoreInput {
@@ -126,9 +126,6 @@ async function createdResponse(
     expiresInSec: RESTORE_UPLOAD_WINDOW_SEC,
   });
   const job = await jobView(p, row);
-  const next = fromBalance
-    ? `PUT the file (exactly ${job.size} bytes) to upload_url with upload_headers within 24 hours, then POST /cloud/jobs/${row.id}/start with the same key. Poll GET /cloud/jobs/${row.id} until status is done, then download download_url.`
-    : `PUT the file (exactly ${job.size} bytes) to upload_url with upload_headers within 24 hours, then POST /cloud/jobs/${row.id}/checkout and give the checkout_url to the person paying; the restore starts once paid. Poll GET /cloud/jobs/${row.id}.`;
   return {
     job,
     upload_url: ticket.url,
@@ -136,7 +133,6 @@ async function createdResponse(
     upload_expires_at: ticket.expiresAt.toISOString(),
     display_price: job.display_price,
     paid_from_balance: fromBalance,
-    next,
     ...(principal ? { wallet: await walletView(p, freshPrincipal(principal)) } : {}),
   };
 }

@@ -3,12 +3,12 @@
  * simply the (created_at, id) of the last job of the previous page: keyset pagination stays
  * correct while new jobs arrive, and the wallet index (wallet_id, created_at) serves it.
  */
+import { RESTORE_LIST_LIMIT } from "../../domain/limits.js";
 import type { Principal } from "../auth.js";
 import { ownedJobsPage } from "../pagination.js";
 import type { RestoreDeps } from "./deps.js";
 import { jobViews, type RestoreJobView } from "./views.js";
 
-export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 export interface ListRestoreJobsInput {
   limit?: number;
@@ -29,7 +29,7 @@ export async function listRestoreJobs(
   principal: Principal,
   input: ListRestoreJobsInput = {},
 ): Promise<RestoreJobPage> {
-  const limit = input.limit ?? LIST_LIMIT.default;
+  const limit = input.limit ?? RESTORE_LIST_LIMIT.default;
   const { rows, nextCursor } = await ownedJobsPage(p.db, "restore_jobs", principal, {
     limit,
     cursor: input.cursor,
