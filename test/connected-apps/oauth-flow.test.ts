@@ -14,7 +14,7 @@ import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
 import { hasChromium, launchChromium } from "../browser.js";
 import { stubClassifier } from "../clips/helpers.js";
-import { call, type Json } from "../mcp/helpers.js";
+import { call, type Json, refusal } from "../mcp/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 import { type TestOAuthClient, testOAuthClient } from "./oauth-client.js";
 
@@ -65,6 +65,8 @@ async function signIn(
   await client.connect(
     new StreamableHTTPClientTransport(mcpUrl(), { authProvider: oauth.provider }),
   );
+  // As every assistant does: from here on the SDK checks results against the output schemas.
+  await client.listTools();
   return client;
 }
 
@@ -121,7 +123,7 @@ describe.skipIf(!hasChromium)("connected apps (OAuth sign-in for MCP clients)", 
     expect((await clip()).isError).toBeFalsy();
     expect((await clip()).isError).toBeFalsy();
     const third = await clip();
-    expect(third.structuredContent).toMatchObject({ over_limit: true });
+    expect(refusal(third)).toMatchObject({ over_limit: true, code: "over_limit" });
     expect((await s.t.call("GET", "/wallet", { key: owner.key })).body.wallet.balance_cents).toBe(
       5000 - 118,
     );
