@@ -1,11 +1,15 @@
-/** GET /wallet (auth lookup + wallet read) vs a trivial route on the same server and port. */
+/**
+ * GET /wallet (auth lookup + wallet read) vs a trivial route on the same server and port.
+ * The two alternate for three rounds and each figure is the median of its rounds, so a burst
+ * of load from elsewhere on the machine moves one round, not the ratio.
+ */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { buildApp } from "../src/app.js";
 import type { Database } from "../src/db/database.js";
 import { createWallet } from "../src/services/wallets.js";
-import { benchPlatform, type Figure, httpLoad } from "./lib.js";
+import { benchPlatform, type Figure, httpLoad, median } from "./lib.js";
 
 export async function benchGetWallet(
   database: Database,
@@ -20,20 +24,27 @@ export async function benchGetWallet(
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const hello = await httpLoad(`${base}/bench/hello`, { total, concurrency: 16 });
-    const wallet = await httpLoad(`${base}/wallet`, {
-      total,
-      concurrency: 16,
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const hello: number[] = [];
+    const wallet: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const each = Math.ceil(total / 2);
+      hello.push(await httpLoad(`${base}/bench/hello`, { total: each, concurrency: 16 }));
+      wallet.push(
+        await httpLoad(`${base}/wallet`, {
+          total: each,
+          concurrency: 16,
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      );
+    }
     return {
       name: `GET /wallet req/s (${label})`,
-      value: wallet,
+      value: median(wallet),
       unit: "/s",
       baselineName: "trivial route",
-      baseline: hello,
+      baseline: median(hello),
       better: "higher",
-      aim: "≥ 0.5",
+      aim: label === "PGlite" ? "≥ 0.6" : "≥ 0.5",
     };
   } finally {
     server.close();

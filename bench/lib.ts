@@ -83,6 +83,11 @@ export async function httpLoad(
   return rps;
 }
 
+/** The middle value (the upper one of an even count). */
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;

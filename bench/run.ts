@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every figure beside a baseline measured in the same run, as a ratio.
- * Sections: foundation (ledger, HTTP) on PGlite (on disk) and on PostgreSQL when reachable.
- * BENCH_QUICK=1 shrinks the workloads for a smoke run.
+ * Sections: foundation (ledger, HTTP) on PGlite (on disk) and on PostgreSQL when reachable,
+ * upload, restore, pickup, clips, cluster. `npm run bench -- upload foundation` runs only
+ * those sections. BENCH_QUICK=1 shrinks the workloads for a smoke run.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,49 +58,67 @@ async function withPostgres<T>(fn: (db: Database) => Promise<T>): Promise<T | un
   }
 }
 
+const SECTIONS = ["foundation", "upload", "restore", "pickup", "clips", "cluster"] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The sections named on the command line (all when none is). */
+function chosenSections(): Set<Section> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((a) => !SECTIONS.includes(a as Section));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown bench section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`,
+    );
+  }
+  return new Set(asked.length > 0 ? (asked as Section[]) : SECTIONS);
+}
+
 async function main() {
+  const run = chosenSections();
   const figures: Figure[] = [];
-  const charges = quick ? 400 : 4000;
-  const requests = quick ? 1000 : 8000;
-  process.stdout.write("foundation: ledger and HTTP\n");
-  await withPglite(async (db) => {
-    figures.push(await benchCharges(db, "PGlite", charges / 2));
-    printFigure(figures.at(-1) as Figure);
-    figures.push(await benchGetWallet(db, "PGlite", requests));
-    printFigure(figures.at(-1) as Figure);
-    figures.push(await benchMcpBalance(db, "PGlite", requests / 2));
-    printFigure(figures.at(-1) as Figure);
-    figures.push(await benchMetricsOverhead(db, "PGlite", requests / 2));
-    printFigure(figures.at(-1) as Figure);
-  });
-  await withPostgres(async (db) => {
-    figures.push(await benchCharges(db, "PostgreSQL", charges));
-    printFigure(figures.at(-1) as Figure);
-    figures.push(await benchGetWallet(db, "PostgreSQL", requests));
-    printFigure(figures.at(-1) as Figure);
-    figures.push(await benchMcpBalance(db, "PostgreSQL", requests / 2));
-    printFigure(figures.at(-1) as Figure);
-  });
-  process.stdout.write("cloud restore: upload, engine, job pickup\n");
   const show = (fs: Figure[]) => {
     for (const f of fs) {
       figures.push(f);
       printFigure(f);
     }
   };
-  show(await benchUpload(uploadBenchBytes(quick)));
-  show(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5));
-  await withPglite(async (db) => show(await benchPickup(db, "PGlite", quick ? 50 : 300)));
-  await withPostgres(async (db) => show(await benchPickup(db, "PostgreSQL", quick ? 50 : 300)));
-  process.stdout.write("motion clips: engine and content rule\n");
-  for (const size of ["480p", "720p"] as const) {
-    figures.push(await benchClip(size, quick ? 1 : 3));
-    printFigure(figures.at(-1) as Figure);
+  const charges = quick ? 400 : 4000;
+  const requests = quick ? 1000 : 8000;
+  if (run.has("foundation")) {
+    process.stdout.write("foundation: ledger and HTTP\n");
+    await withPglite(async (db) => {
+      show([await benchCharges(db, "PGlite", charges / 2)]);
+      show([await benchGetWallet(db, "PGlite", requests)]);
+      show([await benchMcpBalance(db, "PGlite", requests / 2)]);
+      show([await benchMetricsOverhead(db, "PGlite", requests / 2)]);
+    });
+    await withPostgres(async (db) => {
+      show([await benchCharges(db, "PostgreSQL", charges)]);
+      show([await benchGetWallet(db, "PostgreSQL", requests)]);
+      show([await benchMcpBalance(db, "PostgreSQL", requests / 2)]);
+    });
   }
-  figures.push(benchPrompt(quick ? 20 : 200));
-  printFigure(figures.at(-1) as Figure);
-  process.stdout.write("several nodes: cold start, charges through two nodes, rate limits\n");
-  await clusterSection(quick, (f) => show([f]));
+  if (run.has("upload") || run.has("restore") || run.has("pickup")) {
+    process.stdout.write("cloud restore: upload, engine, job pickup\n");
+  }
+  if (run.has("upload")) {
+    const bytes = uploadBenchBytes(quick);
+    show(await benchUpload(bytes, bytes > 1024 ** 3 ? 1 : 3));
+  }
+  if (run.has("restore")) show(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5));
+  if (run.has("pickup")) {
+    await withPglite(async (db) => show(await benchPickup(db, "PGlite", quick ? 50 : 300)));
+    await withPostgres(async (db) => show(await benchPickup(db, "PostgreSQL", quick ? 50 : 300)));
+  }
+  if (run.has("clips")) {
+    process.stdout.write("motion clips: engine and content rule\n");
+    for (const size of ["480p", "720p"] as const) show([await benchClip(size, quick ? 1 : 3)]);
+    show([benchPrompt(quick ? 20 : 200)]);
+  }
+  if (run.has("cluster")) {
+    process.stdout.write("several nodes: cold start, charges through two nodes, rate limits\n");
+    await clusterSection(quick, (f) => show([f]));
+  }
 }
 
 main().then(

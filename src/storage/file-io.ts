@@ -7,6 +7,12 @@ import { randomBytes } from "node:crypto";
 import { type FileHandle, link, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
+import { createChunkWriter } from "./chunk-writer.js";
+
+/** Upload bytes held in memory between the socket and the disk (RSS stays flat). */
+const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/** A durable file is written back in the background every this many bytes (see chunk-writer). */
+const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 export type WriteOutcome =
   | { ok: true; bytes: number }
@@ -45,7 +51,7 @@ export async function writeExactlyAtomic(
   const fh = await openCreatingDir(tmp);
   let committed = false;
   try {
-    const outcome = await copyLimited(chunks, fh, expectedBytes, opts.signal, opts.upTo ?? false);
+    const outcome = await copyLimited(chunks, fh, expectedBytes, opts);
     if (!outcome.ok) return outcome;
     if (opts.durable) await fh.sync();
     await fh.close();
@@ -92,28 +98,29 @@ async function copyLimited(
   chunks: AsyncIterable<Uint8Array>,
   fh: FileHandle,
   expectedBytes: number,
-  signal: AbortSignal | undefined,
-  upTo: boolean,
+  opts: WriteExactOptions,
 ): Promise<WriteOutcome> {
+  const writer = createChunkWriter(fh, {
+    maxHeldBytes: MAX_HELD_BYTES,
+    syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
+  });
   let bytes = 0;
-  for await (const chunk of chunks) {
-    signal?.throwIfAborted();
-    bytes += chunk.byteLength;
-    // Check before writing so an oversized body never reaches the disk.
-    if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
-    await writeAll(fh, chunk);
+  try {
+    for await (const chunk of chunks) {
+      opts.signal?.throwIfAborted();
+      bytes += chunk.byteLength;
+      // Check before writing so an oversized body never reaches the disk.
+      if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
+      await writer.write(chunk);
+    }
+    await writer.finish();
+  } finally {
+    // On an early return or error, nothing may still be writing when the caller closes the file.
+    await writer.settle();
   }
-  signal?.throwIfAborted();
-  if (bytes < expectedBytes && !upTo) return { ok: false, reason: "too_short", bytes };
+  opts.signal?.throwIfAborted();
+  if (bytes < expectedBytes && !opts.upTo) return { ok: false, reason: "too_short", bytes };
   return { ok: true, bytes };
-}
-
-async function writeAll(fh: FileHandle, chunk: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.byteLength) {
-    const { bytesWritten } = await fh.write(chunk, offset, chunk.byteLength - offset);
-    offset += bytesWritten;
-  }
 }
 
 /** Makes a rename durable; some platforms cannot open a directory, which is harmless there. */

@@ -1,0 +1,152 @@
+import type { FileHandle } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { createChunkWriter } from "./chunk-writer.js";
+
+/** A file handle whose writes finish when the test says so (or at once), recording every call. */
+function fakeFile(
+  opts: {
+    manual?: boolean;
+    shortFirstWrite?: boolean;
+    failWrite?: boolean;
+    failSync?: boolean;
+  } = {},
+) {
+  const written: number[] = [];
+  const calls: number[] = [];
+  const pending: (() => void)[] = [];
+  let syncs = 0;
+  let first = true;
+  const fh = {
+    writev(buffers: Uint8Array[]) {
+      calls.push(buffers.length);
+      let bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
+      if (opts.shortFirstWrite && first && bytes > 1) bytes = Math.floor(bytes / 2);
+      first = false;
+      const done = () => {
+        let left = bytes;
+        for (const b of buffers) {
+          const take = Math.min(left, b.byteLength);
+          written.push(...b.subarray(0, take));
+          left -= take;
+        }
+      };
+      return new Promise((resolve, reject) => {
+        const finish = () => {
+          if (opts.failWrite) return reject(new Error("EIO: write failed"));
+          done();
+          resolve({ bytesWritten: bytes, buffers });
+        };
+        if (opts.manual) pending.push(finish);
+        else setImmediate(finish);
+      });
+    },
+    datasync() {
+      syncs++;
+      return opts.failSync ? Promise.reject(new Error("EIO: sync failed")) : Promise.resolve();
+    },
+  };
+  return {
+    fh: fh as unknown as FileHandle,
+    written,
+    calls,
+    syncs: () => syncs,
+    /** Finishes the oldest write in flight. */
+    completeOne: () => pending.shift()?.(),
+    inFlight: () => pending.length,
+  };
+}
+
+const chunk = (value: number, size = 4) => new Uint8Array(size).fill(value);
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe("chunk writer", () => {
+  it("writes every byte in order, the chunks that arrived during a write together", async () => {
+    const file = fakeFile({ manual: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 1024 });
+    await writer.write(chunk(1));
+    await writer.write(chunk(2));
+    await writer.write(chunk(3));
+    expect(file.calls).toEqual([1]); // one write in flight, two chunks queued behind it
+    file.completeOne();
+    await tick();
+    expect(file.calls).toEqual([1, 2]);
+    file.completeOne();
+    await writer.finish();
+    expect(file.written).toEqual([...chunk(1), ...chunk(2), ...chunk(3)]);
+  });
+
+  it("holds at most maxHeldBytes (plus the chunk that crossed it): the reader waits for the disk", async () => {
+    const file = fakeFile({ manual: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 10 });
+    await writer.write(chunk(1));
+    await writer.write(chunk(2));
+    let returned = false;
+    const third = writer.write(chunk(3)).then(() => {
+      returned = true;
+    });
+    await tick();
+    expect(returned).toBe(false); // 12 bytes held > 10: waits
+    file.completeOne();
+    await third;
+    expect(returned).toBe(true);
+    while (file.inFlight() > 0) {
+      file.completeOne();
+      await tick();
+    }
+    await writer.finish();
+    expect(file.written).toHaveLength(12);
+  });
+
+  it("finishes a write the file took only part of", async () => {
+    const file = fakeFile({ shortFirstWrite: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 1024 });
+    await writer.write(chunk(7, 10));
+    await writer.write(chunk(8, 6));
+    await writer.finish();
+    expect(file.written).toEqual([...chunk(7, 10), ...chunk(8, 6)]);
+  });
+
+  it("a failed write fails the copy: the next write or finish throws it", async () => {
+    const file = fakeFile({ failWrite: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 1024 });
+    await writer.write(chunk(1));
+    await expect(writer.finish()).rejects.toThrow("EIO: write failed");
+    await expect(writer.write(chunk(2))).rejects.toThrow("EIO: write failed");
+  });
+
+  it("settle waits for the write in flight and swallows its error, so the file can be closed", async () => {
+    const file = fakeFile({ manual: true, failWrite: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 1024 });
+    await writer.write(chunk(1));
+    let settled = false;
+    const settling = writer.settle().then(() => {
+      settled = true;
+    });
+    await tick();
+    expect(settled).toBe(false);
+    file.completeOne();
+    await settling;
+    expect(settled).toBe(true);
+  });
+
+  it("syncs a durable file in the background every syncEveryBytes; a failed sync fails the copy", async () => {
+    const file = fakeFile();
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 4, syncEveryBytes: 8 });
+    for (let i = 0; i < 6; i++) await writer.write(chunk(i));
+    await writer.finish();
+    expect(file.syncs()).toBe(3);
+
+    const failing = fakeFile({ failSync: true });
+    const durable = createChunkWriter(failing.fh, { maxHeldBytes: 4, syncEveryBytes: 4 });
+    await durable.write(chunk(1));
+    await expect(durable.finish()).rejects.toThrow("EIO: sync failed");
+  });
+
+  it("does not sync a file that is not durable", async () => {
+    const file = fakeFile();
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 4 });
+    for (let i = 0; i < 6; i++) await writer.write(chunk(i));
+    await writer.finish();
+    expect(file.syncs()).toBe(0);
+  });
+});

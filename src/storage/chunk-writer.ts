@@ -1,0 +1,127 @@
+/**
+ * Writes a stream's chunks to an open file while the next ones are still arriving. Awaiting
+ * each small write before reading on (one 64 KiB socket read, one thread-pool round trip)
+ * left the socket idle during every write and the disk idle during every read. Here one write
+ * is in flight at a time, the chunks that arrived meanwhile go out together in one writev, and
+ * at most `maxHeldBytes` are held in memory: beyond that the reader waits, which pauses the
+ * socket (so a fast client cannot grow the process).
+ *
+ * For a durable file it also starts a datasync every `syncEveryBytes`, so the page cache is
+ * written back while the upload is still arriving and the final fsync finds only the tail
+ * left to write, instead of the whole file at the end (~0.4-0.8 s for 512 MB here).
+ */
+import type { FileHandle } from "node:fs/promises";
+
+/** A client sending tiny chunks must not queue millions of them under the byte cap. */
+const MAX_QUEUED_CHUNKS = 1024;
+
+export interface ChunkWriterOptions {
+  /** Bytes queued or being written before `write` makes the caller wait. */
+  maxHeldBytes: number;
+  /** Start a background datasync after this many bytes were written since the last one. */
+  syncEveryBytes?: number;
+}
+
+export interface ChunkWriter {
+  /** Queues a chunk (kept by reference, not copied); waits only while too much is held. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Every queued byte written and any background sync done; rejects with the first error. */
+  finish(): Promise<void>;
+  /** Waits until nothing is in flight on the handle, ignoring errors (before closing it early). */
+  settle(): Promise<void>;
+}
+
+export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): ChunkWriter {
+  let queue: Uint8Array[] = [];
+  let queuedBytes = 0;
+  let heldBytes = 0;
+  let unsynced = 0;
+  let failure: { error: unknown } | null = null;
+  /** The batch being written; the next one starts when it settles. */
+  let writing: Promise<void> | null = null;
+  let syncing: Promise<void> | null = null;
+  const fail = (error: unknown) => {
+    failure ??= { error };
+  };
+
+  const maybeStartSync = (written: number) => {
+    if (!opts.syncEveryBytes) return;
+    unsynced += written;
+    if (unsynced < opts.syncEveryBytes || syncing) return;
+    unsynced = 0;
+    syncing = fh
+      .datasync()
+      .catch(fail)
+      .finally(() => {
+        syncing = null;
+      });
+  };
+
+  const writeNextBatch = () => {
+    if (writing || queue.length === 0 || failure) return;
+    const batch = queue;
+    const batchBytes = queuedBytes;
+    queue = [];
+    queuedBytes = 0;
+    writing = writevAll(fh, batch, batchBytes)
+      .then(() => {
+        heldBytes -= batchBytes;
+        maybeStartSync(batchBytes);
+      }, fail)
+      .finally(() => {
+        writing = null;
+        writeNextBatch();
+      });
+  };
+
+  const throwIfFailed = () => {
+    if (failure) throw failure.error;
+  };
+
+  const idle = async () => {
+    while (writing || syncing) await Promise.all([writing, syncing]);
+  };
+
+  return {
+    async write(chunk) {
+      throwIfFailed();
+      if (chunk.byteLength === 0) return;
+      queue.push(chunk);
+      queuedBytes += chunk.byteLength;
+      heldBytes += chunk.byteLength;
+      writeNextBatch();
+      while ((heldBytes > opts.maxHeldBytes || queue.length >= MAX_QUEUED_CHUNKS) && writing) {
+        await writing;
+      }
+      throwIfFailed();
+    },
+    async finish() {
+      await idle();
+      throwIfFailed();
+    },
+    settle: idle,
+  };
+}
+
+/** writev until every byte is down: a regular file may take fewer bytes than asked. */
+async function writevAll(fh: FileHandle, buffers: Uint8Array[], total: number): Promise<void> {
+  let rest = buffers;
+  let left = total;
+  while (left > 0) {
+    const { bytesWritten } = await fh.writev(rest);
+    left -= bytesWritten;
+    if (left > 0) rest = skipBytes(rest, bytesWritten);
+  }
+}
+
+function skipBytes(buffers: Uint8Array[], count: number): Uint8Array[] {
+  let skip = count;
+  let i = 0;
+  while (i < buffers.length && skip >= (buffers[i] as Uint8Array).byteLength) {
+    skip -= (buffers[i] as Uint8Array).byteLength;
+    i++;
+  }
+  const rest = buffers.slice(i);
+  if (skip > 0 && rest[0]) rest[0] = rest[0].subarray(skip);
+  return rest;
+}
