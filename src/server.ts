@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { startCoreTasks } from "./core-tasks.js";
+import { ApiError } from "./domain/errors.js";
 import { createEventHub } from "./domain/events.js";
 import { randomId } from "./domain/ids.js";
 import { FEATURES } from "./features.js";
@@ -54,8 +55,9 @@ export async function startServer(
   // Bind the port first: with PORT=0 the real port, and so the URLs we hand out, are known
   // only after listening. Until the app is built every request gets a 503 from /healthz's rule.
   let ready = false;
+  const starting = new ApiError("unavailable", "The service is starting; retry shortly.");
   let handler: (req: Request) => Response | Promise<Response> = () =>
-    Response.json({ detail: "The service is starting; retry shortly." }, { status: 503 });
+    Response.json(starting.body(), { status: starting.status });
   const server = serve({
     fetch: (req) => handler(req),
     port: config.port,

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorBody } from "../api/schemas.js";
+import type { ErrorCode } from "../domain/error-codes.js";
 import { ApiError } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import type { AppEnv } from "./env.js";
@@ -42,6 +43,53 @@ export function errorResponses(...statuses: Status[]) {
   return out;
 }
 
+/**
+ * The generic code of an HTTP status, ONLY for answers kinora did not build from a code: a
+ * framework exception (Hono's HTTPException carries a status and nothing more) or a JSON error
+ * body some library wrote without one. Everything kinora refuses names its code; this keeps
+ * the error body's `code` present (and in the closed table) for the rest.
+ */
+export const codeForStatus = (status: number): ErrorCode =>
+  GENERIC_CODE[status] ?? (status >= 500 ? "internal" : "invalid_request");
+
+const GENERIC_CODE: Partial<Record<number, ErrorCode>> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  402: "payment_required",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  410: "gone",
+  413: "too_large",
+  416: "range_not_satisfiable",
+  422: "over_a_limit",
+  429: "rate_limited",
+  502: "upstream_failed",
+  503: "unavailable",
+};
+
+/** Hono's own refusals, as kinora words them: the two it meets are named explicitly. */
+function frameworkRefusal(err: HTTPException): { code: ErrorCode; detail: string } {
+  if (err.status === 413) {
+    return {
+      code: "too_large",
+      detail: "The request body is too large; JSON bodies are limited to 64 KB.",
+    };
+  }
+  // Hono's JSON validator refuses a body it cannot parse with a bare 400.
+  if (err.status === 400) {
+    const detail = /malformed json/i.test(err.message)
+      ? "The request body is not valid JSON; send a JSON object with Content-Type: application/json."
+      : err.message || "The request could not be processed.";
+    return { code: "invalid_request", detail };
+  }
+  return {
+    code: codeForStatus(err.status),
+    detail: err.message || "The request could not be processed.",
+  };
+}
+
 export function errorJson(c: Context<AppEnv>, err: ApiError) {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   return c.json(err.body(), err.status as ContentfulStatusCode);
@@ -51,21 +99,14 @@ export function handleError(log: Logger) {
   return (err: Error, c: Context<AppEnv>) => {
     if (err instanceof ApiError) return errorJson(c, err);
     if (err instanceof HTTPException) {
-      const status = err.status;
-      let detail = err.message || "The request could not be processed.";
-      if (/malformed json/i.test(detail)) {
-        detail =
-          "The request body is not valid JSON; send a JSON object with Content-Type: application/json.";
-      }
-      if (status === 413)
-        detail = "The request body is too large; JSON bodies are limited to 64 KB.";
-      return c.json({ detail }, status as ContentfulStatusCode);
+      return c.json(frameworkRefusal(err), err.status as ContentfulStatusCode);
     }
     const requestId = c.get("requestId");
     log.error("unhandled error", { request_id: requestId, err });
     return c.json(
       {
         detail: `Internal error; retry, or quote request id ${requestId} to the operator.`,
+        code: "internal" satisfies ErrorCode,
         request_id: requestId,
       },
       500,

@@ -55,6 +55,7 @@ describe("restore upload links", () => {
     const again = await put(created, new Uint8Array(video.sizeBytes).fill(9));
     expect(again.status).toBe(409);
     expect(again.body).toMatch(/already used/);
+    expect(JSON.parse(again.body).code).toBe("already_uploaded");
   });
 
   it("are refused once the job started, was cancelled or is done", async () => {
@@ -67,6 +68,7 @@ describe("restore upload links", () => {
     const late = await put(started, file);
     expect(late.status).toBe(409);
     expect(late.body).toMatch(/processing/);
+    expect(JSON.parse(late.body).code).toBe("wrong_state");
 
     const cancelled = await restoreJob(key);
     expect((await t.call("POST", `/cloud/jobs/${cancelled.job.id}/cancel`, { key })).status).toBe(

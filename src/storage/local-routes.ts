@@ -7,10 +7,12 @@
  * alike. A request that does not match what its valid token binds is 400
  * (wrong Content-Type, too few bytes) or 413 (too many bytes). An upload the
  * guard refuses (the link was used, or its job no longer waits for a file) is
- * 409. Nothing at a download link is 404. Every error body is `{ "detail": "..." }`.
+ * 409. Nothing at a download link is 404. Every error body is `{ "detail", "code" }`, the
+ * code from the API's table (link_invalid, upload_mismatch, already_uploaded, wrong_state …).
  */
 import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
+import { type ErrorCode, statusOf } from "../domain/error-codes.js";
 import type { Signer } from "../signing.js";
 import { attachmentDisposition, type UploadGuard } from "./blob-store.js";
 import { nodeChunks, webChunks } from "./file-io.js";
@@ -28,15 +30,8 @@ export interface LocalRoutesDeps {
 const USED_LINK =
   "this upload link was already used: the file arrived, and a link accepts one file";
 
-type ErrorStatus = 400 | 403 | 404 | 405 | 409 | 413 | 416;
-
-function fail(
-  c: Context,
-  status: ErrorStatus,
-  detail: string,
-  headers: Record<string, string> = {},
-) {
-  return c.json({ detail }, status, { "Cache-Control": "no-store", ...headers });
+function fail(c: Context, code: ErrorCode, detail: string, headers: Record<string, string> = {}) {
+  return c.json({ detail, code }, statusOf(code), { "Cache-Control": "no-store", ...headers });
 }
 
 export function buildLocalRoutes(deps: LocalRoutesDeps): Hono {
@@ -44,23 +39,27 @@ export function buildLocalRoutes(deps: LocalRoutesDeps): Hono {
   app.put("/u/:token", (c) => handleUpload(c, deps));
   // Hono routes HEAD to GET handlers; the handler checks the method to skip the body.
   app.get("/d/:token", (c) => handleDownload(c, deps));
-  app.all("/u/:token", (c) => fail(c, 405, "upload links accept only PUT", { Allow: "PUT" }));
+  app.all("/u/:token", (c) =>
+    fail(c, "method_not_allowed", "upload links accept only PUT", { Allow: "PUT" }),
+  );
   app.all("/d/:token", (c) =>
-    fail(c, 405, "download links accept only GET and HEAD", { Allow: "GET, HEAD" }),
+    fail(c, "method_not_allowed", "download links accept only GET and HEAD", {
+      Allow: "GET, HEAD",
+    }),
   );
   return app;
 }
 
 async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
   const check = verifyToken(c.req.param("token") ?? "", "upload", deps.signer, deps.now());
-  if (!check.ok) return fail(c, 403, check.detail);
+  if (!check.ok) return fail(c, "link_invalid", check.detail);
   const claims = check.claims;
   const refusal = refuseHeaders(c, claims);
   if (refusal) return refusal;
   const allowed = deps.guard ? await deps.guard(claims.key) : { ok: true as const, once: false };
-  if (!allowed.ok) return fail(c, 409, allowed.detail, { Connection: "close" });
+  if (!allowed.ok) return fail(c, "wrong_state", allowed.detail, { Connection: "close" });
   if (allowed.once && (await deps.disk.head(claims.key))) {
-    return fail(c, 409, USED_LINK, { Connection: "close" });
+    return fail(c, "already_uploaded", USED_LINK, { Connection: "close" });
   }
   const outcome = await deps.disk
     .write(claims.key, requestChunks(c), claims.sizeBytes, claims.contentType, {
@@ -71,14 +70,16 @@ async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response
       if (isClientAbort(err)) return null;
       throw err;
     });
-  if (outcome === null) return fail(c, 400, "the upload was interrupted; nothing was stored");
-  if (!outcome.ok && outcome.reason === "exists") return fail(c, 409, USED_LINK);
+  if (outcome === null) {
+    return fail(c, "upload_mismatch", "the upload was interrupted; nothing was stored");
+  }
+  if (!outcome.ok && outcome.reason === "exists") return fail(c, "already_uploaded", USED_LINK);
   if (!outcome.ok && outcome.reason === "too_long") {
     const detail = `this link accepts ${claims.upTo ? "at most" : "exactly"} ${claims.sizeBytes} bytes; the body was longer`;
-    return fail(c, 413, detail, { Connection: "close" });
+    return fail(c, "too_large", detail, { Connection: "close" });
   }
   if (!outcome.ok) {
-    return fail(c, 400, `expected ${claims.sizeBytes} bytes, got ${outcome.bytes}`);
+    return fail(c, "upload_mismatch", `expected ${claims.sizeBytes} bytes, got ${outcome.bytes}`);
   }
   return c.body(null, 200, outcome.etag ? { ETag: outcome.etag } : {});
 }
@@ -90,23 +91,25 @@ function refuseHeaders(c: Context, claims: UploadClaims): Response | null {
     const got = contentType === undefined ? "none" : JSON.stringify(contentType);
     return fail(
       c,
-      400,
+      "upload_mismatch",
       `Content-Type must be ${JSON.stringify(claims.contentType)} as given in upload_headers, got ${got}`,
     );
   }
   const lengthHeader = c.req.header("content-length");
   if (lengthHeader === undefined) return null;
   const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : Number.NaN;
-  if (Number.isNaN(length)) return fail(c, 400, "Content-Length must be a whole number of bytes");
+  if (Number.isNaN(length)) {
+    return fail(c, "invalid_request", "Content-Length must be a whole number of bytes");
+  }
   if (length === claims.sizeBytes || (claims.upTo && length <= claims.sizeBytes)) return null;
   if (claims.upTo) {
     const detail = `this link accepts at most ${claims.sizeBytes} bytes; Content-Length is ${length}`;
-    return fail(c, 413, detail, { Connection: "close" });
+    return fail(c, "too_large", detail, { Connection: "close" });
   }
   const detail = `this link accepts exactly ${claims.sizeBytes} bytes; Content-Length is ${length}`;
   return length > claims.sizeBytes
-    ? fail(c, 413, detail, { Connection: "close" })
-    : fail(c, 400, detail);
+    ? fail(c, "too_large", detail, { Connection: "close" })
+    : fail(c, "upload_mismatch", detail);
 }
 
 /**
@@ -131,12 +134,12 @@ function isClientAbort(err: unknown): boolean {
 
 async function handleDownload(c: Context, deps: LocalRoutesDeps): Promise<Response> {
   const check = verifyToken(c.req.param("token") ?? "", "download", deps.signer, deps.now());
-  if (!check.ok) return fail(c, 403, check.detail);
+  if (!check.ok) return fail(c, "link_invalid", check.detail);
   const opened = await deps.disk.openForRead(check.claims.key);
   if (!opened) {
     return fail(
       c,
-      404,
+      "not_found",
       "nothing is stored at this link; it may have been deleted after its retention period",
     );
   }
@@ -175,7 +178,8 @@ function respondWithFile(
   const range = decideRange(c.req.header("range"), file.sizeBytes, matches);
   if (range.kind === "unsatisfiable") {
     const detail = `the requested range is outside the file's ${file.sizeBytes} bytes`;
-    const response = fail(c, 416, detail, { "Content-Range": `bytes */${file.sizeBytes}` });
+    const contentRange = { "Content-Range": `bytes */${file.sizeBytes}` };
+    const response = fail(c, "range_not_satisfiable", detail, contentRange);
     return { response, streaming: false };
   }
   const start = range.kind === "partial" ? range.start : 0;

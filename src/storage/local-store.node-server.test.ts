@@ -143,7 +143,10 @@ describe("local store on @hono/node-server", () => {
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ detail: "expected 1000 bytes, got 600" });
+    expect(await res.json()).toEqual({
+      detail: "expected 1000 bytes, got 600",
+      code: "upload_mismatch",
+    });
     expect(await listAllFiles(root)).toEqual([]);
   });
 

@@ -91,7 +91,10 @@ describe("local store upload URL", () => {
     const beyond = await app.request(url, { headers: { Range: "bytes=1000-" } });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get("content-range")).toBe("bytes */1000");
-    expect((await beyond.json()).detail).toMatch(/outside/);
+    expect(await beyond.json()).toMatchObject({
+      detail: expect.stringMatching(/outside/),
+      code: "range_not_satisfiable",
+    });
   });
 
   it("serves an inline link for playing in a browser, bound by the signature", async () => {
@@ -142,7 +145,10 @@ describe("local store upload URL", () => {
     const forged = Buffer.from(JSON.stringify(claims)).toString("base64url");
     const res = await put(`${BASE}/files/u/${kid}.${forged}.${sig}`, bytes(5), t.headers);
     expect(res.status).toBe(403);
-    expect((await res.json()).detail).toMatch(/signature does not match/);
+    expect(await res.json()).toMatchObject({
+      detail: expect.stringMatching(/signature does not match/),
+      code: "link_invalid",
+    });
     const flipped = t.url.slice(0, -2) + (t.url.endsWith("AA") ? "BB" : "AA");
     expect((await put(flipped, bytes(1000), t.headers)).status).toBe(403);
     const garbage = await put(`${BASE}/files/u/not-a-token`, bytes(1000), t.headers);
@@ -156,9 +162,10 @@ describe("local store upload URL", () => {
     clock.advance(600_000);
     const res = await put(t.url, bytes(1000), t.headers);
     expect(res.status).toBe(403);
-    expect((await res.json()).detail).toBe(
-      `this link expired at ${t.expiresAt.toISOString()}; ask for a new one`,
-    );
+    expect(await res.json()).toEqual({
+      detail: `this link expired at ${t.expiresAt.toISOString()}; ask for a new one`,
+      code: "link_invalid",
+    });
     await expectNothingStored();
   });
 
@@ -166,9 +173,10 @@ describe("local store upload URL", () => {
     const t = await ticket();
     const res = await put(t.url, bytes(1001), { ...t.headers, "Content-Length": "1001" });
     expect(res.status).toBe(413);
-    expect((await res.json()).detail).toBe(
-      "this link accepts exactly 1000 bytes; Content-Length is 1001",
-    );
+    expect(await res.json()).toEqual({
+      detail: "this link accepts exactly 1000 bytes; Content-Length is 1001",
+      code: "too_large",
+    });
     await expectNothingStored();
   });
 
@@ -191,10 +199,16 @@ describe("local store upload URL", () => {
     const t = await ticket();
     const res = await put(t.url, streamOf(bytes(300), bytes(300)), t.headers);
     expect(res.status).toBe(400);
-    expect((await res.json()).detail).toBe("expected 1000 bytes, got 600");
+    expect(await res.json()).toEqual({
+      detail: "expected 1000 bytes, got 600",
+      code: "upload_mismatch",
+    });
     const declared = await put(t.url, bytes(999), { ...t.headers, "Content-Length": "999" });
     expect(declared.status).toBe(400);
-    expect((await declared.json()).detail).toMatch(/exactly 1000 bytes; Content-Length is 999/);
+    expect(await declared.json()).toMatchObject({
+      detail: expect.stringMatching(/exactly 1000 bytes; Content-Length is 999/),
+      code: "upload_mismatch",
+    });
     await expectNothingStored();
   });
 
@@ -202,9 +216,10 @@ describe("local store upload URL", () => {
     const t = await ticket();
     const res = await put(t.url, bytes(1000), { "Content-Type": "text/html" });
     expect(res.status).toBe(400);
-    expect((await res.json()).detail).toBe(
-      'Content-Type must be "video/mp4" as given in upload_headers, got "text/html"',
-    );
+    expect(await res.json()).toEqual({
+      detail: 'Content-Type must be "video/mp4" as given in upload_headers, got "text/html"',
+      code: "upload_mismatch",
+    });
     await expectNothingStored();
   });
 
@@ -227,9 +242,13 @@ describe("local store upload URL", () => {
     const post = await app.request(t.url, { method: "POST", body: "x" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("PUT");
+    expect((await post.json()).code).toBe("method_not_allowed");
     const missing = await app.request(await store.presignDownload(KEY, { expiresInSec: 60 }));
     expect(missing.status).toBe(404);
-    expect((await missing.json()).detail).toMatch(/nothing is stored/);
+    expect(await missing.json()).toMatchObject({
+      detail: expect.stringMatching(/nothing is stored/),
+      code: "not_found",
+    });
   });
 
   it("refuses path-traversal keys when signing and when a signed token carries one", async () => {

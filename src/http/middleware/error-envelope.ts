@@ -4,8 +4,9 @@
  * `detail` plus a machine-readable `code` from the closed table and the `request_id`.
  */
 import { createMiddleware } from "hono/factory";
-import { codeForStatus, isErrorCode } from "../../domain/error-codes.js";
+import { isErrorCode } from "../../domain/error-codes.js";
 import type { AppEnv } from "../env.js";
+import { codeForStatus } from "../errors.js";
 
 export const errorEnvelope = createMiddleware<AppEnv>(async (c, next) => {
   await next();
@@ -23,7 +24,8 @@ export const errorEnvelope = createMiddleware<AppEnv>(async (c, next) => {
   if (isErrorCode(error.code) && typeof error.request_id === "string") return;
   const finished = {
     ...error,
-    code: isErrorCode(error.code) ? error.code : codeForStatus(res.status, error),
+    // Every body kinora builds names its code; only one it did not build needs the fallback.
+    code: isErrorCode(error.code) ? error.code : codeForStatus(res.status),
     request_id: typeof error.request_id === "string" ? error.request_id : c.get("requestId"),
   };
   const headers = new Headers(res.headers);
