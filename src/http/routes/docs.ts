@@ -8,8 +8,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { ApiError } from "../../domain/errors.js";
 import { errorJson } from "../errors.js";
-import { ApiError } from "../../domain/errors.js";
-import { errorJson } from "../errors.js";
 import type { Router } from "../router.js";
 
 const ASSETS: Record<string, string> = {
