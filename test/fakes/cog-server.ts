@@ -25,6 +25,7 @@ import {
   type PredictionWaiter,
   webhookHeaders,
 } from "../../src/engines/cog/webhook.js";
+import { createSigner, type Signer } from "../../src/signing.js";
 
 export type FakeStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled";
 
@@ -353,7 +354,12 @@ export async function startFakeCogServer(opts: FakeCogOptions = {}): Promise<Fak
  * A webhook receiver on 127.0.0.1 that authenticates deliveries with
  * `handlePredictionWebhook` and hands them to a waiter, as the API route will.
  */
-export async function startWebhookReceiver(waiter: PredictionWaiter, secret: string) {
+export async function startWebhookReceiver(
+  waiter: PredictionWaiter,
+  secret: string,
+  // The signer of the URL tokens it accepts (a server's own); tests mint URLs with `tokens`.
+  tokens: Signer = createSigner(`receiver-${secret}`),
+) {
   const statuses: number[] = [];
   const server = createServer(async (req, res) => {
     try {
@@ -363,6 +369,7 @@ export async function startWebhookReceiver(waiter: PredictionWaiter, secret: str
         rawBody,
         url: req.url ?? "/",
         secret,
+        tokens,
         waiter,
       });
       statuses.push(result.status);
@@ -376,6 +383,7 @@ export async function startWebhookReceiver(waiter: PredictionWaiter, secret: str
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/cog`,
     statuses,
+    tokens,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

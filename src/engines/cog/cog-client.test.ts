@@ -157,7 +157,7 @@ describe("CogClient.run", () => {
     const hook = await receiver(waiter, secret);
     const client = createCogClient({ baseUrl: server.url });
     const id = newPredictionId();
-    const webhookUrl = webhookUrlFor(hook.url, id, secret);
+    const webhookUrl = webhookUrlFor(hook.url, id, hook.tokens, Date.now() + 60_000);
     await expect(client.run(id, {}, { waiter, webhookUrl })).resolves.toMatchObject({
       status: "succeeded",
     });

@@ -10,6 +10,7 @@
  */
 import { readFile, rm, stat } from "node:fs/promises";
 import { extname } from "node:path";
+import type { Signer } from "../../signing.js";
 import type {
   ClipEngine,
   ClipJob,
@@ -28,7 +29,7 @@ import {
   progressFromLogs,
 } from "./prediction.js";
 import type { PredictionWaiter } from "./waiter.js";
-import { webhookUrlFor } from "./webhook.js";
+import { WEBHOOK_TOKEN_GRACE_MS, webhookUrlFor } from "./webhook.js";
 
 /** A restore job as the Cog engine takes it: the contract's, plus a prediction to resume. */
 export interface RestoreArgs extends RestoreJob {
@@ -70,6 +71,8 @@ export interface CogEngineConfig {
   /** Our public webhook endpoint; needs `webhookSecret` and `waiter`. */
   webhookUrl?: string;
   webhookSecret?: string;
+  /** Signs each prediction's webhook URL token (unsigned, plain Cog deliveries need it). */
+  webhookTokens?: Signer;
   waiter?: PredictionWaiter;
   timeoutMs: number;
   pollIntervalMs: number;
@@ -175,7 +178,7 @@ async function predict(
     signal: args.signal,
     timeoutMs: cfg.timeoutMs,
     waiter: useWebhook ? cfg.waiter : undefined,
-    webhookUrl: useWebhook ? webhookUrlFor(cfg.webhookUrl!, id, cfg.webhookSecret!) : undefined,
+    webhookUrl: useWebhook ? webhookTarget(cfg, id) : undefined,
     // Output events carry partial outputs we do not use; logs carry progress.
     webhookEventsFilter: ["start", "logs", "completed"],
     onUpdate,
@@ -187,6 +190,14 @@ async function predict(
     throw new CogError("canceled", "The remote model cancelled the prediction.");
   }
   return final;
+}
+
+/** The webhook URL of one prediction: with a URL token when a signer is configured. */
+function webhookTarget(cfg: CogEngineConfig, id: string): string | undefined {
+  if (!cfg.webhookUrl) return undefined;
+  if (!cfg.webhookTokens) return cfg.webhookUrl;
+  const expiresAtMs = Date.now() + cfg.timeoutMs + WEBHOOK_TOKEN_GRACE_MS;
+  return webhookUrlFor(cfg.webhookUrl, id, cfg.webhookTokens, expiresAtMs);
 }
 
 /**

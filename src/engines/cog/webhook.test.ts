@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { createSigner } from "../../signing.js";
 import type { Prediction } from "./prediction.js";
 import {
   handlePredictionWebhook,
@@ -7,6 +8,7 @@ import {
   PredictionWaiter,
   signWebhook,
   verifyWebhook,
+  WEBHOOK_TOKEN_GRACE_MS,
   WebhookVerificationError,
   webhookHeaders,
   webhookUrlFor,
@@ -149,6 +151,8 @@ describe("PredictionWaiter", () => {
 
 describe("handlePredictionWebhook", () => {
   const body = JSON.stringify(prediction("p1", "succeeded"));
+  const tokens = createSigner("test-signing-secret-0123456789abcdef");
+  const later = Date.now() + WEBHOOK_TOKEN_GRACE_MS;
 
   it("accepts a signed delivery and is idempotent for retries", () => {
     const waiter = new PredictionWaiter();
@@ -161,32 +165,70 @@ describe("handlePredictionWebhook", () => {
   it("rejects a forged signature even when the URL token is valid", () => {
     const waiter = new PredictionWaiter();
     const headers = webhookHeaders(body, newWebhookSecret());
-    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog", "p1", secret);
-    const result = handlePredictionWebhook({ headers, rawBody: body, url, secret, waiter });
+    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog", "p1", tokens, later);
+    const result = handlePredictionWebhook({ headers, rawBody: body, url, secret, tokens, waiter });
     expect(result.status).toBe(401);
     expect(waiter.latest("p1")).toBeUndefined();
   });
 
   it("accepts an unsigned (plain Cog) delivery carrying the prediction's URL token", () => {
     const waiter = new PredictionWaiter();
-    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog?x=1", "p1", secret);
-    const result = handlePredictionWebhook({ headers: {}, rawBody: body, url, secret, waiter });
+    const url = webhookUrlFor("http://127.0.0.1/webhooks/cog?x=1", "p1", tokens, later);
+    const result = handlePredictionWebhook({
+      headers: {},
+      rawBody: body,
+      url,
+      secret,
+      tokens,
+      waiter,
+    });
     expect(result.status).toBe(200);
     expect(waiter.latest("p1")?.status).toBe("succeeded");
   });
 
   it("rejects an unsigned delivery without a token, or with another prediction's token", () => {
     const waiter = new PredictionWaiter();
-    const plain = { headers: {}, rawBody: body, secret, waiter };
+    const plain = { headers: {}, rawBody: body, secret, tokens, waiter };
     expect(handlePredictionWebhook({ ...plain, url: "/webhooks/cog" }).status).toBe(401);
-    const other = webhookUrlFor("http://h/webhooks/cog", "p2", secret);
+    const other = webhookUrlFor("http://h/webhooks/cog", "p2", tokens, later);
     expect(handlePredictionWebhook({ ...plain, url: other }).status).toBe(401);
-    const tampered = webhookUrlFor("http://h/webhooks/cog", "p1", secret).replace(
+    const tampered = webhookUrlFor("http://h/webhooks/cog", "p1", tokens, later).replace(
       /token=./,
       "token=x",
     );
     expect(handlePredictionWebhook({ ...plain, url: tampered }).status).toBe(401);
     expect(waiter.size).toBe(0);
+  });
+
+  it("takes URL tokens signed by kinora's signer: unexpired, for this purpose, any live key", () => {
+    const waiter = new PredictionWaiter();
+    const plain = { headers: {}, rawBody: body, secret, tokens, waiter };
+    const url = (signer: typeof tokens, expiresAtMs: number) =>
+      webhookUrlFor("http://h/webhooks/cog", "p1", signer, expiresAtMs);
+    // Past its expiry (the prediction's deadline plus the grace), a token is refused.
+    const expired = url(tokens, Date.now() - 1000);
+    expect(handlePredictionWebhook({ ...plain, url: expired }).status).toBe(401);
+    // Signed with a key the receiver does not have: refused.
+    const stranger = url(createSigner("another-signing-secret-0123456789"), later);
+    expect(handlePredictionWebhook({ ...plain, url: stranger }).status).toBe(401);
+    // A kinora token of another purpose with the same claims is not a webhook token.
+    const forOther = tokens.sign("output-ticket", { prediction: "p1" }, later);
+    const misused = `http://h/webhooks/cog?prediction=p1&token=${forOther}`;
+    expect(handlePredictionWebhook({ ...plain, url: misused }).status).toBe(401);
+    // Rotation: a token signed before SIGNING_SECRET changed still verifies until it expires.
+    const before = url(createSigner("old-signing-secret-0123456789abcdef"), later);
+    const rotated = createSigner("new-signing-secret-0123456789abcdef", [
+      "old-signing-secret-0123456789abcdef",
+    ]);
+    const result = handlePredictionWebhook({ ...plain, tokens: rotated, url: before });
+    expect(result.status).toBe(200);
+    // Without a signer only signed deliveries are taken.
+    const unsigned = handlePredictionWebhook({
+      ...plain,
+      tokens: undefined,
+      url: url(tokens, later),
+    });
+    expect(unsigned.status).toBe(401);
   });
 
   it("refuses all webhooks when no secret is configured", () => {

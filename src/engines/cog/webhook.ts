@@ -5,11 +5,14 @@
  * `webhook-timestamp` (Unix seconds) and `webhook-signature` (space-separated `v1,<base64>`
  * entries), each an HMAC-SHA256 of `${id}.${timestamp}.${body}` keyed with the base64 bytes
  * after the secret's `whsec_` prefix. A plain Cog container does not sign its webhooks, so
- * for those we put a per-prediction token (an HMAC of the prediction id with the same
- * secret) in the webhook URL. `handlePredictionWebhook` accepts either, never neither: a
- * request that carries a signature must have a valid one, whatever its URL says.
+ * for those we put a per-prediction token in the webhook URL — a token kinora signs like every
+ * other (src/signing.ts: purpose `cog-webhook`, an expiry, the signing key's id, so
+ * SIGNING_SECRET rotates with SIGNING_SECRET_PREVIOUS). `handlePredictionWebhook` accepts
+ * either, never neither: a request that carries a signature must have a valid one, whatever
+ * its URL says.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Signer } from "../../signing.js";
 import { parsePrediction } from "./prediction.js";
 import type { PredictionWaiter } from "./waiter.js";
 
@@ -112,37 +115,54 @@ export function verifyWebhook(args: {
   throw new WebhookVerificationError("No valid webhook signature.");
 }
 
-function urlToken(predictionId: string, secret: string): string {
-  return createHmac("sha256", secretKey(secret))
-    .update(`kinora-cog-webhook:${predictionId}`)
-    .digest("base64url");
-}
+/** What a webhook URL token is signed for: it stands for one prediction's deliveries only. */
+const URL_TOKEN_PURPOSE = "cog-webhook";
 
 /**
- * The webhook URL to give a model server for one prediction: `webhookUrl` plus
- * `prediction` and an unguessable `token`, so unsigned (plain Cog) deliveries are
- * authenticated too.
+ * How long a URL token outlives its prediction's time-out: a model server retries a delivery
+ * that failed (the final one matters most) for a while, and a late retry must still be
+ * recognised — as a duplicate — rather than refused; past that nothing waits for it.
  */
-export function webhookUrlFor(webhookUrl: string, predictionId: string, secret: string): string {
+export const WEBHOOK_TOKEN_GRACE_MS = 60 * 60_000;
+
+/**
+ * The webhook URL to give a model server for one prediction: `webhookUrl` plus `prediction`
+ * and a `token` signed for it by `tokens` (the platform's signer), valid until `expiresAtMs`
+ * (the prediction's own deadline plus WEBHOOK_TOKEN_GRACE_MS), so unsigned (plain Cog)
+ * deliveries are authenticated too.
+ */
+export function webhookUrlFor(
+  webhookUrl: string,
+  predictionId: string,
+  tokens: Signer,
+  expiresAtMs: number,
+): string {
   const url = new URL(webhookUrl);
   url.searchParams.set("prediction", predictionId);
-  url.searchParams.set("token", urlToken(predictionId, secret));
+  url.searchParams.set(
+    "token",
+    tokens.sign(URL_TOKEN_PURPOSE, { prediction: predictionId }, expiresAtMs),
+  );
   return url.href;
 }
 
-function validUrlToken(url: URL, secret: string): string | null {
+/** The prediction a URL's token was signed for, when it is genuine and unexpired. */
+function validUrlToken(url: URL, tokens: Signer, nowMs: number): string | null {
   const id = url.searchParams.get("prediction");
   const token = url.searchParams.get("token");
   if (!id || !token) return null;
-  const given = Buffer.from(token);
-  const expected = Buffer.from(urlToken(id, secret));
-  return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+  const claims = tokens.verify<{ prediction?: unknown }>(URL_TOKEN_PURPOSE, token, nowMs);
+  return claims?.prediction === id ? id : null;
 }
 
-/** Where POST /hooks/cog/{engine} delivers one engine's predictions, and the secret it checks. */
+/**
+ * Where POST /hooks/cog/{engine} delivers one engine's predictions, the secret signed
+ * deliveries are checked with, and the signer of the URL tokens of unsigned ones.
+ */
 export interface CogHookTarget {
   waiter: PredictionWaiter;
   secret: string | undefined;
+  tokens: Signer;
 }
 
 export interface WebhookResult {
@@ -161,6 +181,8 @@ export function handlePredictionWebhook(args: {
   /** The request URL (absolute, or path + query). */
   url: string;
   secret: string | undefined;
+  /** Checks URL tokens (webhookUrlFor); without it only signed deliveries are accepted. */
+  tokens?: Signer;
   waiter: PredictionWaiter;
   nowMs?: number;
 }): WebhookResult {
@@ -187,7 +209,7 @@ export function handlePredictionWebhook(args: {
       return unauthorized;
     }
   } else {
-    boundId = validUrlToken(url, args.secret);
+    boundId = args.tokens ? validUrlToken(url, args.tokens, args.nowMs ?? Date.now()) : null;
     if (!boundId) return unauthorized;
   }
   let json: unknown;

@@ -12,6 +12,7 @@ import {
 } from "../../engines/moderation/image-classifier.js";
 import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
 import { ClipWorkParams, clipJobs } from "../../services/clips/job-definition.js";
+import type { Signer } from "../../signing.js";
 import { uploadOutput } from "./transfer.js";
 
 type ClipItem = WorkItem<ClipWorkParams>;
@@ -146,28 +147,33 @@ export interface ClipEngineChoice {
   hook?: CogHookTarget;
 }
 
-/** The clip engine the configuration asks for. */
+/**
+ * The clip engine the configuration asks for. Webhooks need the server's public URL and its
+ * signer (each prediction's URL token is signed with it); a worker without them polls.
+ */
 export function clipEngineFromConfig(
   config: Pick<Config, "engines" | "publicUrl">,
-  publicUrl?: string,
+  server: { publicUrl?: string; signer: Signer } | undefined,
 ): ClipEngineChoice {
   const e = config.engines.clip;
   if (e.kind === "ffmpeg") return { engine: createFfmpegClipEngine() };
-  const base = publicUrl ?? config.publicUrl;
-  const waiter = e.webhookSecret && base ? new PredictionWaiter() : undefined;
+  const base = server?.publicUrl ?? config.publicUrl;
+  const tokens = server?.signer;
+  const waiter = e.webhookSecret && base && tokens ? new PredictionWaiter() : undefined;
   const engine = createCogClipEngine({
     name: "cog-clip",
     baseUrl: e.url,
     token: e.token,
     webhookUrl: waiter ? `${base}/hooks/cog/clip` : undefined,
     webhookSecret: waiter ? e.webhookSecret : undefined,
+    webhookTokens: waiter ? tokens : undefined,
     waiter,
     timeoutMs: e.timeoutMs,
     pollIntervalMs: e.pollMs,
   });
   return {
     engine,
-    hook: waiter && e.webhookSecret ? { waiter, secret: e.webhookSecret } : undefined,
+    hook: waiter && tokens ? { waiter, secret: e.webhookSecret, tokens } : undefined,
   };
 }
 
@@ -176,7 +182,10 @@ export function clipExecutorFromConfig(
   config: Pick<Config, "engines">,
   opts: { fetch?: (url: string, init?: RequestInit) => Promise<Response> } = {},
 ): Executor<ClipWorkParams> {
-  const { engine } = clipEngineFromConfig({ engines: config.engines, publicUrl: undefined });
+  const { engine } = clipEngineFromConfig(
+    { engines: config.engines, publicUrl: undefined },
+    undefined,
+  );
   return createClipExecutor({
     engine,
     classifier: createNsfwjsClassifier(),
