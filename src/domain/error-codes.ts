@@ -146,46 +146,6 @@ export function exitOf(code: ErrorCode): ErrorExit {
   return ERROR_CODES[code].exit;
 }
 
-/** The code an error body gets when nothing more specific was said. */
-export function codeForStatus(
-  status: number,
-  extra: { needs_topup?: unknown; over_limit?: unknown; refused?: unknown } = {},
-): ErrorCode {
-  if (extra.needs_topup) return "needs_topup";
-  if (extra.over_limit) return "over_limit";
-  if (extra.refused) return "refused";
-  switch (status) {
-    case 400:
-      return "invalid_request";
-    case 401:
-      return "unauthorized";
-    case 402:
-      return "payment_required";
-    case 403:
-      return "forbidden";
-    case 404:
-      return "not_found";
-    case 405:
-      return "method_not_allowed";
-    case 409:
-      return "conflict";
-    case 410:
-      return "gone";
-    case 413:
-      return "too_large";
-    case 422:
-      return "over_a_limit";
-    case 429:
-      return "rate_limited";
-    case 502:
-      return "upstream_failed";
-    case 503:
-      return "unavailable";
-    default:
-      return status >= 500 ? "internal" : "invalid_request";
-  }
-}
-
 /** Whether a value (e.g. an error body's `code` from a server) is a row of this table. */
 export function isErrorCode(value: unknown): value is ErrorCode {
   // Own rows only: `in` would also accept "toString" and the rest of Object.prototype.

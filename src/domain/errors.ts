@@ -4,13 +4,7 @@
  * spec's error body `{detail, code, needs_topup?, over_limit?, refused?}`; MCP turns the same
  * body into a tool error; the `kinora` client exits by the same row.
  */
-import {
-  codeForStatus,
-  type ErrorCode,
-  type ErrorStatus,
-  isErrorCode,
-  statusOf,
-} from "./error-codes.js";
+import { type ErrorCode, type ErrorStatus, statusOf } from "./error-codes.js";
 
 export type { ErrorCode, ErrorStatus } from "./error-codes.js";
 
@@ -28,28 +22,20 @@ export interface ApiErrorOptions {
 }
 
 export class ApiError extends Error {
-  readonly code: ErrorCode;
+  /** Always the code's row's: no thrower picks a status. */
   readonly status: ErrorStatus;
   readonly headers: Record<string, string>;
 
   constructor(
-    code: ErrorCode | ErrorStatus,
+    readonly code: ErrorCode,
     readonly detail: string,
     readonly extra: ApiErrorExtra = {},
-    options: ApiErrorOptions | Record<string, string> = {},
-    legacyCode?: ErrorCode,
+    options: ApiErrorOptions = {},
   ) {
     super(detail);
     this.name = "ApiError";
-    // TEMPORARY (issue 17): call sites still passing a status are converted area by area.
-    if (isErrorCode(code)) {
-      this.code = code;
-      this.headers = (options as ApiErrorOptions).headers ?? {};
-    } else {
-      this.code = legacyCode ?? codeForStatus(code, extra);
-      this.headers = options as Record<string, string>;
-    }
-    this.status = isErrorCode(code) ? statusOf(code) : code;
+    this.status = statusOf(code);
+    this.headers = options.headers ?? {};
   }
 
   body(): Record<string, unknown> {
@@ -82,13 +68,3 @@ export const overALimit = (field: string, problem: string) =>
 /** The content rule refused it; `rule` is the rule's own code (the spec's `refused`). */
 export const refusedByRule = (rule: string, detail: string) =>
   new ApiError("refused", detail, { refused: rule });
-
-/** TEMPORARY (issue 17): the old status-first 400, until its call sites name their code. */
-export const badRequest = (detail: string) =>
-  new ApiError(
-    400,
-    detail,
-    {},
-    {},
-    /^[a-z_][\w.]*: /.test(detail) ? "invalid_field" : "invalid_request",
-  );

@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, unauthorized } from "../domain/errors.js";
 import type { AppEnv } from "../http/env.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
@@ -210,7 +210,7 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     const refused = await overLimit(c, "signin", deps.signInLimit, "Too many sign-in attempts");
     if (refused) return refused;
     try {
-      if (!key.startsWith("pmk_")) throw new ApiError(401, "not a wallet key");
+      if (!key.startsWith("pmk_")) throw unauthorized("not a wallet key");
       const principal = await authenticate(deps, key.trim());
       await startSession(deps, c, principal.walletId);
     } catch (err) {

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, unauthorized } from "../domain/errors.js";
 import { withoutControlChars } from "../domain/text.js";
 import type { AppEnv } from "../http/env.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
@@ -123,7 +123,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     }
     const key = (form.wallet_key ?? "").trim();
     try {
-      if (!key.startsWith("pmk_")) throw new ApiError(401, "not a wallet key");
+      if (!key.startsWith("pmk_")) throw unauthorized("not a wallet key");
       const principal = await authenticate(web, key);
       await startSession(web, c, principal.walletId);
     } catch (err) {
