@@ -35,8 +35,11 @@ const LAYERS = [
   ["engines/", 1, "infra"],
   ["payments/", 1, "infra"],
   ["metrics/", 1, "infra"],
-  // The public contract (request/response schemas, validation wording) shared by REST and MCP.
-  ["api/", 2, "services"],
+  // The public contract: request/response schemas and each operation's contract (REST, MCP and
+  // client derive from it); it knows only the domain, so services may return its types.
+  ["api/", 1, "infra"],
+  // Each operation's handler over the services, and the policies every surface shares.
+  ["operations/", 2, "services"],
   ["jobs/", 2, "services"],
   ["services/", 2, "services"],
   ["oauth/", 2, "services"],

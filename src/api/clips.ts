@@ -17,11 +17,11 @@ const Range = z.object({ min: z.number().int(), max: z.number().int() });
 export const Clip = z
   .object({
     id: z.string().openapi({ example: "clip_5R2kq9WcD1xv0Lm3Tz8HbN" }),
-    status: z.enum(CLIP_STATUSES as [string, ...string[]]).openapi({
+    status: z.enum(CLIP_STATUSES).openapi({
       description:
         "awaiting_upload → queued → processing → done; or failed / refused (refunded), cancelled (refunded), expired (upload never arrived: refunded; or a done clip whose files were deleted after retention).",
     }),
-    size: z.enum(["480p", "720p"]),
+    size: z.enum(CLIP_SIZES as [ClipSize, ...ClipSize[]]),
     seconds: z.number().int().openapi({ example: 5 }),
     prompt: z.string(),
     loop: z.boolean(),
@@ -170,3 +170,6 @@ export const MotionConfig = z
     }),
   })
   .openapi("MotionConfig");
+
+/** A clip as every surface shows it. */
+export type ClipView = z.input<typeof Clip>;

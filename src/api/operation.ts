@@ -11,7 +11,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../domain/error-codes.js";
-import type { Principal } from "../services/auth.js";
+import type { Principal } from "../domain/principal.js";
 
 /**
  * Who may call: nobody needs a key (`none`); a key is optional (`optional`: without one the

@@ -57,3 +57,20 @@ export const UsdcTopupBody = z
   })
   .strict()
   .openapi({ example: { amount_cents: 500 } });
+
+/** A USDC refund sent back to the paying address (operator action). */
+export const UsdcRefund = z
+  .object({
+    id: z.string(),
+    wallet_id: z.string(),
+    to: z.string(),
+    amount_cents: z.number().int(),
+    status: z.enum(["sending", "sent", "failed", "unknown"]),
+    transaction: z.string().nullable(),
+    explorer: z.string().nullable(),
+    error: z.string().nullable(),
+    balance_cents: z.number().int(),
+  })
+  .openapi("UsdcRefund");
+
+export type UsdcRefundView = z.input<typeof UsdcRefund>;

@@ -1,6 +1,7 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
 import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
+import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
 import { Email, QueueEstimate, Wallet } from "./schemas.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
@@ -58,17 +59,7 @@ export const CreateBody = z
 export const RestoreJob = z
   .object({
     id: z.string().openapi({ example: "rj_5pX0c1Hq3GvJ2Yb8Lw9RzA" }),
-    status: z.enum([
-      "pending_payment",
-      "awaiting_upload",
-      "queued",
-      "processing",
-      "done",
-      "failed",
-      "refunded",
-      "cancelled",
-      "expired",
-    ]),
+    status: z.enum(RESTORE_STATUSES),
     quality: z.enum(RESTORE_QUALITIES),
     quality_label: z.string().openapi({ example: "Enhanced" }),
     amount_cents: z.number().int(),
@@ -128,3 +119,6 @@ export const PriceTable = z.object({}).passthrough().openapi({
   description:
     "Base price per quality (up to 5 minutes), the per-minute price after it, the high-resolution factor and the limits.",
 });
+
+/** A restore job as every surface shows it. */
+export type RestoreJobView = z.input<typeof RestoreJob>;

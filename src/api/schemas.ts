@@ -164,3 +164,8 @@ export const WaitField = z
     description:
       "Long-poll: wait up to this many seconds (0–25) for the job's status or progress to change, then answer. A job in a final status answers at once.",
   });
+
+/** The wallet as the calling key sees it. */
+export type WalletView = z.input<typeof Wallet>;
+/** An agent key (or connected app) as its wallet's owner sees it. */
+export type AgentKeyView = z.input<typeof AgentKey>;

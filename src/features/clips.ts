@@ -9,7 +9,7 @@
  *   CLIP_COG_TOKEN if set). With COG_WEBHOOK_SECRET set, completions arrive by webhook at
  *   POST /hooks/cog/clip (polling continues as a fallback); without it, polling only.
  */
-import { clipOperations } from "../api/operations/clips.js";
+import { clipOperations } from "../operations/clips.js";
 import {
   createNsfwjsClassifier,
   type ImageClassifier,

@@ -4,7 +4,7 @@
  * assistant-only combinations (every price at once, one cancel for either kind of job).
  */
 
-import { assistantOperations } from "../api/operations/assistant.js";
+import { assistantOperations } from "../operations/assistant.js";
 import type { FeatureFactory } from "../platform.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";

@@ -3,7 +3,7 @@
  * engine), its executor for the in-process workers, and the retention sweeper — and the
  * restore kind's registry entry (src/job-kinds.ts).
  */
-import { restoreOperations } from "../api/operations/restore.js";
+import { restoreOperations } from "../operations/restore.js";
 import type { FeatureFactory } from "../platform.js";
 import { restoreJobs } from "../services/restore/job-definition.js";
 import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { readInput } from "../api/input.js";
 import type { AnyContract, CallContext, Operation, Refer, RestBinding } from "../api/operation.js";
-import { checkCaller, type Outcome, runOperation } from "../api/run.js";
+import { checkCaller, type Outcome, runOperation } from "../operations/run.js";
 import type { Config } from "../config.js";
 import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { EventHub } from "../domain/events.js";

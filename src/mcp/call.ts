@@ -9,7 +9,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readInput } from "../api/input.js";
 import type { CallContext, Operation, Refer } from "../api/operation.js";
-import { errorOutcome, type Outcome, runOperation } from "../api/run.js";
+import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
 import { credentialDigest, takeRate } from "../services/rate-buckets.js";
 import type { McpContext } from "./context.js";

@@ -2,12 +2,14 @@
  * Agent keys and connected apps of a wallet: create (within the wallet's cap on active keys),
  * list, revoke. A connected app is an agent key whose secrets are OAuth tokens.
  */
+
 import { sql } from "kysely";
+import type { AgentKeyView } from "../api/schemas.js";
 import { conflict, invalidField, notFound } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
 import type { CoreDeps } from "./deps.js";
-import { type AgentKeyView, agentKeyView, KEY_COLUMNS } from "./wallets.js";
+import { agentKeyView, KEY_COLUMNS } from "./wallets.js";
 
 /** When no cap is given (tests, tools): the default of MAX_AGENT_KEYS. */
 export const DEFAULT_MAX_ACTIVE_KEYS = 100;

@@ -11,34 +11,11 @@
 import { sql } from "kysely";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { constantTimeEqualHex, hashSecret } from "../domain/ids.js";
+import type { Principal, PrincipalSnapshot } from "../domain/principal.js";
 import type { CoreDeps } from "./deps.js";
 import type { KeyRow, TokenRow } from "./key-cache.js";
 
-export interface PrincipalSnapshot {
-  balanceCents: number;
-  paused: boolean;
-  email: string | null;
-  key?: {
-    label: string;
-    kind: "agent" | "connected_app";
-    askBeforeSpending: boolean;
-    limitCents: number;
-    spentCents: number;
-    createdAt: Date;
-    lastUsedAt: Date | null;
-  };
-}
-
-export type Principal = (
-  | { kind: "wallet"; walletId: string }
-  | { kind: "agent"; walletId: string; keyId: string }
-) & {
-  /**
-   * The rows as read while authenticating this request (or as last read, from a key cache that
-   * every write to them empties).
-   */
-  snapshot?: PrincipalSnapshot;
-};
+export type { Principal, PrincipalSnapshot } from "../domain/principal.js";
 
 export const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
 

@@ -1,34 +1,9 @@
 /** Wallets and their agent keys: creation, the Wallet view each key sees, revocation, pausing. */
+import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import { notFound, unauthorized } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import type { Principal, PrincipalSnapshot } from "./auth.js";
 import type { CoreDeps } from "./deps.js";
-
-export interface AgentKeyView {
-  id: string;
-  label: string;
-  limit_cents: number;
-  spent_cents: number;
-  remaining_cents: number;
-  created_at: string;
-  last_used_at: string | null;
-  revoked: boolean;
-  /** "agent" for keys made with POST /wallet/keys, "connected_app" for OAuth connections. */
-  kind: "agent" | "connected_app";
-  /** The owner's standing agreement: false lets an assistant spend within the limit without asking. */
-  ask_before_spending: boolean;
-  /** Connected apps (OAuth sign-in) only: which app, and where it returns. */
-  connected_app?: { client_id: string; client_name: string; redirect_host: string | null };
-}
-
-export interface WalletView {
-  wallet_id: string;
-  balance_cents: number;
-  spendable_cents: number;
-  paused: boolean;
-  email?: string | null;
-  agent_key?: AgentKeyView;
-}
 
 interface AgentKeyRow {
   id: string;

@@ -4,11 +4,12 @@
  * revoke), restore jobs and clips with status, progress and download links, and the ledger.
  * Money is shown in dollars.
  */
+
+import type { ClipView } from "../api/clips.js";
+import type { RestoreJobView } from "../api/restore.js";
+import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import { displayCents } from "../domain/money.js";
-import type { ClipView } from "../services/clips/view.js";
 import type { LedgerPage } from "../services/ledger-view.js";
-import type { RestoreJobView } from "../services/restore/views.js";
-import type { AgentKeyView, WalletView } from "../services/wallets.js";
 import { Page } from "./layout.js";
 
 const dollars = (cents: number) => displayCents(cents);

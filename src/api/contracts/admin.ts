@@ -1,6 +1,7 @@
 /** The operator's operations (ADMIN_TOKEN): adjust, pause, reconcile, held payments, USDC refunds. */
 import { z } from "@hono/zod-openapi";
 import { defineContract } from "../operation.js";
+import { UsdcRefund } from "../payments.js";
 import { IdField } from "../schemas.js";
 
 const TAGS = ["Operator"] as const;
@@ -202,19 +203,7 @@ export const refundUsdc = defineContract({
     })
     .strict()
     .openapi({ example: { amount_cents: 300 } }),
-  output: z.object({
-    refund: z.object({
-      id: z.string(),
-      wallet_id: z.string(),
-      to: z.string(),
-      amount_cents: z.number().int(),
-      status: z.enum(["sending", "sent", "failed", "unknown"]),
-      transaction: z.string().nullable(),
-      explorer: z.string().nullable(),
-      error: z.string().nullable(),
-      balance_cents: z.number().int(),
-    }),
-  }),
+  output: z.object({ refund: UsdcRefund }),
   errors: ["not_found", "conflict", "unavailable"],
   rest: {
     method: "post",

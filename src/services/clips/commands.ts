@@ -1,4 +1,5 @@
 /** Reading, starting and cancelling clips. Start and cancel are idempotent where a retry is. */
+import type { ClipView } from "../../api/clips.js";
 import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
 import { CLIP_FINAL } from "../../domain/clips/transitions.js";
 import { ApiError, wrongState } from "../../domain/errors.js";
@@ -7,7 +8,7 @@ import type { Principal } from "../auth.js";
 import { ownedJobsPage, type PageInput } from "../pagination.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
-import { type ClipRow, type ClipView, clipView, clipViews, findVisibleClip } from "./view.js";
+import { type ClipRow, clipView, clipViews, findVisibleClip } from "./view.js";
 
 /** A clip this key may see; with `waitMs`, after its status or progress changes (`?wait=`). */
 export async function getClip(

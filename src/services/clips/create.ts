@@ -2,10 +2,12 @@
  * POST /motion/jobs: refuse a prompt that breaks the content rule (nothing charged), fetch an
  * image_url safely before any money moves, then charge and insert in one transaction.
  */
+
 import { randomInt } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { WalletView } from "../../api/schemas.js";
 import {
   CLIP_IMAGE_FETCH_TIMEOUT_MS,
   CLIP_IMAGE_MAX_BYTES,
@@ -21,7 +23,7 @@ import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
 import type { UploadTicket } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
-import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
+import { freshPrincipal, walletView } from "../wallets.js";
 import type { ClipDeps } from "./deps.js";
 import { clipImageKey } from "./job-definition.js";
 import { type ClipRow, clipView } from "./view.js";

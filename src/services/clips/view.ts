@@ -1,5 +1,7 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
+
 import { sql } from "kysely";
+import type { ClipView } from "../../api/clips.js";
 import { CLIP_DEFAULT_RUN_RATES, CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
 import { notFound } from "../../domain/errors.js";
 import {
@@ -30,29 +32,6 @@ export const CLIP_QUEUE: QueueKind<ClipRow> = {
   work: (row) => ({ workClass: row.size, amount: row.seconds }),
   defaults: CLIP_DEFAULT_RUN_RATES,
 };
-
-export interface ClipView {
-  id: string;
-  status: ClipRow["status"];
-  size: ClipRow["size"];
-  seconds: number;
-  prompt: string;
-  loop: boolean;
-  amount_cents: number;
-  seed: number | null;
-  image_url: string | null;
-  progress: number | null;
-  error: string | null;
-  refused: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-  expires_at: string | null;
-  /** Position and ETA while queued or processing; null otherwise. */
-  queue: QueueEstimate | null;
-  video_url?: string;
-  download_url?: string;
-}
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 

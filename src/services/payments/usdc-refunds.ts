@@ -6,8 +6,10 @@
  * outcome is unknown (broadcast, receipt not seen) stays debited and is marked `unknown` for
  * the operator to check on the explorer — never re-credited, so USDC is never paid twice.
  */
+
 import { sql } from "kysely";
 import type { Hex } from "viem";
+import type { UsdcRefundView } from "../../api/payments.js";
 import { ApiError, conflict, notFound } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
 import { explorerUrl } from "../../payments/x402/config.js";
@@ -15,18 +17,6 @@ import { sendUsdcRefund } from "../../payments/x402/refund.js";
 import { centsToAtomic } from "../../payments/x402/terms.js";
 import { credit } from "../ledger.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
-
-export interface UsdcRefundView {
-  id: string;
-  wallet_id: string;
-  to: string;
-  amount_cents: number;
-  status: "sending" | "sent" | "failed" | "unknown";
-  transaction: string | null;
-  explorer: string | null;
-  error: string | null;
-  balance_cents: number;
-}
 
 interface Reserved {
   id: string;

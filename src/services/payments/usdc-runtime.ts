@@ -4,10 +4,7 @@ import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
 
 export function usdcRuntime(deps: PaymentsDeps): UsdcRuntime {
   if (!deps.usdc) {
-    throw new ApiError(
-      "unavailable",
-      "USDC payments are not switched on at this server.",
-    );
+    throw new ApiError("unavailable", "USDC payments are not switched on at this server.");
   }
   return deps.usdc;
 }

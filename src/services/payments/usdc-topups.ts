@@ -5,7 +5,9 @@
  * payment confirmed, only after our own RPC shows the transfer — here, or later in the
  * background confirmer (usdc-confirmer.ts), whichever sees it first.
  */
+
 import type { Hex } from "viem";
+import type { WalletView } from "../../api/schemas.js";
 import { ApiError } from "../../domain/errors.js";
 import { explorerUrl } from "../../payments/x402/config.js";
 import { confirmTransfer, rpcClient } from "../../payments/x402/confirm.js";
@@ -18,7 +20,7 @@ import {
   type X402Resource,
 } from "../../payments/x402/terms.js";
 import type { Principal } from "../auth.js";
-import { freshPrincipal, type WalletView, walletView } from "../wallets.js";
+import { freshPrincipal, walletView } from "../wallets.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
 import { creditConfirmedPayment } from "./usdc-credit.js";
 import { usdcRuntime } from "./usdc-runtime.js";

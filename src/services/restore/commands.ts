@@ -57,10 +57,7 @@ export async function getOwnedRestoreJob(
 function notStartable(row: RestoreJobRow): ApiError {
   switch (row.status) {
     case "pending_payment":
-      return new ApiError(
-        "paid_by_checkout",
-        "This job is paid by checkout: it starts once paid.",
-      );
+      return new ApiError("paid_by_checkout", "This job is paid by checkout: it starts once paid.");
     case "cancelled":
       return wrongState("This job was cancelled and refunded; create a new job.");
     case "expired":

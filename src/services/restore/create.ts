@@ -12,8 +12,8 @@ import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
 import type { RestoreDeps } from "./deps.js";
-import { inTx, type RestoreJobRow } from "./store.js";
 import { restoreInputKey } from "./job-definition.js";
+import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView } from "./views.js";
 
 export interface CreateRestoreInput {

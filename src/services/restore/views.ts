@@ -1,5 +1,6 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
 import { sql } from "kysely";
+import type { RestoreJobView } from "../../api/restore.js";
 import { displayCents } from "../../domain/money.js";
 import { RESTORE_DOWNLOAD_URL_SEC } from "../../domain/restore/limits.js";
 import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
@@ -10,32 +11,6 @@ import {
 } from "../../jobs/queue-estimate/read.js";
 import type { RestoreDeps } from "./deps.js";
 import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
-
-export interface RestoreJobView {
-  id: string;
-  status: RestoreJobRow["status"];
-  quality: RestoreJobRow["quality"];
-  quality_label: string;
-  amount_cents: number;
-  display_price: string;
-  duration_sec: number;
-  measured_duration_sec: number | null;
-  width: number | null;
-  height: number | null;
-  filename: string;
-  content_type: string;
-  size: number;
-  paid_from_balance: boolean;
-  progress: number | null;
-  download_url: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-  expires_at: string;
-  /** Position and ETA while processing (waiting for or held by a worker); null otherwise. */
-  queue: QueueEstimate | null;
-}
 
 /** Restores are measured in seconds of video per quality (the real length once known). */
 export const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {

@@ -1,11 +1,12 @@
 /** The clip operations' handlers. */
-import { clipPrice } from "../../domain/clips/rules.js";
-import { cancelClip, getClip, listClipsPage, startClip } from "../../services/clips/commands.js";
-import { motionConfig } from "../../services/clips/config.js";
-import { createClip } from "../../services/clips/create.js";
-import type { ClipDeps } from "../../services/clips/deps.js";
-import * as c from "../contracts/clips.js";
-import { implement, type Operation } from "../operation.js";
+
+import * as c from "../api/contracts/clips.js";
+import { implement, type Operation } from "../api/operation.js";
+import { clipPrice } from "../domain/clips/rules.js";
+import { cancelClip, getClip, listClipsPage, startClip } from "../services/clips/commands.js";
+import { motionConfig } from "../services/clips/config.js";
+import { createClip } from "../services/clips/create.js";
+import type { ClipDeps } from "../services/clips/deps.js";
 
 const config = implement(c.getMotionConfig, async () => motionConfig());
 

@@ -6,6 +6,15 @@
  * data (a status, a body, an x402 receipt, or an error body with its headers), already worded
  * for the caller's surface; each surface turns it into its own answer.
  */
+
+import {
+  type AnyContract,
+  type AuthMode,
+  type CallContext,
+  isReply,
+  type Operation,
+  type RateBucket,
+} from "../api/operation.js";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
 import type { CoreDeps } from "../services/deps.js";
@@ -17,14 +26,6 @@ import {
   type StoredResponse,
   storeIdempotentResponse,
 } from "../services/idempotency.js";
-import {
-  type AnyContract,
-  type AuthMode,
-  type CallContext,
-  isReply,
-  type Operation,
-  type RateBucket,
-} from "./operation.js";
 import { withRemedy } from "./remedies.js";
 
 /** What a call ended with; replays hand back exactly this. */

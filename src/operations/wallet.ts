@@ -1,9 +1,10 @@
 /** The wallet operations' handlers. */
-import { createAgentKey, listAgentKeys, revokeAgentKey } from "../../services/agent-keys.js";
-import type { CoreDeps } from "../../services/deps.js";
-import { createWallet, walletView } from "../../services/wallets.js";
-import * as c from "../contracts/wallet.js";
-import { implement, type Operation } from "../operation.js";
+
+import * as c from "../api/contracts/wallet.js";
+import { implement, type Operation } from "../api/operation.js";
+import { createAgentKey, listAgentKeys, revokeAgentKey } from "../services/agent-keys.js";
+import type { CoreDeps } from "../services/deps.js";
+import { createWallet, walletView } from "../services/wallets.js";
 
 /** What the wallet operations need: the core services and the cap on active agent keys. */
 export interface WalletOperationDeps extends CoreDeps {

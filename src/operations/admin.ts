@@ -1,13 +1,14 @@
 /** The operator's operations' handlers. */
-import { adjustBalance } from "../../services/adjustments.js";
-import type { CoreDeps } from "../../services/deps.js";
-import { listHeldCheckouts, releaseHeldCheckout } from "../../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../../services/payments/deps.js";
-import { refundUsdc } from "../../services/payments/usdc.js";
-import { reconcile } from "../../services/reconcile.js";
-import { setWalletPaused } from "../../services/wallets.js";
-import * as c from "../contracts/admin.js";
-import { implement, type Operation } from "../operation.js";
+
+import * as c from "../api/contracts/admin.js";
+import { implement, type Operation } from "../api/operation.js";
+import { adjustBalance } from "../services/adjustments.js";
+import type { CoreDeps } from "../services/deps.js";
+import { listHeldCheckouts, releaseHeldCheckout } from "../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
+import { refundUsdc } from "../services/payments/usdc.js";
+import { reconcile } from "../services/reconcile.js";
+import { setWalletPaused } from "../services/wallets.js";
 
 const adjust = implement(c.adjustWalletBalance, async (deps: CoreDeps, a) =>
   adjustBalance(deps, {

@@ -1,14 +1,15 @@
 /** The assistant-only combinations' handlers: each calls the same services as the REST parts. */
-import { notFound } from "../../domain/errors.js";
-import { priceTableView } from "../../domain/restore/pricing.js";
-import { cancelClip } from "../../services/clips/commands.js";
-import { motionConfig } from "../../services/clips/config.js";
-import type { ClipDeps } from "../../services/clips/deps.js";
-import { cancelRestoreJob } from "../../services/restore/commands.js";
-import type { RestoreDeps } from "../../services/restore/deps.js";
-import { freshPrincipal, walletView } from "../../services/wallets.js";
-import * as c from "../contracts/assistant.js";
-import { implement, type Operation } from "../operation.js";
+
+import * as c from "../api/contracts/assistant.js";
+import { implement, type Operation } from "../api/operation.js";
+import { notFound } from "../domain/errors.js";
+import { priceTableView } from "../domain/restore/pricing.js";
+import { cancelClip } from "../services/clips/commands.js";
+import { motionConfig } from "../services/clips/config.js";
+import type { ClipDeps } from "../services/clips/deps.js";
+import { cancelRestoreJob } from "../services/restore/commands.js";
+import type { RestoreDeps } from "../services/restore/deps.js";
+import { freshPrincipal, walletView } from "../services/wallets.js";
 
 export interface AssistantDeps {
   restore: RestoreDeps;

@@ -1,9 +1,10 @@
 /** Top-up operations' handlers. */
-import { openTopupCheckout } from "../../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../../services/payments/deps.js";
-import { cryptoTopup } from "../../services/payments/usdc.js";
-import * as c from "../contracts/payments.js";
-import { implement, type Operation, reply } from "../operation.js";
+
+import * as c from "../api/contracts/payments.js";
+import { implement, type Operation, reply } from "../api/operation.js";
+import { openTopupCheckout } from "../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
+import { cryptoTopup } from "../services/payments/usdc.js";
 
 const topupLink = implement(c.createTopUpLink, async (deps: PaymentsDeps, a, ctx) =>
   openTopupCheckout(deps, {

@@ -3,9 +3,10 @@
  * answered them. An operation's own `remedies` (in its contract) come first; the sentence is
  * appended to the error's detail, naming operations as the caller's surface does.
  */
+
+import { createTopUpLink, topUpWithUsdc } from "../api/contracts/payments.js";
+import type { AnyContract, Refer, Remedy } from "../api/operation.js";
 import type { ErrorCode } from "../domain/error-codes.js";
-import { createTopUpLink, topUpWithUsdc } from "./contracts/payments.js";
-import type { AnyContract, Refer, Remedy } from "./operation.js";
 
 const SHARED: Partial<Record<ErrorCode, Remedy>> = {
   needs_topup: (refer) =>

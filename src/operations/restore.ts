@@ -1,20 +1,21 @@
 /** The restore operations' handlers: each maps its input onto one service call. */
-import { priceTableView } from "../../domain/restore/pricing.js";
-import { openRestoreCheckout } from "../../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../../services/payments/deps.js";
+
+import * as c from "../api/contracts/restore.js";
+import { implement, type Operation } from "../api/operation.js";
+import { priceTableView } from "../domain/restore/pricing.js";
+import { openRestoreCheckout } from "../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
 import {
   cancelRestoreJob,
   getOwnedRestoreJob,
   getRestoreJob,
   ownedJob,
   startRestoreJob,
-} from "../../services/restore/commands.js";
-import { createRestoreJob } from "../../services/restore/create.js";
-import type { RestoreDeps } from "../../services/restore/deps.js";
-import { listRestoreJobs } from "../../services/restore/list.js";
-import { quoteRestore as priceRestore } from "../../services/restore/quote.js";
-import * as c from "../contracts/restore.js";
-import { implement, type Operation } from "../operation.js";
+} from "../services/restore/commands.js";
+import { createRestoreJob } from "../services/restore/create.js";
+import type { RestoreDeps } from "../services/restore/deps.js";
+import { listRestoreJobs } from "../services/restore/list.js";
+import { quoteRestore as priceRestore } from "../services/restore/quote.js";
 
 const waitOptions = (waitSeconds: number | undefined, signal: AbortSignal) => ({
   waitMs: (waitSeconds ?? 0) * 1000,
