@@ -32,6 +32,7 @@ const measured: Measurements = {
   interlace: { tff: 200, bff: 0, progressive: 5, undetermined: 0 },
   shakeRatio: 0.05,
   levels: { yMin: 50, yMax: 190, satAvg: 1 },
+  noise: { y: 2, c: 4 },
   hum: { db50: 30, db60: 2 },
   loudness: { inputI: -30.5, inputTp: -9, inputLra: 6, inputThresh: -41, targetOffset: 0.3 },
 };
@@ -40,14 +41,14 @@ const plan = (quality: RestoreQuality, over: Partial<SourceInfo> = {}) =>
   decidePlan({ quality, source: { ...source, ...over }, measured, caps });
 
 describe("buildVideoFilter", () => {
-  it("orders the faithful chain: deinterlace, 4:2:0, deflicker, gentle denoise", () => {
+  it("orders the faithful chain: deinterlace, 4:2:0, deflicker, spatial denoise", () => {
     expect(buildVideoFilter(plan("faithful"), "/t/x.trf")).toBe(
       "bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,deflicker=size=5:mode=am," +
-        "hqdn3d=3:2.5:4:3.5,format=yuv420p",
+        "hqdn3d=6:10:0:0,format=yuv420p",
     );
   });
 
-  it("adds stabilisation, tone, upscale with colour conversion and sharpening when enhanced", () => {
+  it("adds stabilisation, tone and an upscale with colour conversion (no sharpening) when enhanced", () => {
     const chain = buildVideoFilter(plan("enhanced"), "/t/x.trf");
     // Split on commas outside quoted lutyuv expressions.
     const names = (chain.match(/(?:[^,']|'[^']*')+/g) ?? []).map((f) => f.split("=")[0]);
@@ -58,22 +59,29 @@ describe("buildVideoFilter", () => {
       "deflicker",
       "hqdn3d",
       "lutyuv",
-      "scale",
+      "zscale",
       "setsar",
-      "cas",
       "format",
     ]);
     expect(chain).toContain("vidstabtransform=input=/t/x.trf:smoothing=13");
     expect(chain).toContain("u='clip(128+(val-128)*0,0,255)'");
-    expect(chain).toContain(
-      "scale=1440:1152:flags=lanczos:in_color_matrix=bt601:out_color_matrix=bt709",
+    // At full chroma resolution: swscale's 4:2:0 matrix change leaks chroma into luma.
+    expect(chain).toContain("zscale=w=900:h=720:filter=lanczos:matrixin=470bg:matrix=709");
+    const noZscale = decidePlan({
+      quality: "enhanced",
+      source,
+      measured,
+      caps: { has: (f: string) => f !== "zscale" },
+    });
+    expect(buildVideoFilter(noZscale, "/t/x.trf")).toContain(
+      "scale=900:720:flags=lanczos+accurate_rnd+full_chroma_int:in_color_matrix=bt601:out_color_matrix=bt709",
     );
   });
 
-  it("deinterlaces to field rate and uses fftdnoiz in Studio Max", () => {
+  it("deinterlaces to field rate in Studio Max", () => {
     const chain = buildVideoFilter(plan("enhanced_max"), "/t/x.trf");
     expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
-    expect(chain).toContain("fftdnoiz=sigma=6,hqdn3d=3:2.5:4:3.5");
+    expect(chain).toContain("hqdn3d=6:10:0:0");
   });
 
   it("interpolates low-rate progressive input in Studio Max", () => {
@@ -98,7 +106,12 @@ describe("buildAudioFilter", () => {
         "bandreject=f=100:width_type=h:width=4",
         "bandreject=f=150:width_type=h:width=4",
         "bandreject=f=200:width_type=h:width=4",
+        // afftdn at 48 kHz with its 1,200-sample delay taken back, length unchanged.
+        "aresample=48000",
+        "apad=pad_len=1200",
         "afftdn=nr=12:nf=-50:tn=1",
+        "atrim=start_sample=1200",
+        "asetpts=PTS-1200/48000/TB",
         "loudnorm=I=-16:TP=-1.5:LRA=11:measured_I=-30.5:measured_TP=-9:measured_LRA=6:measured_thresh=-41:offset=0.3:linear=true",
         "aresample=48000",
       ].join(","),
@@ -112,7 +125,9 @@ describe("buildRestoreArgs", () => {
     const joined = args.join(" ");
     expect(args.slice(0, 3)).toEqual(["-y", "-i", "/in/a.mov"]);
     expect(joined).toContain("-map 0:0 -map 0:1");
-    expect(joined).toContain("-c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p");
+    expect(joined).toContain(
+      "-c:v libx264 -preset veryfast -crf 18 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
+    );
     expect(joined).toContain("-c:a aac -b:a 160k -ac 2 -ar 48000");
     expect(joined).toContain("-movflags +faststart");
     expect(joined).toContain("-map_metadata -1");

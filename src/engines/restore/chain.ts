@@ -27,10 +27,17 @@ function deinterlaceFilter(d: NonNullable<VideoPlan["deinterlace"]>): string {
 }
 
 function denoiseFilter(d: Denoise): string {
-  if (d.filter === "hqdn3d") {
-    return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
+  return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
+}
+
+/** Resize (and BT.601 → BT.709) without letting 4:2:0 chroma leak into luma. */
+function scaleFilter(s: NonNullable<VideoPlan["scale"]>): string {
+  if (s.filter === "zscale") {
+    const matrix = s.convertMatrixTo709 ? ":matrixin=470bg:matrix=709" : "";
+    return `zscale=w=${s.width}:h=${s.height}:filter=lanczos${matrix}`;
   }
-  return `fftdnoiz=sigma=${fmt(d.sigma)}`;
+  const matrix = s.convertMatrixTo709 ? ":in_color_matrix=bt601:out_color_matrix=bt709" : "";
+  return `scale=${s.width}:${s.height}:flags=lanczos+accurate_rnd+full_chroma_int${matrix}`;
 }
 
 function toneFilter(v: VideoPlan): string | null {
@@ -79,14 +86,7 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
     );
   }
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);
-  if (v.scale) {
-    const matrix = v.scale.convertMatrixTo709
-      ? ":in_color_matrix=bt601:out_color_matrix=bt709"
-      : "";
-    out.push(`scale=${v.scale.width}:${v.scale.height}:flags=lanczos${matrix}`, "setsar=1");
-  }
-  if (v.sharpen?.filter === "cas") out.push(`cas=strength=${fmt(v.sharpen.strength)}`);
-  if (v.sharpen?.filter === "unsharp") out.push(`unsharp=5:5:${fmt(v.sharpen.amount)}:5:5:0`);
+  if (v.scale) out.push(scaleFilter(v.scale), "setsar=1");
   out.push("format=yuv420p");
   return out.join(",");
 }
@@ -104,8 +104,16 @@ export function audioPrefilters(audio: Pick<AudioPlan, "highpassHz" | "hum">): s
 
 export function buildAudioFilter(audio: AudioPlan): string {
   const out = audioPrefilters(audio);
-  if (audio.denoise) {
-    out.push(`afftdn=nr=${audio.denoise.reductionDb}:nf=${audio.denoise.floorDb}:tn=1`);
+  const d = audio.denoise;
+  if (d) {
+    // afftdn at the delivery rate, so its delay is the plan's number of samples; the end is
+    // padded by that much and the start trimmed, so every sound keeps its sample and the
+    // length is unchanged.
+    out.push(`aresample=${audio.sampleRate}`, `apad=pad_len=${d.delaySamples}`);
+    out.push(`afftdn=nr=${d.reductionDb}:nf=${d.floorDb}:tn=1`);
+    // Back by exactly the trimmed samples (not to zero: the track may start after the video).
+    out.push(`atrim=start_sample=${d.delaySamples}`);
+    out.push(`asetpts=PTS-${d.delaySamples}/${audio.sampleRate}/TB`);
   }
   if (audio.loudness) {
     const l = audio.loudness;
@@ -141,8 +149,10 @@ export function buildRestoreArgs(
   const args = ["-y", "-i", inputPath, "-map", `0:${plan.source.videoStreamIndex}`];
   if (plan.source.audio && plan.audio) args.push("-map", `0:${plan.source.audio.streamIndex}`);
   args.push("-vf", buildVideoFilter(plan, transformsPathFor(outputPath)));
-  args.push("-c:v", "libx264", "-preset", plan.encode.x264Preset, "-crf", String(plan.encode.crf));
-  args.push("-pix_fmt", "yuv420p");
+  const e = plan.encode;
+  args.push("-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf));
+  args.push("-maxrate", `${e.maxrateK}k`, "-bufsize", `${e.bufsizeK}k`);
+  args.push("-profile:v", "high", "-pix_fmt", "yuv420p");
   if (plan.video.scale?.convertMatrixTo709) args.push("-colorspace", "bt709");
   if (plan.audio) {
     args.push("-af", buildAudioFilter(plan.audio), "-c:a", "aac");

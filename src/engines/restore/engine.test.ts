@@ -138,7 +138,7 @@ describe("restore", () => {
     expect(seen.at(-1)).toBe(1);
   });
 
-  it("enhanced: doubles the size", async () => {
+  it("enhanced: doubles a small picture's size", async () => {
     const result = await engine.restore({
       inputPath: path("av.mp4"),
       outputPath: path("enhanced.mp4"),
@@ -147,7 +147,8 @@ describe("restore", () => {
     const s = await summarise(path("enhanced.mp4"));
     expect(s.video).toMatchObject({ codec: "h264", pixFmt: "yuv420p", width: 640, height: 480 });
     expect(s.audio?.codec).toBe("aac");
-    expect(result.plan.video.sharpen?.filter).toBe("cas");
+    // Resized (and converted, were it HD) by zscale at full chroma resolution, not sharpened.
+    expect(result.plan.video.scale?.filter).toBe("zscale");
   });
 
   it("restores a file without audio to a valid video-only MP4", async () => {

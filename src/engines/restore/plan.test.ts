@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type Capabilities, decidePlan, LIMITS, type PlanInput, upscaleFactor } from "./plan.js";
+import {
+  type Capabilities,
+  DENOISE,
+  decidePlan,
+  LIMITS,
+  maxrateFor,
+  type PlanInput,
+  upscaleFactor,
+} from "./plan.js";
 import type { Measurements, RestoreQuality, SourceInfo } from "./types.js";
 
 const allFilters: Capabilities = { has: () => true };
@@ -58,6 +66,24 @@ describe("deinterlacing", () => {
     expect(plan("faithful", { measured: mixed }).video.deinterlace).toBeNull();
   });
 
+  it("keeps a flagged field order when idet calls soft, noisy fields progressive", () => {
+    // Measured: five of six bottom-field-first VHS clips read as progressive by idet.
+    const p = plan("faithful", {
+      source: source({ fieldOrder: "bff" }),
+      measured: measured({ interlace: { tff: 0, bff: 3, progressive: 97, undetermined: 0 } }),
+    });
+    expect(p.video.deinterlace?.parity).toBe("bff");
+    expect(p.notes.join(" ")).toContain("header says bff → bff");
+  });
+
+  it("lets clear combing of the other order overrule a flagged field order", () => {
+    const p = plan("faithful", {
+      source: source({ fieldOrder: "tff" }),
+      measured: measured({ interlace: { tff: 2, bff: 80, progressive: 40, undetermined: 0 } }),
+    });
+    expect(p.video.deinterlace?.parity).toBe("bff");
+  });
+
   it("trusts the header's field order when idet could not decide (static picture)", () => {
     const p = plan("faithful", {
       source: source({ fieldOrder: "tff" }),
@@ -109,8 +135,8 @@ describe("geometry", () => {
     expect(odd.video.scale).toBeNull();
   });
 
-  it("enhanced doubles with lanczos and makes odd sizes even", () => {
-    expect(plan("enhanced").video.scale).toMatchObject({ width: 1280, height: 960 });
+  it("enhanced scales towards 720 lines (at most 2×) and makes odd sizes even", () => {
+    expect(plan("enhanced").video.scale).toMatchObject({ width: 960, height: 720 });
     const odd = plan("enhanced", { source: source({ width: 321, height: 241 }) });
     expect(odd.video.scale).toMatchObject({ width: 642, height: 482 });
   });
@@ -121,13 +147,17 @@ describe("geometry", () => {
     expect(tiny.video.output).toMatchObject({ width: 960, height: 720 });
   });
 
-  it("never goes beyond 3840x2160 and never shrinks", () => {
+  it("never enlarges past its screen class, never beyond 3840x2160 and never shrinks", () => {
     const hd = plan("enhanced", { source: source({ width: 1920, height: 1080 }) });
-    expect(hd.video.output).toMatchObject({ width: 3840, height: 2160 });
+    expect(hd.video.scale).toBeNull();
+    expect(hd.video.output).toMatchObject({ width: 1920, height: 1080 });
+    const hdMax = plan("enhanced_max", { source: source({ width: 1280, height: 720 }) });
+    expect(hdMax.video.output).toMatchObject({ width: 1920, height: 1080 });
     const uhd = plan("enhanced_max", { source: source({ width: 3840, height: 2160 }) });
     expect(uhd.video.scale).toBeNull();
     expect(uhd.video.output).toMatchObject({ width: 3840, height: 2160 });
-    expect(upscaleFactor("enhanced", 2560, 1440)).toBe(1.5);
+    expect(upscaleFactor("enhanced", 2560, 1440)).toBe(1);
+    expect(upscaleFactor("enhanced", 320, 240)).toBe(2);
   });
 
   it("swaps the dimensions of rotated phone video", () => {
@@ -140,31 +170,56 @@ describe("geometry", () => {
       width: 720,
       height: 1280,
     });
+    expect(plan("enhanced", { source: rotated }).video.scale?.filter).toBe("zscale");
   });
 
   it("scales anamorphic PAL to square pixels at its true shape", () => {
     const pal = source({ width: 720, height: 576, sarNum: 16, sarDen: 15 });
     expect(plan("enhanced", { source: pal }).video.output).toMatchObject({
-      width: 1536,
-      height: 1152,
+      width: 960,
+      height: 720,
+    });
+    expect(plan("enhanced_max", { source: pal }).video.output).toMatchObject({
+      width: 1440,
+      height: 1080,
     });
   });
 
   it("converts SD BT.601 colours to BT.709 when the output becomes HD", () => {
     expect(plan("enhanced").video.scale?.convertMatrixTo709).toBe(true);
-    const small = plan("enhanced", { source: source({ width: 320, height: 240 }) });
+    const small = plan("enhanced", { source: source({ width: 240, height: 180 }) });
     expect(small.video.scale?.convertMatrixTo709).toBe(false);
-    const hd709 = plan("enhanced", { source: source({ width: 1280, height: 720 }) });
+    const hd709 = plan("enhanced_max", { source: source({ width: 1280, height: 720 }) });
     expect(hd709.video.scale?.convertMatrixTo709).toBe(false);
   });
 });
 
 describe("tone", () => {
-  it("stretches a washed-out picture around its own mid-grey, by at most 25%", () => {
+  it("stretches a faded picture (lifted blacks, no white) so its blacks land near black", () => {
     const p = plan("enhanced", {
-      measured: measured({ levels: { yMin: 50, yMax: 190, satAvg: 30 } }),
+      measured: measured({ levels: { yMin: 70, yMax: 200, satAvg: 10 } }),
     });
-    expect(p.video.levels).toEqual({ gain: LIMITS.maxLevelsGain, pivot: 120 });
+    const levels = p.video.levels;
+    expect(levels?.gain).toBe(LIMITS.maxLevelsGain);
+    const map = (y: number) => (levels ? levels.pivot + (y - levels.pivot) * levels.gain : y);
+    expect(map(70)).toBeCloseTo(LIMITS.stretchBlack, 1);
+    expect(map(200)).toBeLessThanOrEqual(235);
+    // Faded colour comes back with the contrast.
+    expect(p.video.saturation).toBe(LIMITS.maxSaturation);
+  });
+
+  it("leaves a foggy or muted scene alone: low contrast or pale on purpose", () => {
+    // Measured on the benchmark's clean photographs: a foggy pier and a muted forest.
+    const fog = plan("enhanced", {
+      measured: measured({ levels: { yMin: 34, yMax: 172, satAvg: 4 } }),
+    });
+    expect(fog.video.levels).toBeNull();
+    expect(fog.video.saturation).toBeNull();
+    const forest = plan("enhanced", {
+      measured: measured({ levels: { yMin: 24, yMax: 229, satAvg: 7.5 } }),
+    });
+    expect(forest.video.saturation).toBeNull();
+    expect(forest.video.levels).toBeNull();
   });
 
   it("leaves a full-range picture and faithful output alone", () => {
@@ -174,29 +229,38 @@ describe("tone", () => {
     expect(plan("faithful", { measured: faded }).video.saturation).toBeNull();
   });
 
-  it("drops chroma noise from black-and-white film and revives faded colour", () => {
+  it("drops chroma noise from black-and-white film", () => {
     const bw = measured({ levels: { yMin: 20, yMax: 230, satAvg: 1 } });
     expect(plan("enhanced", { measured: bw }).video.saturation).toBe(0);
-    const faded = measured({ levels: { yMin: 20, yMax: 230, satAvg: 6 } });
-    expect(plan("enhanced", { measured: faded }).video.saturation).toBe(LIMITS.maxSaturation);
     expect(plan("enhanced").video.saturation).toBeNull();
   });
 });
 
-describe("denoise, sharpen and motion", () => {
-  it("grows stronger with quality", () => {
-    expect(plan("faithful").video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 3 }]);
-    expect(plan("enhanced").video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 5 }]);
-    expect(plan("enhanced_max").video.denoise.map((d) => d.filter)).toEqual(["fftdnoiz", "hqdn3d"]);
-    expect(plan("faithful").video.sharpen).toBeNull();
+describe("denoise and motion", () => {
+  const noisy = measured({ noise: { y: 2, c: 4 } });
+
+  it("denoises spatially (no temporal smear of pans) in proportion to the measured noise", () => {
+    const p = plan("enhanced", { measured: noisy });
+    expect(p.video.denoise).toEqual([
+      { filter: "hqdn3d", lumaSpatial: 6, chromaSpatial: 10, lumaTemporal: 0, chromaTemporal: 0 },
+    ]);
+    expect(plan("faithful", { measured: noisy }).video.denoise).toEqual(p.video.denoise);
+    const clean = measured({ noise: { y: 0.1, c: 0.1 } });
+    expect(plan("enhanced", { measured: clean }).video.denoise).toEqual([]);
+    const heavy = measured({ noise: { y: 9, c: 9 } });
+    expect(plan("enhanced", { measured: heavy }).video.denoise).toMatchObject([
+      { lumaSpatial: DENOISE.maxLuma, chromaSpatial: DENOISE.maxChroma },
+    ]);
     expect(plan("faithful").video.deflicker).toBe(true);
   });
 
-  it("sharpens with cas, or unsharp when this ffmpeg lacks cas", () => {
-    expect(plan("enhanced").video.sharpen?.filter).toBe("cas");
-    expect(plan("enhanced", { caps: without("cas") }).video.sharpen?.filter).toBe("unsharp");
-    const noFft = plan("enhanced_max", { caps: without("fftdnoiz") });
-    expect(noFft.video.denoise).toMatchObject([{ filter: "hqdn3d", lumaSpatial: 5 }]);
+  it("uses the same denoise at every quality, and none on a clean plane", () => {
+    const max = plan("enhanced_max", { measured: noisy });
+    expect(max.video.denoise).toEqual(plan("enhanced", { measured: noisy }).video.denoise);
+    const cleanLuma = measured({ noise: { y: 0.3, c: 4 } });
+    expect(plan("enhanced", { measured: cleanLuma }).video.denoise).toMatchObject([
+      { lumaSpatial: 0, chromaSpatial: 10 },
+    ]);
   });
 
   it("motion-interpolates low-rate progressive video in Studio Max only", () => {
@@ -235,6 +299,8 @@ describe("audio", () => {
 
   it("removes hiss harder in enhanced, and skips it when afftdn is missing", () => {
     expect(plan("faithful").audio?.denoise?.reductionDb).toBe(12);
+    // afftdn's 25 ms delay at the delivery rate, which the chain takes back.
+    expect(plan("faithful").audio?.denoise?.delaySamples).toBe(1200);
     expect(plan("enhanced").audio?.denoise?.reductionDb).toBe(16);
     expect(plan("faithful", { caps: without("afftdn") }).audio?.denoise).toBeNull();
   });
@@ -249,6 +315,22 @@ describe("the plan", () => {
 
   it("carries the encoder settings it was given", () => {
     const p = plan("faithful", { encode: { x264Preset: "medium", threads: 2 } });
-    expect(p.encode).toEqual({ x264Preset: "medium", crf: 18, audioBitrateK: 160, threads: 2 });
+    expect(p.encode).toEqual({
+      x264Preset: "medium",
+      crf: 18,
+      maxrateK: 4000,
+      bufsizeK: 8000,
+      audioBitrateK: 160,
+      threads: 2,
+    });
+  });
+
+  it("caps the bitrate by output size like a streaming service; Studio Max spends more", () => {
+    expect(maxrateFor("faithful", 720, 576)).toBe(4000);
+    expect(maxrateFor("enhanced", 960, 720)).toBe(5000);
+    expect(maxrateFor("enhanced", 1920, 1080)).toBe(8000);
+    expect(maxrateFor("enhanced_max", 1440, 1080)).toBe(12000);
+    expect(maxrateFor("enhanced", 3840, 2160)).toBe(20000);
+    expect(plan("enhanced").encode).toMatchObject({ maxrateK: 5000, bufsizeK: 10000 });
   });
 });

@@ -31,6 +31,12 @@ export const LIMITS = {
   parityAgreement: 0.8,
   /** Fewer decided idet frames than this and we trust the header instead. */
   minDecidedFrames: 8,
+  /**
+   * A stream that flags its field order (MPEG-2, DV, H.264 field coding) is deinterlaced at that
+   * order unless idet finds this share of decided frames combed the other way: soft, noisy tape
+   * fields with slow motion comb too little for idet (it read 5 of 6 such BFF clips progressive).
+   */
+  overruleHeaderShare: 0.4,
   /** Mean jitter over picture height above which we stabilise (0.8% ≈ 3 px at 360 lines). */
   shakeRatio: 0.008,
   /** A hum harmonic set must stand this far above its neighbourhood, and beat the other mains. */
@@ -39,17 +45,33 @@ export const LIMITS = {
   /** Below this integrated loudness we would mostly amplify noise: leave levels alone. */
   quietestNormalisedLufs: -45,
   /**
-   * Contrast stretch when the luma span (of 219 legal codes) is below fadedLumaSpan: aim for
-   * targetLumaSpan, never by more than maxLevelsGain. Test patterns span ~180: left alone.
+   * Faded (tape, film dye): the blacks are lifted to at least fadedBlack AND nothing reaches
+   * fadedWhite. A foggy or muted scene is low-contrast on purpose but keeps its blacks (fog
+   * photo: 34–172), so it is left alone. Faded pictures are stretched so their darkest part
+   * lands on stretchBlack, towards targetWhite, never by more than maxLevelsGain.
    */
-  fadedLumaSpan: 170,
-  targetLumaSpan: 190,
-  maxLevelsGain: 1.25,
+  fadedBlack: 40,
+  fadedWhite: 225,
+  stretchBlack: 20,
+  targetWhite: 225,
+  maxLevelsGain: 1.45,
   /** Mean chroma saturation below which the picture is black-and-white (drop chroma noise). */
   monochromeSat: 2.5,
-  /** Below this it is faded colour: revive it, by at most maxSaturation. */
-  fadedSat: 12,
+  /** Colour of a faded picture is revived with its contrast, by at most maxSaturation. */
   maxSaturation: 1.3,
+  /** afftdn's output delay in ffmpeg 5.1: 25 ms (1,200 samples at 48 kHz), length kept. */
+  afftdnDelaySec: 0.025,
+  /**
+   * x264 VBV caps by output lines (kbit/s), the way streaming services bound CRF: ≤ 576 lines,
+   * ≤ 720, ≤ 1080, above. Studio Max spends studioMaxRateShare more.
+   */
+  maxrateK: [
+    [576, 4000],
+    [720, 5000],
+    [1080, 8000],
+    [Number.POSITIVE_INFINITY, 20000],
+  ] as ReadonlyArray<readonly [number, number]>,
+  studioMaxRateShare: 1.5,
   /** Progressive input at or below this rate is motion-interpolated in Studio Max. */
   interpolateBelowFps: 30.5,
   maxOutputFps: 60,
@@ -58,7 +80,25 @@ export const LIMITS = {
 const even = (x: number): number => Math.max(2, Math.round(x / 2) * 2);
 const evenDown = (x: number): number => Math.max(2, Math.floor(x / 2) * 2);
 
-/** Decides whether and how to deinterlace; idet's measurement wins over the header. */
+/** idet's verdict: the parity it found, or null for progressive; undefined when undecided. */
+function idetParity(
+  counts: Measurements["interlace"],
+  share: number,
+): "tff" | "bff" | null | undefined {
+  const decided = counts ? counts.tff + counts.bff + counts.progressive : 0;
+  if (!counts || decided < LIMITS.minDecidedFrames) return undefined;
+  const combed = counts.tff + counts.bff;
+  const dominant = Math.max(counts.tff, counts.bff);
+  if (combed / decided >= share && dominant >= LIMITS.parityAgreement * combed) {
+    return counts.tff >= counts.bff ? "tff" : "bff";
+  }
+  return null;
+}
+
+/**
+ * Decides whether and how to deinterlace. A flagged field order counts unless idet clearly
+ * finds the other one; an unflagged or progressive header is overruled by clear combing.
+ */
 export function decideDeinterlace(
   quality: RestoreQuality,
   source: SourceInfo,
@@ -66,20 +106,19 @@ export function decideDeinterlace(
   caps: Capabilities,
   notes: string[],
 ): VideoPlan["deinterlace"] {
-  let parity: "tff" | "bff" | null = null;
-  const decided = counts ? counts.tff + counts.bff + counts.progressive : 0;
-  if (counts && decided >= LIMITS.minDecidedFrames) {
-    const combed = counts.tff + counts.bff;
-    const dominant = Math.max(counts.tff, counts.bff);
-    if (combed / decided >= LIMITS.interlacedShare && dominant >= LIMITS.parityAgreement * combed) {
-      parity = counts.tff >= counts.bff ? "tff" : "bff";
-    }
-    notes.push(
-      `idet: ${counts.tff} TFF, ${counts.bff} BFF, ${counts.progressive} progressive → ${parity ?? "progressive"}`,
-    );
-  } else if (source.fieldOrder === "tff" || source.fieldOrder === "bff") {
-    parity = source.fieldOrder;
-    notes.push(`idet undecided; header says ${parity}`);
+  const flagged =
+    source.fieldOrder === "tff" || source.fieldOrder === "bff" ? source.fieldOrder : null;
+  const counted = counts
+    ? `idet: ${counts.tff} TFF, ${counts.bff} BFF, ${counts.progressive} progressive`
+    : "idet: nothing decided";
+  let parity: "tff" | "bff" | null;
+  if (flagged) {
+    const other = idetParity(counts, LIMITS.overruleHeaderShare);
+    parity = other && other !== flagged ? other : flagged;
+    notes.push(`${counted}; header says ${flagged} → ${parity}`);
+  } else {
+    parity = idetParity(counts, LIMITS.interlacedShare) ?? null;
+    notes.push(`${counted} → ${parity ?? "progressive"}`);
   }
   if (!parity) return null;
   const filter = caps.has("bwdif") ? "bwdif" : caps.has("yadif") ? "yadif" : null;
@@ -103,13 +142,17 @@ export function uprightGeometry(source: SourceInfo): {
     : { width: source.width, height: source.height, sar };
 }
 
-/** Upscale factor per quality, capped so the output never exceeds UHD and never shrinks. */
+/**
+ * Upscale factor per quality, capped so the output never exceeds UHD and never shrinks.
+ * Enhanced aims at the 720-line class (at most 2×), Studio Max at the 1080-line class (at most
+ * 3×): an upscale adds no picture information, it only spares the player a poor scaler, so
+ * neither goes past the screen class it is for (HD input is not enlarged by Enhanced at all).
+ */
 export function upscaleFactor(quality: RestoreQuality, displayW: number, displayH: number): number {
   if (quality === "faithful") return 1;
   const short = Math.min(displayW, displayH);
   const long = Math.max(displayW, displayH);
-  // Studio Max aims at the 1080-line class: at least 2×, at most 3×.
-  const wanted = quality === "enhanced" ? 2 : Math.min(3, Math.max(2, 1080 / short));
+  const wanted = quality === "enhanced" ? Math.min(2, 720 / short) : Math.min(3, 1080 / short);
   const capped = Math.min(wanted, LIMITS.maxLongEdgePx / long, LIMITS.maxShortEdgePx / short);
   return Math.max(1, capped);
 }
@@ -119,6 +162,7 @@ export function decideGeometry(
   quality: RestoreQuality,
   source: SourceInfo,
   notes: string[],
+  caps: Capabilities = { has: () => false },
 ): Pick<VideoPlan, "crop" | "scale"> & { width: number; height: number } {
   const up = uprightGeometry(source);
   const displayW = up.width * up.sar;
@@ -139,35 +183,70 @@ export function decideGeometry(
   const source601 = source.colorMatrix === "bt601" || (source.colorMatrix === null && sdSource);
   // Players read untagged HD as BT.709: convert SD's BT.601 colours when we cross into HD.
   const convertMatrixTo709 = source601 && Math.min(width, height) >= 720;
-  notes.push(`scale ${up.width}x${up.height} → ${width}x${height} (×${f.toFixed(2)}, lanczos)`);
-  return { crop: null, scale: { width, height, convertMatrixTo709 }, width, height };
+  notes.push(
+    `scale ${up.width}x${up.height} → ${width}x${height} (×${f.toFixed(2)}, lanczos, no sharpening)`,
+  );
+  const filter = caps.has("zscale") ? "zscale" : "scale";
+  return { crop: null, scale: { width, height, convertMatrixTo709, filter }, width, height };
 }
 
-const GENTLE_HQDN3D: Denoise = {
-  filter: "hqdn3d",
-  lumaSpatial: 3,
-  chromaSpatial: 2.5,
-  lumaTemporal: 4,
-  chromaTemporal: 3.5,
-};
-const STRONG_HQDN3D: Denoise = {
-  filter: "hqdn3d",
-  lumaSpatial: 5,
-  chromaSpatial: 4,
-  lumaTemporal: 7,
-  chromaTemporal: 6,
-};
+/**
+ * hqdn3d strength per unit of measured noise σ (8-bit codes, one field at full size, after the
+ * upload's own compression), spatial only: its temporal part smears slow pans (a benchmark pan
+ * lost 0.01–0.02 SSIM to it) and a photograph panned at 50p shows that on every frame.
+ */
+export const DENOISE = {
+  lumaPerSigma: 3,
+  chromaPerSigma: 2.5,
+  maxLuma: 8,
+  maxChroma: 14,
+  /**
+   * A plane measured below this σ is left alone: clean footage reads 0.1–0.3 (compression
+   * flattens the quiet blocks), and a pass there only softens it (clean SD lost 0.5 dB chroma).
+   */
+  minSigma: 0.6,
+  /** Unmeasured noise: a gentle default. */
+  unmeasured: { y: 1, c: 1 },
+} as const;
 
-export function decideDenoise(quality: RestoreQuality, caps: Capabilities): Denoise[] {
-  if (!caps.has("hqdn3d")) return [];
-  if (quality === "faithful") return [GENTLE_HQDN3D];
-  if (quality === "enhanced" || !caps.has("fftdnoiz")) return [STRONG_HQDN3D];
-  // Studio Max: a spatial FFT Wiener pass does the heavy lifting and a gentle hqdn3d adds the
-  // temporal part. fftdnoiz's own prev/next is 5–20× slower in ffmpeg 5.1 for ~no gain here.
-  return [{ filter: "fftdnoiz", sigma: 6 }, GENTLE_HQDN3D];
+/**
+ * Spatial denoise scaled to the noise the probe measured, the same at every quality: the
+ * strength that measured best against ground truth is the one to use. (Standard with less noise
+ * removed lost fidelity under its SD rate cap, the grain eating bits; non-local means for
+ * Studio Max beat hqdn3d on one clip and lost to it on another.)
+ */
+export function decideDenoise(
+  noise: Measurements["noise"],
+  caps: Capabilities,
+  notes: string[] = [],
+): Denoise[] {
+  const level = noise ?? DENOISE.unmeasured;
+  const measured = noise ? `noise σ Y ${noise.y}, C ${noise.c}` : "noise unmeasured";
+  const strength = (sigma: number, perSigma: number, max: number) =>
+    sigma < DENOISE.minSigma ? 0 : round3(Math.min(max, sigma * perSigma));
+  const luma = strength(level.y, DENOISE.lumaPerSigma, DENOISE.maxLuma);
+  const chroma = strength(level.c, DENOISE.chromaPerSigma, DENOISE.maxChroma);
+  if (!caps.has("hqdn3d") || (luma === 0 && chroma === 0)) {
+    notes.push(`${measured} → no denoise`);
+    return [];
+  }
+  notes.push(`${measured} → spatial denoise Y ${luma}, C ${chroma}`);
+  return [
+    {
+      filter: "hqdn3d",
+      lumaSpatial: luma,
+      chromaSpatial: chroma,
+      lumaTemporal: 0,
+      chromaTemporal: 0,
+    },
+  ];
 }
 
-/** Contrast stretch and saturation from measured levels (enhanced qualities only). */
+/**
+ * Contrast and saturation from measured levels (enhanced qualities only), and only for a faded
+ * picture: lifted blacks and no white. A low-contrast or muted scene that keeps its blacks is
+ * left as shot; black-and-white loses its chroma noise.
+ */
 export function decideTone(
   levels: Measurements["levels"],
   notes: string[],
@@ -175,26 +254,20 @@ export function decideTone(
   if (!levels) return { levels: null, saturation: null };
   let tone: VideoPlan["levels"] = null;
   const span = levels.yMax - levels.yMin;
-  if (span > 0 && span < LIMITS.fadedLumaSpan) {
-    const pivot = (levels.yMin + levels.yMax) / 2;
-    // Stretch around the picture's own mid-grey (keeps its brightness), staying inside 16–235.
-    const gain = Math.min(
-      LIMITS.targetLumaSpan / span,
-      LIMITS.maxLevelsGain,
-      (pivot - 16) / Math.max(1, pivot - levels.yMin),
-      (235 - pivot) / Math.max(1, levels.yMax - pivot),
-    );
+  const faded = levels.yMin >= LIMITS.fadedBlack && levels.yMax <= LIMITS.fadedWhite && span > 0;
+  if (faded) {
+    const gain = Math.min(LIMITS.maxLevelsGain, (LIMITS.targetWhite - LIMITS.stretchBlack) / span);
+    // The line through (yMin → stretchBlack) with slope `gain`, written as a pivot: the code
+    // that stays where it is.
+    const pivot = (levels.yMin * gain - LIMITS.stretchBlack) / (gain - 1);
     if (gain >= 1.05) tone = { gain: round3(gain), pivot: round3(pivot) };
   }
   let saturation: number | null = null;
   if (levels.satAvg < LIMITS.monochromeSat) saturation = 0;
-  else if (levels.satAvg < LIMITS.fadedSat) {
-    const s = Math.min(LIMITS.maxSaturation, LIMITS.fadedSat / levels.satAvg);
-    if (s >= 1.05) saturation = round3(s);
-  }
+  else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, tone.gain));
   notes.push(
     `levels: Y ${levels.yMin}–${levels.yMax}, saturation ${levels.satAvg.toFixed(1)} → ` +
-      `${tone ? `stretch ×${tone.gain}` : "no stretch"}, ${saturation === null ? "colour kept" : saturation === 0 ? "black-and-white" : `saturation ×${saturation}`}`,
+      `${tone ? `faded: stretch ×${tone.gain}` : "not faded: no stretch"}, ${saturation === null ? "colour kept" : saturation === 0 ? "black-and-white" : `saturation ×${saturation}`}`,
   );
   return { levels: tone, saturation };
 }
@@ -230,12 +303,28 @@ export function decideAudio(
     highpassHz: 40,
     hum,
     denoise: caps.has("afftdn")
-      ? { filter: "afftdn", reductionDb: quality === "faithful" ? 12 : 16, floorDb: -50 }
+      ? {
+          filter: "afftdn",
+          reductionDb: quality === "faithful" ? 12 : 16,
+          floorDb: -50,
+          delaySamples: Math.round(LIMITS.afftdnDelaySec * SAMPLE_RATE),
+        }
       : null,
     loudness,
-    sampleRate: 48000,
+    sampleRate: SAMPLE_RATE,
     channels: Math.min(2, Math.max(1, source.audio.channels)),
   };
+}
+
+/** Delivery sample rate. */
+const SAMPLE_RATE = 48000;
+
+/** The VBV cap for an output of `short` lines (its shorter side). */
+export function maxrateFor(quality: RestoreQuality, width: number, height: number): number {
+  const short = Math.min(width, height);
+  const row = LIMITS.maxrateK.find(([lines]) => short <= lines) ?? LIMITS.maxrateK.at(-1);
+  const k = (row as readonly [number, number])[1];
+  return quality === "enhanced_max" ? Math.round(k * LIMITS.studioMaxRateShare) : k;
 }
 
 export interface PlanInput {
@@ -244,13 +333,6 @@ export interface PlanInput {
   measured: Measurements;
   caps: Capabilities;
   encode?: Partial<EncodePlan>;
-}
-
-function decideSharpen(quality: RestoreQuality, caps: Capabilities): VideoPlan["sharpen"] {
-  if (quality === "faithful") return null;
-  if (caps.has("cas")) return { filter: "cas", strength: quality === "enhanced" ? 0.4 : 0.5 };
-  if (caps.has("unsharp")) return { filter: "unsharp", amount: quality === "enhanced" ? 0.5 : 0.7 };
-  return null;
 }
 
 export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
@@ -266,7 +348,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     const pct = (measured.shakeRatio * 100).toFixed(2);
     notes.push(`shake ${pct}% of height → ${stabilise ? "stabilise" : "leave"}`);
   }
-  const geometry = decideGeometry(quality, source, notes);
+  const geometry = decideGeometry(quality, source, notes, caps);
   const tone = enhanced ? decideTone(measured.levels, notes) : { levels: null, saturation: null };
   const fps = source.fps;
   let interpolateFps: number | null = null;
@@ -280,12 +362,11 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     rotationCw: source.rotationCw,
     stabilise,
     deflicker: caps.has("deflicker"),
-    denoise: decideDenoise(quality, caps),
+    denoise: decideDenoise(measured.noise ?? null, caps, notes),
     ...tone,
     interpolateFps,
     crop: geometry.crop,
     scale: geometry.scale,
-    sharpen: decideSharpen(quality, caps),
     output: { width: geometry.width, height: geometry.height, fps: outFps ? round3(outFps) : null },
   };
 }
@@ -295,6 +376,7 @@ export function decidePlan(input: PlanInput): RestorePlan {
   const notes: string[] = [];
   const video = decideVideo(input, notes);
   const { quality, source, measured, caps } = input;
+  const maxrate = maxrateFor(quality, video.output.width, video.output.height);
   return {
     version: 1,
     quality,
@@ -305,6 +387,8 @@ export function decidePlan(input: PlanInput): RestorePlan {
     encode: {
       x264Preset: input.encode?.x264Preset ?? "veryfast",
       crf: input.encode?.crf ?? 18,
+      maxrateK: input.encode?.maxrateK ?? maxrate,
+      bufsizeK: input.encode?.bufsizeK ?? maxrate * 2,
       audioBitrateK: input.encode?.audioBitrateK ?? 160,
       threads: input.encode?.threads ?? null,
     },

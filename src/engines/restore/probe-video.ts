@@ -12,6 +12,7 @@ import {
   sumIdetSummaries,
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
+import { yuv420Noise } from "./noise.js";
 import { runFfmpegForMedia } from "./run.js";
 import { planReads } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
@@ -102,6 +103,25 @@ function frontGraph(inputs: Inputs, frames: number): string {
   return `${inputs.prelude}${parts.join(";")};${joined}concat=n=${inputs.heads.length}:v=1:a=0`;
 }
 
+/** Frames a second of analysed video the noise estimate reads. */
+const NOISE_FRAMES_PER_SEC = 2;
+
+/**
+ * The noise branch: the top field of a few frames at full resolution (one field, so combing
+ * never reads as noise), cropped to an even size for yuv420p.
+ */
+function noiseFrames(source: SourceInfo): { filter: string; width: number; height: number } {
+  const width = source.width - (source.width % 2);
+  const field = Math.floor(source.height / 2);
+  const height = field - (field % 2);
+  const every = Math.max(1, Math.round((source.fps ?? 25) / NOISE_FRAMES_PER_SEC));
+  return {
+    filter: `select='not(mod(n,${every}))',field=top,crop=${width}:${height}:0:0`,
+    width,
+    height,
+  };
+}
+
 export interface VideoAnalysisOptions {
   samples: Sample[];
   /** Measure levels (signalstats): only the enhanced qualities act on them. */
@@ -117,7 +137,7 @@ export async function analyseVideo(
   source: SourceInfo,
   dir: string,
   opts: VideoAnalysisOptions,
-): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "samples">> {
+): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "noise" | "samples">> {
   const { samples } = opts;
   const statsPath = join(dir, "signalstats.txt");
   const trfPath = join(dir, "shake.trf");
@@ -140,16 +160,29 @@ export async function analyseVideo(
   // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
   // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
   const front = frontGraph(inputs, frames);
-  const branches = [opts.levels ? stats : null, opts.shake ? motion : null].filter(
-    (b): b is string => b !== null,
-  );
-  let graph = `${front}[o0]`;
-  if (branches.length === 1) graph = `${front},format=yuv420p,${branches[0]}[o0]`;
-  if (branches.length === 2) {
-    graph = `${front},format=yuv420p,split=2[a][b];[a]${branches[0]}[o0];[b]${branches[1]}[o1]`;
-  }
-  const args = [...inputs.args, "-filter_complex", graph, "-map", "[o0]", "-f", "null", "-"];
-  if (branches.length === 2) args.push("-map", "[o1]", "-f", "null", "-");
+  const noise = noiseFrames(source);
+  const noisePath = join(dir, "noise.yuv");
+  const branches = [
+    opts.levels ? stats : null,
+    opts.shake ? motion : null,
+    `${noise.filter},format=yuv420p`,
+  ].filter((b): b is string => b !== null);
+  const labels = branches.map((_, i) => `[b${i}]`).join("");
+  let graph = `${front},format=yuv420p,split=${branches.length}${labels}`;
+  branches.forEach((b, i) => {
+    graph += `;[b${i}]${b}[o${i}]`;
+  });
+  // Passthrough: the noise branch's selected frames are written once each, not repeated to a
+  // constant rate (-vsync is global, so the 2018 fallback ffmpeg understands it too).
+  const args = [...inputs.args, "-filter_complex", graph, "-vsync", "0"];
+  branches.forEach((_, i) => {
+    const last = i === branches.length - 1;
+    args.push(
+      "-map",
+      `[o${i}]`,
+      ...(last ? ["-f", "rawvideo", "-y", noisePath] : ["-f", "null", "-"]),
+    );
+  });
   const run = await runFfmpegForMedia(args, { signal: opts.signal });
   const levels = opts.levels
     ? parseSignalstats(await readFile(statsPath, "utf8").catch(() => ""))
@@ -160,6 +193,8 @@ export async function analyseVideo(
     const motions = parseVidstabMotions(trf);
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
+  const raw = await readFile(noisePath).catch(() => null);
+  const noiseLevel = raw ? yuv420Noise(raw, noise.width, noise.height) : null;
   const interlace = sumIdetSummaries(run.stderr);
-  return { interlace, shakeRatio: shake, levels, samples: reads.samples };
+  return { interlace, shakeRatio: shake, levels, noise: noiseLevel, samples: reads.samples };
 }

@@ -67,20 +67,20 @@ export interface Measurements {
   shakeRatio: number | null;
   /** Medians over frames of a lightly denoised picture, 8-bit codes. */
   levels: { yMin: number; yMax: number; satAvg: number } | null;
+  /** Noise σ in 8-bit codes (luma, chroma) at full resolution, one field; null if unmeasured. */
+  noise?: { y: number; c: number } | null;
   /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
   hum: { db50: number; db60: number } | null;
   loudness: LoudnessMeasurement | null;
 }
 
-export type Denoise =
-  | {
-      filter: "hqdn3d";
-      lumaSpatial: number;
-      chromaSpatial: number;
-      lumaTemporal: number;
-      chromaTemporal: number;
-    }
-  | { filter: "fftdnoiz"; sigma: number };
+export interface Denoise {
+  filter: "hqdn3d";
+  lumaSpatial: number;
+  chromaSpatial: number;
+  lumaTemporal: number;
+  chromaTemporal: number;
+}
 
 export interface VideoPlan {
   deinterlace: { filter: "bwdif" | "yadif"; parity: "tff" | "bff"; sendField: boolean } | null;
@@ -98,15 +98,27 @@ export interface VideoPlan {
   interpolateFps: number | null;
   /** Upright size after rotation and any even-crop, before scaling. */
   crop: { width: number; height: number } | null;
-  scale: { width: number; height: number; convertMatrixTo709: boolean } | null;
-  sharpen: { filter: "cas"; strength: number } | { filter: "unsharp"; amount: number } | null;
+  /**
+   * zscale resizes and converts the matrix at full chroma resolution; swscale (`scale`, when
+   * this ffmpeg lacks zscale) needs accurate rounding and full chroma interpolation for that.
+   */
+  scale: {
+    width: number;
+    height: number;
+    convertMatrixTo709: boolean;
+    filter: "zscale" | "scale";
+  } | null;
   output: { width: number; height: number; fps: number | null };
 }
 
 export interface AudioPlan {
   highpassHz: number;
   hum: { hz: 50 | 60; harmonics: number; widthHz: number } | null;
-  denoise: { filter: "afftdn"; reductionDb: number; floorDb: number } | null;
+  /**
+   * afftdn delays its output by `delaySamples` (at sampleRate, which it runs at) while keeping
+   * the length; the chain pads the end and trims the start by as much, so sound stays in sync.
+   */
+  denoise: { filter: "afftdn"; reductionDb: number; floorDb: number; delaySamples: number } | null;
   loudness: {
     targetI: number;
     truePeak: number;
@@ -120,6 +132,9 @@ export interface AudioPlan {
 export interface EncodePlan {
   x264Preset: string;
   crf: number;
+  /** x264 VBV cap (kbit/s) and its buffer: CRF decides, the cap bounds noisy or busy scenes. */
+  maxrateK: number;
+  bufsizeK: number;
   audioBitrateK: number;
   threads: number | null;
 }

@@ -1,0 +1,99 @@
+/** Tables and ladder checks over the benchmark's scores. Pure. */
+import type { QualityScore } from "../../src/engines/restore/quality.js";
+import { CONTENDER_LABEL, CONTENDERS, type ContenderName } from "./contenders.js";
+
+export interface Row {
+  clip: string;
+  degradation: string;
+  contender: ContenderName;
+  score: QualityScore;
+  /** Wall seconds per second of video. */
+  wallPerSec: number;
+  kbps: number;
+  /** Click shift from input to output, samples at 48 kHz; null when not measured. */
+  syncSamples: number | null;
+  /** 50/60 Hz hum prominence left in the output, dB; null when not measured. */
+  humDb: number | null;
+}
+
+type Metric = "ssimY" | "ssimC" | "psnrY" | "psnrC" | "psnr";
+export const METRICS: Metric[] = ["ssimY", "ssimC", "psnrY", "psnrC", "psnr"];
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/** Means over clips for one degradation (or all of them) and one contender. */
+export function summarise(rows: Row[]): Record<Metric | "wallPerSec" | "kbps", number> {
+  const pick = (f: (r: Row) => number) => mean(rows.map(f));
+  return {
+    ssimY: pick((r) => r.score.ssimY),
+    ssimC: pick((r) => r.score.ssimC),
+    psnrY: pick((r) => r.score.psnrY),
+    psnrC: pick((r) => r.score.psnrC),
+    psnr: pick((r) => r.score.psnr),
+    wallPerSec: pick((r) => r.wallPerSec),
+    kbps: pick((r) => r.kbps),
+  };
+}
+
+/** Each rung must reach the one below it on every metric (tolerance for encoder noise). */
+export const LADDER: [ContenderName, ContenderName][] = [
+  ["faithful", "floor"],
+  ["enhanced", "faithful"],
+  ["enhanced", "oneliner"],
+  ["enhanced_max", "enhanced"],
+];
+const TOLERANCE: Record<Metric, number> = {
+  ssimY: 0.002,
+  ssimC: 0.002,
+  psnrY: 0.1,
+  psnrC: 0.1,
+  psnr: 0.1,
+};
+
+/** Where the ladder breaks, one line each, on the means over clips per degradation. */
+export function ladderBreaks(rows: Row[]): string[] {
+  const out: string[] = [];
+  for (const degradation of [...new Set(rows.map((r) => r.degradation))]) {
+    const of = (c: ContenderName) =>
+      rows.filter((r) => r.degradation === degradation && r.contender === c);
+    for (const [upper, lower] of LADDER) {
+      if (!of(upper).length || !of(lower).length) continue;
+      const u = summarise(of(upper));
+      const l = summarise(of(lower));
+      for (const m of METRICS) {
+        if (u[m] < l[m] - TOLERANCE[m]) {
+          out.push(
+            `${degradation}: ${CONTENDER_LABEL[upper]} ${m} ${u[m].toFixed(3)} < ${CONTENDER_LABEL[lower]} ${l[m].toFixed(3)}`,
+          );
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** A Markdown table: one block of rows per degradation, then the overall means. */
+export function markdownTable(rows: Row[]): string {
+  const head =
+    "| damage | contender | SSIM Y | SSIM C | PSNR Y | PSNR C | PSNR | s per s | Mbit/s | sync | hum dB |\n" +
+    "|---|---|---|---|---|---|---|---|---|---|---|";
+  const lines = [head];
+  const degradations = [...new Set(rows.map((r) => r.degradation))];
+  for (const d of [...degradations, "overall"]) {
+    for (const c of CONTENDERS) {
+      const sel = rows.filter((r) => (d === "overall" || r.degradation === d) && r.contender === c);
+      if (!sel.length) continue;
+      const s = summarise(sel);
+      const sync = sel.map((r) => r.syncSamples).filter((x): x is number => x !== null);
+      const hum = sel.map((r) => r.humDb).filter((x): x is number => x !== null);
+      lines.push(
+        `| ${d} | ${CONTENDER_LABEL[c]} | ${s.ssimY.toFixed(3)} | ${s.ssimC.toFixed(3)} | ` +
+          `${s.psnrY.toFixed(2)} | ${s.psnrC.toFixed(2)} | ${s.psnr.toFixed(2)} | ` +
+          `${s.wallPerSec.toFixed(2)} | ${(s.kbps / 1000).toFixed(1)} | ` +
+          `${sync.length ? `${Math.min(...sync)}…${Math.max(...sync)}` : "–"} | ` +
+          `${hum.length ? mean(hum).toFixed(1) : "–"} |`,
+      );
+    }
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,79 @@
+/**
+ * How noisy the picture is, per plane, from a few raw frames: Immerkær's estimator (the mean
+ * absolute response of a Laplacian-difference mask, which cancels planes and straight ramps)
+ * per 16×16 block, read at the quietest tenth of the blocks. Detail raises a block's response,
+ * noise raises every block's: the quiet blocks (sky, walls, bokeh) are where noise shows alone.
+ * Pure; frames come from the probe as one field each (so combing never reads as noise).
+ */
+
+/** Noise standard deviation in 8-bit codes: luma, and the mean of the two chroma planes. */
+export interface NoiseLevel {
+  y: number;
+  c: number;
+}
+
+const BLOCK = 16;
+/** Which quantile of block responses stands for the noise (low: blocks without detail). */
+const QUIET_SHARE = 0.1;
+/** Immerkær: σ = √(π/2) / 6 × mean |mask response|. */
+const SCALE = Math.sqrt(Math.PI / 2) / 6;
+
+/** Noise σ of one 8-bit plane (`width` × `height`, row-major), or NaN when it is too small. */
+export function planeNoise(plane: Uint8Array, width: number, height: number): number {
+  const blocks: number[] = [];
+  for (let by = 1; by + BLOCK < height; by += BLOCK) {
+    for (let bx = 1; bx + BLOCK < width; bx += BLOCK) {
+      let sum = 0;
+      for (let y = by; y < by + BLOCK; y++) {
+        const row = y * width;
+        for (let x = bx; x < bx + BLOCK; x++) {
+          const p = (i: number) => plane[i] as number;
+          const up = row - width + x;
+          const dn = row + width + x;
+          const m = row + x;
+          // Mask [1 −2 1; −2 4 −2; 1 −2 1].
+          const r =
+            p(up - 1) -
+            2 * p(up) +
+            p(up + 1) -
+            2 * (p(m - 1) - 2 * p(m) + p(m + 1)) +
+            p(dn - 1) -
+            2 * p(dn) +
+            p(dn + 1);
+          sum += Math.abs(r);
+        }
+      }
+      blocks.push((SCALE * sum) / (BLOCK * BLOCK));
+    }
+  }
+  if (blocks.length === 0) return Number.NaN;
+  blocks.sort((a, b) => a - b);
+  return blocks[Math.floor(blocks.length * QUIET_SHARE)] as number;
+}
+
+/**
+ * Noise of raw yuv420p frames laid end to end (`width` × `height` each); the median over
+ * frames per plane. Null when there is no whole frame.
+ */
+export function yuv420Noise(raw: Uint8Array, width: number, height: number): NoiseLevel | null {
+  const cw = width >> 1;
+  const ch = height >> 1;
+  const frameBytes = width * height + 2 * cw * ch;
+  const frames = Math.floor(raw.length / frameBytes);
+  if (frames === 0) return null;
+  const ys: number[] = [];
+  const cs: number[] = [];
+  for (let f = 0; f < frames; f++) {
+    const base = f * frameBytes;
+    const at = (offset: number, length: number) =>
+      raw.subarray(base + offset, base + offset + length);
+    ys.push(planeNoise(at(0, width * height), width, height));
+    const u = planeNoise(at(width * height, cw * ch), cw, ch);
+    const v = planeNoise(at(width * height + cw * ch, cw * ch), cw, ch);
+    cs.push((u + v) / 2);
+  }
+  const mid = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1] as number;
+  return { y: round2(mid(ys)), c: round2(mid(cs)) };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
