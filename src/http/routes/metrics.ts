@@ -3,10 +3,10 @@
  * METRICS_TOKEN (or the operator's ADMIN_TOKEN). Tokens are compared as SHA-256 digests in
  * constant time, like the operator endpoints.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, unauthorized } from "../../domain/errors.js";
 import { errorResponses } from "../errors.js";
+import { bearerMatches } from "../middleware/auth.js";
 import type { Router } from "../router.js";
 
 export interface MetricsRouteDeps {
@@ -18,8 +18,6 @@ export interface MetricsRouteDeps {
   /** METRICS=off: answer 404 saying how to switch metrics on. */
   enabled: boolean;
 }
-
-const digest = (s: string) => createHash("sha256").update(s).digest();
 
 function checkAccess(deps: MetricsRouteDeps, authorization: string | undefined) {
   if (!deps.enabled) {
@@ -34,10 +32,7 @@ function checkAccess(deps: MetricsRouteDeps, authorization: string | undefined) 
       "Metrics have no token configured; set METRICS_TOKEN (or ADMIN_TOKEN) and send it as Authorization: Bearer <token>.",
     );
   }
-  const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  const ok =
-    sent !== undefined && deps.tokens.some((t) => timingSafeEqual(digest(sent), digest(t)));
-  if (!ok) {
+  if (!deps.tokens.some((t) => bearerMatches(authorization, t))) {
     throw unauthorized(
       "GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or the ADMIN_TOKEN).",
     );
