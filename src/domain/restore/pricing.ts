@@ -17,6 +17,8 @@ export interface QualityPrice {
   baseCents: number;
   /** Each started minute after the included ones. */
   perMinuteCents: number;
+  /** What the quality does, in one customer-facing line (docs/restore.md has the measurements). */
+  summary: string;
 }
 
 /** Seconds the base price covers. */
@@ -26,13 +28,29 @@ export const HIGH_RES = { width: 1920, height: 1080 } as const;
 export const HIGH_RES_FACTOR = 1.5;
 
 export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
-  faithful: { quality: "faithful", label: "Standard", baseCents: 299, perMinuteCents: 50 },
-  enhanced: { quality: "enhanced", label: "Enhanced", baseCents: 499, perMinuteCents: 90 },
+  faithful: {
+    quality: "faithful",
+    label: "Standard",
+    baseCents: 299,
+    perMinuteCents: 50,
+    summary:
+      "Cleans the picture and sound at the original size: deinterlaces, removes grain measured in your video, hum and hiss, evens the loudness.",
+  },
+  enhanced: {
+    quality: "enhanced",
+    label: "Enhanced",
+    baseCents: 499,
+    perMinuteCents: 90,
+    summary:
+      "Standard's clean-up, plus faded colour and contrast restored, shake steadied, and SD enlarged to 720p HD.",
+  },
   enhanced_max: {
     quality: "enhanced_max",
     label: "Studio Max",
     baseCents: 899,
     perMinuteCents: 160,
+    summary:
+      "Enhanced, plus smooth motion at 50/60 frames a second and 1080p HD at a higher bitrate (bigger files).",
   },
 };
 
