@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppEnv } from "../http/env.js";
+import { smallBody } from "../http/middleware/body-limit.js";
 import type { Router } from "../http/router.js";
 import { checkoutPageToken, checkPageToken } from "../payments/test-checkout/provider.js";
 import {
@@ -34,6 +35,8 @@ function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 4
 }
 
 export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: Signer) {
+  // The pages post small forms; nothing here takes a file.
+  app.use("/checkout/*", smallBody);
   const { platform } = deps;
   const load = async (c: Context<AppEnv>): Promise<CheckoutRow | undefined> => {
     const id = c.req.param("id") ?? "";

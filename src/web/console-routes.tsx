@@ -8,6 +8,7 @@ import type { JSX } from "hono/jsx/jsx-runtime";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { withoutControlChars } from "../domain/text.js";
 import type { AppEnv } from "../http/env.js";
+import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
 import { createAgentKey, listAgentKeys, revokeAgentKey } from "../services/agent-keys.js";
@@ -41,6 +42,7 @@ function page(c: Context<AppEnv>, node: JSX.Element, status: Status = 200) {
 }
 
 export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
+  app.use("/console/*", smallBody);
   const web = deps.platform;
 
   async function dashboard(

@@ -11,7 +11,9 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "../../..
 import { exchangeCode, refreshTokens, revokeToken } from "../../../oauth/tokens.js";
 import type { Limit, RateLimiter } from "../../../services/rate-limit.js";
 import type { AppEnv } from "../../env.js";
+import { smallBody } from "../../middleware/body-limit.js";
 import { clientAddress, rateLimit } from "../../middleware/rate-limit.js";
+import { refuseNulInJsonBody } from "../../middleware/refuse-nul.js";
 import type { Router } from "../../router.js";
 import { allowAnyOrigin, oauthErrorResponse, oauthParams } from "./params.js";
 
@@ -34,6 +36,10 @@ async function handled(c: Context<AppEnv>, fn: () => Promise<Response>) {
 }
 
 export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
+  // Token and revocation posts are small forms; registration is a small JSON document that
+  // must not carry NULs into the database.
+  app.use("/oauth/*", smallBody);
+  app.use("/oauth/register", refuseNulInJsonBody);
   const resource = `${deps.publicUrl}/mcp`;
   for (const path of [
     "/.well-known/oauth-protected-resource",
