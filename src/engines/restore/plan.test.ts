@@ -138,7 +138,8 @@ describe("geometry", () => {
   it("enhanced scales towards 720 lines (at most 2×) and makes odd sizes even", () => {
     expect(plan("enhanced").video.scale).toMatchObject({ width: 960, height: 720 });
     const odd = plan("enhanced", { source: source({ width: 321, height: 241 }) });
-    expect(odd.video.scale).toMatchObject({ width: 642, height: 482 });
+    // zimg refuses odd 4:2:0 sizes: swscale in its accurate mode resizes those.
+    expect(odd.video.scale).toMatchObject({ width: 642, height: 482, filter: "scale" });
   });
 
   it("Studio Max aims at the 1080 class, between 2× and 3×", () => {

@@ -186,7 +186,9 @@ export function decideGeometry(
   notes.push(
     `scale ${up.width}x${up.height} → ${width}x${height} (×${f.toFixed(2)}, lanczos, no sharpening)`,
   );
-  const filter = caps.has("zscale") ? "zscale" : "scale";
+  // zimg refuses 4:2:0 pictures of odd size; swscale (accurate mode) takes those.
+  const odd = up.width % 2 !== 0 || up.height % 2 !== 0;
+  const filter = caps.has("zscale") && !odd ? "zscale" : "scale";
   return { crop: null, scale: { width, height, convertMatrixTo709, filter }, width, height };
 }
 

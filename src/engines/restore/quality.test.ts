@@ -1,6 +1,6 @@
 /**
  * Does restoring actually restore? A clean synthetic source is degraded the way old tape is
- * (interlaced, soft, grainy, faded: lifted blacks, with mains hum), restored, and compared with the clean
+ * (interlaced, soft, grainy, faded: lifted blacks and paler colour, with mains hum), restored, and compared with the clean
  * source: PSNR and SSIM must beat the degraded input's, and the hum must be gone.
  */
 import { join } from "node:path";
@@ -35,7 +35,7 @@ beforeAll(async () => {
     generate(path("degraded.mp4"), {
       video: SOURCE,
       seconds: SECONDS,
-      vf: "interlace=scan=tff:lowpass=off,gblur=sigma=0.7,noise=alls=10:allf=t,eq=contrast=0.75:brightness=0.04",
+      vf: "interlace=scan=tff:lowpass=off,gblur=sigma=0.7,noise=alls=10:allf=t,eq=contrast=0.75:brightness=0.04:saturation=0.75",
       audio: "aevalsrc='0.3*sin(2*PI*440*t)+0.12*sin(2*PI*50*t)+0.04*sin(2*PI*150*t)':s=48000",
     }),
   ]);
@@ -73,7 +73,9 @@ describe("restoration quality against the clean source", () => {
     const out = await restored("faithful");
     const q = await measureQuality(path("ref25.mp4"), out);
     scores.faithful = q;
-    expect(q.psnr).toBeGreaterThan(degradedScore.psnr + 0.5);
+    // Standard leaves the fade (levels, colour) as it is by design, and the fade dominates PSNR:
+    // deinterlacing and denoising show in SSIM.
+    expect(q.psnr).toBeGreaterThan(degradedScore.psnr + 0.1);
     expect(q.ssim).toBeGreaterThan(degradedScore.ssim + 0.05);
     const humBefore = await analyseHum(path("degraded.mp4"), dir, { windowSec: 60 });
     const humAfter = await analyseHum(out, dir, { windowSec: 60 });
