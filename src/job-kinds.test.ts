@@ -16,12 +16,13 @@ import {
   echoInputKey,
   echoJobs,
   echoKind,
+  waitForEchoDone,
 } from "../test/jobs/echo-kind.js";
 import { loadConfig } from "./config.js";
 import { workerExecutors } from "./features/job-kind.js";
 import { featuresFor } from "./features.js";
 import { JOB_KINDS } from "./job-kinds.js";
-import { findJobRow, moveJob } from "./jobs/move.js";
+import { moveJob } from "./jobs/move.js";
 import { jobEngineDeps } from "./platform.js";
 import { startRemoteWorkers } from "./worker.js";
 
@@ -85,14 +86,9 @@ describe("a kind added to the registry", () => {
       },
       { kinds: [echoKind], fetch: inProcess, seams: { fetch: inProcess }, claimWaitMs: 200 },
     );
-    let row = await findJobRow(t.deps.db, echoJobs, id);
+    let row: Awaited<ReturnType<typeof waitForEchoDone>>;
     try {
-      // Real time: the worker runs on its own; the deadline only stops a broken run.
-      const deadline = Date.now() + 20_000;
-      while (row?.status !== "done" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 25));
-        row = await findJobRow(t.deps.db, echoJobs, id);
-      }
+      row = await waitForEchoDone(t.deps.db, id);
     } finally {
       await worker.stop(1000);
     }

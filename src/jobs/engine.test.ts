@@ -14,6 +14,7 @@ import {
   echoFeature,
   echoInputKey,
   echoJobs,
+  waitForEchoDone,
 } from "../../test/jobs/echo-kind.js";
 import { silentLogger } from "../logger.js";
 import { jobEngineDeps } from "../platform.js";
@@ -23,7 +24,7 @@ import { createRestoreJob } from "../services/restore/create.js";
 import { type RestoreJobRow, restoreJobs } from "../services/restore/job-definition.js";
 import { startJobSystem } from "../workers/supervisor.js";
 import { describeJobEngine, type KindFixture, useEngineApp } from "./engine.suite.js";
-import { findJobRow, moveJob } from "./move.js";
+import { moveJob } from "./move.js";
 
 const restore: KindFixture<RestoreJobRow> = {
   def: restoreJobs,
@@ -98,14 +99,9 @@ describe("a kind that is only a definition and an executor", () => {
       log: silentLogger,
       nodeId: "echo-test",
     });
-    let row = await findJobRow(t.deps.db, echoJobs, id);
+    let row: EchoRow | undefined;
     try {
-      // Real time: the worker loop runs on its own; the deadline only stops a broken run.
-      const deadline = Date.now() + 20_000;
-      while (row?.status !== "done" && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-        row = await findJobRow(t.deps.db, echoJobs, id);
-      }
+      row = await waitForEchoDone(t.deps.db, id);
     } finally {
       await system.stop(1_000);
     }

@@ -127,6 +127,26 @@ export async function createEchoJob(
   return id;
 }
 
+/**
+ * The echo job once it is done, or as it stands when `ms` of real time have passed (a worker
+ * runs on its own clock; the deadline only stops a broken run).
+ */
+export async function waitForEchoDone(
+  db: Db,
+  id: string,
+  ms = 20_000,
+): Promise<EchoRow | undefined> {
+  const read = async () =>
+    (await sql<EchoRow>`SELECT * FROM echo_jobs WHERE id = ${id}`.execute(db)).rows[0];
+  const deadline = Date.now() + ms;
+  let row = await read();
+  while (row?.status !== "done" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    row = await read();
+  }
+  return row;
+}
+
 /** The whole kind, as the engine sees it. */
 export const echoJobs: JobDefinition<EchoRow, EchoParams> = {
   kind: "echo",
