@@ -7,12 +7,14 @@
  * waits (sticky routing on the `prediction` query parameter) or rely on polling, which the
  * Cog client does alongside webhooks anyway.
  */
+
 import { type CogHookTarget, handlePredictionWebhook } from "../../../engines/cog/webhook.js";
+import { smallBody } from "../../middleware/body-limit.js";
 import type { Router } from "../../router.js";
 
 /** Signature timestamps are checked against the wall clock (not an injected one). */
 export function registerCogHooks(app: Router, targets: Record<string, CogHookTarget>) {
-  app.post("/hooks/cog/:engine", async (c) => {
+  app.post("/hooks/cog/:engine", smallBody, async (c) => {
     const target = targets[c.req.param("engine")];
     if (!target) return c.json({ detail: "No remote engine of that name is configured." }, 404);
     const rawBody = Buffer.from(await c.req.arrayBuffer());

@@ -5,6 +5,7 @@ import type { StripeCheckoutProvider } from "../../../payments/checkout/stripe-p
 import type { PaymentsDeps } from "../../../services/payments/deps.js";
 import { handleStripeEvent } from "../../../services/payments/stripe-events.js";
 import { errorResponses } from "../../errors.js";
+import { smallBody } from "../../middleware/body-limit.js";
 import type { Router } from "../../router.js";
 
 export function registerStripeWebhook(
@@ -12,6 +13,7 @@ export function registerStripeWebhook(
   deps: PaymentsDeps,
   stripe: StripeCheckoutProvider,
 ) {
+  app.use("/webhooks/stripe", smallBody);
   const route = createRoute({
     method: "post",
     path: "/webhooks/stripe",

@@ -9,6 +9,7 @@
 import type { DefinedQueue } from "../../../jobs/queue.js";
 import { createDbWorkSource, type DbWorkSource } from "../../../jobs/work-source.js";
 import type { Platform } from "../../../services/platform.js";
+import { smallBody } from "../../middleware/body-limit.js";
 import type { Router } from "../../router.js";
 import { requireWorkerToken } from "./auth.js";
 import { registerClaim } from "./claim.js";
@@ -29,6 +30,8 @@ export function registerWorkerApi(
     source ??= createDbWorkSource(p.database, queues, { leaseMs: p.config.workers.leaseMs });
     return source;
   };
+  // Claims and reports are small JSON; results go to storage links, never through here.
+  app.use("/worker/*", smallBody);
   const auth = requireWorkerToken(p.config.workers.token);
   const kinds = queues.map((q) => q.kind);
   registerClaim(app, auth, getSource, kinds);
