@@ -9,12 +9,13 @@
  *   CLIP_COG_TOKEN if set). With COG_WEBHOOK_SECRET set, completions arrive by webhook at
  *   POST /hooks/cog/clip (polling continues as a fallback); without it, polling only.
  */
-import { clipOperations } from "../operations/clips.js";
+
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
 } from "../engines/moderation/image-classifier.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
+import { clipOperations } from "../operations/clips.js";
 import type { FeatureFactory, Platform } from "../platform.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
 import { clipJobs } from "../services/clips/job-definition.js";
@@ -67,9 +68,7 @@ function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
 export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
   return (p) => {
     const deps = clipDeps(p, opts);
-    const choice = opts.engine
-      ? { engine: opts.engine }
-      : clipEngineFromConfig(p.config, p);
+    const choice = opts.engine ? { engine: opts.engine } : clipEngineFromConfig(p.config, p);
     const classifier = opts.classifier ?? createNsfwjsClassifier();
     const executor = createClipExecutor({
       engine: choice.engine,

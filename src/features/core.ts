@@ -4,10 +4,11 @@
  * buildApp always mounts them: system, wallet, admin and files first, the worker API last
  * (it serves the job queues every other feature declared).
  */
-import { adminOperations } from "../operations/admin.js";
-import { walletOperations } from "../operations/wallet.js";
+
 import { registerSystemRoutes } from "../http/routes/system.js";
 import { registerWorkerApi } from "../http/routes/worker/index.js";
+import { adminOperations } from "../operations/admin.js";
+import { walletOperations } from "../operations/wallet.js";
 import type { Feature, Platform } from "../platform.js";
 import { createUploadGuard } from "../services/upload-guard.js";
 

@@ -4,10 +4,11 @@
  * and operator USDC refunds; its background task confirms USDC, expires checkouts and sends
  * queued card refunds. Configuration comes from Config.env (src/payments/config.ts).
  */
+
+import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
 import { paymentsAdminOperations } from "../operations/admin.js";
 import { topupOperations } from "../operations/payments.js";
 import { restoreCheckoutOperations } from "../operations/restore.js";
-import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
 import type { CheckoutProvider } from "../payments/checkout/provider.js";
 import type {
   StripeCheckoutProvider,
