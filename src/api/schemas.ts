@@ -16,6 +16,9 @@ export const ErrorBody = z
   })
   .openapi("Error");
 
+/** Every error response's body, as programs read it (the `kinora` client among them). */
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
 export const AgentKey = z
   .object({
     id: z.string().openapi({ example: "key_3mJr7AoUXx7Wqd2vBZLWmU" }),

@@ -1,6 +1,8 @@
 /**
  * `kinora admin …`: the operator commands, calling the admin API of a running server — except
  * `migrate`, which copies a stopped embedded install and so runs on its machine (./migrate.ts).
+ * A refusal exits as the `kinora` client does: by the error table's `exit` for the body's code
+ * (1 refused, 3 money or content, 4 server), 4 when the server cannot be reached, 2 for usage.
  */
 import { CliError, callJson, parseFlags } from "./http-client.js";
 
@@ -99,7 +101,7 @@ export async function runAdminCommand(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CliError) {
       process.stderr.write(`kinora admin: ${err.message}\n`);
-      return 1;
+      return err.exitCode;
     }
     throw err;
   }

@@ -1,10 +1,30 @@
 /** Small JSON client the CLI commands share: one place for --server, auth and error printing. */
+import {
+  type ErrorAnswer,
+  EXIT,
+  type ExitCode,
+  exitCodeForNetworkFailure,
+  exitCodeForResponse,
+} from "./client/exit-codes.js";
+
 export interface CliOptions {
   server: string;
   token?: string;
 }
 
-export class CliError extends Error {}
+/**
+ * A command that stops: its message, and the exit code the `kinora` client would give —
+ * usage (2) for a wrong command line, the error table's `exit` for a server's refusal.
+ */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.usage,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
 
 /** Pulls `--name value` flags out of argv; returns the positional arguments left. */
 export function parseFlags(
@@ -48,6 +68,7 @@ export async function callJson(
   } catch (err) {
     throw new CliError(
       `Could not reach ${opts.server} (${(err as Error).message}); is kinora running? Use --server URL.`,
+      exitCodeForNetworkFailure(),
     );
   }
   const text = await res.text();
@@ -58,8 +79,9 @@ export async function callJson(
     // Not JSON: keep the text for the message.
   }
   if (!res.ok) {
-    const detail = (data as { detail?: string })?.detail ?? text;
-    throw new CliError(`${res.status}: ${detail}`);
+    const body: ErrorAnswer = data && typeof data === "object" ? (data as ErrorAnswer) : {};
+    const detail = body.detail ?? text;
+    throw new CliError(`${res.status}: ${detail}`, exitCodeForResponse(res.status, body));
   }
   return data;
 }

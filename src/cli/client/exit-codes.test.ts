@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ERROR_CODE_NAMES, exitOf, statusOf } from "../../domain/error-codes.js";
 import { EXIT, exitCodeForNetworkFailure, exitCodeForResponse } from "./exit-codes.js";
 
 describe("exit codes from error responses", () => {
@@ -21,5 +22,18 @@ describe("exit codes from error responses", () => {
     expect(exitCodeForResponse(500, { code: "internal" })).toBe(EXIT.server);
     expect(exitCodeForResponse(409, { code: "conflict" })).toBe(EXIT.failed);
     expect(exitCodeForResponse(400, { code: "invalid_field" })).toBe(EXIT.failed);
+  });
+
+  it("exits by the table's exit column for every code, whatever the status said", () => {
+    for (const code of ERROR_CODE_NAMES) {
+      expect(exitCodeForResponse(statusOf(code), { code }), code).toBe(exitOf(code));
+      expect(exitCodeForResponse(500, { code }), code).toBe(exitOf(code));
+    }
+  });
+
+  it("ignores a code that is not in its table (a newer server, or Object.prototype)", () => {
+    const foreign = { code: "toString" } as unknown as { code: "conflict" };
+    expect(exitCodeForResponse(503, foreign)).toBe(EXIT.server);
+    expect(exitCodeForResponse(409, { ...foreign, detail: "x" })).toBe(EXIT.failed);
   });
 });

@@ -1,11 +1,13 @@
 /**
  * The one place that turns a server's answer into the client's exit code, so scripts can tell
  * "fix your command" from "top up" from "the server is broken". Driven by the error body's
- * machine-readable `code` when the server sends one, and by the status and the spec's flags
- * (`needs_topup`, `over_limit`, `refused`) when it does not.
+ * machine-readable `code` when the server sends one (the `exit` column of the server's table),
+ * and by the status and the spec's flags (`needs_topup`, `over_limit`, `refused`) when it does
+ * not. `kinora admin` exits by the same function.
  */
 
-import { ERROR_CODES, isErrorCode } from "../../domain/error-codes.js";
+import type { ErrorBody } from "../../api/schemas.js";
+import { exitOf, isErrorCode } from "../../domain/error-codes.js";
 
 /** Exit codes of every client command. */
 export const EXIT = {
@@ -24,20 +26,17 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** The error body every kinora error response carries (SPEC "Error body", plus code/request_id). */
-export interface ErrorBody {
-  detail?: string;
-  needs_topup?: boolean;
-  over_limit?: boolean;
-  refused?: string;
-  code?: string;
-  request_id?: string;
-}
+/**
+ * An error answer as the client holds it: kinora's error body (the one schema, ErrorBody in
+ * api/schemas.ts), every field optional because storage links (S3) and proxies answer without
+ * them. A `code` is trusted only once isErrorCode says it is in this client's table.
+ */
+export type ErrorAnswer = Partial<ErrorBody>;
 
 /** status + body → exit code: the server's error table first (its `exit` column); without a
  * known code, 402 and 422-refused → 3, 5xx → 4, any other 4xx → 1. */
-export function exitCodeForResponse(status: number, body: ErrorBody = {}): ExitCode {
-  if (isErrorCode(body.code)) return ERROR_CODES[body.code].exit;
+export function exitCodeForResponse(status: number, body: ErrorAnswer = {}): ExitCode {
+  if (isErrorCode(body.code)) return exitOf(body.code);
   if (status === 402 || body.needs_topup || body.over_limit) return EXIT.refused;
   if (status === 422 && body.refused) return EXIT.refused;
   if (status >= 500) return EXIT.server;

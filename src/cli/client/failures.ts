@@ -3,7 +3,7 @@
  * so the dispatcher prints and exits in one place.
  */
 import {
-  type ErrorBody,
+  type ErrorAnswer,
   EXIT,
   type ExitCode,
   exitCodeForNetworkFailure,
@@ -34,7 +34,7 @@ export class UsageError extends CliFailure {
 export class ApiFailure extends CliFailure {
   constructor(
     readonly status: number,
-    readonly body: ErrorBody,
+    readonly body: ErrorAnswer,
   ) {
     super(body.detail ?? `The server answered HTTP ${status}.`, exitCodeForResponse(status, body), {
       status,

@@ -3,7 +3,7 @@
  * error response becomes an ApiFailure carrying the server's `detail`; no answer at all becomes
  * a NetworkFailure naming the server.
  */
-import type { ErrorBody } from "./exit-codes.js";
+import type { ErrorAnswer } from "./exit-codes.js";
 import { ApiFailure, Interrupted, isAbort, NetworkFailure, UsageError } from "./failures.js";
 
 export const USER_AGENT = "kinora-cli/1.0";
@@ -104,9 +104,9 @@ function parseJson(text: string): unknown {
 }
 
 /** The error body, or one made up from the status when a proxy answered with HTML. */
-function errorBody(data: unknown, res: Response): ErrorBody {
-  if (data && typeof data === "object" && typeof (data as ErrorBody).detail === "string") {
-    return data as ErrorBody;
+function errorBody(data: unknown, res: Response): ErrorAnswer {
+  if (data && typeof data === "object" && typeof (data as ErrorAnswer).detail === "string") {
+    return data as ErrorAnswer;
   }
   return { detail: `${res.url} answered HTTP ${res.status} ${res.statusText}`.trim() };
 }

@@ -1,0 +1,69 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ADMIN_TOKEN } from "../../test/app.js";
+import { type ServedApp, serveTestApp } from "../../test/served.js";
+import { paymentsFeature } from "../features/payments.js";
+import { runAdminCommand } from "./admin.js";
+
+let s: ServedApp;
+beforeAll(async () => {
+  // Payments without USDC: the admin USDC refund answers 503 unavailable.
+  s = await serveTestApp({ features: [paymentsFeature()] });
+});
+afterAll(async () => {
+  await s.close();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  delete process.env.ADMIN_TOKEN;
+});
+
+/** Runs `kinora admin …` against the served app; its exit code and what it printed. */
+async function admin(args: string[], token: string | undefined = ADMIN_TOKEN) {
+  if (token === undefined) delete process.env.ADMIN_TOKEN;
+  else process.env.ADMIN_TOKEN = token;
+  let out = "";
+  let err = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    err += String(chunk);
+    return true;
+  });
+  const code = await runAdminCommand([...args, "--server", s.url]);
+  vi.restoreAllMocks();
+  return { code, out, err };
+}
+
+describe("kinora admin exit codes", () => {
+  it("exits 0 when the server did it", async () => {
+    const { walletId } = await s.t.newWallet(0);
+    const done = await admin(["credit", walletId, "250", "--reason", "test"]);
+    expect(done.code, done.err).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({ wallet_id: walletId, balance_cents: 250 });
+  });
+
+  it("exits by the error table's exit column for the code the server answered", async () => {
+    const missing = await admin(["pause", "wal_doesnotexist00000000"]);
+    expect(missing.err).toMatch(/^kinora admin: 404: /);
+    expect(missing.code).toBe(1); // not_found
+    const wrongToken = await admin(["held"], "not-the-admin-token-at-all");
+    expect(wrongToken.err).toMatch(/401/);
+    expect(wrongToken.code).toBe(1); // unauthorized
+    const { walletId } = await s.t.newWallet(100);
+    const usdcOff = await admin(["usdc-refund", walletId]);
+    expect(usdcOff.err).toMatch(/503: USDC refunds are not switched on/);
+    expect(usdcOff.code).toBe(4); // unavailable
+  });
+
+  it("exits 4 when no server answers and 2 for a wrong command line", async () => {
+    process.env.ADMIN_TOKEN = ADMIN_TOKEN;
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    expect(await runAdminCommand(["held", "--server", "http://127.0.0.1:9"])).toBe(4);
+    expect(await runAdminCommand(["credit", "wal_x"])).toBe(2);
+    expect(await runAdminCommand(["frobnicate"])).toBe(2);
+    delete process.env.ADMIN_TOKEN;
+    expect(await runAdminCommand(["held"])).toBe(2);
+  });
+});
