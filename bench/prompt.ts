@@ -3,9 +3,10 @@
  * phrases, per-category term matching) vs a naive baseline over the same prompts: lowercase
  * plus `includes` of each term. The ratio is what the thoroughness costs.
  */
-import { ALLOWED, REFUSED } from "../src/engines/moderation/prompt-corpus.js";
-import { checkPrompt } from "../src/engines/moderation/prompt-rule.js";
-import { NUDITY, SEXUAL } from "../src/engines/moderation/prompt-terms.js";
+
+import { checkPrompt } from "../src/domain/clips/prompt-rule.js";
+import { NUDITY, SEXUAL } from "../src/domain/clips/prompt-terms.js";
+import { ALLOWED, REFUSED } from "../test/fixtures/prompt-corpus.js";
 import type { Figure } from "./lib.js";
 
 function rate(prompts: readonly string[], rounds: number, fn: (p: string) => unknown) {

@@ -11,7 +11,7 @@ import {
   DEFAULT_CLIP_SIZE,
 } from "../../domain/clips/rules.js";
 import { AGENT_KEY_LIMIT_CENTS, CARD_TOPUP_CENTS, USDC_TOPUP_CENTS } from "../../domain/limits.js";
-import { REFUSAL_CODES } from "../../engines/moderation/prompt-rule.js";
+import { REFUSAL_CODES } from "../../domain/clips/prompt-rule.js";
 
 export function motionConfig() {
   return {

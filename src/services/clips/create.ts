@@ -18,7 +18,7 @@ import {
   type ClipSize,
 } from "../../domain/clips/rules.js";
 import { ApiError, invalidField, refusedByRule } from "../../domain/errors.js";
-import { checkPrompt } from "../../engines/moderation/prompt-rule.js";
+import { checkPrompt } from "../../domain/clips/prompt-rule.js";
 import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
 import type { UploadTicket } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
