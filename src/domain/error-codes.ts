@@ -39,7 +39,11 @@ export const ERROR_CODES = {
     exit: 1,
     meaning: "image_url could not be fetched, or is not a usable public image; detail says why.",
   },
-  unauthorized: { status: 401, exit: 1, meaning: "Missing, unknown or revoked key or token." },
+  unauthorized: {
+    status: 401,
+    exit: 1,
+    meaning: "Missing or unknown key or token, or an expired or revoked access token.",
+  },
   key_revoked: {
     status: 401,
     exit: 1,
@@ -55,7 +59,7 @@ export const ERROR_CODES = {
   forbidden: {
     status: 403,
     exit: 1,
-    meaning: "This key may not do this (e.g. an agent key managing keys).",
+    meaning: "Not allowed here, whoever asks (e.g. /metrics with no token configured).",
   },
   wallet_paused: {
     status: 403,
@@ -82,7 +86,7 @@ export const ERROR_CODES = {
   conflict: {
     status: 409,
     exit: 1,
-    meaning: "Conflicts with the current state, where no code below says more.",
+    meaning: "Conflicts with the current state, where no more specific 409 code applies.",
   },
   wrong_state: {
     status: 409,
