@@ -5,17 +5,24 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { findNul } from "../domain/text.js";
-import { invalidInput, nulInField } from "./validation.js";
+import { type FieldName, invalidInput, nulInField } from "./validation.js";
 
-/** Parses `raw` with `schema`, or throws the 400 that names the first bad field. */
+/**
+ * Parses `raw` with `schema`, or throws the 400 that names the first bad field — by the name
+ * the caller used (`name` maps an input field to the surface's name for it).
+ */
 export function readInput<S extends z.ZodType>(
   schema: S,
   raw: unknown,
   where: string,
+  name?: FieldName,
 ): z.output<S> {
   const nul = findNul(raw);
-  if (nul) throw nulInField(nul);
+  if (nul) {
+    const [first, ...rest] = nul.split(".");
+    throw nulInField([name && first ? name(first) : first, ...rest].join("."));
+  }
   const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw invalidInput(parsed.error, where);
+  if (!parsed.success) throw invalidInput(parsed.error, where, name);
   return parsed.data;
 }

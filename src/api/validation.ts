@@ -2,11 +2,15 @@
 import type { ZodError } from "zod";
 import { ApiError, invalidField } from "../domain/errors.js";
 
+/** How the caller's surface names an input field (REST's `wait` is MCP's `wait_seconds`). */
+export type FieldName = (field: string) => string;
+
 /** One sentence naming the first failing field, e.g. "limit_cents: must be at most 100000." */
-export function describeZodError(error: ZodError, where: string): string {
+export function describeZodError(error: ZodError, where: string, name: FieldName = String): string {
   const issue = error.issues[0];
   if (!issue) return `The ${where} is not valid.`;
-  const field = issue.path.map(String).join(".");
+  const [first, ...rest] = issue.path.map(String);
+  const field = first === undefined ? "" : [name(first), ...rest].join(".");
   let message = issue.message;
   if (issue.code === "invalid_type" && /received undefined/.test(message)) message = "is required";
   else if (issue.code === "unrecognized_keys") {
@@ -17,8 +21,8 @@ export function describeZodError(error: ZodError, where: string): string {
 }
 
 /** A failed zod parse as every surface refuses it: `invalid_field`, worded as above. */
-export function invalidInput(error: ZodError, where: string): ApiError {
-  return new ApiError("invalid_field", describeZodError(error, where));
+export function invalidInput(error: ZodError, where: string, name?: FieldName): ApiError {
+  return new ApiError("invalid_field", describeZodError(error, where, name));
 }
 
 /** A NUL character in a field (PostgreSQL text cannot hold one): `invalid_field` naming it. */

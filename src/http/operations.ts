@@ -77,15 +77,16 @@ async function readRestInput(c: Context<AppEnv>, contract: AnyContract, rest: Re
     throw new ApiError("not_found", "Not found: the id in the path does not name anything here.");
   }
   const rest_ = contract.input.omit(pick(shape.path));
+  const named = (field: string) => restName(rest, field);
   if (rest.method === "get") {
     const query: Record<string, unknown> = {};
     for (const f of shape.query) {
       const value = c.req.query(restName(rest, f));
       if (value !== undefined) query[f] = typedQuery(value);
     }
-    return { ...readInput(rest_, query, "query string"), ...pathRaw };
+    return { ...readInput(rest_, query, "query string", named), ...pathRaw };
   }
-  return { ...readInput(rest_, await jsonBody(c), "request body"), ...pathRaw };
+  return { ...readInput(rest_, await jsonBody(c), "request body", named), ...pathRaw };
 }
 
 function answer(c: Context<AppEnv>, outcome: Outcome, extra: Record<string, string>) {
