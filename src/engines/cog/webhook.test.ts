@@ -168,6 +168,7 @@ describe("handlePredictionWebhook", () => {
     const url = webhookUrlFor("http://127.0.0.1/webhooks/cog", "p1", tokens, later);
     const result = handlePredictionWebhook({ headers, rawBody: body, url, secret, tokens, waiter });
     expect(result.status).toBe(401);
+    expect(result.body).toEqual({ detail: "Webhook not authenticated.", code: "unauthorized" });
     expect(waiter.latest("p1")).toBeUndefined();
   });
 

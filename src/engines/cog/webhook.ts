@@ -12,6 +12,7 @@
  * its URL says.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type ErrorCode, type ErrorStatus, statusOf } from "../../domain/error-codes.js";
 import type { Signer } from "../../signing.js";
 import { parsePrediction } from "./prediction.js";
 import type { PredictionWaiter } from "./waiter.js";
@@ -166,8 +167,13 @@ export interface CogHookTarget {
 }
 
 export interface WebhookResult {
-  status: 200 | 400 | 401 | 413 | 503;
-  body: { detail?: string; applied?: boolean };
+  status: 200 | ErrorStatus;
+  body: { detail?: string; code?: ErrorCode; applied?: boolean };
+}
+
+/** A refused delivery: the API's error body, its status from the code's row. */
+function refusal(code: ErrorCode, detail: string): WebhookResult {
+  return { status: statusOf(code), body: { detail, code } };
 }
 
 /**
@@ -186,15 +192,11 @@ export function handlePredictionWebhook(args: {
   waiter: PredictionWaiter;
   nowMs?: number;
 }): WebhookResult {
-  if (!args.secret)
-    return { status: 503, body: { detail: "Prediction webhooks are not configured." } };
+  if (!args.secret) return refusal("unavailable", "Prediction webhooks are not configured.");
   if (Buffer.byteLength(args.rawBody) > MAX_WEBHOOK_BODY_BYTES) {
-    return { status: 413, body: { detail: "Webhook body is too large." } };
+    return refusal("too_large", "Webhook body is too large.");
   }
-  const unauthorized: WebhookResult = {
-    status: 401,
-    body: { detail: "Webhook not authenticated." },
-  };
+  const unauthorized = refusal("unauthorized", "Webhook not authenticated.");
   const url = new URL(args.url, "http://webhook.invalid");
   let boundId: string | null = null;
   if (header(args.headers, "webhook-signature") !== undefined) {
@@ -216,10 +218,10 @@ export function handlePredictionWebhook(args: {
   try {
     json = JSON.parse(args.rawBody.toString());
   } catch {
-    return { status: 400, body: { detail: "Webhook body is not JSON." } };
+    return refusal("invalid_request", "Webhook body is not JSON.");
   }
   const prediction = parsePrediction(json, boundId ?? undefined);
-  if (!prediction) return { status: 400, body: { detail: "Webhook body is not a prediction." } };
+  if (!prediction) return refusal("invalid_request", "Webhook body is not a prediction.");
   // A URL token is only good for the prediction it was minted for.
   if (boundId && prediction.id !== boundId) return unauthorized;
   return { status: 200, body: { applied: args.waiter.deliver(prediction) } };

@@ -8,6 +8,7 @@
  * Cog client does alongside webhooks anyway.
  */
 
+import { ApiError } from "../../../domain/errors.js";
 import { type CogHookTarget, handlePredictionWebhook } from "../../../engines/cog/webhook.js";
 import { smallBody } from "../../middleware/body-limit.js";
 import type { Router } from "../../router.js";
@@ -16,7 +17,7 @@ import type { Router } from "../../router.js";
 export function registerCogHooks(app: Router, targets: Record<string, CogHookTarget>) {
   app.post("/hooks/cog/:engine", smallBody, async (c) => {
     const target = targets[c.req.param("engine")];
-    if (!target) return c.json({ detail: "No remote engine of that name is configured." }, 404);
+    if (!target) throw new ApiError("not_found", "No remote engine of that name is configured.");
     const rawBody = Buffer.from(await c.req.arrayBuffer());
     const result = handlePredictionWebhook({
       headers: c.req.raw.headers,
