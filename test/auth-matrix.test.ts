@@ -78,6 +78,8 @@ describe("auth matrix", () => {
         });
         expect(res.status, `${op.method} ${op.path} with ${JSON.stringify(headers)}`).toBe(401);
         expect(typeof res.body.detail).toBe("string");
+        const revoked = headers.authorization === `Bearer ${keys.revoked}`;
+        expect(res.body.code).toBe(revoked ? "key_revoked" : "unauthorized");
       }
     }
   });
@@ -89,6 +91,7 @@ describe("auth matrix", () => {
       });
       expect(res.status, `${op.method} ${op.path}`).toBe(400);
       expect(res.body.detail).toMatch(/only on \/mcp/);
+      expect(res.body.code).toBe("key_in_url");
     }
   });
 
@@ -100,8 +103,12 @@ describe("auth matrix", () => {
       expect([401, 403, 500], `${op.method} ${op.path} as wallet`).not.toContain(asWallet.status);
       for (const agent of [keys.agent, keys.otherAgent]) {
         const res = await t.call(op.method, path, { key: agent, body });
-        if (op.walletOnly) expect(res.status, `${op.method} ${op.path} as agent`).toBe(403);
-        else expect([401, 403, 500], `${op.method} ${op.path} as agent`).not.toContain(res.status);
+        if (op.walletOnly) {
+          expect(res.status, `${op.method} ${op.path} as agent`).toBe(403);
+          expect(res.body.code).toBe("wallet_key_required");
+        } else {
+          expect([401, 403, 500], `${op.method} ${op.path} as agent`).not.toContain(res.status);
+        }
       }
     }
   });

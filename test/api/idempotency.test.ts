@@ -109,6 +109,7 @@ describe("keyed requests", () => {
     const busy = await t.call("POST", "/wallet/keys", { key, headers, body: { limit_cents: 3 } });
     expect(busy.status).toBe(409);
     expect(busy.body.detail).toMatch(/in progress/);
+    expect(busy.body.code).toBe("idempotency_in_flight");
   });
 
   it("are purged after 24 hours", async () => {

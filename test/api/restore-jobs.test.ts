@@ -111,7 +111,11 @@ describe("start", () => {
     const early = await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
     expect(early.status).toBe(400);
     expect(early.body.detail).toMatch(/not been uploaded/);
+    expect(early.body.code).toBe("not_uploaded");
     expect(await upload(t, created, video.path)).toBeLessThan(300);
+    const arrived = await t.call("POST", `/cloud/jobs/${created.job.id}/cancel`, { key });
+    expect(arrived.status).toBe(409);
+    expect(arrived.body.code).toBe("already_uploaded");
     const started = await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
     expect(started.status).toBe(200);
     expect(started.body.job.status).toBe("processing");
@@ -120,6 +124,7 @@ describe("start", () => {
     expect(again.body.job.status).toBe("processing");
     const cancel = await t.call("POST", `/cloud/jobs/${created.job.id}/cancel`, { key });
     expect(cancel.status).toBe(409);
+    expect(cancel.body.code).toBe("wrong_state");
   });
 
   it("refuses tampered, wrong-size and wrong-type uploads; nothing is stored", async () => {
@@ -147,6 +152,7 @@ describe("start", () => {
     ).toBeGreaterThanOrEqual(400);
     const start = await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
     expect(start.status).toBe(400);
+    expect(start.body.code).toBe("not_uploaded");
     expect(await t.deps.storage.head(`restore/${created.job.id}/input`)).toBeNull();
   });
 
@@ -218,9 +224,12 @@ describe("cancel", () => {
       body: jobBody(video, { pay_with: "checkout" }),
     });
     expect(res.body.job.status).toBe("pending_payment");
-    expect((await t.call("POST", `/cloud/jobs/${res.body.job.id}/cancel`, { key })).status).toBe(
-      409,
-    );
+    const cancel = await t.call("POST", `/cloud/jobs/${res.body.job.id}/cancel`, { key });
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.code).toBe("paid_by_checkout");
+    const start = await t.call("POST", `/cloud/jobs/${res.body.job.id}/start`, { key });
+    expect(start.status).toBe(409);
+    expect(start.body.code).toBe("paid_by_checkout");
     expect((await t.call("POST", "/cloud/jobs/rj_nope/cancel", { key })).status).toBe(404);
     expect((await t.call("GET", "/cloud/jobs/rj_nope")).status).toBe(404);
   });

@@ -202,6 +202,7 @@ describe("Idempotency-Key", () => {
     const other = await t.call("POST", "/wallet/keys", { key, headers, body: { limit_cents: 6 } });
     expect(other.status).toBe(409);
     expect(other.body.detail).toMatch(/different request/);
+    expect(other.body.code).toBe("idempotency_key_reused");
   });
 });
 
