@@ -4,6 +4,8 @@
  * would answer 406). GET and DELETE (streams and sessions) are 405: this server is stateless.
  */
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
+import { ApiError } from "../domain/errors.js";
+import { errorJson } from "../http/errors.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import type { Router } from "../http/router.js";
 import type { McpServices } from "../mcp/context.js";
@@ -67,12 +69,12 @@ export function registerMcpRoute(app: Router, services: McpServices) {
     if (res.body === null) return c.body(null, res.status as StatusCode, headers);
     return c.body(await res.text(), res.status as ContentfulStatusCode, headers);
   });
-  const notHere =
-    "The MCP endpoint is stateless: send JSON-RPC with POST /mcp (no streams or sessions).";
-  app.get("/mcp", (c) =>
-    c.json({ detail: notHere, code: "method_not_allowed" }, 405, { Allow: "POST" }),
+  const notHere = new ApiError(
+    "method_not_allowed",
+    "The MCP endpoint is stateless: send JSON-RPC with POST /mcp (no streams or sessions).",
+    {},
+    { headers: { Allow: "POST" } },
   );
-  app.delete("/mcp", (c) =>
-    c.json({ detail: notHere, code: "method_not_allowed" }, 405, { Allow: "POST" }),
-  );
+  app.get("/mcp", (c) => errorJson(c, notHere));
+  app.delete("/mcp", (c) => errorJson(c, notHere));
 }
