@@ -32,7 +32,11 @@ const OUT = fileURLToPath(new URL("./out/", import.meta.url));
 async function main() {
   const seconds = Number(option("seconds")?.[0] ?? 8);
   const photos = PHOTOS.filter((p) => !option("clips") || option("clips")?.includes(p.name));
-  const damages = DEGRADATIONS.filter((d) => !option("only") || option("only")?.includes(d.name));
+  // --only keeps its own order, so the damage that matters most can run first.
+  const only = option("only");
+  const damages = only
+    ? only.map((n) => DEGRADATIONS.find((d) => d.name === n)).filter((d) => d !== undefined)
+    : DEGRADATIONS;
   const contenders = CONTENDERS.filter(
     (c) => !option("contenders") || option("contenders")?.includes(c),
   ) as ContenderName[];
