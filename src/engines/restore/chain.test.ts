@@ -44,7 +44,7 @@ describe("buildVideoFilter", () => {
   it("orders the faithful chain: deinterlace, 4:2:0, deflicker, spatial denoise", () => {
     expect(buildVideoFilter(plan("faithful"), "/t/x.trf")).toBe(
       "bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,deflicker=size=5:mode=am," +
-        "hqdn3d=6:10:0:0,format=yuv420p",
+        "hqdn3d=4.4:9.6:0:0,format=yuv420p",
     );
   });
 
@@ -81,7 +81,7 @@ describe("buildVideoFilter", () => {
   it("deinterlaces to field rate in Studio Max", () => {
     const chain = buildVideoFilter(plan("enhanced_max"), "/t/x.trf");
     expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
-    expect(chain).toContain("hqdn3d=6:10:0:0");
+    expect(chain).toContain("hqdn3d=4.4:9.6:0:0");
   });
 
   it("interpolates low-rate progressive input in Studio Max", () => {

@@ -243,7 +243,13 @@ describe("denoise and motion", () => {
   it("denoises spatially (no temporal smear of pans) in proportion to the measured noise", () => {
     const p = plan("enhanced", { measured: noisy });
     expect(p.video.denoise).toEqual([
-      { filter: "hqdn3d", lumaSpatial: 6, chromaSpatial: 10, lumaTemporal: 0, chromaTemporal: 0 },
+      {
+        filter: "hqdn3d",
+        lumaSpatial: 4.4,
+        chromaSpatial: 9.6,
+        lumaTemporal: 0,
+        chromaTemporal: 0,
+      },
     ]);
     expect(plan("faithful", { measured: noisy }).video.denoise).toEqual(p.video.denoise);
     const clean = measured({ noise: { y: 0.1, c: 0.1 } });
@@ -260,7 +266,7 @@ describe("denoise and motion", () => {
     expect(max.video.denoise).toEqual(plan("enhanced", { measured: noisy }).video.denoise);
     const cleanLuma = measured({ noise: { y: 0.3, c: 4 } });
     expect(plan("enhanced", { measured: cleanLuma }).video.denoise).toMatchObject([
-      { lumaSpatial: 0, chromaSpatial: 10 },
+      { lumaSpatial: 0, chromaSpatial: 9.6 },
     ]);
   });
 

@@ -198,8 +198,8 @@ export function decideGeometry(
  * lost 0.01–0.02 SSIM to it) and a photograph panned at 50p shows that on every frame.
  */
 export const DENOISE = {
-  lumaPerSigma: 3,
-  chromaPerSigma: 2.5,
+  lumaPerSigma: 2.2,
+  chromaPerSigma: 2.4,
   maxLuma: 8,
   maxChroma: 14,
   /**

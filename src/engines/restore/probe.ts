@@ -35,7 +35,7 @@ export interface ProbeOptions {
   source?: SourceInfo;
 }
 
-/** Excerpts for vid.stab (it follows motion over a few frames) and noise: whole seconds. */
+/** Excerpts for vid.stab: it follows motion over a few frames, so give it whole seconds. */
 const SHAKE_SAMPLE_SEC = 2;
 /** Excerpts for hum: whole 1 s analysis blocks, and decoding audio costs next to nothing. */
 const HUM_SAMPLE_SEC = 2;
@@ -104,10 +104,7 @@ export async function probeForPlan(
   // stretches levels, so it only needs idet.
   const shake = quality !== "faithful" && caps.has("vidstabdetect");
   const levels = quality !== "faithful";
-  // Every quality reads excerpts of whole GOPs: the noise left in I, P and B frames differs up
-  // to 2.5× (MPEG-2 tape capture: σ 2.0 / 3.8 / 5.0), so short excerpts that start on a
-  // keyframe would under-read it, and Standard would denoise less than Enhanced for no reason.
-  const samples = planSamples(duration, sampling, SHAKE_SAMPLE_SEC);
+  const samples = planSamples(duration, sampling, shake ? SHAKE_SAMPLE_SEC : undefined);
   const humSamples = planSamples(duration, sampling, HUM_SAMPLE_SEC);
   const dir = await mkdtemp(join(tmpdir(), "kinora-probe-"));
   try {
