@@ -1,7 +1,9 @@
 /**
  * The closed table of machine-readable error codes. Every error body carries one (`code`),
  * beside the human `detail`; the same table drives the OpenAPI Error schema's enum, the MCP
- * tool errors and the client's exit codes. Adding a code is one line here.
+ * tool errors and the client's (and `kinora admin`'s) exit codes. An error's HTTP status is its
+ * code's row, nowhere else. Adding a code is one row here (status, exit, meaning) and its line in
+ * the README's Errors table.
  */
 
 /** Exit codes of the `kinora` client: 1 other refusal, 2 usage, 3 refused/funds, 4 server. */

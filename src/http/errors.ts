@@ -90,11 +90,13 @@ function frameworkRefusal(err: HTTPException): { code: ErrorCode; detail: string
   };
 }
 
+/** An ApiError as the HTTP answer: its code's status, its body, the headers it carries. */
 export function errorJson(c: Context<AppEnv>, err: ApiError) {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   return c.json(err.body(), err.status as ContentfulStatusCode);
 }
 
+/** The app's onError: an ApiError as itself, a framework refusal coded, anything else a 500. */
 export function handleError(log: Logger) {
   return (err: Error, c: Context<AppEnv>) => {
     if (err instanceof ApiError) return errorJson(c, err);
