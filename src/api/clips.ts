@@ -8,9 +8,14 @@ import {
   CLIP_SEED_MAX,
   CLIP_SIZES,
   type ClipSize,
+  clipPrice,
 } from "../domain/clips/rules.js";
 import { CLIP_STATUSES } from "../domain/clips/transitions.js";
 import { QueueEstimate, Wallet } from "./schemas.js";
+import { JobWebhook, JobWebhookFields } from "./webhooks.js";
+
+/** Each size with its price, as the `size` field describes it. */
+const SIZE_PRICES = CLIP_SIZES.map((size) => `${size}: ${clipPrice(size).display}`).join(", ");
 
 const Range = z.object({ min: z.number().int(), max: z.number().int() });
 
@@ -50,6 +55,9 @@ export const Clip = z
       description:
         "While queued or processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
     }),
+    webhook: JobWebhook.nullable().optional().openapi({
+      description: "The job's own webhook_url, its events and latest deliveries; null without one.",
+    }),
     video_url: z.string().optional().openapi({
       description: "Set once done: a temporary link to the MP4 (plays in a <video> element).",
     }),
@@ -76,47 +84,65 @@ export const CreateClipBody = z
       .string({ error: "is required: describe the motion and sound, at most 800 characters" })
       .trim()
       .min(1, "must not be empty")
-      .max(CLIP_PROMPT_MAX_CHARS, `must be at most ${CLIP_PROMPT_MAX_CHARS} characters`),
+      .max(CLIP_PROMPT_MAX_CHARS, `must be at most ${CLIP_PROMPT_MAX_CHARS} characters`)
+      .meta({
+        description:
+          "The motion and the sound, in words. Nothing sexual or nude, nothing sexual or suggestive with a minor: refused, nothing charged.",
+      }),
     image_url: z
       .string()
       .max(CLIP_IMAGE_URL_MAX_CHARS, `must be at most ${CLIP_IMAGE_URL_MAX_CHARS} characters`)
       // No regex flags: the pattern is published in the OpenAPI document as is.
       .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/, "must be an http(s) URL")
       .optional()
-      .openapi({
-        description: "A public image; when given, the clip starts at once (status queued).",
+      .meta({
+        description:
+          "A public JPEG, PNG or WebP (up to 10 MB): the clip starts at once. Or content_type.",
       }),
     content_type: z
       .enum(CLIP_IMAGE_TYPES, { error: "must be image/jpeg, image/png or image/webp" })
       .optional()
-      .openapi({ description: "Required without image_url." }),
+      .meta({
+        description: "Without image_url: the image's type; PUT it to upload_url, then start.",
+      }),
     image_bytes: z
       .number({ error: `must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}` })
       .int(`must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}`)
       .min(1, `must be an integer from 1 to ${CLIP_IMAGE_MAX_BYTES}`)
       .max(CLIP_IMAGE_MAX_BYTES, `must be at most ${CLIP_IMAGE_MAX_BYTES} bytes (10 MB)`)
       .optional()
-      .openapi({
-        description:
-          "Optional: the image's size. When given, the upload link accepts exactly this many bytes; without it, up to 10 MB, and start checks what arrived.",
+      .meta({
+        description: "The image's exact size, if known: the upload link then takes exactly that.",
+        minimum: 1,
+        maximum: CLIP_IMAGE_MAX_BYTES,
       }),
     size: z
       .enum(CLIP_SIZES as [ClipSize, ...ClipSize[]], { error: "must be 480p or 720p" })
-      .default("480p"),
+      .default("480p")
+      .meta({ description: `${SIZE_PRICES}.` }),
     seconds: z
       .number({ error: "only 5 is allowed" })
       .int("only 5 is allowed")
       .min(5, "only 5 is allowed")
       .max(5, "only 5 is allowed")
-      .default(5),
-    loop: z.boolean({ error: "must be true or false" }).default(false),
+      .default(5)
+      .meta({ description: "Seconds: only 5." }),
+    loop: z
+      .boolean({ error: "must be true or false" })
+      .default(false)
+      .meta({ description: "A seamless loop: the end leads back into the start." }),
     seed: z
       .number({ error: `must be an integer from 0 to ${CLIP_SEED_MAX}` })
       .int(`must be an integer from 0 to ${CLIP_SEED_MAX}`)
       .min(0, `must be an integer from 0 to ${CLIP_SEED_MAX}`)
       .max(CLIP_SEED_MAX, `must be an integer from 0 to ${CLIP_SEED_MAX}`)
       .optional()
-      .openapi({ description: "Chosen and returned when not given." }),
+      .meta({
+        description: "Same inputs and seed make the same clip; chosen if not given.",
+        minimum: 0,
+        maximum: CLIP_SEED_MAX,
+      }),
+    ...JobWebhookFields,
   })
   .strict()
   .openapi({

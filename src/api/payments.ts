@@ -13,8 +13,12 @@ const amountCents = ({ min, max }: { min: number; max: number }) =>
 
 export const TopupBody = z
   .object({
-    amount_cents: amountCents(CARD_TOPUP_CENTS).openapi({ example: 2000 }),
-    email: Email.optional().openapi({ description: "Where the provider sends the receipt." }),
+    amount_cents: amountCents(CARD_TOPUP_CENTS).openapi({ example: 2000 }).meta({
+      description: "Cents to add ($5–$200).",
+      minimum: CARD_TOPUP_CENTS.min,
+      maximum: CARD_TOPUP_CENTS.max,
+    }),
+    email: Email.optional().meta({ description: "For the receipt." }),
   })
   .strict()
   .openapi({ example: { amount_cents: 2000, email: "owner@example.com" } });
@@ -50,9 +54,10 @@ export const UsdcPending = z.object({
 
 export const UsdcTopupBody = z
   .object({
-    amount_cents: amountCents(USDC_TOPUP_CENTS).openapi({
-      example: 500,
-      description: "1 USDC = $1 = 100 cents.",
+    amount_cents: amountCents(USDC_TOPUP_CENTS).openapi({ example: 500 }).meta({
+      description: "Cents to add ($1–$200); 1 USDC = 100 cents.",
+      minimum: USDC_TOPUP_CENTS.min,
+      maximum: USDC_TOPUP_CENTS.max,
     }),
   })
   .strict()

@@ -1,25 +1,51 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
-import { RESTORE_LIMITS, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
+import { displayCents } from "../domain/money.js";
+import {
+  DEFAULT_QUALITY,
+  PRICE_TABLE,
+  RESTORE_LIMITS,
+  RESTORE_QUALITIES,
+} from "../domain/restore/pricing.js";
 import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
 import { Email, QueueEstimate, Wallet } from "./schemas.js";
+import { JobWebhook, JobWebhookFields } from "./webhooks.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
 const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
 
+const L = RESTORE_LIMITS;
+
+/** What each quality does and costs, as every surface describes the `quality` field. */
+const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
+  const row = PRICE_TABLE[q];
+  return `${q} = ${row.label}, from ${displayCents(row.baseCents)}: ${row.brief}.`;
+}).join(" ");
+
 export const RestoreRequestFields = {
-  duration_sec: num("a number of seconds").openapi({
-    description: `Declared length of the video, above 0 and at most ${RESTORE_LIMITS.maxDurationSec}.`,
-    example: 95,
+  duration_sec: num("a number of seconds").openapi({ example: 95 }).meta({
+    description:
+      "Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded.",
+    exclusiveMinimum: 0,
+    maximum: L.maxDurationSec,
   }),
   quality: z
     .enum(RESTORE_QUALITIES, { error: "must be faithful, enhanced or enhanced_max" })
     .optional()
-    .openapi({
-      description: "faithful (Standard), enhanced (default) or enhanced_max (Studio Max).",
+    .meta({
+      description: `Default ${DEFAULT_QUALITY}. ${QUALITY_MEANING}`,
+      default: DEFAULT_QUALITY,
     }),
-  width: int("an integer number of pixels").optional().openapi({ example: 720 }),
-  height: int("an integer number of pixels").optional().openapi({ example: 576 }),
+  width: int("an integer number of pixels").optional().openapi({ example: 720 }).meta({
+    description: "Pixels; above 1920×1080 the price is ×1.5.",
+    minimum: 1,
+    maximum: L.maxWidth,
+  }),
+  height: int("an integer number of pixels").optional().openapi({ example: 576 }).meta({
+    description: "Pixels.",
+    minimum: 1,
+    maximum: L.maxHeight,
+  }),
 };
 
 export const QuoteBody = z
@@ -33,17 +59,48 @@ export const CreateBody = z
     filename: z
       .string({ error: "must be the file's name" })
       .min(1, "must not be empty")
-      .max(
-        RESTORE_LIMITS.filenameMaxLength,
-        `must be at most ${RESTORE_LIMITS.filenameMaxLength} characters`,
-      ),
+      .max(L.filenameMaxLength, `must be at most ${L.filenameMaxLength} characters`)
+      .optional()
+      .meta({
+        description:
+          "The file's name (it names the result). Required without video_url; with it, taken from the URL's path when absent.",
+      }),
     content_type: z
       .string({ error: "must be the file's video type, e.g. video/mp4" })
       .min(1, "must not be empty")
-      .max(255, "must be at most 255 characters"),
-    size: int("the file size in bytes, an integer"),
-    email: Email.optional(),
-    pay_with: z.enum(["balance", "checkout"], { error: "must be balance or checkout" }).optional(),
+      .max(255, "must be at most 255 characters")
+      .optional()
+      .meta({
+        description:
+          "The file's video type, e.g. video/mp4; the upload must carry it. Required without video_url; with it, used only when the server sends application/octet-stream.",
+      }),
+    size: int("the file size in bytes, an integer").optional().meta({
+      description:
+        "Exact size in bytes (up to 2 GB); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it).",
+      minimum: 1,
+      maximum: L.maxSizeBytes,
+    }),
+    video_url: z
+      .string({ error: "must be a public http(s) URL of the video" })
+      .min(1, "must not be empty")
+      .max(2048, "must be at most 2048 characters")
+      .optional()
+      .meta({
+        description:
+          "A public http(s) URL of the video, instead of an upload: the server fetches it (video type, up to 2 GB, redirects re-checked; private addresses refused) and the job starts on its own — no upload_url, no start call. A failed fetch ends the job failed (error_code video_fetch_failed) and refunded.",
+      }),
+    email: Email.optional().meta({
+      description: "For receipts; required without a key (then paid by checkout).",
+    }),
+    pay_with: z
+      .enum(["balance", "checkout"], { error: "must be balance or checkout" })
+      .optional()
+      .meta({
+        description:
+          "balance: charged to the balance now. checkout: the owner pays this one job by card, by a link.",
+        default: "balance",
+      }),
+    ...JobWebhookFields,
   })
   .strict()
   .openapi("CreateRestoreRequest", {
@@ -62,15 +119,30 @@ export const RestoreJob = z
     status: z.enum(RESTORE_STATUSES),
     quality: z.enum(RESTORE_QUALITIES),
     quality_label: z.string().openapi({ example: "Enhanced" }),
-    amount_cents: z.number().int(),
+    amount_cents: z.number().int().openapi({
+      description:
+        "What the job costs: the declared length's price, lowered to the measured length's once measured (never raised).",
+    }),
     display_price: z.string().openapi({ example: "$4.99" }),
+    declared_amount_cents: z.number().int().openapi({
+      description:
+        "What was charged at creation, for the declared length; the difference to amount_cents went back when the length was measured.",
+    }),
     duration_sec: z.number(),
-    measured_duration_sec: z.number().nullable(),
+    measured_duration_sec: z.number().nullable().openapi({
+      description: "The real length, measured before the restore runs; null until then.",
+    }),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     filename: z.string(),
     content_type: z.string(),
-    size: z.number().int(),
+    size: z
+      .number()
+      .int()
+      .openapi({ description: "Bytes; 0 until a video_url is fetched (unless declared)." }),
+    video_url: z.string().nullable().openapi({
+      description: "The URL the video is fetched from; null when it is uploaded.",
+    }),
     paid_from_balance: z.boolean(),
     progress: z.number().nullable().openapi({ description: "0..1 while processing." }),
     download_url: z
@@ -78,6 +150,10 @@ export const RestoreJob = z
       .nullable()
       .openapi({ description: "Set once done; valid 1 hour, fresh on every GET." }),
     error: z.string().nullable(),
+    error_code: z.string().nullable().openapi({
+      description:
+        "Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt, no_video or unsupported; null otherwise.",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
@@ -87,6 +163,9 @@ export const RestoreJob = z
     queue: QueueEstimate.nullable().openapi({
       description:
         "While processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
+    }),
+    webhook: JobWebhook.nullable().optional().openapi({
+      description: "The job's own webhook_url, its events and latest deliveries; null without one.",
     }),
   })
   .openapi("RestoreJob");
@@ -105,9 +184,11 @@ export const Quote = z.object({
 
 export const CreatedRestore = z.object({
   job: RestoreJob,
-  upload_url: z.string(),
-  upload_headers: z.record(z.string(), z.string()),
-  upload_expires_at: z.string(),
+  upload_url: z.string().optional().openapi({
+    description: "Where to PUT the file; absent with video_url (the server fetches it).",
+  }),
+  upload_headers: z.record(z.string(), z.string()).optional(),
+  upload_expires_at: z.string().optional(),
   display_price: z.string().openapi({ example: "$4.99" }),
   paid_from_balance: z.boolean(),
   next: z.string().openapi({ description: "Exactly what to do next." }),

@@ -98,22 +98,23 @@ export const WaitQuery = z.object({
 export function pageQuery(bounds: { min: number; max: number; example: number }) {
   const limitError = `must be an integer from ${bounds.min} to ${bounds.max}`;
   return z.object({
-    limit: z.coerce
+    limit: z
       .number({ error: limitError })
       .int(limitError)
       .min(bounds.min, limitError)
       .max(bounds.max, limitError)
       .optional()
-      .openapi({ param: { name: "limit", in: "query" }, example: bounds.example }),
+      .openapi({ example: bounds.example })
+      .meta({
+        description: "Page size, newest first.",
+        default: bounds.example,
+      }),
     cursor: z
       .string()
       .min(1, "must not be empty")
       .max(200, "must be at most 200 characters")
       .optional()
-      .openapi({
-        param: { name: "cursor", in: "query" },
-        description: "`next_cursor` of the previous page.",
-      }),
+      .meta({ description: "next_cursor of the previous page." }),
   });
 }
 
@@ -149,7 +150,8 @@ export const IdField = (example: string, required = "is required: the id", max =
     .string({ error: required })
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
-    .openapi({ example });
+    .openapi({ example })
+    .meta({ description: "The id an earlier answer gave." });
 
 /** The id of a job (a restore or a clip). */
 export const JobIdField = (example: string, max = 64) =>
@@ -162,10 +164,12 @@ export const WaitField = z
   .min(0, "must be a number of seconds from 0 to 25")
   .max(25, "must be at most 25 seconds")
   .optional()
-  .openapi({
-    example: 20,
-    description:
-      "Long-poll: wait up to this many seconds (0–25) for the job's status or progress to change, then answer. A job in a final status answers at once.",
+  .openapi({ example: 20 })
+  .meta({
+    description: "Wait up to this long for the job to change before answering (long-poll).",
+    minimum: 0,
+    maximum: 25,
+    default: 0,
   });
 
 /** The wallet as the calling key sees it. */

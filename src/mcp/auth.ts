@@ -1,9 +1,10 @@
 /**
  * Who calls /mcp: an agent key in `Authorization: Bearer pak_…`, or in `?key=pak_…` for clients
- * that accept only a URL (spec rule 6). An assistant always spends under a limit, so a wallet
- * key is refused — in the URL with 400 (it must never travel in one), in the header with 403
- * saying how to make an agent key. A missing, unknown or revoked key is a 401 before any
- * JSON-RPC, with the WWW-Authenticate challenge MCP clients look for.
+ * that accept only a URL (spec rule 6), or a connected app's access token (`kat_…`, header
+ * only). An assistant always spends under a limit, so a wallet key is refused — in the URL
+ * with 400 (it must never travel in one), in the header with 403 saying how to make an agent
+ * key; an access token in the URL is a 400 too. A missing, unknown or revoked key is a 401
+ * before any JSON-RPC, with the WWW-Authenticate challenge MCP clients look for.
  */
 import { ApiError, invalidRequest } from "../domain/errors.js";
 import { authenticate, authenticateAccessToken, type Principal } from "../services/auth.js";
@@ -32,6 +33,13 @@ function secretFrom(req: Request, publicUrl: string): string | undefined {
       throw new ApiError(
         "key_in_url",
         "A wallet key (pmk_) must never be put in a URL. Make an agent key with a spending limit (POST /wallet/keys) and use that in ?key= or the Authorization header.",
+      );
+    }
+    if (inUrl.startsWith("kat_")) {
+      // OAuth 2.1 (and MCP authorization) forbid access tokens in the query string.
+      throw new ApiError(
+        "key_in_url",
+        "An access token (kat_) is accepted only in the header: send Authorization: Bearer kat_… and take ?key= off the URL. Only agent keys (pak_) may travel in ?key=.",
       );
     }
     if (header) {

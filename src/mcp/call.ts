@@ -6,13 +6,13 @@
  * `outputSchema` (the official SDK throws -32602 when it does not match, losing the refusal).
  * An x402 refusal is worded as the x402 MCP transport requires: `{"x402/error": {…}}`.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { readInput } from "../api/input.js";
 import type { CallContext, Operation, Refer } from "../api/operation.js";
 import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
 import { credentialDigest, takeRate } from "../services/rate-buckets.js";
-import type { McpContext } from "./context.js";
+import type { McpCall, McpContext } from "./context.js";
 import { toolInput } from "./schema.js";
 
 /** Names an operation as the tool that does it. */
@@ -23,8 +23,22 @@ export const mcpRefer: Refer = (to) => {
   return `the ${tool.name} tool`;
 };
 
-function text(value: unknown, extra: Partial<CallToolResult> = {}): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value) }], ...extra };
+/**
+ * A result whose text is `value` as JSON, its keys in the order of the protocol's
+ * CallToolResult schema (`_meta`, `content`, `structuredContent`, `isError`) — the order the
+ * SDK's result validation writes them in — so the fast path (./fast-path.ts), which skips that
+ * validation, answers byte for byte what the SDK would.
+ */
+function text(
+  value: unknown,
+  extra: Pick<CallToolResult, "_meta" | "structuredContent" | "isError"> = {},
+): CallToolResult {
+  return {
+    ...(extra._meta ? { _meta: extra._meta } : {}),
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    ...(extra.structuredContent ? { structuredContent: extra.structuredContent } : {}),
+    ...(extra.isError ? { isError: true } : {}),
+  };
 }
 
 /** The tool result of an outcome. */
@@ -46,14 +60,17 @@ export function toolResult(outcome: Outcome): CallToolResult {
   return text(outcome.body, { isError: true });
 }
 
-/** Runs one tool call of `op` for the caller in `mcp`. */
+/**
+ * Runs one tool call of `op` for the caller in `mcp`; `call` is what the request carries
+ * besides the arguments (the x402 payment travels in its `_meta`).
+ */
 export async function callTool(
   op: Operation,
   mcp: McpContext,
   rawArgs: unknown,
-  meta: Record<string, unknown> | undefined,
+  call: McpCall,
 ): Promise<CallToolResult> {
-  const payment = meta?.["x402/payment"];
+  const payment = call.meta?.["x402/payment"];
   const ctx: CallContext = {
     surface: "mcp",
     principal: mcp.principal,

@@ -1,40 +1,99 @@
 /**
- * One MCP request: the caller's key or token, then a server and a stateless transport built
- * for this request alone (a stateless transport cannot be reused), JSON responses.
+ * POST /mcp for both protocol eras, stateless, framework-free (a web-standard Request in, a
+ * Response out). In order: the caller's key or token (a 401 with the challenge before any
+ * JSON-RPC), the body read and parsed once, then the era: a body carrying the 2026-07-28
+ * per-request envelope goes to the SDK's modern handler, everything else (`initialize`,
+ * 2025-era calls, batches) to the hand-wired legacy leg (./legacy.ts). Both build their
+ * per-request server from one definition (./server.ts); the hot 2025-era `tools/call` that
+ * answers in JSON skips the SDK's machinery but not its wire format (./fast-path.ts).
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpServerFactory,
+} from "@modelcontextprotocol/server";
 import { mcpCaller } from "./auth.js";
-import type { McpServices } from "./context.js";
+import { catalogue } from "./catalogue.js";
+import type { McpContext, McpServices } from "./context.js";
+import { answerHotCall, hotCall } from "./fast-path.js";
+import { jsonRpcError } from "./json-rpc.js";
+import { acceptsSse, serveLegacy } from "./legacy.js";
 import { createMcpServer } from "./server.js";
 
-/** The request as the transport wants it: both media types accepted, the body re-readable. */
-function forTransport(req: Request, body: string): Request {
-  const headers = new Headers(req.headers);
-  const accept = headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-    headers.set("accept", "application/json, text/event-stream");
-  }
-  return new Request(req.url, { method: "POST", headers, body, signal: req.signal });
+/** The MCP endpoint of one set of services (made once per process). */
+export interface McpEndpoint {
+  handle(req: Request, requestId: string): Promise<Response>;
 }
 
-/** Answers one POST /mcp; framework-free (a web-standard Request in, a Response out). */
-export async function handleMcp(
-  req: Request,
-  services: McpServices,
-  requestId: string,
-): Promise<Response> {
-  const { deps } = services;
-  const caller = await mcpCaller(deps, req, deps.publicUrl);
-  const server = createMcpServer({ ...services, ...caller, requestId, signal: req.signal });
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+/** The per-request context rides to the modern leg's factory in the SDK's pass-through AuthInfo. */
+function authInfoOf(ctx: McpContext): AuthInfo {
+  return { token: "", clientId: ctx.principal.keyId, scopes: [], extra: { kinora: ctx } };
+}
+
+const modernFactory: McpServerFactory = ({ authInfo, requestInfo }) => {
+  const ctx = authInfo?.extra?.kinora as McpContext;
+  return createMcpServer(ctx, {
+    era: "modern",
+    // `auto` answers in JSON and turns into SSE only when a handler notifies: allowed only
+    // for clients that accept SSE.
+    canStream: requestInfo ? acceptsSse(requestInfo) : false,
+    versionHeader: requestInfo?.headers.get("mcp-protocol-version") ?? undefined,
   });
-  await server.connect(transport);
-  try {
-    const body = await req.text();
-    return await transport.handleRequest(forTransport(req, body));
-  } finally {
-    await server.close();
+};
+
+/** Reads the JSON body once; undefined with the answer when it is not JSON. */
+async function parsedBody(req: Request): Promise<{ body: unknown } | { refused: Response }> {
+  if (!isJsonContentType(req.headers.get("content-type"))) {
+    return {
+      refused: jsonRpcError(
+        415,
+        -32000,
+        "Unsupported Media Type: Content-Type must be application/json",
+      ),
+    };
   }
+  const text = await req.text();
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return {
+      refused: jsonRpcError(400, -32700, "Parse error: the request body is not valid JSON"),
+    };
+  }
+}
+
+export interface McpEndpointOptions {
+  /** Answer the hot 2025-era tools/call without the SDK (./fast-path.ts); default on. */
+  fastPath?: boolean;
+}
+
+export function createMcpEndpoint(
+  services: McpServices,
+  opts: McpEndpointOptions = {},
+): McpEndpoint {
+  const { deps } = services;
+  const { byName } = catalogue(services.operations);
+  const fastPath = opts.fastPath ?? true;
+  const modern = createMcpHandler(modernFactory, {
+    legacy: "reject",
+    // Rejections of malformed requests land here too: they are the client's, answered in band.
+    onerror: (err) => deps.log.debug("mcp protocol", { err: err.message }),
+  });
+  return {
+    async handle(req, requestId) {
+      const caller = await mcpCaller(deps, req, deps.publicUrl);
+      const parsed = await parsedBody(req);
+      if ("refused" in parsed) return parsed.refused;
+      const { body } = parsed;
+      const ctx: McpContext = { ...services, ...caller, requestId, signal: req.signal };
+      if (await isLegacyRequest(req, body)) {
+        const version = req.headers.get("mcp-protocol-version") ?? undefined;
+        const hot = fastPath ? hotCall(body, version, byName) : undefined;
+        return hot ? answerHotCall(hot, ctx) : serveLegacy(req, body, ctx);
+      }
+      return modern.fetch(req, { authInfo: authInfoOf(ctx), parsedBody: body });
+    },
+  };
 }

@@ -1,81 +1,85 @@
 /**
- * One MCP server per request (stateless Streamable HTTP): the low-level SDK Server, so that
- * argument validation, error results and `_meta` are ours (see call.ts). The tool listing is
- * derived from the operations once per process, as is the SDK's JSON Schema validator.
+ * The MCP server of one request, for either protocol era: the SDK's low-level Server (its
+ * instances cannot be shared between requests in flight), with the two handlers kinora needs.
+ * Everything costly — the tool listing and its JSON Schemas — comes from the per-process
+ * catalogue, so building one costs tens of microseconds; argument reading, error results and
+ * `_meta` are ours (./call.ts). Progress, tasks and elicitation (the next steps) read what a
+ * request carries from the McpCall built here (./context.ts).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { Operation } from "../api/operation.js";
+  type ClientCapabilities,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { callTool } from "./call.js";
-import type { McpContext } from "./context.js";
+import { catalogue } from "./catalogue.js";
+import type { McpCall, McpContext, McpEra } from "./context.js";
 import { instructionsFor } from "./instructions.js";
-import { inputJsonSchema, outputJsonSchema } from "./schema.js";
+import { verifyRequestState } from "./request-state.js";
 
-interface Catalogue {
-  tools: Tool[];
-  byName: Map<string, Operation>;
+/** The name and version every era's handshake (`initialize`, `server/discover`) reports. */
+export const SERVER_INFO = { name: "kinora", title: "kinora", version: "1.0.0" } as const;
+
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/** How one request is served: its era, and whether its answer may be an SSE stream. */
+export interface Serving {
+  era: McpEra;
+  /** The client accepts `text/event-stream` and this answer may become one. */
+  canStream: boolean;
+  /** The HTTP request's MCP-Protocol-Version header (the legacy era's revision). */
+  versionHeader: string | undefined;
 }
 
-const catalogues = new WeakMap<readonly Operation[], Catalogue>();
-
-/** The tools of a list of operations (those with an MCP binding), made once per list. */
-function catalogue(operations: readonly Operation[]): Catalogue {
-  let found = catalogues.get(operations);
-  if (found) return found;
-  const withTools = operations.filter((op) => op.contract.mcp);
-  found = {
-    byName: new Map(withTools.map((op) => [op.contract.mcp?.name as string, op])),
-    tools: withTools.map(({ contract }) => {
-      const tool = contract.mcp as NonNullable<typeof contract.mcp>;
-      return {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: inputJsonSchema(contract) as Tool["inputSchema"],
-        outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
-        annotations: { title: tool.title, ...tool.annotations },
-      };
-    }),
+/** What a tools/call carries besides its arguments, as the SDK hands it to the handler. */
+export function callOf(sdk: ServerContext, serving: Serving): McpCall {
+  const envelope = (sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const meta = sdk.mcpReq._meta as Record<string, unknown> | undefined;
+  const progressToken = meta?.progressToken;
+  const state = sdk.mcpReq.requestState<Record<string, unknown>>();
+  return {
+    era: serving.era,
+    protocolVersion:
+      serving.era === "modern"
+        ? (envelope[PROTOCOL_VERSION_KEY] as string | undefined)
+        : serving.versionHeader,
+    clientCapabilities: envelope[CLIENT_CAPABILITIES_KEY] as ClientCapabilities | undefined,
+    progressToken:
+      typeof progressToken === "string" || typeof progressToken === "number"
+        ? progressToken
+        : undefined,
+    notify: serving.canStream ? sdk.mcpReq.notify : undefined,
+    inputResponses: sdk.mcpReq.inputResponses,
+    // With our verify hook configured the accessor yields its claims, never the raw string.
+    requestState: state && typeof state === "object" ? state : undefined,
+    meta,
   };
-  catalogues.set(operations, found);
-  return found;
 }
 
-/**
- * Left to itself, every Server builds an Ajv instance with all its formats: a third of an MCP
- * request's CPU when a server lives for one request. It only ever compiles schemas (for
- * elicitation, which these tools do not use), never holds a caller's data, so one serves all.
- */
-let validator: AjvJsonSchemaValidator | undefined;
-
-export function createMcpServer(ctx: McpContext): Server {
-  validator ??= new AjvJsonSchemaValidator();
+/** A fresh server for one request of `ctx`'s caller, served as `serving` says. */
+export function createMcpServer(ctx: McpContext, serving: Serving): Server {
   const { tools, byName } = catalogue(ctx.operations);
-  const server = new Server(
-    { name: "kinora", title: "kinora", version: "1.0.0" },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions: instructionsFor(ctx.principal),
-      jsonSchemaValidator: validator,
+  const { signer } = ctx.deps;
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: instructionsFor(ctx.principal),
+    requestState: {
+      verify: (state) => verifyRequestState(signer, ctx.principal.keyId, state, Date.now()),
     },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  });
+  server.setRequestHandler("tools/list", () => ({ tools }));
+  server.setRequestHandler("tools/call", (req, sdk) => {
     const op = byName.get(req.params.name);
     if (!op) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `No tool named ${req.params.name}; tools/list shows the ${tools.length} tools.`,
       );
     }
-    return callTool(op, ctx, req.params.arguments, req.params._meta);
+    return callTool(op, ctx, req.params.arguments, callOf(sdk, serving));
   });
   return server;
 }

@@ -20,7 +20,7 @@ export const getPrices = defineContract({
     name: "get_prices",
     title: "Prices and limits",
     description:
-      "Free. Current prices and limits: cloud restore (Standard/faithful from $2.99, Enhanced from $4.99, Studio Max/enhanced_max from $8.99 for up to 5 minutes, then per started minute; ×1.5 above 1920×1080), motion clips ($0.59 at 480p, $0.99 at 720p, 5 seconds), top-up ranges, image types and the content rule's refusal codes. Use quote_restore for a video's exact price.",
+      "Free. Every price and limit: restore qualities (what each does, from $2.99 for 5 minutes, then per minute), clips ($0.59 / $0.99), top-up ranges, image types, refusal codes.",
     annotations: READ_ONLY,
   },
 });
@@ -41,7 +41,7 @@ export const cancelJob = defineContract({
     name: "cancel_job",
     title: "Cancel a job whose file never arrived",
     description:
-      "Refunds at once, to the balance and to this key's allowance. Cancels a restore (rj_…) or a clip (clip_…) whose file or image was never uploaded; a job already running cannot be cancelled. Cancelling a cancelled job returns it unchanged.",
+      "Refunds at once, to the balance and this key's allowance. Cancels a restore or clip whose file never arrived; a running job cannot be cancelled. Again: unchanged.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: true,

@@ -73,7 +73,7 @@ export const createClip = defineContract({
     name: "make_clip",
     title: "Make a 5-second clip",
     description:
-      "Costs $0.59 (480p, default) or $0.99 (720p), taken from the balance now and refunded if the clip fails or is refused — state the price and get the owner's agreement first unless they already agreed. One still image plus a prompt (at most 800 characters: the motion and the sound) becomes a 5-second clip with sound. Content rule: no sexual or nude content, and nothing sexual or suggestive involving a minor — a prompt that breaks it is refused and nothing is charged. Give image_url (a public image; the clip starts at once), or content_type (image/jpeg, image/png, image/webp): then PUT the image to upload_url with upload_headers and call start_clip. The image is deleted once the clip is made.",
+      "Costs $0.59 (480p) or $0.99 (720p), charged now, refunded if the clip fails or is refused; get the owner's agreement unless given. One image and a prompt make a 5-second clip with sound. Give image_url, or content_type and then PUT the image to upload_url and start_clip. The image is deleted once used.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
@@ -106,8 +106,7 @@ export const listClips = defineContract({
   mcp: {
     name: "list_clips",
     title: "List this key's clips",
-    description:
-      "Free. This key's clips, newest first, up to 40 a page (limit); pass next_cursor back as cursor for older ones.",
+    description: "Free. This key's clips, newest first; next_cursor pages back.",
     annotations: READ_ONLY,
   },
 });
@@ -132,7 +131,7 @@ export const getClip = defineContract({
     name: "get_clip",
     title: "Follow a clip",
     description:
-      "Free. The clip: status (queued → processing → done; failed or refused are refunded), progress and, once done, video_url (plays in a browser) and download_url. Videos are deleted after the retention period (typically 48 hours). wait_seconds (0–25) returns as soon as the clip changes.",
+      "Free. The clip: status (queued → processing → done; failed or refused are refunded), progress, queue ETA and, once done, video_url (plays in a browser) and download_url; deleted after about 48 hours.",
     annotations: READ_ONLY,
   },
 });
@@ -157,7 +156,7 @@ export const startClip = defineContract({
     name: "start_clip",
     title: "Start a clip",
     description:
-      "No further charge (paid at make_clip). Once the image is uploaded to upload_url, queues the clip; starting a started clip returns it unchanged. Then follow it with get_clip.",
+      "No further charge. Queues the clip once its image is uploaded (again: unchanged). Then follow it with get_clip.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

@@ -24,7 +24,7 @@ export const createTopUpLink = defineContract({
     name: "create_top_up_link",
     title: "Card top-up link for the owner",
     description:
-      "Nothing is charged until paid. Opens a hosted card checkout for amount_cents (500–20000) and returns checkout_url: give it to the wallet owner; the balance is credited once they pay.",
+      "Nothing is charged until paid. A card checkout link (checkout_url) for the owner; the balance is credited once they pay.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
@@ -63,7 +63,7 @@ export const topUpWithUsdc = defineContract({
     name: "top_up_with_usdc",
     title: "Top up with USDC (x402)",
     description:
-      'Adds $1 to $200 (amount_cents 100–20000) in USDC from the assistant\'s own wallet, at 1 USDC = $1, over x402 v2. The first call answers isError with the x402 payment terms, as the x402 MCP transport says: content[0].text is {"x402/error": {"code": 402, "message": …, "data": PaymentRequired}}. Sign the EIP-3009 transfer and repeat the call with the signed payment payload in params._meta["x402/payment"]. The settlement comes back in result._meta["x402/payment-response"]; a payment still confirming on chain is a success saying it is pending (credited once it confirms).',
+      'Adds $1–$200 in USDC from your own wallet over x402 v2 (1 USDC = $1). The first call is an error whose text is {"x402/error": {code: 402, data: PaymentRequired}}: sign it and call again with the payload in _meta["x402/payment"]. The receipt is in _meta["x402/payment-response"]; "pending" means credited once the chain confirms.',
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

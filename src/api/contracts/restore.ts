@@ -53,7 +53,7 @@ export const quoteRestore = defineContract({
     name: "quote_restore",
     title: "Quote a restore",
     description:
-      "Free. The exact price of restoring a video of `duration_sec` seconds (and optionally `width`×`height` pixels) at a `quality` (faithful = Standard, enhanced = default, enhanced_max = Studio Max). State this price to the owner before create_restore.",
+      "Free. The exact price of restoring a video of this length, size and quality. Tell the owner before create_restore.",
     annotations: READ_ONLY,
   },
 });
@@ -78,7 +78,7 @@ export const createRestore = defineContract({
     name: "create_restore",
     title: "Create a cloud restore",
     description:
-      "Costs from $2.99, by length and quality (quote_restore gives the exact price; state it and get the owner's agreement first unless they already agreed). Declare the video's duration_sec, filename, content_type and size (bytes, up to 2 GB). Paid from the balance now; the answer has upload_url and upload_headers: PUT the file there with exactly those headers, then call start_restore. With pay_with \"checkout\" the owner pays this one job by card instead (start_restore then returns the checkout link).",
+      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given). Charged to the balance now; PUT the file to upload_url with exactly upload_headers, then start_restore. With pay_with checkout the owner pays by card instead.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
@@ -133,7 +133,7 @@ export const followRestore = defineContract({
     name: "get_restore",
     title: "Follow a restore",
     description:
-      "Free. The restore job: status (processing → done, or failed/refunded with the money back), progress 0..1 and, once done, download_url (valid 1 hour, fresh on every call; results are deleted after the retention period, typically 48 hours). wait_seconds (0–25) returns as soon as the job changes, so poll with it.",
+      "Free. The job: status (processing → done; failed or refunded give the money back), progress 0..1, queue ETA and, once done, download_url (1 hour, fresh on every call; results are deleted after about 48 hours).",
     annotations: READ_ONLY,
   },
 });
@@ -194,7 +194,7 @@ export const startOrPayRestore = defineContract({
     name: "start_restore",
     title: "Start a restore",
     description:
-      'No further charge (paid at create_restore). Once the file is uploaded, starts the restore (status processing); starting a started job returns it unchanged. For a job created with pay_with "checkout" it returns checkout_url instead: give it to the owner; the restore starts once paid. Then follow it with get_restore.',
+      "No further charge. Starts the restore once the file is uploaded (again: unchanged). A pay_with checkout job returns checkout_url for the owner instead; it starts once paid. Then follow it with get_restore.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

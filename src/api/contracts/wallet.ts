@@ -51,7 +51,7 @@ export const getWallet = defineContract({
     name: "get_balance",
     title: "Balance and allowance",
     description:
-      "Free. The wallet's balance, what this key can still spend (spendable_cents = the smaller of the balance and the key's remaining limit), and the key's limit, spent amount and ask_before_spending (the owner's standing agreement: true means ask before each purchase).",
+      "Free. The balance, what this key can still spend (spendable_cents), its limit and spent amount, and ask_before_spending (true: ask the owner before each purchase).",
     annotations: READ_ONLY,
   },
 });

@@ -19,6 +19,8 @@ export interface QualityPrice {
   perMinuteCents: number;
   /** What the quality does, in one customer-facing line (docs/restore.md has the measurements). */
   summary: string;
+  /** The same in a few words, where space is short (a tool's field description). */
+  brief: string;
 }
 
 /** Seconds the base price covers. */
@@ -35,6 +37,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     perMinuteCents: 50,
     summary:
       "Cleans the picture and sound at the original size: deinterlaces, removes grain measured in your video, hum and hiss, evens the loudness.",
+    brief: "clean picture and sound at the original size",
   },
   enhanced: {
     quality: "enhanced",
@@ -43,6 +46,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     perMinuteCents: 90,
     summary:
       "Standard's clean-up, plus faded colour and contrast restored, shake steadied, and SD enlarged to 720p HD.",
+    brief: "plus colour and contrast revived, shake steadied, 720p",
   },
   enhanced_max: {
     quality: "enhanced_max",
@@ -51,6 +55,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     perMinuteCents: 160,
     summary:
       "Enhanced, plus smooth motion at 50/60 frames a second and 1080p HD at a higher bitrate (bigger files).",
+    brief: "plus 50/60 fps motion, 1080p, bigger files",
   },
 };
 
