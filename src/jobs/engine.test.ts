@@ -1,5 +1,5 @@
 /**
- * The job engine's suite (engine.suite.ts), run once per kind: restores, clips, and "echo" —
+ * The job engine's suite (test/jobs/engine.suite.ts), run once per kind: restores, clips, and "echo" —
  * a kind defined only in test/jobs/echo-kind.ts with a table the test creates — which then
  * runs end to end through the worker loop with nothing but its definition and executor.
  */
@@ -16,6 +16,7 @@ import {
   echoJobs,
   waitForEchoDone,
 } from "../../test/jobs/echo-kind.js";
+import { describeJobEngine, type KindFixture, useEngineApp } from "../../test/jobs/engine.suite.js";
 import { silentLogger } from "../logger.js";
 import { jobEngineDeps } from "../platform.js";
 import { createClip } from "../services/clips/create.js";
@@ -23,7 +24,6 @@ import { type ClipRow, clipJobs } from "../services/clips/job-definition.js";
 import { createRestoreJob } from "../services/restore/create.js";
 import { type RestoreJobRow, restoreJobs } from "../services/restore/job-definition.js";
 import { startJobSystem } from "../workers/supervisor.js";
-import { describeJobEngine, type KindFixture, useEngineApp } from "./engine.suite.js";
 import { moveJob } from "./move.js";
 
 const restore: KindFixture<RestoreJobRow> = {

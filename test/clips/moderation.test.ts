@@ -15,7 +15,7 @@ import {
 } from "./helpers.js";
 
 const FLAGGED = fileURLToPath(
-  new URL("../../src/engines/moderation/fixtures/flagged.png", import.meta.url),
+  new URL("../fixtures/moderation/flagged.png", import.meta.url),
 );
 
 let t: ClipTestApp;

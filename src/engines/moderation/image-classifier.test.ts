@@ -57,7 +57,9 @@ describe("createNsfwjsClassifier (real model, offline)", () => {
 
   beforeAll(async () => {
     classifier = createNsfwjsClassifier();
-    flagged = await readFile(new URL("./fixtures/flagged.png", import.meta.url));
+    flagged = await readFile(
+      new URL("../../../test/fixtures/moderation/flagged.png", import.meta.url),
+    );
     await classifier.classify(await landscapePng()); // loads the model once
   });
 
@@ -69,7 +71,7 @@ describe("createNsfwjsClassifier (real model, offline)", () => {
     expect(total).toBeCloseTo(1, 3);
   });
 
-  it("refuses the synthetic fixture the model scores as Porn (see fixtures/make-flagged-image.ts)", async () => {
+  it("refuses the synthetic fixture the model scores as Porn (see test/fixtures/moderation/make-flagged-image.ts)", async () => {
     const verdict = await classifier.classify(flagged);
     expect(verdict).toMatchObject({ allowed: false, code: "sexual" });
     expect(verdict.scores.Porn).toBeGreaterThan(0.8);

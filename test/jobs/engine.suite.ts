@@ -9,14 +9,14 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../test/app.js";
-import { onPostgres } from "../../test/db.js";
-import { jobEngineDeps } from "../platform.js";
-import type { JobColumns, JobDefinition, JobEngineDeps } from "./definition.js";
-import { findJobRow, moveJob } from "./move.js";
-import { createJobQueue } from "./queue.js";
-import { sweepJobs } from "./retention.js";
-import type { JobQueue, WorkResult } from "./work.js";
+import type { JobColumns, JobDefinition, JobEngineDeps } from "../../src/jobs/definition.js";
+import { findJobRow, moveJob } from "../../src/jobs/move.js";
+import { createJobQueue } from "../../src/jobs/queue.js";
+import { sweepJobs } from "../../src/jobs/retention.js";
+import type { JobQueue, WorkResult } from "../../src/jobs/work.js";
+import { jobEngineDeps } from "../../src/platform.js";
+import { createTestApp, type TestApp } from "../app.js";
+import { onPostgres } from "../db.js";
 
 /** What the suite needs to know about a kind beyond its definition. */
 export interface KindFixture<Row extends JobColumns = JobColumns> {
