@@ -8,7 +8,7 @@ import type { Database } from "../src/db/database.js";
 import { createEventHub } from "../src/domain/events.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
-import type { Platform } from "../src/platform.js";
+import type { Platform } from "../src/feature.js";
 import { keyCacheFor } from "../src/services/key-cache-for.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
 import { createSigner } from "../src/signing.js";

@@ -7,7 +7,7 @@ import type { Database } from "../src/db/database.js";
 import { createJobQueue } from "../src/jobs/queue.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import { createDbWorkSource } from "../src/jobs/work-source.js";
-import { jobEngineDeps } from "../src/platform.js";
+import { jobEngineDeps } from "../src/feature.js";
 import { restoreInputKey, restoreJobs } from "../src/services/restore/job-definition.js";
 import { benchPlatform, type Figure, percentile } from "./lib.js";
 
@@ -40,6 +40,7 @@ export async function benchPickup(
         status: "processing",
         quality: "faithful",
         amount_cents: 299,
+        declared_amount_cents: 299,
         duration_sec: 10,
         width: null,
         height: null,

@@ -52,7 +52,7 @@ const LAYERS = [
   ["features.ts", 4, "composition"],
   ["job-kinds.ts", 4, "composition"],
   ["app.ts", 4, "composition"],
-  ["platform.ts", 4, "composition"],
+  ["feature.ts", 4, "composition"],
   ["server.ts", 4, "composition"],
   ["server-database.ts", 4, "composition"],
   ["worker.ts", 4, "composition"],

@@ -20,7 +20,7 @@ import { requestContext } from "./http/middleware/request-context.js";
 import { mountOperations } from "./http/operations.js";
 import { createRouter, type Router } from "./http/router.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
-import type { Feature, Platform, RouteContext } from "./platform.js";
+import type { Feature, Platform, RouteContext } from "./feature.js";
 
 /** What the routes need; the Platform satisfies it. */
 export type AppDeps = Platform;

@@ -7,7 +7,7 @@
  * and tokens).
  */
 import { PURGE_EVERY_MS, type Purge, startPurges } from "./features/purges.js";
-import type { BackgroundTask, Platform } from "./platform.js";
+import type { BackgroundTask, Platform } from "./feature.js";
 import { purgeIdempotencyRecords } from "./services/idempotency.js";
 
 const CORE_PURGES: readonly Purge[] = [

@@ -5,10 +5,14 @@ import type { JobKindEntry } from "./features/job-kind.js";
 import { mcpFeature } from "./features/mcp.js";
 import { metricsFeature } from "./features/metrics.js";
 import { paymentsFeature } from "./features/payments.js";
+import { webhooksFeature } from "./features/webhooks.js";
 import { JOB_KINDS } from "./job-kinds.js";
-import type { FeatureFactory } from "./platform.js";
+import type { FeatureFactory } from "./feature.js";
 
-/** The features of a server running `kinds`: theirs, then payments, MCP, apps, console, metrics. */
+/**
+ * The features of a server running `kinds`: theirs, then payments, MCP, apps, console,
+ * webhooks, metrics.
+ */
 export function featuresFor(kinds: readonly JobKindEntry[]): FeatureFactory[] {
   return [
     ...kinds.map((k) => k.feature()),
@@ -16,6 +20,7 @@ export function featuresFor(kinds: readonly JobKindEntry[]): FeatureFactory[] {
     mcpFeature(),
     connectedAppsFeature(),
     consoleFeature(),
+    webhooksFeature({ kinds }),
     metricsFeature({ kinds: kinds.map((k) => k.definition) }),
   ];
 }

@@ -23,7 +23,7 @@ import { workerExecutors } from "./features/job-kind.js";
 import { featuresFor } from "./features.js";
 import { JOB_KINDS } from "./job-kinds.js";
 import { moveJob } from "./jobs/move.js";
-import { jobEngineDeps } from "./platform.js";
+import { jobEngineDeps } from "./feature.js";
 import { startRemoteWorkers } from "./worker.js";
 
 const TOKEN = "worker-token-0123456789";

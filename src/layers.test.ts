@@ -29,7 +29,7 @@ describe("layers", () => {
       ["domain/money.ts", []],
       ["services/wallets.ts", ["domain/money.ts"]],
       // Modules directly in src/ belong to no folder: they are checked one by one.
-      ["platform.ts", ["jobs/definition.ts"]],
+      ["feature.ts", ["jobs/definition.ts"]],
       ["jobs/work.ts", ["logger.ts"]],
     ]);
     expect(mutualFolders(graph)).toEqual([

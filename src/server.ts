@@ -18,7 +18,7 @@ import { FEATURES } from "./features.js";
 import { createJobWatch, type JobWatch } from "./jobs/watch.js";
 import { JOBS_CHANNEL } from "./jobs/work.js";
 import { createLogger, type Logger } from "./logger.js";
-import type { BackgroundTask, Platform } from "./platform.js";
+import type { BackgroundTask, Platform } from "./feature.js";
 import { loadOrCreateSecret } from "./secrets.js";
 import { type OpenedDatabase, openServerDatabase } from "./server-database.js";
 import { rateLimiterFor } from "./services/rate-limiter-for.js";

@@ -13,7 +13,7 @@ import { createEventHub } from "../src/domain/events.js";
 import type { Router } from "../src/http/router.js";
 import { createJobWatch } from "../src/jobs/watch.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
-import type { Feature, FeatureFactory, Platform } from "../src/platform.js";
+import type { Feature, FeatureFactory, Platform } from "../src/feature.js";
 import { keyCacheFor } from "../src/services/key-cache-for.js";
 import { credit } from "../src/services/ledger.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";

@@ -16,9 +16,10 @@ import {
 } from "../engines/moderation/image-classifier.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
 import { clipOperations } from "../operations/clips.js";
-import type { FeatureFactory, Platform } from "../platform.js";
+import type { FeatureFactory, Platform } from "../feature.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
 import { clipJobs } from "../services/clips/job-definition.js";
+import { clipView } from "../services/clips/view.js";
 import {
   type ClipExecutorOptions,
   clipEngineFromConfig,
@@ -97,6 +98,7 @@ export const clipKind: JobKindEntry = {
   definition: clipJobs,
   executor: (config, seams) => clipExecutorFromConfig(config, seams),
   feature: () => clipsFeature(),
+  view: (p) => (row) => clipView(row, clipDeps(p)),
 };
 
 /**

@@ -6,7 +6,7 @@
 import { registerOAuthEndpoints } from "../http/routes/oauth/endpoints.js";
 import type { ClientDeps } from "../oauth/clients.js";
 import { purgeExpiredOAuth } from "../oauth/tokens.js";
-import type { FeatureFactory } from "../platform.js";
+import type { FeatureFactory } from "../feature.js";
 import { registerConsentRoutes } from "../web/consent-routes.js";
 import { startPurges } from "./purges.js";
 

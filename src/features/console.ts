@@ -2,7 +2,7 @@
  * The owner's console (/console) as a Feature, over the same services (the same bundles) as
  * the REST API; its background task purges expired console sessions.
  */
-import type { FeatureFactory } from "../platform.js";
+import type { FeatureFactory } from "../feature.js";
 import { registerConsoleRoutes } from "../web/console-routes.js";
 import { purgeSessions } from "../web/session.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";

@@ -9,7 +9,7 @@ import { registerSystemRoutes } from "../http/routes/system.js";
 import { registerWorkerApi } from "../http/routes/worker/index.js";
 import { adminOperations } from "../operations/admin.js";
 import { walletOperations } from "../operations/wallet.js";
-import type { Feature, Platform } from "../platform.js";
+import type { Feature, Platform } from "../feature.js";
 import { createUploadGuard } from "../services/upload-guard.js";
 
 /** GET /healthz, /openapi.json, /docs and the home page. */

@@ -10,8 +10,8 @@ import type { JobDefinition } from "../jobs/definition.js";
 import { createJobQueue, type DefinedQueue } from "../jobs/queue.js";
 import { sweepJobs } from "../jobs/retention.js";
 import type { Executor } from "../jobs/work.js";
-import type { BackgroundTask, FeatureFactory, Platform } from "../platform.js";
-import { jobEngineDeps } from "../platform.js";
+import type { BackgroundTask, FeatureFactory, Platform } from "../feature.js";
+import { jobEngineDeps } from "../feature.js";
 import { startPeriodic } from "../services/periodic.js";
 import type { FetchLike } from "../workers/executors/transfer.js";
 
@@ -33,6 +33,12 @@ export interface JobKindEntry {
   executor(config: Config, seams?: ExecutorSeams): Executor;
   /** The kind's feature for `kinora serve`: its routes, its queue, in-process executor, sweeper. */
   feature(): FeatureFactory;
+  /**
+   * A job of the kind as its REST read shows it (webhook payloads show the same object);
+   * absent: payloads show the engine's columns.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: each kind's view takes its own row
+  view?(p: Platform): (row: any) => Promise<unknown>;
 }
 
 /** The kind's queue on this platform (claims, reports, lease recovery). */

@@ -1,11 +1,12 @@
 /**
- * The MCP server as a Feature: POST /mcp offers every feature's operations that have a tool —
- * the same operations, bound to the same services, that the REST routes serve — plus the
+ * The MCP server as a Feature: /mcp offers every feature's operations that have a tool — the
+ * same operations, bound to the same services, that the REST routes serve — plus the
  * assistant-only combinations (every price at once, one cancel for either kind of job).
  */
 
+import { allowedOrigins } from "../mcp/origin.js";
 import { assistantOperations } from "../operations/assistant.js";
-import type { FeatureFactory } from "../platform.js";
+import type { FeatureFactory } from "../feature.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
 
@@ -18,6 +19,13 @@ export function mcpFeature(opts: McpFeatureOptions = {}): FeatureFactory {
   return (platform) => ({
     name: "mcp",
     operations: assistantOperations({ restore: platform, clips: clipDeps(platform, opts.clips) }),
-    routes: (app, ctx) => registerMcpRoute(app, { deps: platform, operations: ctx.operations }),
+    routes: (app, ctx) =>
+      registerMcpRoute(
+        app,
+        { deps: platform, operations: ctx.operations },
+        {
+          allowedOrigins: allowedOrigins(platform.publicUrl, platform.config.mcpAllowedOrigins),
+        },
+      ),
   });
 }

@@ -12,8 +12,10 @@ import { metricsConfig } from "../metrics/config.js";
 import { registerKinoraMetrics } from "../metrics/kinora-metrics.js";
 import { createPromRegistry } from "../metrics/prom-registry.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
-import type { FeatureFactory } from "../platform.js";
+import { registerWebhookMetrics } from "../metrics/webhook-metrics.js";
+import type { FeatureFactory } from "../feature.js";
 import { type JobTableSpec, readJobStats } from "../services/job-stats.js";
+import { readWebhookStats } from "../services/webhooks/stats.js";
 
 type KindDefinition = Pick<JobDefinition, "kind" | "table" | "waiting" | "moves" | "final">;
 
@@ -54,6 +56,7 @@ export function metricsFeature(opts: MetricsFeatureOptions = {}): FeatureFactory
         readJobs: () => readJobStats(p.db, tables, p.clock()),
       });
       p.events.subscribe(observer);
+      p.events.subscribe(registerWebhookMetrics(registry, () => readWebhookStats(p.db)));
     }
     const tokens = [cfg.token, p.adminToken].filter((t): t is string => Boolean(t));
     return {

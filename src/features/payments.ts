@@ -18,7 +18,7 @@ import { loadPaymentsConfig, type PaymentsConfig } from "../payments/config.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import type { RpcClientOptions } from "../payments/x402/confirm.js";
 import type { X402GatewayOptions } from "../payments/x402/gateway.js";
-import type { Feature, FeatureFactory, Platform } from "../platform.js";
+import type { Feature, FeatureFactory, Platform } from "../feature.js";
 import { startPaymentTasks } from "../services/payments/background.js";
 import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
 import { getJobForCheckout, markCheckoutPaid } from "../services/restore/checkout-hooks.js";

@@ -4,7 +4,7 @@
  * (core-tasks.ts) and the features that own expiring records (the console's sessions, the
  * connected apps' OAuth codes and tokens) each run their own.
  */
-import type { BackgroundTask, Platform } from "../platform.js";
+import type { BackgroundTask, Platform } from "../feature.js";
 import { startPeriodic } from "../services/periodic.js";
 
 /** One kind of expiring record and how to purge it; `run` answers how many went. */

@@ -4,8 +4,9 @@
  * restore kind's registry entry (src/job-kinds.ts).
  */
 import { restoreOperations } from "../operations/restore.js";
-import type { FeatureFactory } from "../platform.js";
+import type { FeatureFactory } from "../feature.js";
 import { restoreJobs } from "../services/restore/job-definition.js";
+import { jobView } from "../services/restore/views.js";
 import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";
 import type { FetchLike } from "../workers/executors/transfer.js";
 import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
@@ -33,4 +34,5 @@ export const restoreKind: JobKindEntry = {
   definition: restoreJobs,
   executor: (config, seams) => restoreExecutorFromConfig(config, seams),
   feature: () => restoreFeature(),
+  view: (p) => (row) => jobView(p, row),
 };

@@ -7,7 +7,7 @@
  * bundle and its options are not used. The features that carry test seams for a bundle
  * (payments, clips) come first in every feature list, so their seams are the ones built.
  */
-import type { Platform } from "../platform.js";
+import type { Platform } from "../feature.js";
 
 const bundles = new WeakMap<Platform, Map<string, unknown>>();
 

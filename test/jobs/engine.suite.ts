@@ -14,7 +14,7 @@ import { findJobRow, moveJob } from "../../src/jobs/move.js";
 import { createJobQueue } from "../../src/jobs/queue.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import type { JobQueue, WorkResult } from "../../src/jobs/work.js";
-import { jobEngineDeps } from "../../src/platform.js";
+import { jobEngineDeps } from "../../src/feature.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { onPostgres } from "../db.js";
 

@@ -19,7 +19,7 @@ import {
   type WorkFailure,
   type WorkItem,
 } from "../../src/jobs/work.js";
-import { jobEngineDeps } from "../../src/platform.js";
+import { jobEngineDeps } from "../../src/feature.js";
 import { clipJobs } from "../../src/services/clips/job-definition.js";
 import { restoreJobs } from "../../src/services/restore/job-definition.js";
 import type { TestApp } from "../app.js";
@@ -43,13 +43,17 @@ const DEFS: Record<Kind, JobDefinition<JobColumns>> = {
 let workerSeq = 0;
 
 /** Runs the executor as the worker loop does; the failure it would report, or null on success. */
-async function execute(w: Workers, item: WorkItem): Promise<WorkFailure | null> {
+async function execute(w: Workers, item: WorkItem, worker: string): Promise<WorkFailure | null> {
   const workDir = await mkdtemp(path.join(tmpdir(), "kinora-sim-"));
   try {
     await w.executors[item.kind as Kind].execute(item, {
       signal: new AbortController().signal,
       progress: () => {},
       workDir,
+      // As the worker loop does: the running attempt's facts go to the queue at once.
+      note: async (facts) => {
+        await w.queues[item.kind as Kind].note(item.jobId, worker, facts);
+      },
     });
     return null;
   } catch (err) {
@@ -91,7 +95,7 @@ export async function workOnce(
   }
   if (plan === "no_output") return reportComplete(t, model, q, job, worker);
   w.script.next = plan === "stored_then_retry" ? "ok" : plan;
-  const failure = await execute(w, item);
+  const failure = await execute(w, item, worker);
   // Success means the executor stored the result through the output ticket.
   if (failure === null) job.outputStored = true;
   if (plan === "stored_then_retry") {

@@ -7,7 +7,7 @@ import { balanceOf, jobBody, makeVideo, upload } from "../../../test/restore/hel
 import { restoreFeature } from "../../features/restore.js";
 import { sweepJobs } from "../../jobs/retention.js";
 import type { JobQueue } from "../../jobs/work.js";
-import { jobEngineDeps } from "../../platform.js";
+import { jobEngineDeps } from "../../feature.js";
 import { getJobForCheckout, markCheckoutPaid } from "./checkout-hooks.js";
 import { restoreJobs } from "./job-definition.js";
 
