@@ -89,13 +89,13 @@ async function main() {
     await withPglite(async (db) => {
       show([await benchCharges(db, "PGlite", charges / 2)]);
       show([await benchGetWallet(db, "PGlite", requests)]);
-      show([await benchMcpBalance(db, "PGlite", requests / 2)]);
+      show(await benchMcpBalance(db, "PGlite", requests / 2));
       show([await benchMetricsOverhead(db, "PGlite", requests / 2)]);
     });
     await withPostgres(async (db) => {
       show([await benchCharges(db, "PostgreSQL", charges)]);
       show([await benchGetWallet(db, "PostgreSQL", requests)]);
-      show([await benchMcpBalance(db, "PostgreSQL", requests / 2)]);
+      show(await benchMcpBalance(db, "PostgreSQL", requests / 2));
     });
   }
   if (run.has("upload") || run.has("restore") || run.has("pickup")) {

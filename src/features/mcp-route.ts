@@ -1,14 +1,22 @@
 /**
- * POST /mcp: Streamable HTTP, stateless, JSON responses — one server and transport per
- * request. Clients that send `Accept: application/json` only are accepted (the SDK alone
- * would answer 406). GET and DELETE (streams and sessions) are 405: this server is stateless.
+ * /mcp: the MCP endpoint, both protocol eras (2025 `initialize` clients and 2026-07-28 clients),
+ * stateless — one server and transport per request, JSON answers unless a client that reads
+ * SSE asks for something to be streamed. In front of it: the Origin check (a browser page from
+ * anywhere but PUBLIC_URL and MCP_ALLOWED_ORIGINS is refused with 403) and CORS for the allowed
+ * ones. GET and DELETE (streams and sessions) are 405: nothing is kept between requests.
  */
+import type { Context, Next } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import { ApiError } from "../domain/errors.js";
+import { JSON_BODY_MAX_BYTES } from "../domain/limits.js";
 import { errorJson } from "../http/errors.js";
 import { smallBody } from "../http/middleware/body-limit.js";
+import { withEarlyHeaders } from "../http/middleware/early-headers.js";
 import type { Router } from "../http/router.js";
 import type { McpServices } from "../mcp/context.js";
+import type { JsonAnswer } from "../mcp/fast-path.js";
+import type { McpEndpoint } from "../mcp/handler.js";
+import { checkOrigin, corsHeaders, preflightHeaders } from "../mcp/origin.js";
 
 /** The endpoint in the OpenAPI document (its tools are described by tools/list, not here). */
 function document(app: Router) {
@@ -55,19 +63,68 @@ function document(app: Router) {
   });
 }
 
-export function registerMcpRoute(app: Router, services: McpServices) {
+/**
+ * smallBody, without first turning the request into a web stream (@hono/node-server reads a
+ * body straight from the socket unless something asks for the stream): when Content-Length
+ * already says the body is small, there is nothing to count. Chunked bodies are counted.
+ */
+function mcpBodyLimit(c: Context, next: Next) {
+  const length = Number(c.req.header("content-length"));
+  const sized = Number.isSafeInteger(length) && c.req.header("transfer-encoding") === undefined;
+  return sized && length <= JSON_BODY_MAX_BYTES ? next() : smallBody(c, next);
+}
+
+/**
+ * Refuses browser pages from origins not allowed (403 before anything else), answers CORS
+ * preflights, and gives allowed origins' answers their CORS headers.
+ */
+function originGate(allowed: ReadonlySet<string>) {
+  return async (c: Context, next: Next) => {
+    const origin = c.req.header("origin") ?? null;
+    const verdict = checkOrigin(origin, allowed);
+    if (verdict === "refused") {
+      throw new ApiError(
+        "forbidden",
+        `Origin ${origin} may not call /mcp. Browser clients must be served from this server's PUBLIC_URL or an origin the operator lists in MCP_ALLOWED_ORIGINS; desktop and server-side clients send no Origin.`,
+      );
+    }
+    if (c.req.method === "OPTIONS") {
+      const headers = verdict === "allowed" ? preflightHeaders(origin as string) : {};
+      return c.body(null, 204, { Allow: "POST, OPTIONS", ...headers });
+    }
+    if (verdict === "no-origin") return next();
+    await withEarlyHeaders(c, corsHeaders(origin as string), next);
+  };
+}
+
+/**
+ * The answer made through Hono, so it takes the headers middleware prepared before the route
+ * (early-headers.ts): a JSON answer's text, or a JSON Response read back; an SSE stream as is.
+ */
+async function throughHono(c: Context, res: Response | JsonAnswer): Promise<Response> {
+  if (!(res instanceof Response)) {
+    return c.body(res.json, res.status, { "Content-Type": "application/json" });
+  }
+  const type = res.headers.get("content-type") ?? "";
+  if (type.startsWith("text/event-stream")) return res;
+  const headers = Object.fromEntries(res.headers);
+  if (res.body === null) return c.body(null, res.status as StatusCode, headers);
+  return c.body(await res.text(), res.status as ContentfulStatusCode, headers);
+}
+
+export function registerMcpRoute(
+  app: Router,
+  services: McpServices,
+  opts: { allowedOrigins: ReadonlySet<string> },
+) {
   document(app);
+  app.use("/mcp", originGate(opts.allowedOrigins));
   // The MCP SDK is loaded with the first MCP request, not with every process.
-  let handler: Promise<typeof import("../mcp/handler.js")> | undefined;
-  app.post("/mcp", smallBody, async (c) => {
-    handler ??= import("../mcp/handler.js");
-    const res = await (await handler).handleMcp(c.req.raw, services, c.get("requestId"));
-    // The SDK answers in JSON (no streams here): made again through Hono, the answer takes the
-    // headers prepared before the route as it is made, instead of being rebuilt around a stream
-    // to add them (see http/middleware/early-headers.ts).
-    const headers = Object.fromEntries(res.headers);
-    if (res.body === null) return c.body(null, res.status as StatusCode, headers);
-    return c.body(await res.text(), res.status as ContentfulStatusCode, headers);
+  let endpoint: Promise<McpEndpoint> | undefined;
+  app.post("/mcp", mcpBodyLimit, async (c) => {
+    endpoint ??= import("../mcp/handler.js").then((m) => m.createMcpEndpoint(services));
+    const res = await (await endpoint).handle(c.req.raw, c.get("requestId"));
+    return throughHono(c, res);
   });
   const notHere = new ApiError(
     "method_not_allowed",

@@ -26,7 +26,8 @@ function challenge(publicUrl: string, error?: string): Record<string, string> {
 }
 
 function secretFrom(req: Request, publicUrl: string): string | undefined {
-  const inUrl = new URL(req.url).searchParams.get("key");
+  // Most clients send no query string: no URL to parse for them.
+  const inUrl = req.url.includes("?") ? new URL(req.url).searchParams.get("key") : null;
   const header = req.headers.get("authorization");
   if (inUrl !== null) {
     if (inUrl.startsWith("pmk_")) {

@@ -4,27 +4,29 @@
  * JSON-RPC), the body read and parsed once, then the era: a body carrying the 2026-07-28
  * per-request envelope goes to the SDK's modern handler, everything else (`initialize`,
  * 2025-era calls, batches) to the hand-wired legacy leg (./legacy.ts). Both build their
- * per-request server from one definition (./server.ts); the hot 2025-era `tools/call` that
- * answers in JSON skips the SDK's machinery but not its wire format (./fast-path.ts).
+ * per-request server from one definition (./server.ts); the hot `tools/call` that answers in
+ * JSON skips the SDK's machinery but not its wire format, in either era (./fast-path.ts).
  */
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
+  type InboundClassificationOutcome,
   isJsonContentType,
-  isLegacyRequest,
   type McpServerFactory,
 } from "@modelcontextprotocol/server";
 import { mcpCaller } from "./auth.js";
 import { catalogue } from "./catalogue.js";
 import type { McpContext, McpServices } from "./context.js";
-import { answerHotCall, hotCall } from "./fast-path.js";
+import { answerHotCall, hotLegacyCall, hotModernCall, type JsonAnswer } from "./fast-path.js";
 import { jsonRpcError } from "./json-rpc.js";
 import { acceptsSse, serveLegacy } from "./legacy.js";
 import { createMcpServer } from "./server.js";
 
 /** The MCP endpoint of one set of services (made once per process). */
 export interface McpEndpoint {
-  handle(req: Request, requestId: string): Promise<Response>;
+  /** The answer: a Response, or (the fast path's) JSON text to send with its status. */
+  handle(req: Request, requestId: string): Promise<Response | JsonAnswer>;
 }
 
 /** The per-request context rides to the modern leg's factory in the SDK's pass-through AuthInfo. */
@@ -36,12 +38,26 @@ const modernFactory: McpServerFactory = ({ authInfo, requestInfo }) => {
   const ctx = authInfo?.extra?.kinora as McpContext;
   return createMcpServer(ctx, {
     era: "modern",
-    // `auto` answers in JSON and turns into SSE only when a handler notifies: allowed only
-    // for clients that accept SSE.
-    canStream: requestInfo ? acceptsSse(requestInfo) : false,
+    acceptsSse: requestInfo ? acceptsSse(requestInfo) : false,
     versionHeader: requestInfo?.headers.get("mcp-protocol-version") ?? undefined,
   });
 };
+
+/**
+ * The era of a parsed POST, decided as the SDK's `isLegacyRequest` decides it (the same
+ * classifier, on the same headers): `legacy` goes to the 2025 leg; `modern` and the
+ * classifier's rejections (a malformed envelope, mismatched headers) to the modern handler,
+ * which answers them.
+ */
+function classify(req: Request, body: unknown): InboundClassificationOutcome {
+  return classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: req.headers.get("mcp-protocol-version") ?? undefined,
+    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
+    body,
+  });
+}
 
 /** Reads the JSON body once; undefined with the answer when it is not JSON. */
 async function parsedBody(req: Request): Promise<{ body: unknown } | { refused: Response }> {
@@ -65,7 +81,7 @@ async function parsedBody(req: Request): Promise<{ body: unknown } | { refused: 
 }
 
 export interface McpEndpointOptions {
-  /** Answer the hot 2025-era tools/call without the SDK (./fast-path.ts); default on. */
+  /** Answer the hot tools/call of either era without the SDK (./fast-path.ts); default on. */
   fastPath?: boolean;
 }
 
@@ -88,11 +104,15 @@ export function createMcpEndpoint(
       if ("refused" in parsed) return parsed.refused;
       const { body } = parsed;
       const ctx: McpContext = { ...services, ...caller, requestId, signal: req.signal };
-      if (await isLegacyRequest(req, body)) {
+      const route = classify(req, body);
+      if (route.kind === "legacy") {
         const version = req.headers.get("mcp-protocol-version") ?? undefined;
-        const hot = fastPath ? hotCall(body, version, byName) : undefined;
+        const hot = fastPath ? hotLegacyCall(body, version, byName) : undefined;
         return hot ? answerHotCall(hot, ctx) : serveLegacy(req, body, ctx);
       }
+      const hot =
+        fastPath && route.kind === "modern" ? hotModernCall(route, req.headers, byName) : undefined;
+      if (hot) return answerHotCall(hot, ctx);
       return modern.fetch(req, { authInfo: authInfoOf(ctx), parsedBody: body });
     },
   };

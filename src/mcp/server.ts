@@ -25,11 +25,11 @@ export const SERVER_INFO = { name: "kinora", title: "kinora", version: "1.0.0" }
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
-/** How one request is served: its era, and whether its answer may be an SSE stream. */
+/** How one request is served: its era, and whether its answer may become an SSE stream. */
 export interface Serving {
   era: McpEra;
-  /** The client accepts `text/event-stream` and this answer may become one. */
-  canStream: boolean;
+  /** The client lists `text/event-stream` in Accept. */
+  acceptsSse: boolean;
   /** The HTTP request's MCP-Protocol-Version header (the legacy era's revision). */
   versionHeader: string | undefined;
 }
@@ -38,7 +38,8 @@ export interface Serving {
 export function callOf(sdk: ServerContext, serving: Serving): McpCall {
   const envelope = (sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const meta = sdk.mcpReq._meta as Record<string, unknown> | undefined;
-  const progressToken = meta?.progressToken;
+  const token = meta?.progressToken;
+  const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
   const state = sdk.mcpReq.requestState<Record<string, unknown>>();
   return {
     era: serving.era,
@@ -47,11 +48,10 @@ export function callOf(sdk: ServerContext, serving: Serving): McpCall {
         ? (envelope[PROTOCOL_VERSION_KEY] as string | undefined)
         : serving.versionHeader,
     clientCapabilities: envelope[CLIENT_CAPABILITIES_KEY] as ClientCapabilities | undefined,
-    progressToken:
-      typeof progressToken === "string" || typeof progressToken === "number"
-        ? progressToken
-        : undefined,
-    notify: serving.canStream ? sdk.mcpReq.notify : undefined,
+    progressToken,
+    // Streamed only to a client that reads SSE and asked for progress; anything else stays one
+    // JSON body (the modern leg would turn into SSE at the first notification).
+    notify: serving.acceptsSse && progressToken !== undefined ? sdk.mcpReq.notify : undefined,
     inputResponses: sdk.mcpReq.inputResponses,
     // With our verify hook configured the accessor yields its claims, never the raw string.
     requestState: state && typeof state === "object" ? state : undefined,

@@ -1,0 +1,38 @@
+/**
+ * The tools of a list of operations (those with an MCP binding): the `tools/list` answer and a
+ * lookup by name, derived once per process from the contracts — never per request, where the
+ * SDK would convert every schema again.
+ */
+import type { Tool } from "@modelcontextprotocol/server";
+import type { Operation } from "../api/operation.js";
+import { outputJsonSchema, toolInputJsonSchema } from "./schema.js";
+
+export interface Catalogue {
+  tools: Tool[];
+  byName: ReadonlyMap<string, Operation>;
+}
+
+const catalogues = new WeakMap<readonly Operation[], Catalogue>();
+
+/** The catalogue of `operations`, made on first use and kept as long as the list lives. */
+export function catalogue(operations: readonly Operation[]): Catalogue {
+  const known = catalogues.get(operations);
+  if (known) return known;
+  const withTools = operations.filter((op) => op.contract.mcp);
+  const made: Catalogue = {
+    byName: new Map(withTools.map((op) => [op.contract.mcp?.name as string, op])),
+    tools: withTools.map(({ contract }) => {
+      const tool = contract.mcp as NonNullable<typeof contract.mcp>;
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: toolInputJsonSchema(contract) as Tool["inputSchema"],
+        outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
+        annotations: { title: tool.title, ...tool.annotations },
+      };
+    }),
+  };
+  catalogues.set(operations, made);
+  return made;
+}

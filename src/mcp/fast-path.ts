@@ -1,0 +1,167 @@
+/**
+ * The hot path: a `tools/call` of a known tool, answered in one JSON body — what nearly every
+ * assistant sends, in either protocol era — served without building an SDK server and
+ * transport for it (their request copies, abort signals and wire-schema parses cost more than
+ * the call itself). It runs the same tool call (./call.ts: arguments read as every operation's
+ * input, the shared operation runner, refusals as error results) and writes the bytes the SDK
+ * would write. Whatever it cannot be sure the SDK would take exactly as sent — batches,
+ * progress tokens, task or multi-round fields, unknown tools, odd ids, versions or headers —
+ * is left to the SDK, which answers it in full. The 2026-07-28 envelope is checked by the
+ * SDK's own classifier before this path is considered (./handler.ts).
+ * test/mcp/fast-path.test.ts holds the two answers to each other byte for byte.
+ */
+import {
+  type CallToolResult,
+  type InboundModernRoute,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/server";
+import type { Operation } from "../api/operation.js";
+import { callTool } from "./call.js";
+import type { McpCall, McpContext, McpEra } from "./context.js";
+import { SERVER_INFO } from "./server.js";
+
+const MODERN_REVISION = "2026-07-28";
+const ENVELOPE = "io.modelcontextprotocol/";
+const PROTOCOL_VERSION_KEY = `${ENVELOPE}protocolVersion`;
+const CLIENT_CAPABILITIES_KEY = `${ENVELOPE}clientCapabilities`;
+/** The envelope keys a modern hot call may carry (others, e.g. a log level, go to the SDK). */
+const MODERN_ENVELOPE_KEYS = new Set([
+  PROTOCOL_VERSION_KEY,
+  CLIENT_CAPABILITIES_KEY,
+  `${ENVELOPE}clientInfo`,
+]);
+const NO_ENVELOPE = new Set<string>();
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const PARAMS_KEYS = new Set(["name", "arguments", "_meta"]);
+
+/** A call the fast path answers. */
+export interface HotCall {
+  era: McpEra;
+  id: string | number;
+  op: Operation;
+  args: Record<string, unknown> | undefined;
+  call: McpCall;
+}
+
+/** A JSON answer as text: no Response to build and read back (the route writes it as is). */
+export interface JsonAnswer {
+  status: 200;
+  json: string;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(obj: JsonObject, allowed: ReadonlySet<string>): boolean {
+  for (const key in obj) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/** The message, tool and arguments of a plain `tools/call`, or undefined. */
+function plainCall(body: unknown, byName: ReadonlyMap<string, Operation>) {
+  if (!isObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call") return;
+  const { id, params } = body;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return;
+  if (!onlyKeys(body, MESSAGE_KEYS) || !isObject(params) || !onlyKeys(params, PARAMS_KEYS)) return;
+  const name = params.name;
+  const op = typeof name === "string" ? byName.get(name) : undefined;
+  const args = params.arguments;
+  if (!op || (args !== undefined && !isObject(args))) return;
+  const meta = params._meta;
+  if (meta !== undefined && !isObject(meta)) return;
+  return { id: id as string | number, name: name as string, op, args, meta };
+}
+
+/**
+ * `_meta` split into the protocol's envelope and the rest (what the SDK hands a handler), when
+ * it holds nothing the fast path leaves to the SDK: a progress token, other protocol keys.
+ */
+function splitMeta(meta: JsonObject | undefined, envelopeKeys: ReadonlySet<string>) {
+  const envelope: JsonObject = {};
+  let rest: JsonObject | undefined;
+  for (const key in meta) {
+    if (key === "progressToken") return;
+    if (key.startsWith(ENVELOPE)) {
+      if (!envelopeKeys.has(key)) return;
+      envelope[key] = meta[key];
+    } else {
+      rest ??= {};
+      rest[key] = meta[key];
+    }
+  }
+  return { envelope, rest };
+}
+
+function callOf(
+  era: McpEra,
+  version: string | undefined,
+  meta: JsonObject | undefined,
+  clientCapabilities?: McpCall["clientCapabilities"],
+): McpCall {
+  return {
+    era,
+    protocolVersion: version,
+    clientCapabilities,
+    progressToken: undefined,
+    notify: undefined,
+    inputResponses: undefined,
+    requestState: undefined,
+    meta,
+  };
+}
+
+/** A 2025-era body the fast path may answer (the request is known to be 2025-era). */
+export function hotLegacyCall(
+  body: unknown,
+  versionHeader: string | undefined,
+  byName: ReadonlyMap<string, Operation>,
+): HotCall | undefined {
+  const plain = plainCall(body, byName);
+  if (!plain || !splitMeta(plain.meta, NO_ENVELOPE)) return;
+  if (versionHeader !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(versionHeader)) return;
+  const { id, op, args, meta } = plain;
+  return { era: "legacy", id, op, args, call: callOf("legacy", versionHeader, meta) };
+}
+
+/**
+ * A 2026-07-28 request (as the SDK's classifier routed it) the fast path may answer: the
+ * routing headers present and naming exactly what the body does.
+ */
+export function hotModernCall(
+  route: InboundModernRoute,
+  headers: Headers,
+  byName: ReadonlyMap<string, Operation>,
+): HotCall | undefined {
+  if (route.messageKind !== "request" || route.classification.revision !== MODERN_REVISION) return;
+  const plain = plainCall(route.message, byName);
+  const split = plain && splitMeta(plain.meta, MODERN_ENVELOPE_KEYS);
+  if (!plain || !split) return;
+  if (
+    headers.get("mcp-protocol-version") !== MODERN_REVISION ||
+    headers.get("mcp-method") !== "tools/call" ||
+    headers.get("mcp-name") !== plain.name
+  ) {
+    return;
+  }
+  const capabilities = split.envelope[CLIENT_CAPABILITIES_KEY] as McpCall["clientCapabilities"];
+  const call = callOf("modern", MODERN_REVISION, split.rest, capabilities);
+  return { era: "modern", id: plain.id, op: plain.op, args: plain.args, call };
+}
+
+/** The 2026-07-28 codec's stamps on a tool result: `resultType`, and who answered in `_meta`. */
+function stampedModern(result: CallToolResult): CallToolResult {
+  const stamped = { ...result, resultType: "complete" };
+  return { ...stamped, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
+}
+
+/** Answers a hot call with the body the SDK's stateless JSON transport would write. */
+export async function answerHotCall(hot: HotCall, ctx: McpContext): Promise<JsonAnswer> {
+  const result = await callTool(hot.op, ctx, hot.args, hot.call);
+  const wire = hot.era === "modern" ? stampedModern(result) : result;
+  // The SDK's transports serialise the same object with Response.json (JSON.stringify).
+  return { status: 200, json: JSON.stringify({ result: wire, jsonrpc: "2.0", id: hot.id }) };
+}
