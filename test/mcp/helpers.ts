@@ -84,8 +84,13 @@ export async function connect(
   return client;
 }
 
+/** Anything with the SDK's callTool (either SDK's Client, or an McpClient). */
+type CallsTools = {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Json>;
+};
+
 export async function call(
-  client: McpClient,
+  client: CallsTools,
   name: string,
   args: Record<string, unknown> = {},
   meta?: Record<string, unknown>,
