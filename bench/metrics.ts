@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { buildApp } from "../src/app.js";
 import type { Database } from "../src/db/database.js";
-import { metricsFeature } from "../src/features/metrics.js";
 import type { Feature } from "../src/feature.js";
+import { metricsFeature } from "../src/features/metrics.js";
 import { createWallet } from "../src/services/wallets.js";
 import { benchPlatform, type Figure, httpLoad } from "./lib.js";
 

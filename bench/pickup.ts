@@ -4,10 +4,10 @@
  */
 import { sql } from "kysely";
 import type { Database } from "../src/db/database.js";
+import { jobEngineDeps } from "../src/feature.js";
 import { createJobQueue } from "../src/jobs/queue.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import { createDbWorkSource } from "../src/jobs/work-source.js";
-import { jobEngineDeps } from "../src/feature.js";
 import { restoreInputKey, restoreJobs } from "../src/services/restore/job-definition.js";
 import { benchPlatform, type Figure, percentile } from "./lib.js";
 

@@ -3,6 +3,8 @@
  * routes (the core ones of features/core.ts and the optional ones passed in), mounted alike.
  * No I/O happens here beyond what the routes do per request, so tests call it in-process.
  */
+
+import type { Feature, Platform, RouteContext } from "./feature.js";
 import {
   adminFeature,
   filesFeature,
@@ -20,7 +22,6 @@ import { requestContext } from "./http/middleware/request-context.js";
 import { mountOperations } from "./http/operations.js";
 import { createRouter, type Router } from "./http/router.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
-import type { Feature, Platform, RouteContext } from "./feature.js";
 
 /** What the routes need; the Platform satisfies it. */
 export type AppDeps = Platform;

@@ -86,7 +86,30 @@ const EnvSchema = z.object({
   CLIP_COG_TIMEOUT_MS: z.coerce.number().int().min(10_000).max(3_600_000).default(600_000),
   CLIP_COG_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
   COG_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every(isWebOrigin),
+      "must be comma-separated origins such as https://app.example or http://localhost:6274 (scheme, host and port only)",
+    ),
 });
+
+/** `scheme://host[:port]` of an http(s) page, nothing more (what a browser sends as Origin). */
+function isWebOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return /^https?:$/.test(url.protocol) && value.replace(/\/$/, "").toLowerCase() === url.origin;
+  } catch {
+    return false;
+  }
+}
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -122,6 +145,8 @@ export interface Config {
   maxAgentKeys: number;
   /** An unfinished Idempotency-Key record older than this may be claimed again. */
   idempotencyInFlightMs: number;
+  /** Browser origins besides PUBLIC_URL's that may call /mcp (others get 403). */
+  mcpAllowedOrigins: string[];
   /** The cleaned environment, for feature modules that parse their own section of it. */
   env: Readonly<Record<string, string>>;
 }
@@ -259,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxAgentKeys: e.MAX_AGENT_KEYS,
     idempotencyInFlightMs: e.IDEMPOTENCY_IN_FLIGHT_SEC * 1000,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     env: cleaned,
   };
 }

@@ -6,8 +6,9 @@
  * Records a feature owns are purged by that feature's own task (console sessions, OAuth codes
  * and tokens).
  */
-import { PURGE_EVERY_MS, type Purge, startPurges } from "./features/purges.js";
+
 import type { BackgroundTask, Platform } from "./feature.js";
+import { PURGE_EVERY_MS, type Purge, startPurges } from "./features/purges.js";
 import { purgeIdempotencyRecords } from "./services/idempotency.js";
 
 const CORE_PURGES: readonly Purge[] = [

@@ -1,4 +1,6 @@
 /** Every feature kinora serves, in mount order: each job kind's first (src/job-kinds.ts). */
+
+import type { FeatureFactory } from "./feature.js";
 import { connectedAppsFeature } from "./features/connected-apps.js";
 import { consoleFeature } from "./features/console.js";
 import type { JobKindEntry } from "./features/job-kind.js";
@@ -7,7 +9,6 @@ import { metricsFeature } from "./features/metrics.js";
 import { paymentsFeature } from "./features/payments.js";
 import { webhooksFeature } from "./features/webhooks.js";
 import { JOB_KINDS } from "./job-kinds.js";
-import type { FeatureFactory } from "./feature.js";
 
 /**
  * The features of a server running `kinds`: theirs, then payments, MCP, apps, console,

@@ -19,11 +19,11 @@ import {
   waitForEchoDone,
 } from "../test/jobs/echo-kind.js";
 import { loadConfig } from "./config.js";
+import { jobEngineDeps } from "./feature.js";
 import { workerExecutors } from "./features/job-kind.js";
 import { featuresFor } from "./features.js";
 import { JOB_KINDS } from "./job-kinds.js";
 import { moveJob } from "./jobs/move.js";
-import { jobEngineDeps } from "./feature.js";
 import { startRemoteWorkers } from "./worker.js";
 
 const TOKEN = "worker-token-0123456789";

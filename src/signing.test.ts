@@ -43,3 +43,20 @@ describe("the signing module", () => {
     expect(createSigner(A).verify("t", fresh, NOW)).toBeNull();
   });
 });
+
+describe("sealing", () => {
+  it("opens what it sealed, for the same purpose only, and flags a previous key as stale", () => {
+    const s = createSigner(A);
+    const sealed = s.seal("webhook-secret", "whsec_abc");
+    expect(sealed).not.toContain("whsec_abc");
+    expect(s.open("webhook-secret", sealed)).toEqual({ plain: "whsec_abc", stale: false });
+    expect(s.open("other", sealed)).toBeNull();
+    expect(createSigner(B).open("webhook-secret", sealed)).toBeNull();
+    expect(createSigner(B, [A]).open("webhook-secret", sealed)).toEqual({
+      plain: "whsec_abc",
+      stale: true,
+    });
+    const tampered = `${sealed.slice(0, -3)}${sealed.endsWith("A") ? "BBB" : "AAA"}`;
+    expect(s.open("webhook-secret", tampered)).toBeNull();
+  });
+});

@@ -69,18 +69,26 @@ export interface RestoreJobsTable {
   email: string | null;
   status: RestoreStatus;
   quality: "faithful" | "enhanced" | "enhanced_max";
+  /** What the job costs: the declared length's price, lowered to the measured length's. */
   amount_cents: number;
+  /** What was charged at creation, for the declared length. */
+  declared_amount_cents: number;
   duration_sec: number;
   measured_duration_sec: number | null;
   width: number | null;
   height: number | null;
   filename: string;
   content_type: string;
-  size_bytes: number;
+  /** Null until a video_url job's file is fetched. */
+  size_bytes: number | null;
+  /** The public video_url a worker fetches; null when the caller uploads. */
+  source_url: string | null;
   paid_from_balance: boolean;
   payment_ref: string | null;
   progress: number | null;
   error: string | null;
+  /** Why the job failed or was refunded, for machines (restore/error-codes.ts). */
+  error_code: string | null;
   attempts: Generated<number>;
   max_attempts: number;
   lease_owner: string | null;
@@ -101,6 +109,8 @@ export interface RestoreJobsTable {
 
 export interface RestoreCardRefundsTable {
   job_id: string;
+  /** refund: what is left of the price when the job fails; measured: the measured difference. */
+  kind: Generated<"refund" | "measured">;
   amount_cents: number;
   reason: string;
   created_at: Timestamp;
@@ -272,6 +282,78 @@ export interface UsdcRefundsTable {
   sent_at: NullableTimestamp;
 }
 
+export interface WebhookSecretsTable {
+  wallet_id: string;
+  /** The wallet's default signing secret, sealed (signing.ts): never stored in clear. */
+  sealed: string;
+  created_at: Timestamp;
+  rotated_at: NullableTimestamp;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  wallet_id: string;
+  url: string;
+  description: Generated<string>;
+  events: string[];
+  secret_sealed: string;
+  created_at: Timestamp;
+  deleted_at: NullableTimestamp;
+  disabled_at: NullableTimestamp;
+  disabled_reason: string | null;
+  failing_since: NullableTimestamp;
+}
+
+export interface JobWebhooksTable {
+  job_id: string;
+  wallet_id: string;
+  url: string;
+  events: string[];
+  created_at: Timestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  wallet_id: string;
+  type: string;
+  job_kind: string | null;
+  job_id: string | null;
+  job_status: string | null;
+  data: unknown;
+  dedupe_key: string | null;
+  created_at: Timestamp;
+}
+
+export type WebhookDeliveryState = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  wallet_id: string;
+  endpoint_id: string | null;
+  url: string;
+  state: ColumnType<WebhookDeliveryState, WebhookDeliveryState | undefined, WebhookDeliveryState>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  node: string;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface DB {
   wallets: WalletsTable;
   agent_keys: AgentKeysTable;
@@ -290,4 +372,10 @@ export interface DB {
   test_checkout_refunds: TestCheckoutRefundsTable;
   usdc_payments: UsdcPaymentsTable;
   usdc_refunds: UsdcRefundsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  job_webhooks: JobWebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

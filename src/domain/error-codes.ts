@@ -41,6 +41,12 @@ export const ERROR_CODES = {
     exit: 1,
     meaning: "image_url could not be fetched, or is not a usable public image; detail says why.",
   },
+  video_fetch_failed: {
+    status: 400,
+    exit: 1,
+    meaning:
+      "video_url is not a public http(s) URL, or could not be fetched as an accepted video; detail says why.",
+  },
   unauthorized: {
     status: 401,
     exit: 1,

@@ -27,6 +27,8 @@ export interface KinoraEvents {
   leaseLapsed(e: { kind: string; outcome: "requeued" | "failed" }): void;
   /** An operator ran the money reconciliation; `driftItems` = invariants that did not hold. */
   reconciled(e: { ok: boolean; driftItems: number; atMs: number }): void;
+  /** A webhook attempt ended (delivered, retrying, failed for good) or disabled its endpoint. */
+  webhookDelivery(e: { outcome: "delivered" | "retrying" | "failed" | "disabled" }): void;
 }
 
 /** A listener may watch any subset of the events. */
@@ -48,6 +50,7 @@ const NAMES: readonly (keyof KinoraEvents)[] = [
   "jobRetried",
   "leaseLapsed",
   "reconciled",
+  "webhookDelivery",
 ];
 
 /**

@@ -27,7 +27,8 @@ export type IdPrefix =
   | "adj"
   | "evt"
   | "app"
-  | "ur";
+  | "ur"
+  | "we";
 
 export type IdGenerator = (prefix: IdPrefix) => string;
 

@@ -14,9 +14,9 @@ import {
   createNsfwjsClassifier,
   type ImageClassifier,
 } from "../engines/moderation/image-classifier.js";
+import type { FeatureFactory, Platform } from "../feature.js";
 import { registerCogHooks } from "../http/routes/hooks/cog.js";
 import { clipOperations } from "../operations/clips.js";
-import type { FeatureFactory, Platform } from "../feature.js";
 import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
 import { clipJobs } from "../services/clips/job-definition.js";
 import { clipView } from "../services/clips/view.js";

@@ -3,10 +3,11 @@
  * and the consent page, over the same agent keys and spending path as everything else; its
  * background task purges OAuth codes and tokens a day past expiry.
  */
+
+import type { FeatureFactory } from "../feature.js";
 import { registerOAuthEndpoints } from "../http/routes/oauth/endpoints.js";
 import type { ClientDeps } from "../oauth/clients.js";
 import { purgeExpiredOAuth } from "../oauth/tokens.js";
-import type { FeatureFactory } from "../feature.js";
 import { registerConsentRoutes } from "../web/consent-routes.js";
 import { startPurges } from "./purges.js";
 

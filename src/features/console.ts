@@ -8,6 +8,7 @@ import { purgeSessions } from "../web/session.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 import { startPurges } from "./purges.js";
+import { webhookDeps } from "./webhooks.js";
 
 export interface ConsoleFeatureOptions {
   /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
@@ -22,6 +23,7 @@ export function consoleFeature(opts: ConsoleFeatureOptions = {}): FeatureFactory
   return async (platform) => {
     const deps = {
       platform,
+      webhooks: webhookDeps(platform),
       clips: clipDeps(platform, opts.clips),
       payments: (await createPaymentsDeps(platform, opts.payments)).deps,
       signInLimit: platform.config.rateLimits.signIn,

@@ -5,11 +5,11 @@
  * (it serves the job queues every other feature declared).
  */
 
+import type { Feature, Platform } from "../feature.js";
 import { registerSystemRoutes } from "../http/routes/system.js";
 import { registerWorkerApi } from "../http/routes/worker/index.js";
 import { adminOperations } from "../operations/admin.js";
 import { walletOperations } from "../operations/wallet.js";
-import type { Feature, Platform } from "../feature.js";
 import { createUploadGuard } from "../services/upload-guard.js";
 
 /** GET /healthz, /openapi.json, /docs and the home page. */

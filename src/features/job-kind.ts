@@ -6,12 +6,12 @@
  * same engine parts: its queue and its retention sweeper.
  */
 import type { Config } from "../config.js";
+import type { BackgroundTask, FeatureFactory, Platform } from "../feature.js";
+import { jobEngineDeps } from "../feature.js";
 import type { JobDefinition } from "../jobs/definition.js";
 import { createJobQueue, type DefinedQueue } from "../jobs/queue.js";
 import { sweepJobs } from "../jobs/retention.js";
 import type { Executor } from "../jobs/work.js";
-import type { BackgroundTask, FeatureFactory, Platform } from "../feature.js";
-import { jobEngineDeps } from "../feature.js";
 import { startPeriodic } from "../services/periodic.js";
 import type { FetchLike } from "../workers/executors/transfer.js";
 

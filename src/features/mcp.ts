@@ -4,9 +4,9 @@
  * assistant-only combinations (every price at once, one cancel for either kind of job).
  */
 
+import type { FeatureFactory } from "../feature.js";
 import { allowedOrigins } from "../mcp/origin.js";
 import { assistantOperations } from "../operations/assistant.js";
-import type { FeatureFactory } from "../feature.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
 

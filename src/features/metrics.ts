@@ -5,6 +5,7 @@
  * emit events.
  */
 import type { Move } from "../domain/job-lifecycle/moves.js";
+import type { FeatureFactory } from "../feature.js";
 import { registerMetricsRoute } from "../http/routes/metrics.js";
 import { JOB_KINDS } from "../job-kinds.js";
 import type { JobDefinition } from "../jobs/definition.js";
@@ -13,7 +14,6 @@ import { registerKinoraMetrics } from "../metrics/kinora-metrics.js";
 import { createPromRegistry } from "../metrics/prom-registry.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import { registerWebhookMetrics } from "../metrics/webhook-metrics.js";
-import type { FeatureFactory } from "../feature.js";
 import { type JobTableSpec, readJobStats } from "../services/job-stats.js";
 import { readWebhookStats } from "../services/webhooks/stats.js";
 

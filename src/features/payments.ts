@@ -5,6 +5,7 @@
  * queued card refunds. Configuration comes from Config.env (src/payments/config.ts).
  */
 
+import type { Feature, FeatureFactory, Platform } from "../feature.js";
 import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
 import { paymentsAdminOperations } from "../operations/admin.js";
 import { topupOperations } from "../operations/payments.js";
@@ -18,7 +19,6 @@ import { loadPaymentsConfig, type PaymentsConfig } from "../payments/config.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import type { RpcClientOptions } from "../payments/x402/confirm.js";
 import type { X402GatewayOptions } from "../payments/x402/gateway.js";
-import type { Feature, FeatureFactory, Platform } from "../feature.js";
 import { startPaymentTasks } from "../services/payments/background.js";
 import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
 import { getJobForCheckout, markCheckoutPaid } from "../services/restore/checkout-hooks.js";

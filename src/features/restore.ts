@@ -3,8 +3,10 @@
  * engine), its executor for the in-process workers, and the retention sweeper — and the
  * restore kind's registry entry (src/job-kinds.ts).
  */
-import { restoreOperations } from "../operations/restore.js";
+
 import type { FeatureFactory } from "../feature.js";
+import { restoreOperations } from "../operations/restore.js";
+import type { VideoFetchSeam } from "../services/restore/deps.js";
 import { restoreJobs } from "../services/restore/job-definition.js";
 import { jobView } from "../services/restore/views.js";
 import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";
@@ -17,14 +19,18 @@ export interface RestoreFeatureOptions {
   /** Run no executor in this process (e.g. only remote workers). */
   noExecutor?: boolean;
   sweepEveryMs?: number;
+  /** Test seam: how a video_url is checked and fetched (a local server, shorter caps). */
+  videoFetch?: VideoFetchSeam;
 }
 
 export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory {
   return (p) => ({
     name: "restore",
-    operations: restoreOperations(p),
+    operations: restoreOperations({ ...p, videoFetch: opts.videoFetch }),
     queues: [kindQueue(restoreJobs, p)],
-    executors: opts.noExecutor ? [] : [restoreKind.executor(p.config, { fetch: opts.fetch })],
+    executors: opts.noExecutor
+      ? []
+      : [restoreExecutorFromConfig(p.config, { fetch: opts.fetch, videoFetch: opts.videoFetch })],
     start: async () => startSweeper(restoreJobs, p, opts.sweepEveryMs),
   });
 }

@@ -16,7 +16,7 @@ import type { Logger } from "../logger.js";
 import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { JobFileLayout } from "../storage/keys.js";
-import type { WorkFailure, WorkItem, WorkParams, WorkResult } from "./work.js";
+import type { WorkFailure, WorkItem, WorkNote, WorkParams, WorkResult } from "./work.js";
 
 /** Columns every job table has (the engine reads and writes only these, plus `set` fields). */
 export interface JobColumns {
@@ -90,6 +90,11 @@ export interface UploadRule {
   statuses: readonly string[];
   /** A link takes one upload (a caller's input); otherwise a retry may overwrite (a result). */
   once: boolean;
+  /**
+   * A worker stores the file it fetched from the caller's URL: also accepted in these statuses,
+   * but only for a job whose `sourceColumn` is set (a job the caller uploads to never is).
+   */
+  fetched?: { statuses: readonly string[]; sourceColumn: string };
 }
 
 export interface JobDefinition<
@@ -125,6 +130,11 @@ export interface JobDefinition<
   refund(tx: Db, row: Row, reason: string, events?: RefundEvents): Promise<void>;
   /** The label run-time metrics split this job by (restore: quality; clip: size). */
   variant?(row: Row): string;
+  /**
+   * Acts on what a running attempt noted (restore: its measured length). `row` is the job as its
+   * lease holder holds it; the hook's own writes must stay conditional on that lease.
+   */
+  noted?(row: Row, note: WorkNote, deps: JobEngineDeps): Promise<void>;
   /** Fields written when an attempt succeeds, or a retryable problem with the result. */
   finish(
     row: Row,

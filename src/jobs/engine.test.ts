@@ -17,8 +17,8 @@ import {
   waitForEchoDone,
 } from "../../test/jobs/echo-kind.js";
 import { describeJobEngine, type KindFixture, useEngineApp } from "../../test/jobs/engine.suite.js";
-import { silentLogger } from "../logger.js";
 import { jobEngineDeps } from "../feature.js";
+import { silentLogger } from "../logger.js";
 import { createClip } from "../services/clips/create.js";
 import { type ClipRow, clipJobs } from "../services/clips/job-definition.js";
 import { createRestoreJob } from "../services/restore/create.js";

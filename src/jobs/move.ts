@@ -1,11 +1,14 @@
 /**
  * The one way any job changes status: a named move from its kind's transition table, applied
  * as `UPDATE … SET status = to WHERE id AND status IN (from) [AND guards] RETURNING *`, with
- * the refund of a refunding move in the same transaction.
+ * the refund of a refunding move and the webhook event of a move into a final status
+ * (`completed`) in the same transaction.
  */
 import { type RawBuilder, sql } from "kysely";
+import { movesToFinal } from "../domain/webhooks.js";
 import type { Db, JobColumns, JobDefinition, JobFields, RefundEvents } from "./definition.js";
 import { notifyJobEvent } from "./watch.js";
+import { enqueueJobEvent } from "./webhook-outbox.js";
 
 export interface MoveGuard {
   /** Only the worker holding the lease may move the job. */
@@ -50,6 +53,7 @@ export async function moveJob<Row extends JobColumns>(
   if (guard.leaseOwner !== undefined) where.push(sql`lease_owner = ${guard.leaseOwner}`);
   if (guard.lapsedBefore) where.push(sql`lease_expires_at < ${guard.lapsedBefore}`);
   if (guard.due) where.push(sql`${sql.ref(guard.due.column)} < ${guard.due.before}`);
+  const completes = movesToFinal(move, def.final);
   const run = async (tx: Db) => {
     const result = await sql<Row>`
       UPDATE ${sql.table(def.table)}
@@ -61,11 +65,13 @@ export async function moveJob<Row extends JobColumns>(
       const reason = guard.refundReason ?? `${def.kind} ${id} ${move.to}: ${move.why}`;
       await def.refund(tx, row, reason, guard.events);
     }
+    if (row && completes) await enqueueJobEvent(tx, { kind: def.kind, row }, "completed", now);
     // Wakes callers waiting on this job (delivered at commit when inside a transaction).
     if (row) await notifyJobEvent(tx, id);
     return row;
   };
-  return move.refunds ? inTx(db, run) : run(db);
+  // Anything written besides the row (a refund, the webhook outbox) commits with it or not at all.
+  return move.refunds || completes ? inTx(db, run) : run(db);
 }
 
 /** A job row by id, or undefined. */

@@ -5,10 +5,12 @@
  * of lapsed leases. Every change goes through moveJob with the lease owner as a guard.
  */
 import { sql } from "kysely";
+import { progressCrossesStep } from "../domain/webhooks.js";
 import type { JobColumns, JobDefinition, JobEngineDeps, JobFields } from "./definition.js";
-import { assignments, findJobRow, type MoveGuard, moveJob } from "./move.js";
+import { assignments, findJobRow, inTx, type MoveGuard, moveJob } from "./move.js";
 import { notifyJobEvent } from "./watch.js";
-import type { JobQueue, ReportOutcome, WorkFailure, WorkResult } from "./work.js";
+import { enqueueJobEvent } from "./webhook-outbox.js";
+import type { JobQueue, ReportOutcome, WorkFailure, WorkNote, WorkResult } from "./work.js";
 
 const LEASE_CLEARED = { lease_owner: null, lease_expires_at: null } as const;
 const RECOVER_BATCH = 100;
@@ -35,6 +37,30 @@ export function createJobQueue<Row extends JobColumns>(
 
   async function claim(workerId: string, leaseMs: number) {
     const now = deps.clock();
+    const row = await inTx(deps.db, async (tx) => {
+      const claimed = await claimRow(tx, workerId, leaseMs, now);
+      // The first claim starts the job (a retry's or a released job's claim does not again).
+      const first = claimed && new Date(claimed.started_at ?? 0).getTime() === now.getTime();
+      if (claimed && first)
+        await enqueueJobEvent(tx, { kind: def.kind, row: claimed }, "started", now);
+      return claimed;
+    });
+    if (!row) return null;
+    // Wait is queued → first claim; a retry's wait would include the failed attempt.
+    const waitMs = row.attempts === 1 ? since(row.queued_at, now) : null;
+    deps.events?.jobClaimed({ kind: def.kind, waitMs });
+    const body = await def.workItem(row, deps);
+    return {
+      kind: def.kind,
+      jobId: row.id,
+      attempt: row.attempts,
+      leaseExpiresAt: new Date(row.lease_expires_at ?? now).toISOString(),
+      leaseMs,
+      ...body,
+    };
+  }
+
+  async function claimRow(db: JobEngineDeps["db"], workerId: string, leaseMs: number, now: Date) {
     const table = sql.table(def.table);
     const result = await sql<Row>`
       UPDATE ${table}
@@ -54,21 +80,8 @@ export function createJobQueue<Row extends JobColumns>(
         WHERE status = ${def.waiting} AND lease_expires_at IS NULL
         ORDER BY queued_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AND status = ${def.waiting} AND lease_expires_at IS NULL
-      RETURNING *`.execute(deps.db);
-    const row = result.rows[0];
-    if (!row) return null;
-    // Wait is queued → first claim; a retry's wait would include the failed attempt.
-    const waitMs = row.attempts === 1 ? since(row.queued_at, now) : null;
-    deps.events?.jobClaimed({ kind: def.kind, waitMs });
-    const body = await def.workItem(row, deps);
-    return {
-      kind: def.kind,
-      jobId: row.id,
-      attempt: row.attempts,
-      leaseExpiresAt: new Date(row.lease_expires_at ?? now).toISOString(),
-      leaseMs,
-      ...body,
-    };
+      RETURNING *`.execute(db);
+    return result.rows[0];
   }
 
   /** Whether workerId holds the job's lease now; "not_found" for an unknown job. */
@@ -83,14 +96,28 @@ export function createJobQueue<Row extends JobColumns>(
     const now = deps.clock();
     const fields: JobFields = { lease_expires_at: later(leaseMs), updated_at: now };
     if (progress !== null) fields.progress = progress;
-    const result = await sql<{ id: string }>`
+    // Progress is what callers watch: its notification and webhook event commit with it.
+    const beat = (db: JobEngineDeps["db"]) =>
+      sql<Row & { progress_before: number | null }>`
       UPDATE ${sql.table(def.table)} SET ${assignments(fields)}
+      FROM (SELECT progress AS progress_before FROM ${sql.table(def.table)}
+            WHERE id = ${id} FOR UPDATE) AS before
       WHERE id = ${id} AND status = ${def.running} AND lease_owner = ${workerId}
-      RETURNING id`.execute(deps.db);
-    if (result.rows.length > 0) {
-      if (progress !== null) await notifyJobEvent(deps.db, id);
-      return "ok" as const;
-    }
+      RETURNING *`.execute(db);
+    const result =
+      progress === null
+        ? await beat(deps.db)
+        : await inTx(deps.db, async (tx) => {
+            const beaten = await beat(tx);
+            const row = beaten.rows[0];
+            if (!row) return beaten;
+            await notifyJobEvent(tx, id);
+            if (progressCrossesStep(row.progress_before, progress)) {
+              await enqueueJobEvent(tx, { kind: def.kind, row }, "progress", now);
+            }
+            return beaten;
+          });
+    if (result.rows.length > 0) return "ok" as const;
     return (await findJobRow(deps.db, def, id)) ? ("lease_lost" as const) : ("not_found" as const);
   }
 
@@ -140,6 +167,14 @@ export function createJobQueue<Row extends JobColumns>(
     const exhausted = failure.kind === "retry";
     const message = exhausted ? def.exhausted(row.attempts, failure.message) : failure.message;
     await end(row, failure, guard, message);
+    return "ok";
+  }
+
+  /** A running attempt's facts, for the kind to act on (only from the lease holder). */
+  async function note(id: string, workerId: string, facts: WorkNote): Promise<ReportOutcome> {
+    const row = await holder(id, workerId);
+    if (typeof row === "string") return row;
+    await def.noted?.(row, facts, deps);
     return "ok";
   }
 
@@ -209,6 +244,7 @@ export function createJobQueue<Row extends JobColumns>(
     definition: def as unknown as JobDefinition,
     claim,
     heartbeat,
+    note,
     complete,
     fail,
     release,

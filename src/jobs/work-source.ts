@@ -10,6 +10,7 @@ import {
   type JobQueue,
   type WorkFailure,
   type WorkItem,
+  type WorkNote,
   type WorkResult,
   type WorkSource,
 } from "./work.js";
@@ -85,6 +86,8 @@ export async function createDbWorkSource(
     kinds: queues.map((q) => q.kind),
     heartbeat: async (item: WorkItem, workerId: string, progress: number | null) =>
       (await queue(item.kind).heartbeat(item.jobId, workerId, opts.leaseMs, progress)) === "ok",
+    note: async (item: WorkItem, workerId: string, note: WorkNote) =>
+      (await queue(item.kind).note(item.jobId, workerId, note)) === "ok",
     complete: async (item: WorkItem, workerId: string, result: WorkResult) => {
       await queue(item.kind).complete(item.jobId, workerId, result);
     },

@@ -35,6 +35,12 @@ export interface WorkItem<P extends WorkParams = WorkParams> {
   params: P;
 }
 
+/**
+ * Facts an attempt learned before it ended, which the server acts on at once (a restore's
+ * measured length: the price difference goes back then, not when the job ends).
+ */
+export type WorkNote = Record<string, unknown>;
+
 /** What a successful attempt reports back; kind-specific fields go in `meta`. */
 export interface WorkResult {
   outputBytes: number;
@@ -59,6 +65,8 @@ export interface WorkSource {
   claim(kinds: JobKind[], workerId: string, waitMs: number): Promise<WorkItem | null>;
   /** Extends the lease and records progress (0..1); false when the lease was lost (stop work). */
   heartbeat(item: WorkItem, workerId: string, progress: number | null): Promise<boolean>;
+  /** Tells the server what the attempt learned so far; false when the lease was lost. */
+  note(item: WorkItem, workerId: string, note: WorkNote): Promise<boolean>;
   complete(item: WorkItem, workerId: string, result: WorkResult): Promise<void>;
   fail(item: WorkItem, workerId: string, failure: WorkFailure): Promise<void>;
   /** Hands the job back without using up an attempt (the worker is shutting down). */
@@ -78,6 +86,7 @@ export interface JobQueue {
     leaseMs: number,
     progress: number | null,
   ): Promise<ReportOutcome>;
+  note(jobId: string, workerId: string, note: WorkNote): Promise<ReportOutcome>;
   complete(jobId: string, workerId: string, result: WorkResult): Promise<ReportOutcome>;
   fail(jobId: string, workerId: string, failure: WorkFailure): Promise<ReportOutcome>;
   release(jobId: string, workerId: string): Promise<ReportOutcome>;
@@ -91,6 +100,11 @@ export interface ExecuteContext {
   progress(fraction: number): void;
   /** A scratch directory for this attempt, removed afterwards. */
   workDir: string;
+  /**
+   * Tells the server what the attempt learned (see WorkNote). Never throws: a note that does
+   * not arrive is logged, and the kind applies the same facts when the attempt completes.
+   */
+  note(note: WorkNote): Promise<void>;
 }
 
 /**

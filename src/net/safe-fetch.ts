@@ -1,5 +1,6 @@
 /**
- * SSRF-safe fetching of caller-supplied image URLs (`image_url`).
+ * SSRF-safe fetching of caller-supplied URLs: images (`image_url`) and OAuth client metadata
+ * here, videos (`video_url`) streamed to a file by safe-stream.ts over the same hops.
  *
  * Decisions (documented here and in the README):
  * - Schemes: http and https only; no user:password in the URL; URLs up to 2048 characters.
@@ -13,51 +14,44 @@
  *   used. The Host header and TLS SNI/certificate check still use the URL's host name.
  * - Redirects are followed by hand (3 by default), every hop re-checked like the first.
  * - Bytes are capped while streaming, the whole fetch (all hops) has one deadline, and the
- *   image type is decided by magic bytes only. The server's Content-Type is ignored because
+ *   image type is decided by magic bytes only (videos: by Content-Type, safe-stream.ts). The server's Content-Type is ignored because
  *   CDNs often send application/octet-stream; what matters is what the bytes are.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
-import {
-  addressRefusal,
-  badTypeError,
-  ImageFetchError,
-  tooLargeError,
-  UnsafeUrlError,
-} from "./fetch-errors.js";
+import { badTypeError, ImageFetchError, tooLargeError } from "./fetch-errors.js";
 import {
   IMAGE_CONTENT_TYPES,
   type ImageContentType,
   SNIFF_BYTES,
   sniffImageType,
 } from "./image-sniff.js";
-import { forbiddenHostName, isForbiddenAddress } from "./ip-ranges.js";
+import {
+  checkUrl,
+  pinnedLookup,
+  type ResolvedAddress,
+  resolveTarget,
+  type Target,
+  type TargetGuard,
+} from "./public-target.js";
 
 export { ImageFetchError, type ImageFetchErrorCode, UnsafeUrlError } from "./fetch-errors.js";
 export { isForbiddenAddress } from "./ip-ranges.js";
+export { checkPublicUrl, type ResolvedAddress, type Target } from "./public-target.js";
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-export interface SafeFetchOptions {
+export interface SafeFetchOptions extends TargetGuard {
   maxBytes: number;
   /** One deadline for the whole fetch, redirects included. */
   timeoutMs: number;
   maxRedirects?: number;
   /** Sniffed types to accept; defaults to JPEG, PNG and WebP. */
   allowedContentTypes?: string[];
-  /** Test seam; defaults to `dns.promises.lookup(host, { all: true })`. */
-  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
-  /** Test seam: lets a local test server's address through. Never set in production. */
-  allowPrivateForTests?: (address: string) => boolean;
   /** Test seam: the CA to trust instead of the system's (a local https server). */
   caForTests?: Buffer;
   /** The request field named in error messages; defaults to "image_url". */
   field?: string;
+  /** What the URL should serve, as messages name it; defaults to "image". */
+  noun?: string;
   /** Caller cancellation (e.g. the HTTP request went away); rethrown as its reason. */
   signal?: AbortSignal;
 }
@@ -68,125 +62,10 @@ export interface FetchedImage {
   finalUrl: string;
 }
 
-const MAX_URL_LENGTH = 2048;
 const DEFAULT_MAX_REDIRECTS = 3;
-const MAX_ADDRESSES = 16;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Statuses whose Location the fetchers follow (each hop re-checked). */
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = "kinora-image-fetch/1.0";
-
-interface Target {
-  url: URL;
-  /** Host without IPv6 brackets. */
-  host: string;
-}
-
-function isAllowedPort(url: URL): boolean {
-  if (url.port === "") return true; // the scheme default, 80 or 443
-  const port = Number(url.port);
-  return port === 80 || port === 443 || (port >= 1024 && port <= 65535);
-}
-
-function checkUrl(raw: string, field: string): Target {
-  if (raw.length > MAX_URL_LENGTH) {
-    throw new UnsafeUrlError(
-      `${field} is longer than ${MAX_URL_LENGTH} characters; give a shorter URL.`,
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UnsafeUrlError(`${field} is not a valid URL; give a public http(s) URL.`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UnsafeUrlError(`${field} must use http or https; give a public http(s) URL.`);
-  }
-  if (url.username || url.password) {
-    throw new UnsafeUrlError(`${field} must not contain a user name or password; remove them.`);
-  }
-  if (!isAllowedPort(url)) {
-    throw new UnsafeUrlError(
-      `${field} uses port ${url.port}, which is not allowed; use port 80, 443 or 1024–65535.`,
-    );
-  }
-  // WHATWG URL has already turned 2130706433, 0x7f000001, 0177.0.0.1, 127.1 into dotted quads.
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  return { url, host };
-}
-
-function checkAddress(field: string, verb: string, address: string, opts: SafeFetchOptions) {
-  const reason = isForbiddenAddress(address);
-  if (reason && !opts.allowPrivateForTests?.(address)) {
-    throw addressRefusal(field, verb, address, reason);
-  }
-}
-
-async function defaultLookup(hostname: string): Promise<ResolvedAddress[]> {
-  const found = await dnsLookup(hostname, { all: true, verbatim: true });
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-async function resolveTarget(
-  target: Target,
-  opts: SafeFetchOptions,
-  field: string,
-  signal: AbortSignal,
-): Promise<ResolvedAddress[]> {
-  const family = isIP(target.host);
-  if (family === 4 || family === 6) {
-    checkAddress(field, "points at", target.host, opts);
-    return [{ address: target.host, family }];
-  }
-  const nameReason = forbiddenHostName(target.host);
-  if (nameReason) {
-    throw new UnsafeUrlError(
-      `${field} points at a non-public host name (${target.host}); give a public http(s) URL.`,
-    );
-  }
-  let found: ResolvedAddress[];
-  try {
-    found = await raceAbort((opts.lookup ?? defaultLookup)(target.host), signal);
-  } catch (err) {
-    if (signal.aborted) throw err;
-    found = [];
-  }
-  if (found.length === 0) {
-    throw new ImageFetchError(
-      "dns",
-      `${field} host ${target.host} could not be resolved; check the URL.`,
-    );
-  }
-  // Refuse if ANY answer is forbidden: an attacker controls which one a client would pick.
-  for (const a of found) checkAddress(field, "resolves to", a.address, opts);
-  return found.slice(0, MAX_ADDRESSES);
-}
-
-/** A `lookup` for http.request that only ever answers with the already-checked addresses. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
-    const list = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
-    const first = list[0];
-    if (!first) {
-      const err: NodeJS.ErrnoException = new Error("no checked address for this family");
-      err.code = "ENOTFOUND";
-      callback(err, "", 0);
-    } else if (options.all) {
-      callback(null, list);
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
-}
 
 type Hop = { redirect: string } | { bytes: Buffer; contentType: ImageContentType };
 
@@ -237,10 +116,11 @@ function readBody(
   res.on("error", fail);
 }
 
-function openRequest(
+/** A GET of `target` over a connection pinned to its checked addresses. */
+export function openRequest(
   target: Target,
   addresses: ResolvedAddress[],
-  json = false,
+  accept: string,
   ca?: Buffer,
 ): ClientRequest {
   const mod = target.url.protocol === "https:" ? https : http;
@@ -251,7 +131,7 @@ function openRequest(
     path: `${target.url.pathname}${target.url.search}`,
     method: "GET",
     headers: {
-      accept: json ? "application/json" : IMAGE_CONTENT_TYPES.join(", "),
+      accept,
       "accept-encoding": "identity",
       "user-agent": USER_AGENT,
     },
@@ -263,7 +143,7 @@ function openRequest(
 }
 
 /** Names a connection failure without internal detail (addresses, stack). */
-function describeNetworkError(code: string | undefined): string {
+export function describeNetworkError(code: string | undefined): string {
   if (!code) return "connection failed";
   if (/CERT|SELF_SIGNED|ERR_TLS/.test(code)) return "its TLS certificate is not valid for the host";
   if (code === "ECONNREFUSED") return "connection refused";
@@ -277,7 +157,8 @@ function requestOnce(target: Target, addresses: ResolvedAddress[], ctx: HopConte
   return new Promise<Hop>((resolve, reject) => {
     if (ctx.signal.aborted) return reject(ctx.signal.reason);
     let settled = false;
-    const req = openRequest(target, addresses, ctx.json, ctx.ca);
+    const accept = ctx.json ? "application/json" : IMAGE_CONTENT_TYPES.join(", ");
+    const req = openRequest(target, addresses, accept, ctx.ca);
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
@@ -335,28 +216,59 @@ async function fetchPublic(
   opts: SafeFetchOptions,
   json: boolean,
 ): Promise<FetchedImage> {
+  const ca = opts.caForTests;
+  const { value, finalUrl } = await followPublicUrl(
+    url,
+    opts,
+    async (target, addresses, signal) => {
+      const ctx: HopContext = {
+        field: opts.field ?? "image_url",
+        maxBytes: opts.maxBytes,
+        allowed: opts.allowedContentTypes ?? IMAGE_CONTENT_TYPES,
+        signal,
+        json,
+        ...(ca ? { ca } : {}),
+      };
+      const hop = await requestOnce(target, addresses, ctx);
+      return "redirect" in hop ? hop : { value: hop };
+    },
+  );
+  return { ...value, finalUrl };
+}
+
+/** What one hop of followPublicUrl found: where it redirects, or what it fetched. */
+export type HopOutcome<T> = { redirect: string } | { value: T };
+
+/**
+ * Walks a caller's URL hop by hop under the guard: every hop's URL is checked and its host
+ * resolved and checked (any forbidden address refuses) before `hop` connects, redirects are
+ * followed up to `maxRedirects`, and one deadline (`timeoutMs`) covers them all. `hop` gets the
+ * combined signal (deadline and the caller's). Rethrows `opts.signal`'s reason.
+ */
+export async function followPublicUrl<T>(
+  url: string,
+  opts: SafeFetchOptions,
+  hop: (
+    target: Target,
+    addresses: ResolvedAddress[],
+    signal: AbortSignal,
+  ) => Promise<HopOutcome<T>>,
+): Promise<{ value: T; finalUrl: string }> {
   const field = opts.field ?? "image_url";
+  const noun = opts.noun ?? "image";
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  const ctx: HopContext = {
-    field,
-    maxBytes: opts.maxBytes,
-    allowed: opts.allowedContentTypes ?? IMAGE_CONTENT_TYPES,
-    signal,
-    json,
-    ...(opts.caForTests ? { ca: opts.caForTests } : {}),
-  };
   let target = checkUrl(url, field);
   try {
-    for (let hop = 0; ; hop++) {
+    for (let n = 0; ; n++) {
       const addresses = await resolveTarget(target, opts, field, signal);
-      const result = await requestOnce(target, addresses, ctx);
-      if ("bytes" in result) return { ...result, finalUrl: target.url.href };
-      if (hop >= maxRedirects) {
+      const result = await hop(target, addresses, signal);
+      if ("value" in result) return { value: result.value, finalUrl: target.url.href };
+      if (n >= maxRedirects) {
         throw new ImageFetchError(
           "too_many_redirects",
-          `${field} redirected more than ${maxRedirects} times; give the image's final URL.`,
+          `${field} redirected more than ${maxRedirects} times; give the ${noun}'s final URL.`,
         );
       }
       let next: string;
@@ -365,7 +277,7 @@ async function fetchPublic(
       } catch {
         throw new ImageFetchError(
           "network",
-          `${field} redirected to an invalid URL; give the image's final URL.`,
+          `${field} redirected to an invalid URL; give the ${noun}'s final URL.`,
         );
       }
       target = checkUrl(next, field);
@@ -375,7 +287,7 @@ async function fetchPublic(
     if (deadline.aborted && !(err instanceof ImageFetchError)) {
       throw new ImageFetchError(
         "timeout",
-        `${field} took longer than ${opts.timeoutMs / 1000} s to download; give a faster or smaller image URL.`,
+        `${field} took longer than ${opts.timeoutMs / 1000} s to download; give a faster or smaller ${noun} URL.`,
       );
     }
     throw err;

@@ -7,6 +7,7 @@ import { cancelClip, getClip, listClipsPage, startClip } from "../services/clips
 import { motionConfig } from "../services/clips/config.js";
 import { createClip } from "../services/clips/create.js";
 import type { ClipDeps } from "../services/clips/deps.js";
+import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
 
 const config = implement(c.getMotionConfig, async () => motionConfig());
 
@@ -22,6 +23,7 @@ const make = implement(c.createClip, async (deps: ClipDeps, a, ctx) =>
     imageUrl: a.image_url,
     contentType: a.content_type,
     imageBytes: a.image_bytes,
+    webhook: await checkJobWebhook(receiverPolicy(deps.config), ctx.principal, a),
   }),
 );
 

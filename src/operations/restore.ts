@@ -1,7 +1,7 @@
 /** The restore operations' handlers: each maps its input onto one service call. */
 
 import * as c from "../api/contracts/restore.js";
-import { implement, type Operation } from "../api/operation.js";
+import { type CallContext, implement, type Operation } from "../api/operation.js";
 import { priceTableView } from "../domain/restore/pricing.js";
 import { openRestoreCheckout } from "../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
@@ -16,6 +16,7 @@ import { createRestoreJob } from "../services/restore/create.js";
 import type { RestoreDeps } from "../services/restore/deps.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { quoteRestore as priceRestore } from "../services/restore/quote.js";
+import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
 
 const waitOptions = (waitSeconds: number | undefined, signal: AbortSignal) => ({
   waitMs: (waitSeconds ?? 0) * 1000,
@@ -42,17 +43,37 @@ const create = implement(c.createRestore, async (p: RestoreDeps, a, ctx) => {
     filename: a.filename,
     contentType: a.content_type,
     sizeBytes: a.size,
+    videoUrl: a.video_url,
     email: a.email,
     payWith: a.pay_with,
+    webhook: await checkJobWebhook(receiverPolicy(p.config), ctx.principal, a),
   });
-  const job = { job_id: created.job.id };
-  const upload = `PUT the file (exactly ${created.job.size} bytes) to upload_url with upload_headers within 24 hours`;
-  const follow = `Then call ${ctx.refer([c.getRestore, c.followRestore], job)} until status is done, and download download_url.`;
-  const next = created.paid_from_balance
-    ? `${upload}, then call ${ctx.refer([c.startRestore, c.startOrPayRestore], job)} with the same key. ${follow}`
-    : `${upload}, then call ${ctx.refer([c.createRestoreCheckout, c.startOrPayRestore], job)} and give the checkout_url to the person paying; the restore starts once paid. ${follow}`;
-  return { ...created, next };
+  return { ...created, next: nextStep(created, ctx) };
 });
+
+/** What the caller does after creating: upload and start, pay, or (a video_url) only follow. */
+function nextStep(
+  created: {
+    job: { id: string; size: number; video_url: string | null };
+    paid_from_balance: boolean;
+  },
+  ctx: CallContext,
+): string {
+  const job = { job_id: created.job.id };
+  const follow = `Then call ${ctx.refer([c.getRestore, c.followRestore], job)} until status is done, and download download_url.`;
+  const pay = `call ${ctx.refer([c.createRestoreCheckout, c.startOrPayRestore], job)} and give the checkout_url to the person paying`;
+  if (created.job.video_url !== null) {
+    const fetched =
+      "the server fetches the video from video_url and restores it (a failed fetch ends the job failed, error_code video_fetch_failed, and refunded)";
+    return created.paid_from_balance
+      ? `Nothing to upload or start: ${fetched}. ${follow}`
+      : `Nothing to upload: ${pay}; once paid, ${fetched}. ${follow}`;
+  }
+  const upload = `PUT the file (exactly ${created.job.size} bytes) to upload_url with upload_headers within 24 hours`;
+  return created.paid_from_balance
+    ? `${upload}, then call ${ctx.refer([c.startRestore, c.startOrPayRestore], job)} with the same key. ${follow}`
+    : `${upload}, then ${pay}; the restore starts once paid. ${follow}`;
+}
 
 const list = implement(c.listRestores, async (p: RestoreDeps, a, ctx) =>
   listRestoreJobs(p, ctx.principal, a),

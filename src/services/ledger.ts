@@ -9,6 +9,8 @@ import type { DB } from "../db/schema.js";
 import { ApiError, needsTopup, overLimit, unauthorized } from "../domain/errors.js";
 import type { KinoraEvents } from "../domain/events.js";
 import { displayCents } from "../domain/money.js";
+import { inTx } from "../jobs/move.js";
+import { keyCharged, walletCredited } from "./webhooks/wallet-events.js";
 
 export type Db = Kysely<DB>;
 
@@ -66,6 +68,16 @@ export async function charge(
   if (!row) throw new Error("charge statement returned no row");
   if (row.entry_id !== null && row.balance_after !== null) {
     events?.ledgerEntry({ kind: "charge", amountCents: -amountCents });
+    if (agentKeyId && row.key_remaining_before !== null && row.key_remaining_after !== null) {
+      // key.limit_reached when this charge leaves the key unable to buy anything more; callers
+      // run charges in their transaction, so the event commits with the charge.
+      const key = { walletId: input.walletId, agentKeyId };
+      const amounts = {
+        before: Number(row.key_remaining_before),
+        after: Number(row.key_remaining_after),
+      };
+      await keyCharged(db, { ...key, ...amounts }, new Date());
+    }
     return {
       entryId: Number(row.entry_id),
       balanceCents: row.balance_after,
@@ -155,9 +167,10 @@ export interface RefundResult {
 }
 
 /**
- * Returns a job's charge to the wallet and the agent key's allowance, at most once: the unique
- * index on (job_id) WHERE kind = 'refund' turns a second refund into a no-op, even when 50
- * arrive at once. A job that was never charged (e.g. paid by card) refunds nothing here.
+ * Returns what is left of a job's charge to the wallet and the agent key's allowance, at most
+ * once: the charge less any part already given back (refundJobPart). The unique index on
+ * (job_id) WHERE kind = 'refund' turns a second refund into a no-op, even when 50 arrive at
+ * once. A job that was never charged (e.g. paid by card) refunds nothing here.
  */
 export async function refundJob(
   db: Db,
@@ -165,14 +178,33 @@ export async function refundJob(
   reason: string,
   events?: LedgerEvents,
 ): Promise<RefundResult> {
+  // The charge (negative) and a part given back (positive) share the wallet and key, so their
+  // sums per (wallet, key) are what is still held, with the signs a refund reverses.
   const result = await sql<{ amount_cents: number | null }>`
-    WITH e AS (
+    WITH held AS (
+      SELECT wallet_id, agent_key_id, job_id,
+             -SUM(amount_cents) AS amount_cents, -SUM(key_amount_cents) AS key_amount_cents
+      FROM ledger_entries WHERE job_id = ${jobId} AND kind IN ('charge', 'adjustment')
+      GROUP BY wallet_id, agent_key_id, job_id
+      HAVING SUM(amount_cents) < 0
+    ), e AS (
       INSERT INTO ledger_entries (wallet_id, agent_key_id, kind, amount_cents, key_amount_cents, job_id, reason)
-      SELECT wallet_id, agent_key_id, 'refund', -amount_cents, -key_amount_cents, job_id, ${reason}
-      FROM ledger_entries WHERE job_id = ${jobId} AND kind = 'charge'
+      SELECT wallet_id, agent_key_id, 'refund', amount_cents, key_amount_cents, job_id, ${reason}
+      FROM held
       ON CONFLICT (job_id) WHERE kind = 'refund' DO NOTHING
       RETURNING wallet_id, agent_key_id, amount_cents, key_amount_cents
-    ), wu AS (
+    )
+    ${returnToWallet}`.execute(db);
+  const amount = result.rows[0]?.amount_cents ?? null;
+  if (amount !== null) events?.ledgerEntry({ kind: "refund", amountCents: Number(amount) });
+  return { refunded: amount !== null, amountCents: amount === null ? 0 : Number(amount) };
+}
+
+/**
+ * Adds entry `e` to the balance and the key's spent amount (the tail of both refund
+ * statements): the balance and the allowance change in the statement that writes the entry.
+ */
+const returnToWallet = sql`, wu AS (
       UPDATE wallets SET balance_cents = wallets.balance_cents + e.amount_cents
       FROM e WHERE wallets.id = e.wallet_id
       RETURNING wallets.id
@@ -182,11 +214,52 @@ export async function refundJob(
       RETURNING agent_keys.id
     )
     SELECT (SELECT amount_cents FROM e) AS amount_cents,
-           (SELECT count(*) FROM wu) + (SELECT count(*) FROM ku) AS touched
-  `.execute(db);
+           (SELECT count(*) FROM wu) + (SELECT count(*) FROM ku) AS touched`;
+
+export interface PartRefundInput {
+  jobId: string;
+  /** Cents to give back; less than the charge (the rest stays charged). */
+  amountCents: number;
+  reason: string;
+}
+
+/**
+ * Gives part of a job's charge back — a restore whose measured length prices lower than the
+ * declared one — as one `adjustment` entry tied to the job, to the balance and to the agent
+ * key's allowance, at most once per job (unique index on (job_id) WHERE kind = 'adjustment').
+ * Nothing is written when the job was never charged, is already refunded, or the amount is
+ * not below the charge: a part and a later refund together never exceed the charge.
+ * Callers hold the job's row lock (its conditional update) so a refund cannot slip between.
+ */
+export async function refundJobPart(
+  db: Db,
+  input: PartRefundInput,
+  events?: LedgerEvents,
+): Promise<RefundResult> {
+  const { jobId, amountCents, reason } = input;
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
+    throw new Error(`a part refund must be a positive integer of cents, got ${amountCents}`);
+  }
+  const result = await sql<{ amount_cents: number | null }>`
+    WITH c AS (
+      SELECT wallet_id, agent_key_id, job_id, -amount_cents AS charged, key_amount_cents
+      FROM ledger_entries WHERE job_id = ${jobId} AND kind = 'charge'
+    ), e AS (
+      INSERT INTO ledger_entries (wallet_id, agent_key_id, kind, amount_cents, key_amount_cents, job_id, reason)
+      SELECT wallet_id, agent_key_id, 'adjustment', ${amountCents},
+             CASE WHEN key_amount_cents = 0 THEN 0 ELSE ${-amountCents}::bigint END,
+             job_id, ${reason}
+      FROM c
+      WHERE ${amountCents} < c.charged
+        AND NOT EXISTS (
+          SELECT 1 FROM ledger_entries r WHERE r.job_id = ${jobId} AND r.kind = 'refund')
+      ON CONFLICT (job_id) WHERE kind = 'adjustment' DO NOTHING
+      RETURNING wallet_id, agent_key_id, amount_cents, key_amount_cents
+    )
+    ${returnToWallet}`.execute(db);
   const amount = result.rows[0]?.amount_cents ?? null;
-  if (amount !== null) events?.ledgerEntry({ kind: "refund", amountCents: Number(amount) });
-  return { refunded: amount !== null, amountCents: amount ?? 0 };
+  if (amount !== null) events?.ledgerEntry({ kind: "adjustment", amountCents: Number(amount) });
+  return { refunded: amount !== null, amountCents: amount === null ? 0 : Number(amount) };
 }
 
 export interface CreditInput {
@@ -212,12 +285,27 @@ export async function credit(
   input: CreditInput,
   events?: LedgerEvents,
 ): Promise<CreditResult> {
-  const { walletId, amountCents, kind, reference, reason } = input;
+  const { walletId, amountCents, kind } = input;
   if (!Number.isSafeInteger(amountCents) || amountCents === 0) {
     throw new Error(`credit amount must be a non-zero integer of cents, got ${amountCents}`);
   }
   if (kind === "topup" && amountCents < 0) throw new Error("a top-up must be positive");
-  const result = await sql<{ balance_cents: number | null; inserted: boolean }>`
+  // The credit and its wallet.credited webhook event commit together.
+  return inTx(db, async (tx) => {
+    const credited = await creditStatement(input).execute(tx);
+    const row = credited.rows[0];
+    if (row?.inserted) events?.ledgerEntry({ kind, amountCents });
+    const balanceCents = row?.balance_cents ?? null;
+    if (row?.inserted && balanceCents !== null) {
+      await walletCredited(tx, { walletId, amountCents, kind, balanceCents }, new Date());
+    }
+    return { credited: Boolean(row?.inserted), balanceCents };
+  });
+}
+
+function creditStatement(input: CreditInput) {
+  const { walletId, amountCents, kind, reference, reason } = input;
+  return sql<{ balance_cents: number | null; inserted: boolean }>`
     WITH w AS (
       SELECT id, balance_cents FROM wallets WHERE id = ${walletId} FOR UPDATE
     ), e AS (
@@ -233,8 +321,5 @@ export async function credit(
     )
     SELECT COALESCE((SELECT balance_cents FROM wu), (SELECT balance_cents FROM w)) AS balance_cents,
            EXISTS (SELECT 1 FROM e) AS inserted
-  `.execute(db);
-  const row = result.rows[0];
-  if (row?.inserted) events?.ledgerEntry({ kind, amountCents });
-  return { credited: Boolean(row?.inserted), balanceCents: row?.balance_cents ?? null };
+  `;
 }

@@ -3,7 +3,9 @@
  * a correction is the operator's decision and is made as a new adjustment entry.
  *   balance = Σ amount_cents of the wallet's entries;  balance ≥ 0
  *   spent   = Σ key_amount_cents of the key's entries; 0 ≤ spent ≤ limit
- *   every job has at most one charge and at most one refund, and a refund never exceeds its charge
+ *   every job has at most one charge, one part given back (a job-tied adjustment: measured
+ *   shorter) and one refund; the part and the refund together never exceed the charge, and a
+ *   refunded job got back exactly its charge
  */
 import { sql } from "kysely";
 import type { Db } from "./ledger.js";
@@ -33,12 +35,18 @@ export async function reconcile(db: Db): Promise<ReconcileReport> {
            COALESCE(SUM(e.key_amount_cents), 0)::bigint AS sum
     FROM agent_keys k LEFT JOIN ledger_entries e ON e.agent_key_id = k.id
     GROUP BY k.id, k.spent_cents, k.limit_cents`.execute(db);
-  const refundRows = await sql<{ job_id: string; charged: number; refunded: number }>`
+  const refundRows = await sql<{
+    job_id: string;
+    charged: number | null;
+    returned: number;
+    refunded: boolean;
+  }>`
     SELECT job_id, -SUM(amount_cents) FILTER (WHERE kind = 'charge') AS charged,
-           SUM(amount_cents) FILTER (WHERE kind = 'refund') AS refunded
+           SUM(amount_cents) FILTER (WHERE kind IN ('refund', 'adjustment')) AS returned,
+           bool_or(kind = 'refund') AS refunded
     FROM ledger_entries WHERE job_id IS NOT NULL
     GROUP BY job_id
-    HAVING SUM(amount_cents) FILTER (WHERE kind = 'refund') IS NOT NULL`.execute(db);
+    HAVING bool_or(kind IN ('refund', 'adjustment'))`.execute(db);
   const entries = await sql<{
     n: number;
   }>`SELECT count(*)::bigint AS n FROM ledger_entries`.execute(db);
@@ -60,14 +68,12 @@ export async function reconcile(db: Db): Promise<ReconcileReport> {
     }
   }
   for (const r of refundRows.rows) {
-    if (r.charged === null || Number(r.refunded) !== Number(r.charged)) {
-      drift.push({
-        kind: "refund_mismatch",
-        id: r.job_id,
-        expected: Number(r.charged ?? 0),
-        actual: Number(r.refunded),
-      });
-    }
+    const charged = Number(r.charged ?? 0);
+    const returned = Number(r.returned);
+    // Refunded: the whole charge is back. Not (yet): only part of it, never all or more.
+    const ok = r.charged !== null && (r.refunded ? returned === charged : returned < charged);
+    if (!ok)
+      drift.push({ kind: "refund_mismatch", id: r.job_id, expected: charged, actual: returned });
   }
   return {
     ok: drift.length === 0,

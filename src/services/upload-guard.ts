@@ -3,7 +3,8 @@
  * signed link checks out). Each job kind's definition says where its files live and in which
  * statuses each may arrive (`uploads`): a caller's link is one-shot and lives only while its
  * job waits for that file; a worker's output link only while its job is processing (a retry
- * may overwrite the output of an attempt that failed after storing it).
+ * may overwrite the output of an attempt that failed after storing it); the input a worker fetched
+ * from a video_url only while that job is processing.
  */
 import { sql } from "kysely";
 import type { JobDefinition } from "../jobs/definition.js";
@@ -30,10 +31,16 @@ export function createUploadGuard(deps: {
     if (!parsed || !def || !rule) {
       return { ok: false, detail: "this upload link is not for a file kinora expects" };
     }
-    const { rows } = await sql<{ status: string }>`
-      SELECT status FROM ${sql.table(def.table)} WHERE id = ${parsed.id}`.execute(deps.db);
-    const status = rows[0]?.status;
-    if (status === undefined) return gone(def.noun, "gone");
-    return rule.statuses.includes(status) ? { ok: true, once: rule.once } : gone(def.noun, status);
+    const source = rule.fetched ? sql.ref(rule.fetched.sourceColumn) : sql`NULL`;
+    const { rows } = await sql<{ status: string; source: unknown }>`
+      SELECT status, ${source} AS source FROM ${sql.table(def.table)} WHERE id = ${parsed.id}`.execute(
+      deps.db,
+    );
+    const row = rows[0];
+    if (row === undefined) return gone(def.noun, "gone");
+    const fetchedNow = row.source !== null && rule.fetched?.statuses.includes(row.status);
+    return rule.statuses.includes(row.status) || fetchedNow
+      ? { ok: true, once: rule.once }
+      : gone(def.noun, row.status);
   };
 }

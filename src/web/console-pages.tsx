@@ -1,15 +1,18 @@
 /**
  * The owner's console, server-rendered, no JavaScript: balance and a card top-up, agent keys
  * and connected apps (create with a limit — the secret shown once — see spent/remaining,
- * revoke), restore jobs and clips with status, progress and download links, and the ledger.
+ * revoke), restore jobs and clips with status, progress and download links, webhook
+ * endpoints with their deliveries (console-webhooks.tsx), and the ledger.
  * Money is shown in dollars.
  */
 
 import type { ClipView } from "../api/clips.js";
 import type { RestoreJobView } from "../api/restore.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
+import type { WebhookEndpointView } from "../api/webhooks.js";
 import { displayCents } from "../domain/money.js";
 import type { LedgerPage } from "../services/ledger-view.js";
+import { Webhooks } from "./console-webhooks.js";
 import { Page } from "./layout.js";
 
 const dollars = (cents: number) => displayCents(cents);
@@ -199,6 +202,8 @@ export interface DashboardView {
   csrf: string;
   notice?: string;
   newSecret?: { label: string; key: string };
+  endpoints: WebhookEndpointView[];
+  newWebhookSecret?: { url: string; secret: string };
 }
 
 export function DashboardPage(props: { v: DashboardView }) {
@@ -208,6 +213,7 @@ export function DashboardPage(props: { v: DashboardView }) {
       <nav>
         <a href="#keys">Keys</a>
         <a href="#jobs">Jobs</a>
+        <a href="#webhooks">Webhooks</a>
         <a href="#ledger">Ledger</a>
       </nav>
       <form method="post" action="/console/signout" style="float:right">
@@ -251,6 +257,7 @@ export function DashboardPage(props: { v: DashboardView }) {
       </form>
       <Keys keys={v.keys} csrf={v.csrf} />
       <Jobs restores={v.restores} clips={v.clips} />
+      <Webhooks endpoints={v.endpoints} csrf={v.csrf} newSecret={v.newWebhookSecret} />
       <Ledger ledger={v.ledger} />
     </Page>
   );

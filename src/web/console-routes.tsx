@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { withoutControlChars } from "../domain/text.js";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../domain/webhooks.js";
 import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
@@ -22,6 +23,13 @@ import type { Platform } from "../services/platform.js";
 import type { Limit } from "../services/rate-limit.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { walletView } from "../services/wallets.js";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointDeps,
+  listEndpoints,
+  sendTestEvent,
+} from "../services/webhooks/endpoints.js";
 import { parseDollars } from "./consent-routes.js";
 import { DashboardPage, type DashboardView, SignInPage } from "./console-pages.js";
 import { decisionPageHeaders } from "./layout.js";
@@ -29,6 +37,7 @@ import { csrfToken, csrfValid, endSession, readSession, startSession } from "./s
 
 export interface ConsoleDeps {
   platform: Platform;
+  webhooks: EndpointDeps;
   clips: ClipDeps;
   payments: PaymentsDeps;
   signInLimit: Limit;
@@ -53,12 +62,13 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   ) {
     const principal: Principal = { kind: "wallet", walletId };
     const before = Number(c.req.query("ledger_before"));
-    const [wallet, keys, restores, clips, ledger] = await Promise.all([
+    const [wallet, keys, restores, clips, ledger, endpoints] = await Promise.all([
       walletView(web, principal),
       listAgentKeys(web, walletId),
       listRestoreJobs(web, principal, { limit: 20 }),
       listClips(deps.clips, principal),
       listLedger(web, walletId, Number.isSafeInteger(before) && before > 0 ? { before } : {}),
+      listEndpoints(deps.webhooks, walletId),
     ]);
     const v: DashboardView = {
       wallet,
@@ -66,6 +76,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       restores: restores.jobs,
       clips: clips.slice(0, 20),
       ledger,
+      endpoints,
       csrf: csrfToken(web, c),
       ...extra,
     };
@@ -202,4 +213,61 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     }
     return c.redirect("/console#keys", 303);
   });
+
+  registerWebhookForms(app, { formOf, formSession, dashboard, webhooks: deps.webhooks });
+}
+
+interface FormHelpers {
+  formOf(c: Context<AppEnv>): Promise<Record<string, string>>;
+  formSession(
+    c: Context<AppEnv>,
+    form: Record<string, string>,
+  ): Promise<{ answer: Response } | { walletId: string }>;
+  dashboard(
+    c: Context<AppEnv>,
+    walletId: string,
+    extra?: Partial<DashboardView>,
+    status?: Status,
+  ): Promise<Response>;
+  webhooks: EndpointDeps;
+}
+
+/** The webhooks section's forms: register (secret shown once), send a test event, delete. */
+function registerWebhookForms(app: Router, h: FormHelpers) {
+  const refused = async (c: Context<AppEnv>, walletId: string, err: unknown) => {
+    if (!(err instanceof ApiError)) throw err;
+    return h.dashboard(c, walletId, { notice: err.detail }, 400);
+  };
+  app.post("/console/webhooks", async (c) => {
+    const raw = await c.req.text();
+    const form = Object.fromEntries(new URLSearchParams(raw));
+    const s = await h.formSession(c, form);
+    if ("answer" in s) return s.answer;
+    const events = new URLSearchParams(raw).getAll("events") as WebhookEventType[];
+    try {
+      const url = (form.url ?? "").trim();
+      const created = await createEndpoint(h.webhooks, s.walletId, {
+        url,
+        events: events.filter((e) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(e)),
+      });
+      // Shown in this response only, never again.
+      return h.dashboard(c, s.walletId, { newWebhookSecret: { url, secret: created.secret } });
+    } catch (err) {
+      return refused(c, s.walletId, err);
+    }
+  });
+  for (const action of ["test", "delete"] as const) {
+    app.post(`/console/webhooks/:id/${action}`, async (c) => {
+      const s = await h.formSession(c, await h.formOf(c));
+      if ("answer" in s) return s.answer;
+      const id = c.req.param("id") ?? "";
+      try {
+        if (action === "test") await sendTestEvent(h.webhooks, s.walletId, id);
+        else await deleteEndpoint(h.webhooks, s.walletId, id);
+      } catch (err) {
+        return refused(c, s.walletId, err);
+      }
+      return c.redirect("/console#webhooks", 303);
+    });
+  }
 }

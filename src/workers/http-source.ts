@@ -1,6 +1,6 @@
 /**
  * A WorkSource over the server's HTTP worker API, for `kinora worker` on another machine:
- * long-poll claims, heartbeats, completes and fails with `Authorization: Bearer WORKER_TOKEN`.
+ * long-poll claims, heartbeats, notes, completes and fails with `Authorization: Bearer WORKER_TOKEN`.
  * Each request has a time-out so a dead server shows up as an error the loop backs off from.
  */
 
@@ -69,6 +69,14 @@ export function createHttpWorkSource(opts: HttpWorkSourceOptions): WorkSource {
         kind: item.kind,
         worker_id: workerId,
         progress,
+      });
+      return out.ok;
+    },
+    async note(item, workerId, note) {
+      const out = await post<{ ok: boolean }>(jobPath(item, "note"), {
+        kind: item.kind,
+        worker_id: workerId,
+        note,
       });
       return out.ok;
     },

@@ -197,6 +197,7 @@ describe("worker loop", () => {
       // An empty queue answers after a while, as a real claim's wait does.
       claim: async () => queued.shift() ?? new Promise((r) => setTimeout(() => r(null), 20)),
       heartbeat: async () => true,
+      note: async () => true,
       complete: async () => {},
       fail: async (_item, _worker, failure) => {
         failures.push(failure);

@@ -20,6 +20,7 @@ import {
   WorkError,
   type WorkFailure,
   type WorkItem,
+  type WorkNote,
   type WorkSource,
 } from "../jobs/work.js";
 import type { Logger } from "../logger.js";
@@ -158,6 +159,18 @@ async function runOne(
         workDir,
         progress: (f) => {
           progress = Math.max(0, Math.min(1, f));
+        },
+        note: async (facts: WorkNote) => {
+          // A lost lease stops the attempt; a note that fails to arrive is applied at complete.
+          const held = await opts.source.note(item, opts.workerId, facts).catch((err) => {
+            jobLog.warn("note failed; it is applied when the job completes", { err });
+            return true;
+          });
+          if (!held) {
+            jobLog.warn("lease lost; abandoning the attempt");
+            leaseLost = true;
+            attempt.abort();
+          }
         },
       },
     );

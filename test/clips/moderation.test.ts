@@ -14,9 +14,7 @@ import {
   waitForClip,
 } from "./helpers.js";
 
-const FLAGGED = fileURLToPath(
-  new URL("../fixtures/moderation/flagged.png", import.meta.url),
-);
+const FLAGGED = fileURLToPath(new URL("../fixtures/moderation/flagged.png", import.meta.url));
 
 let t: ClipTestApp;
 let jobs: JobSystem;

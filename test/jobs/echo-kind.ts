@@ -11,10 +11,10 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { z } from "zod";
 import type { MoveTable } from "../../src/domain/job-lifecycle/moves.js";
+import type { FeatureFactory } from "../../src/feature.js";
 import { type JobKindEntry, kindQueue, startSweeper } from "../../src/features/job-kind.js";
 import type { Db, JobColumns, JobDefinition, JobEngineDeps } from "../../src/jobs/definition.js";
 import type { Executor } from "../../src/jobs/work.js";
-import type { FeatureFactory } from "../../src/feature.js";
 import { charge, refundJob } from "../../src/services/ledger.js";
 import { type JobFileLayout, jobFileKey } from "../../src/storage/keys.js";
 

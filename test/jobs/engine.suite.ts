@@ -9,12 +9,12 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { jobEngineDeps } from "../../src/feature.js";
 import type { JobColumns, JobDefinition, JobEngineDeps } from "../../src/jobs/definition.js";
 import { findJobRow, moveJob } from "../../src/jobs/move.js";
 import { createJobQueue } from "../../src/jobs/queue.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import type { JobQueue, WorkResult } from "../../src/jobs/work.js";
-import { jobEngineDeps } from "../../src/feature.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { onPostgres } from "../db.js";
 

@@ -1,6 +1,7 @@
 /**
  * The MCP server through the official SDK client over real HTTP: the 13 tools, auth (header,
- * ?key=, wallet key, revoked key), errors as tool results, and the transport's edges.
+ * ?key=, wallet key, revoked key), errors as tool results and idempotent retries. The
+ * transport's edges are in transport.test.ts, the other clients and eras in eras.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clipsFeature } from "../../src/features/clips.js";
@@ -154,45 +155,6 @@ describe("auth", () => {
     expect(url.status).toBe(400);
     expect(url.body.detail).toMatch(/never be put in a URL/);
     expect(url.body.code).toBe("key_in_url");
-  });
-});
-
-describe("transport", () => {
-  it("accepts clients that send Accept: application/json only, and answers GET/DELETE with 405", async () => {
-    const { key } = await agent();
-    const res = await rpc(s.url, INIT, {
-      authorization: `Bearer ${key}`,
-      accept: "application/json",
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.result.serverInfo.name).toBe("kinora");
-    expect(res.body.result.instructions).toBeTruthy();
-    for (const method of ["GET", "DELETE"]) {
-      const r = await fetch(`${s.url}/mcp`, {
-        method,
-        headers: { authorization: `Bearer ${key}` },
-      });
-      expect(r.status).toBe(405);
-      expect(r.headers.get("allow")).toBe("POST");
-    }
-  });
-
-  it("answers a malformed JSON-RPC message with a JSON-RPC error", async () => {
-    const { key } = await agent();
-    const res = await rpc(s.url, "{not json", { authorization: `Bearer ${key}` });
-    expect(res.body.error.code).toBe(-32700);
-  });
-
-  it("negotiates every protocol version the SDK supports", async () => {
-    const { key } = await agent();
-    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
-      const res = await rpc(
-        s.url,
-        { ...INIT, params: { ...INIT.params, protocolVersion: version } },
-        { authorization: `Bearer ${key}` },
-      );
-      expect(res.body.result.protocolVersion, version).toBe(version);
-    }
   });
 });
 

@@ -1,7 +1,7 @@
 /** Shared bits of the payments tests: the feature with its deps exposed, balance reads. */
 import { sql } from "kysely";
-import { type PaymentsFeatureOptions, paymentsFeature } from "../../src/features/payments.js";
 import type { FeatureFactory } from "../../src/feature.js";
+import { type PaymentsFeatureOptions, paymentsFeature } from "../../src/features/payments.js";
 import type { PaymentsDeps } from "../../src/services/payments/deps.js";
 import { createTestApp, type TestApp } from "../app.js";
 import type { PaymentWorld } from "../chain/world.js";

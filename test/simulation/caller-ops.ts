@@ -27,6 +27,13 @@ export async function newWallet(t: TestApp, model: Model): Promise<void> {
     paused: false,
     keys: [],
   });
+  if (model.cfg.webhookUrl) {
+    const ep = await t.call("POST", "/wallet/webhooks", {
+      key: res.body.key,
+      body: { url: model.cfg.webhookUrl, events: ["job.completed"] },
+    });
+    expect(ep.status, JSON.stringify(ep.body)).toBe(200);
+  }
 }
 
 export async function topUp(t: TestApp, w: SimWallet, rand: Rand, step: number): Promise<void> {

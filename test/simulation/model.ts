@@ -58,6 +58,8 @@ export interface SimConfig {
   leaseMs: number;
   maxAttempts: number;
   retentionMs: number;
+  /** Every wallet registers a webhook endpoint here for its jobs' completions. */
+  webhookUrl?: string;
 }
 
 /** The status a kind's job waits for a worker in, and the one it runs in. */

@@ -9,14 +9,16 @@
  * CI runs SIM_STEPS (default 200) steps from a fresh seed; on failure the seed is printed:
  * rerun with SIM_SEED=<seed> (and SIM_STEPS=<n> for a longer run).
  */
-import { afterAll, beforeAll, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { clipKind, clipsFeature } from "../../src/features/clips.js";
+import { restoreFeature, restoreKind } from "../../src/features/restore.js";
+import { webhooksFeature } from "../../src/features/webhooks.js";
 import type { JobQueue } from "../../src/jobs/work.js";
 import { createClipExecutor } from "../../src/workers/executors/clip.js";
 import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { makeImage } from "../clips/helpers.js";
+import { type Receiver, startReceiver } from "../webhooks/receiver.js";
 import {
   cancelJob,
   createClip,
@@ -41,6 +43,7 @@ import {
   scriptedClassifier,
 } from "./fakes.js";
 import { Model, type SimJob } from "./model.js";
+import { checkCompletedEvents, checkReceived } from "./webhook-checks.js";
 import { type AttemptPlan, tick, type Workers, workOnce, zombieReport } from "./worker-ops.js";
 
 const STEPS = Number(process.env.SIM_STEPS ?? 200);
@@ -48,6 +51,7 @@ const SEED = Number(process.env.SIM_SEED ?? Date.now() % 1_000_000);
 const LEASE_MS = 60_000;
 
 let t: TestApp;
+let receiver: Receiver;
 let workers: Workers;
 let image: Uint8Array;
 const video = new Uint8Array(2048).fill(7);
@@ -56,12 +60,14 @@ const script: EngineScript = { next: "ok" };
 beforeAll(async () => {
   const engine = fakeClipEngine(script);
   const classifier = scriptedClassifier(script);
+  receiver = await startReceiver();
   t = await createTestApp({
     features: [
       restoreFeature({ noExecutor: true }),
       clipsFeature({ noExecutor: true, engine, classifier }),
+      webhooksFeature({ kinds: [restoreKind, clipKind], pollMs: 20 }),
     ],
-    env: { JOB_MAX_ATTEMPTS: "2" },
+    env: { JOB_MAX_ATTEMPTS: "2", WEBHOOK_ALLOW_HTTP_LOOPBACK: "true" },
   });
   const queues = t.features.flatMap((f) => f.queues ?? []);
   const queue = (kind: string) => queues.find((q) => q.kind === kind) as JobQueue;
@@ -76,6 +82,7 @@ beforeAll(async () => {
   image = new Uint8Array(await makeImage(64, 48));
 });
 afterAll(async () => {
+  await receiver?.close();
   await t?.close();
 });
 
@@ -176,12 +183,32 @@ async function step(model: Model, rand: Rand, n: number): Promise<void> {
 
 let lastSweep = 0;
 
+/** Runs the delivery loop until no delivery waits (the receiver answers 200 to all). */
+async function deliverEverything() {
+  const task = await t.features.find((f) => f.name === "webhooks")?.start?.();
+  try {
+    for (let i = 0; i < 600; i++) {
+      const { n } = await t.deps.db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("state", "=", "pending")
+        .executeTakeFirstOrThrow();
+      if (Number(n) === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("webhook deliveries still pending after 60 s");
+  } finally {
+    await task?.stop();
+  }
+}
+
 it(`keeps every invariant through ${STEPS} random steps of the whole system`, async () => {
   const rand = rng(SEED);
   const model = new Model({
     leaseMs: LEASE_MS,
     maxAttempts: t.platform.config.workers.maxAttempts,
     retentionMs: t.platform.config.retentionHours * 3600_000,
+    webhookUrl: receiver.url,
   });
   const seen = newSeen();
   lastSweep = t.clock.now().getTime();
@@ -191,7 +218,11 @@ it(`keeps every invariant through ${STEPS} random steps of the whole system`, as
     for (n = 0; n < STEPS; n++) {
       await step(model, rand, n);
       await checkInvariants(t, model, seen, lastSweep, n % 10 === 0 || n === STEPS - 1);
+      await checkCompletedEvents(t);
     }
+    await deliverEverything();
+    const finals = await checkReceived(t, receiver.received);
+    expect(finals, "final jobs (the simulation ended some)").toBeGreaterThan(0);
   } catch (err) {
     console.error(`system simulation failed at step ${n}; rerun with SIM_SEED=${SEED}`);
     throw err;

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
+import { jobEngineDeps } from "../../src/feature.js";
 import type { JobColumns, JobDefinition } from "../../src/jobs/definition.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import {
@@ -19,7 +20,6 @@ import {
   type WorkFailure,
   type WorkItem,
 } from "../../src/jobs/work.js";
-import { jobEngineDeps } from "../../src/feature.js";
 import { clipJobs } from "../../src/services/clips/job-definition.js";
 import { restoreJobs } from "../../src/services/restore/job-definition.js";
 import type { TestApp } from "../app.js";

@@ -63,7 +63,7 @@ export const createRestore = defineContract({
   auth: "optional",
   input: CreateBody,
   output: CreatedRestore,
-  errors: ["needs_topup", "over_limit", "wallet_paused", "over_a_limit"],
+  errors: ["needs_topup", "over_limit", "wallet_paused", "over_a_limit", "video_fetch_failed"],
   policies: { spends: true, rate: "spend" },
   rest: {
     method: "post",
@@ -71,14 +71,14 @@ export const createRestore = defineContract({
     tags: TAGS,
     summary: "Create a restore job",
     description:
-      "With a key (and pay_with not checkout) the price is taken from the balance now and the job waits for its upload (`awaiting_upload`). Without a key, `email` is required and the job waits for payment (`pending_payment`): upload, then POST /cloud/jobs/{id}/checkout.",
+      "With a key (and pay_with not checkout) the price is taken from the balance now and the job waits for its upload (`awaiting_upload`). Without a key, `email` is required and the job waits for payment (`pending_payment`): upload, then POST /cloud/jobs/{id}/checkout. With `video_url` instead of an upload, the server fetches the video (no upload_url) and a balance-paid job starts on its own (`processing`); a failed fetch ends it failed and refunded (error_code video_fetch_failed). The real length is measured before the restore runs: when it prices lower than declared, the difference is refunded then (one ledger entry; `amount_cents` shows the final price).",
     answer: "The job, where to upload the file and what to do next.",
   },
   mcp: {
     name: "create_restore",
     title: "Create a cloud restore",
     description:
-      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given). Charged to the balance now; PUT the file to upload_url with exactly upload_headers, then start_restore. With pay_with checkout the owner pays by card instead.",
+      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given). Charged to the balance now; PUT the file to upload_url with exactly upload_headers, then start_restore — or give video_url (a public link) instead: nothing to upload or start. With pay_with checkout the owner pays by card instead. A video shorter than declared is refunded the difference once measured.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

@@ -3,8 +3,9 @@
  * ids filled in, the query or JSON body, and whether a key is sent all come from the contract,
  * and the answer has the contract's output type — the client writes no path or shape of its own.
  */
-import type { AnyContract, OutputOf } from "../../api/operation.js";
+
 import type { z } from "zod";
+import type { AnyContract, OutputOf } from "../../api/operation.js";
 import type { ApiClient, RequestOptions } from "./http.js";
 
 type Args<C extends AnyContract> = z.input<C["input"]>;

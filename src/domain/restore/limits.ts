@@ -22,6 +22,18 @@ export const RESTORE_WORKER_URL_SEC = 12 * 3600;
 /** Largest restored file a worker may store. */
 export const RESTORE_OUTPUT_MAX_BYTES = 4 * 1024 ** 3;
 
+/**
+ * A `video_url` is fetched by the worker that runs the job, under the same caps as an upload:
+ * at most `maxSizeBytes`, the whole fetch (redirects included) within `timeoutMs`, no byte for
+ * `idleMs` ends it (a stalled server), and at most `maxRedirects` hops, each re-checked.
+ */
+export const RESTORE_FETCH = {
+  maxBytes: RESTORE_LIMITS.maxSizeBytes,
+  timeoutMs: 30 * 60_000,
+  idleMs: 60_000,
+  maxRedirects: 3,
+} as const;
+
 /** The real length may exceed the declared one by this share plus RESTORE_LENGTH_SLACK_SEC… */
 export const RESTORE_LENGTH_TOLERANCE = 0.1;
 /** …before the job is refused (and refunded) as longer than declared. */

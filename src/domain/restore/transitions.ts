@@ -9,6 +9,8 @@
  *   `queued` step; `queued` stays a valid value but no move leads to it.
  * - A job whose real length is far above the declared one ends `refunded` (money back, error
  *   says why): the engine's `refuse` move.
+ * - A balance-paid job created with a `video_url` is inserted `processing` (queued): there is
+ *   nothing to upload, so no start; its worker fetches the file first.
  */
 import { withoutRetryPromise } from "../job-lifecycle/messages.js";
 import type { MoveTable } from "../job-lifecycle/moves.js";

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { WalletView } from "../../api/schemas.js";
+import { checkPrompt } from "../../domain/clips/prompt-rule.js";
 import {
   CLIP_IMAGE_FETCH_TIMEOUT_MS,
   CLIP_IMAGE_MAX_BYTES,
@@ -18,12 +19,13 @@ import {
   type ClipSize,
 } from "../../domain/clips/rules.js";
 import { ApiError, invalidField, refusedByRule } from "../../domain/errors.js";
-import { checkPrompt } from "../../domain/clips/prompt-rule.js";
 import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
 import type { UploadTicket } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
+import { type JobWebhookRequest, saveJobWebhook } from "../webhooks/job-webhook.js";
+import { noteRefusedCharge } from "../webhooks/wallet-events.js";
 import type { ClipDeps } from "./deps.js";
 import { clipImageKey } from "./job-definition.js";
 import { type ClipRow, clipView } from "./view.js";
@@ -37,6 +39,8 @@ export interface CreateClipInput {
   imageUrl?: string;
   contentType?: ClipImageType;
   imageBytes?: number;
+  /** The job's own webhook, already checked (services/webhooks/job-webhook.ts). */
+  webhook?: JobWebhookRequest | undefined;
 }
 
 interface FetchedInput {
@@ -148,43 +152,59 @@ async function insertCharged(
   const amount = CLIP_PRICE_CENTS[input.size];
   const agentKeyId = principal.kind === "agent" ? principal.keyId : null;
   const queued = Boolean(input.imageUrl);
-  return deps.db.transaction().execute(async (tx) => {
-    await charge(
-      tx,
-      {
-        walletId: principal.walletId,
-        agentKeyId,
-        amountCents: amount,
-        jobId: file.id,
-        reason: `motion clip ${input.size}`,
-      },
-      deps.events,
+  const refused = async (err: unknown): Promise<never> => {
+    await noteRefusedCharge(
+      deps.db,
+      { walletId: principal.walletId, agentKeyId, amountCents: amount },
+      err,
     );
-    return tx
-      .insertInto("clips")
-      .values({
-        id: file.id,
-        wallet_id: principal.walletId,
-        agent_key_id: agentKeyId,
-        status: queued ? "queued" : "awaiting_upload",
-        size: input.size,
-        seconds: input.seconds,
-        prompt: input.prompt,
-        loop: input.loop,
-        // Chosen here when not given, and stored, so the same clip can be made again.
-        seed: input.seed ?? randomInt(0, CLIP_SEED_MAX),
-        amount_cents: amount,
-        content_type: file.contentType,
-        image_bytes: file.imageBytes,
-        image_url: input.imageUrl ?? null,
-        max_attempts: deps.config.workers.maxAttempts,
-        image_key: file.imageKey,
-        created_at: now,
-        updated_at: now,
-        queued_at: queued ? now : null,
-        upload_expires_at: new Date(now.getTime() + CLIP_UPLOAD_WINDOW_SEC * 1000),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  });
+    throw err;
+  };
+  const row = await deps.db
+    .transaction()
+    .execute(async (tx) => {
+      await charge(
+        tx,
+        {
+          walletId: principal.walletId,
+          agentKeyId,
+          amountCents: amount,
+          jobId: file.id,
+          reason: `motion clip ${input.size}`,
+        },
+        deps.events,
+      );
+      const inserted = await tx
+        .insertInto("clips")
+        .values({
+          id: file.id,
+          wallet_id: principal.walletId,
+          agent_key_id: agentKeyId,
+          status: queued ? "queued" : "awaiting_upload",
+          size: input.size,
+          seconds: input.seconds,
+          prompt: input.prompt,
+          loop: input.loop,
+          // Chosen here when not given, and stored, so the same clip can be made again.
+          seed: input.seed ?? randomInt(0, CLIP_SEED_MAX),
+          amount_cents: amount,
+          content_type: file.contentType,
+          image_bytes: file.imageBytes,
+          image_url: input.imageUrl ?? null,
+          max_attempts: deps.config.workers.maxAttempts,
+          image_key: file.imageKey,
+          created_at: now,
+          updated_at: now,
+          queued_at: queued ? now : null,
+          upload_expires_at: new Date(now.getTime() + CLIP_UPLOAD_WINDOW_SEC * 1000),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (input.webhook) {
+        await saveJobWebhook(tx, { id: file.id, walletId: principal.walletId }, input.webhook, now);
+      }
+      return inserted;
+    })
+    .catch(refused);
+  return row;
 }

@@ -14,7 +14,8 @@ export interface ClipImageFetchSeam {
 
 export interface ClipDeps extends CoreDeps {
   storage: BlobStore;
-  config: Pick<Config, "retentionHours" | "workers">;
+  /** `env` holds the webhook receiver policy (services/webhooks/config.ts). */
+  config: Pick<Config, "retentionHours" | "workers"> & Partial<Pick<Config, "env">>;
   publicUrl: string;
   notifyJobs(): Promise<void>;
   /** Wakes `?wait=` readers when a clip changes. */

@@ -12,6 +12,7 @@ import {
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
 import type { Db } from "../ledger.js";
+import { jobWebhookViews } from "../webhooks/reads.js";
 import { type ClipRow, clipJobs } from "./job-definition.js";
 
 export type { ClipRow };
@@ -38,7 +39,16 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 /** Views of several clips; their queue estimates cost at most two queries in all. */
 export async function clipViews(rows: readonly ClipRow[], deps: ClipViewDeps) {
   const queue = await estimateQueue(deps.db, CLIP_QUEUE, rows, deps.clock());
-  return Promise.all(rows.map((row) => viewOf(row, deps.storage, queue.get(row.id) ?? null)));
+  const hooks = await jobWebhookViews(
+    deps.db,
+    rows.map((r) => r.id),
+  );
+  return Promise.all(
+    rows.map(async (row) => ({
+      ...(await viewOf(row, deps.storage, queue.get(row.id) ?? null)),
+      webhook: hooks.get(row.id) ?? null,
+    })),
+  );
 }
 
 /** The view of one clip, with its queue estimate while it is queued or processing. */

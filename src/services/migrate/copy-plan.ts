@@ -26,6 +26,13 @@ export const COPY_ORDER: readonly TableName[] = [
   "oauth_codes",
   "oauth_tokens",
   "web_sessions",
+  // Webhooks: secrets and endpoints before the events and deliveries that name them.
+  "webhook_secrets",
+  "webhook_endpoints",
+  "job_webhooks",
+  "webhook_events",
+  "webhook_deliveries",
+  "webhook_attempts",
   // Replays of the last 24 hours: a client retrying across the cutover gets its first answer.
   "idempotency_keys",
   // Empty on PGlite (it counts in memory); copied anyway so the rule is "every table".

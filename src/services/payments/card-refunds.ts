@@ -1,8 +1,9 @@
 /**
- * Sends the card refunds the restore area queues in restore_card_refunds when a
- * checkout-paid job fails: one provider refund per job (idempotency key = job id, so a
- * retry after a crash cannot refund twice), then the row is marked processed and the
- * checkout refunded, together.
+ * Sends the card refunds the restore area queues in restore_card_refunds: when a checkout-paid
+ * job fails (kind refund: what is left of the price) and when its measured length priced lower
+ * than paid (kind measured: the difference, a partial refund). One provider refund per job and
+ * kind (idempotency key = kind and job id, so a retry after a crash cannot refund twice), then
+ * the row is marked processed — and, after a failure's refund, the checkout refunded, together.
  */
 import { sql } from "kysely";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
@@ -10,6 +11,7 @@ import type { PaymentsDeps } from "./deps.js";
 
 interface Queued {
   job_id: string;
+  kind: "refund" | "measured";
   amount_cents: number;
   reason: string;
 }
@@ -21,7 +23,7 @@ export async function processCardRefunds(deps: PaymentsDeps): Promise<number> {
   // The outbox belongs to the restore area: nothing to do where restore is not served.
   if (!deps.restore) return 0;
   const queued = await sql<Queued>`
-    SELECT job_id, amount_cents, reason FROM restore_card_refunds
+    SELECT job_id, kind, amount_cents, reason FROM restore_card_refunds
     WHERE processed_at IS NULL ORDER BY created_at LIMIT ${BATCH}`.execute(db);
   let sent = 0;
   for (const item of queued.rows) {
@@ -71,7 +73,12 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
     try {
       await callProvider(
         deps,
-        { job_id: c.job_id, amount_cents: Number(c.amount_cents), reason: "job was already paid" },
+        {
+          job_id: c.job_id,
+          kind: "refund",
+          amount_cents: Number(c.amount_cents),
+          reason: "job was already paid",
+        },
         c.provider_payment_id,
         Number(c.amount_cents),
         `refund-${c.id}`,
@@ -124,12 +131,15 @@ async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
       checkout.provider_payment_id,
       // Never more than was captured (a held payment released short of the price).
       Number(checkout.paid_amount_cents ?? checkout.amount_cents),
+      // The failure's refund keeps its key from before measured refunds existed.
+      item.kind === "refund" ? `refund-${item.job_id}` : `${item.kind}-refund-${item.job_id}`,
     );
   }
   await platform.db.transaction().execute(async (tx) => {
     await sql`UPDATE restore_card_refunds SET processed_at = ${platform.clock()}, provider_refund_id = ${refundId}
-      WHERE job_id = ${item.job_id} AND processed_at IS NULL`.execute(tx);
-    if (checkout) {
+      WHERE job_id = ${item.job_id} AND kind = ${item.kind} AND processed_at IS NULL`.execute(tx);
+    // A measured difference is a partial refund: the checkout stays paid.
+    if (checkout && item.kind === "refund") {
       await tx
         .updateTable("checkouts")
         .set({ status: "refunded" })

@@ -18,6 +18,7 @@ export interface CheckoutJob {
   display: string;
   /** Quality label and filename, for the checkout line item. */
   description: string;
+  /** The file is there — or, for a video_url job, will be fetched once paid. */
   uploaded: boolean;
   /** Why the upload is not usable yet (missing, wrong size or type); absent when uploaded. */
   uploadProblem?: ApiError;
@@ -26,7 +27,9 @@ export interface CheckoutJob {
 export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<CheckoutJob> {
   const row = await findJob(p.db, jobId);
   if (!row) throw notFound("Restore job");
-  const problem = row.status === "pending_payment" ? await uploadProblem(p.storage, row) : null;
+  // A video_url job is fetched after payment: there is no upload to check before it.
+  const awaitsUpload = row.status === "pending_payment" && row.source_url === null;
+  const problem = awaitsUpload ? await uploadProblem(p.storage, row) : null;
   const amountCents = Number(row.amount_cents);
   return {
     id: row.id,

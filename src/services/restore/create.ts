@@ -1,4 +1,8 @@
-/** POST /cloud/jobs: price, insert, charge (balance) in one transaction, then an upload link. */
+/**
+ * POST /cloud/jobs: price, insert, charge (balance) in one transaction, then an upload link —
+ * or, for a `video_url`, no link: a balance-paid job starts at once and its worker fetches the
+ * file (a fetch of up to 2 GB must not hold this request open).
+ */
 import { invalidField } from "../../domain/errors.js";
 import { RESTORE_UPLOAD_WINDOW_SEC } from "../../domain/restore/limits.js";
 import {
@@ -11,8 +15,11 @@ import {
 import type { Principal } from "../auth.js";
 import { charge } from "../ledger.js";
 import { freshPrincipal, walletView } from "../wallets.js";
+import { type JobWebhookRequest, saveJobWebhook } from "../webhooks/job-webhook.js";
+import { noteRefusedCharge } from "../webhooks/wallet-events.js";
 import type { RestoreDeps } from "./deps.js";
-import { restoreInputKey } from "./job-definition.js";
+import { restoreInputKey, UNKNOWN_VIDEO_TYPE } from "./job-definition.js";
+import { checkVideoUrl, filenameFromUrl } from "./source-url.js";
 import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView } from "./views.js";
 
@@ -21,11 +28,18 @@ export interface CreateRestoreInput {
   quality?: RestoreQuality | undefined;
   width?: number | undefined;
   height?: number | undefined;
-  filename: string;
-  contentType: string;
-  sizeBytes: number;
+  /** Required without videoUrl; with it, taken from the URL's path when absent. */
+  filename?: string | undefined;
+  /** Required without videoUrl; with it, used when the server sends a generic binary type. */
+  contentType?: string | undefined;
+  /** Required without videoUrl; with it, the fetched file must be exactly this size. */
+  sizeBytes?: number | undefined;
+  /** A public URL the worker fetches the video from, instead of an upload. */
+  videoUrl?: string | undefined;
   email?: string | undefined;
   payWith?: "balance" | "checkout" | undefined;
+  /** The job's own webhook, already checked (services/webhooks/job-webhook.ts). */
+  webhook?: JobWebhookRequest | undefined;
 }
 
 export function checkRestoreRequest(input: {
@@ -49,13 +63,40 @@ function checkContentType(contentType: string): string {
   return type;
 }
 
+interface SourceFile {
+  filename: string;
+  contentType: string;
+  /** Unknown (null) until a video_url is fetched, unless declared. */
+  sizeBytes: number | null;
+  sourceUrl: string | null;
+}
+
+/** The file the job restores: declared for an upload; from a video_url, learned by its fetch. */
+async function sourceFile(p: RestoreDeps, input: CreateRestoreInput): Promise<SourceFile> {
+  const { filename, contentType, sizeBytes, videoUrl } = input;
+  if (videoUrl !== undefined) {
+    await checkVideoUrl(videoUrl, p.videoFetch);
+    return {
+      filename: filename ?? filenameFromUrl(videoUrl),
+      contentType: contentType === undefined ? UNKNOWN_VIDEO_TYPE : checkContentType(contentType),
+      sizeBytes: sizeBytes ?? null,
+      sourceUrl: videoUrl,
+    };
+  }
+  const needed = (field: string) =>
+    invalidField(field, "is required when no video_url is given (the file is uploaded).");
+  if (filename === undefined) throw needed("filename");
+  if (contentType === undefined) throw needed("content_type");
+  if (sizeBytes === undefined) throw needed("size");
+  return { filename, contentType: checkContentType(contentType), sizeBytes, sourceUrl: null };
+}
+
 export async function createRestoreJob(
   p: RestoreDeps,
   principal: Principal | undefined,
   input: CreateRestoreInput,
 ) {
   checkRestoreRequest(input);
-  const contentType = checkContentType(input.contentType);
   const fromBalance = principal !== undefined && input.payWith !== "checkout";
   if (!principal && !input.email) {
     throw invalidField(
@@ -63,6 +104,9 @@ export async function createRestoreJob(
       "is required without a key (the checkout receipt and the result link go there); or send Authorization: Bearer <key> to pay from the balance.",
     );
   }
+  const file = await sourceFile(p, input);
+  // Paid and nothing to upload: the job is queued now, as clips with an image_url are.
+  const startsNow = fromBalance && file.sourceUrl !== null;
   const quality = input.quality ?? DEFAULT_QUALITY;
   const price = priceRestore({ ...input, quality });
   const id = p.ids("rj");
@@ -90,29 +134,48 @@ export async function createRestoreJob(
         wallet_id: principal?.walletId ?? null,
         agent_key_id: principal?.kind === "agent" ? principal.keyId : null,
         email: input.email ?? null,
-        status: fromBalance ? "awaiting_upload" : "pending_payment",
+        status: startsNow ? "processing" : fromBalance ? "awaiting_upload" : "pending_payment",
         quality,
         amount_cents: price.amountCents,
+        declared_amount_cents: price.amountCents,
         duration_sec: input.durationSec,
         width: input.width ?? null,
         height: input.height ?? null,
-        filename: input.filename,
-        content_type: contentType,
-        size_bytes: input.sizeBytes,
+        filename: file.filename,
+        content_type: file.contentType,
+        size_bytes: file.sizeBytes,
+        source_url: file.sourceUrl,
         paid_from_balance: fromBalance,
         payment_ref: null,
         max_attempts: p.config.workers.maxAttempts,
         input_key: restoreInputKey(id),
         created_at: now,
         updated_at: now,
-        expires_at: new Date(now.getTime() + RESTORE_UPLOAD_WINDOW_SEC * 1000),
+        ...(startsNow ? { queued_at: now, progress: 0 } : {}),
+        expires_at: new Date(
+          now.getTime() +
+            (startsNow ? p.config.retentionHours * 3600 : RESTORE_UPLOAD_WINDOW_SEC) * 1000,
+        ),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    if (input.webhook && principal) {
+      await saveJobWebhook(tx, { id, walletId: principal.walletId }, input.webhook, now);
+    }
     return inserted;
+  }).catch(async (err) => {
+    if (principal) await noteRefusedCharge(p.db, chargeOf(principal, price.amountCents), err);
+    throw err;
   });
+  if (startsNow) await p.notifyJobs();
   return createdResponse(p, principal, row, fromBalance);
 }
+
+const chargeOf = (principal: Principal, amountCents: number) => ({
+  walletId: principal.walletId,
+  agentKeyId: principal.kind === "agent" ? principal.keyId : null,
+  amountCents,
+});
 
 async function createdResponse(
   p: RestoreDeps,
@@ -120,17 +183,25 @@ async function createdResponse(
   row: RestoreJobRow,
   fromBalance: boolean,
 ) {
-  const ticket = await p.storage.presignUpload(row.input_key, {
-    contentType: row.content_type,
-    sizeBytes: Number(row.size_bytes),
-    expiresInSec: RESTORE_UPLOAD_WINDOW_SEC,
-  });
+  // A video_url job's file is fetched by its worker: there is nothing to upload.
+  const ticket =
+    row.source_url === null
+      ? await p.storage.presignUpload(row.input_key, {
+          contentType: row.content_type,
+          sizeBytes: Number(row.size_bytes),
+          expiresInSec: RESTORE_UPLOAD_WINDOW_SEC,
+        })
+      : null;
   const job = await jobView(p, row);
   return {
     job,
-    upload_url: ticket.url,
-    upload_headers: ticket.headers,
-    upload_expires_at: ticket.expiresAt.toISOString(),
+    ...(ticket
+      ? {
+          upload_url: ticket.url,
+          upload_headers: ticket.headers,
+          upload_expires_at: ticket.expiresAt.toISOString(),
+        }
+      : {}),
     display_price: job.display_price,
     paid_from_balance: fromBalance,
     ...(principal ? { wallet: await walletView(p, freshPrincipal(principal)) } : {}),

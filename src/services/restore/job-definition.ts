@@ -1,12 +1,19 @@
 /**
  * Cloud restore as a job kind: `processing` without a lease waits for a worker, with one it
  * runs. A balance-paid job is refunded to the balance and key allowance; a checkout-paid one
- * through the card-refund outbox (written in the same transaction).
+ * through the card-refund outbox (written in the same transaction). A video_url job's worker
+ * fetches the file into storage first; every worker notes the measured length before restoring,
+ * and what it does not cost goes back then (measurement.ts).
  */
 import type { Selectable } from "kysely";
 import { z } from "zod";
 import type { RestoreJobsTable } from "../../db/schema.js";
-import { RESTORE_OUTPUT_MAX_BYTES, RESTORE_WORKER_URL_SEC } from "../../domain/restore/limits.js";
+import { restoreJobErrorCode } from "../../domain/restore/job-errors.js";
+import {
+  RESTORE_FETCH,
+  RESTORE_OUTPUT_MAX_BYTES,
+  RESTORE_WORKER_URL_SEC,
+} from "../../domain/restore/limits.js";
 import { RESTORE_QUALITIES } from "../../domain/restore/pricing.js";
 import {
   RESTORE_FINAL,
@@ -18,6 +25,7 @@ import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../jobs/
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js";
 import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
 import { refundJob } from "../ledger.js";
+import { applyMeasurement } from "./measurement.js";
 
 export type RestoreJobRow = Selectable<RestoreJobsTable>;
 
@@ -28,6 +36,21 @@ export const RestoreWorkParams = z.object({
   sizeBytes: z.number().int().min(0),
   filename: z.string(),
   contentType: z.string(),
+  /**
+   * A video_url job whose file is not in storage yet: the worker fetches `url` (at most
+   * `maxBytes`; exactly `expectBytes` when declared) and stores it as the input by a ticket
+   * from `outputUrl` with `storeHeaders`. `declaredType` is used when the server names only a
+   * generic binary type.
+   */
+  source: z
+    .object({
+      url: z.string(),
+      maxBytes: z.number().int().positive(),
+      expectBytes: z.number().int().positive().nullable(),
+      declaredType: z.string().nullable(),
+      storeHeaders: z.record(z.string(), z.string()),
+    })
+    .optional(),
 });
 export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
 
@@ -51,13 +74,42 @@ export async function refundRestore(
   events?: RefundEvents,
 ): Promise<void> {
   await refundJob(db, row.id, reason, events);
+  // amount_cents is what is left of the card payment once a measured difference went back.
   if (!row.paid_from_balance && row.payment_ref !== null) {
     await db
       .insertInto("restore_card_refunds")
-      .values({ job_id: row.id, amount_cents: row.amount_cents, reason })
-      .onConflict((oc) => oc.column("job_id").doNothing())
+      .values({ job_id: row.id, kind: "refund", amount_cents: row.amount_cents, reason })
+      .onConflict((oc) => oc.columns(["job_id", "kind"]).doNothing())
       .execute();
   }
+}
+
+/** The type a video_url job was created with before its file arrived: not known yet. */
+export const UNKNOWN_VIDEO_TYPE = "application/octet-stream";
+
+/** A video_url job's fetch instructions while its file is not in storage; else undefined. */
+async function sourceOf(row: RestoreJobRow, deps: JobEngineDeps, expSec: number) {
+  if (row.source_url === null) return { stored: null, source: undefined };
+  const stored = await deps.storage.head(row.input_key);
+  if (stored) return { stored, source: undefined };
+  const declared = row.size_bytes === null ? null : Number(row.size_bytes);
+  const maxBytes = declared ?? RESTORE_FETCH.maxBytes;
+  const token = signOutputToken(deps.signer, {
+    key: row.input_key,
+    jobId: row.id,
+    maxBytes,
+    expSec,
+  });
+  return {
+    stored: null,
+    source: {
+      url: row.source_url,
+      maxBytes,
+      expectBytes: declared,
+      declaredType: row.content_type === UNKNOWN_VIDEO_TYPE ? null : row.content_type,
+      storeHeaders: { [OUTPUT_TOKEN_HEADER]: token },
+    },
+  };
 }
 
 async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
@@ -68,12 +120,15 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
     maxBytes: RESTORE_OUTPUT_MAX_BYTES,
     expSec,
   });
+  const { stored, source } = await sourceOf(row, deps, expSec);
   const params: RestoreWorkParams = {
     quality: row.quality,
     declaredDurationSec: row.duration_sec,
-    sizeBytes: Number(row.size_bytes),
+    // A fetched file is read back as stored (an earlier attempt may have fetched it).
+    sizeBytes: stored?.sizeBytes ?? Number(row.size_bytes ?? RESTORE_FETCH.maxBytes),
     filename: row.filename,
-    contentType: row.content_type,
+    contentType: stored?.contentType ?? row.content_type,
+    ...(source ? { source } : {}),
   };
   return {
     inputUrl: await deps.storage.presignDownload(row.input_key, {
@@ -98,26 +153,39 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   workItem,
   fileLayout: RESTORE_FILES,
   // A caller's link is one-shot and lives while the job waits for its video; a worker's output
-  // link while the job is processing (a retry may overwrite what a failed attempt stored).
+  // link while the job is processing (a retry may overwrite what a failed attempt stored). A
+  // video_url job's worker stores the fetched input while processing: one-shot too, so nothing
+  // replaces an input that arrived (an uploaded job's, or an earlier attempt's fetch).
   uploads: {
-    input: { statuses: ["awaiting_upload", "pending_payment"], once: true },
+    input: {
+      statuses: ["awaiting_upload", "pending_payment"],
+      once: true,
+      fetched: { statuses: ["processing"], sourceColumn: "source_url" },
+    },
     output: { statuses: ["processing"], once: false },
   },
   refund: refundRestore,
   variant: (row) => row.quality,
+  noted: async (row, note, deps) => {
+    await applyMeasurement(deps, row, note);
+  },
   async finish(row, result, deps) {
     // A worker's word is not enough: `done` promises a download, so the result must be stored.
     const outputKey = restoreOutputKey(row.id);
     if (!(await deps.storage.head(outputKey))) return { retry: RESTORE_MESSAGES.outputMissing };
+    // The measured price stands by the time the job is done, even if the note never arrived.
     const measured = result.meta.measuredDurationSec;
-    return {
-      set: {
-        output_key: outputKey,
-        measured_duration_sec: typeof measured === "number" ? measured : null,
-      },
-    };
+    if (row.measured_duration_sec === null && typeof measured === "number") {
+      await applyMeasurement(deps, row, { measuredDurationSec: measured });
+    }
+    return { set: { output_key: outputKey } };
   },
-  end: (failure) => ({ move: failure.kind === "too_long" ? "refuse" : "fail" }),
+  end: (failure) => ({
+    move: failure.kind === "too_long" ? "refuse" : "fail",
+    set: {
+      error_code: restoreJobErrorCode(failure.kind === "too_long" ? "too_long" : failure.code),
+    },
+  }),
   exhausted: RESTORE_MESSAGES.attemptsExhausted,
   workerLost: (attempts) =>
     RESTORE_MESSAGES.attemptsExhausted(attempts, RESTORE_MESSAGES.workerLost),

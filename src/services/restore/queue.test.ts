@@ -4,10 +4,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../test/app.js";
 import { balanceOf, jobBody, makeVideo, upload } from "../../../test/restore/helpers.js";
+import { jobEngineDeps } from "../../feature.js";
 import { restoreFeature } from "../../features/restore.js";
 import { sweepJobs } from "../../jobs/retention.js";
 import type { JobQueue } from "../../jobs/work.js";
-import { jobEngineDeps } from "../../feature.js";
 import { getJobForCheckout, markCheckoutPaid } from "./checkout-hooks.js";
 import { restoreJobs } from "./job-definition.js";
 

@@ -9,6 +9,7 @@ import {
   type QueueEstimate,
   type QueueKind,
 } from "../../jobs/queue-estimate/read.js";
+import { jobWebhookViews } from "../webhooks/reads.js";
 import type { RestoreDeps } from "./deps.js";
 import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
 
@@ -33,7 +34,16 @@ export function restoredFilename(filename: string): string {
 /** Views of several jobs; their queue estimates cost at most two queries in all. */
 export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
   const queue = await estimateQueue(p.db, RESTORE_QUEUE, rows, p.clock());
-  return Promise.all(rows.map((row) => viewOf(p, row, queue.get(row.id) ?? null)));
+  const hooks = await jobWebhookViews(
+    p.db,
+    rows.map((r) => r.id),
+  );
+  return Promise.all(
+    rows.map(async (row) => ({
+      ...(await viewOf(p, row, queue.get(row.id) ?? null)),
+      webhook: hooks.get(row.id) ?? null,
+    })),
+  );
 }
 
 /** The view of one job, with its queue estimate while it is processing. */
@@ -62,17 +72,20 @@ async function viewOf(
     quality_label: PRICE_TABLE[row.quality].label,
     amount_cents: Number(row.amount_cents),
     display_price: displayCents(Number(row.amount_cents)),
+    declared_amount_cents: Number(row.declared_amount_cents),
     duration_sec: row.duration_sec,
     measured_duration_sec: row.measured_duration_sec,
     width: row.width,
     height: row.height,
     filename: row.filename,
     content_type: row.content_type,
-    size: Number(row.size_bytes),
+    size: Number(row.size_bytes ?? 0),
+    video_url: row.source_url,
     paid_from_balance: row.paid_from_balance,
     progress: row.status === "done" ? 1 : row.progress,
     download_url,
     error: row.error,
+    error_code: row.error_code,
     created_at: iso(row.created_at) as string,
     updated_at: iso(row.updated_at) as string,
     finished_at: iso(row.finished_at),

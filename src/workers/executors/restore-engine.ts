@@ -8,6 +8,7 @@ import { createCogRestoreEngine } from "../../engines/cog/cog-engines.js";
 import type { RestoreEngine } from "../../engines/contracts.js";
 import { createFfmpegRestoreEngine, measureDurationSec } from "../../engines/restore/index.js";
 import type { Executor } from "../../jobs/work.js";
+import type { VideoFetchSeam } from "../../services/restore/deps.js";
 import type { RestoreWorkParams } from "../../services/restore/job-definition.js";
 import { createRestoreExecutor } from "./restore.js";
 import type { FetchLike } from "./transfer.js";
@@ -26,7 +27,8 @@ export function restoreEngineFromConfig(config: Pick<Config, "engines">): Restor
 
 export function restoreExecutorFromConfig(
   config: Pick<Config, "engines">,
-  opts: { fetch?: FetchLike } = {},
+  opts: { fetch?: FetchLike; videoFetch?: VideoFetchSeam } = {},
 ): Executor<RestoreWorkParams> {
-  return createRestoreExecutor({ engine: restoreEngineFromConfig(config), fetch: opts.fetch });
+  const engine = restoreEngineFromConfig(config);
+  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch: opts.videoFetch });
 }

@@ -1,14 +1,19 @@
 /**
- * The restore Executor: download the input, measure its real length (refund when it is far
- * above the declared one), restore it with the configured engine, store the result.
+ * The restore Executor: get the input (download it, or fetch a video_url job's from its URL
+ * into storage), measure its real length (refused and refunded when far above the declared
+ * one; noted to the server at once, which gives back what a shorter length does not cost),
+ * restore it with the configured engine, store the result.
  */
 import path from "node:path";
 import { tooLong } from "../../domain/restore/limits.js";
 import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
 import type { RestoreEngine } from "../../engines/contracts.js";
 import { MediaError } from "../../engines/restore/index.js";
-import { type Executor, WorkError } from "../../jobs/work.js";
+import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
+import type { VideoFetchSeam } from "../../services/restore/deps.js";
 import { RestoreWorkParams, restoreJobs } from "../../services/restore/job-definition.js";
+import type { RestoreNote } from "../../services/restore/measurement.js";
+import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./restore-source.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
 
 const asFinal = (err: unknown) =>
@@ -19,8 +24,33 @@ const asFinal = (err: unknown) =>
 export function createRestoreExecutor(opts: {
   engine: RestoreEngine;
   fetch?: FetchLike;
+  /** Test seams of a video_url fetch (a local server, shorter caps). */
+  videoFetch?: VideoFetchSeam;
 }): Executor<RestoreWorkParams> {
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
+  /** The input in the scratch folder, by whichever way it comes. */
+  const getInput = async (
+    item: WorkItem<RestoreWorkParams>,
+    ctx: ExecuteContext,
+    inputPath: string,
+  ): Promise<FetchedInput> => {
+    const { source, sizeBytes, contentType } = item.params;
+    if (source) {
+      const seam = opts.videoFetch ?? {};
+      const { signal, progress } = ctx;
+      return fetchSourceVideo({
+        fetchImpl,
+        item,
+        source,
+        destPath: inputPath,
+        seam,
+        signal,
+        progress,
+      });
+    }
+    const bytes = await downloadInput(fetchImpl, item.inputUrl, inputPath, sizeBytes, ctx.signal);
+    return { bytes, contentType };
+  };
   return {
     kind: restoreJobs.kind,
     params: RestoreWorkParams,
@@ -28,8 +58,9 @@ export function createRestoreExecutor(opts: {
       const params = item.params;
       const inputPath = path.join(ctx.workDir, "input");
       const outputPath = path.join(ctx.workDir, "output.mp4");
-      await downloadInput(fetchImpl, item.inputUrl, inputPath, params.sizeBytes, ctx.signal);
-      ctx.progress(0.02);
+      const input = await getInput(item, ctx, inputPath);
+      const start = params.source ? FETCH_PROGRESS : 0.02;
+      ctx.progress(start);
       const realSec = await opts.engine
         .measureDurationSec(inputPath, ctx.signal)
         .catch((err) => Promise.reject(asFinal(err)));
@@ -39,6 +70,12 @@ export function createRestoreExecutor(opts: {
           message: RESTORE_MESSAGES.tooLong(realSec, params.declaredDurationSec),
         });
       }
+      const note: RestoreNote = {
+        measuredDurationSec: realSec,
+        inputBytes: input.bytes,
+        contentType: input.contentType,
+      };
+      await ctx.note(note);
       const result = await opts.engine
         .restore({
           inputPath,
@@ -47,7 +84,7 @@ export function createRestoreExecutor(opts: {
           durationSec: realSec,
           quality: params.quality,
           signal: ctx.signal,
-          onProgress: (f) => ctx.progress(0.02 + 0.93 * f),
+          onProgress: (f) => ctx.progress(start + (0.95 - start) * f),
         })
         .catch((err) => Promise.reject(asFinal(err)));
       const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);

@@ -53,10 +53,10 @@ export async function downloadInput(
   return bytes;
 }
 
-/** Stores the file as the job's result; returns its size. */
+/** Stores the file through the ticket endpoint and headers (a job's result); returns its size. */
 export async function uploadOutput(
   fetchImpl: FetchLike,
-  item: WorkItem,
+  item: Pick<WorkItem, "outputUrl" | "outputHeaders">,
   filePath: string,
   contentType: string,
   signal: AbortSignal,

@@ -1,5 +1,5 @@
 /**
- * The HTTP worker API: remote `kinora worker` processes claim, heartbeat, complete and fail
+ * The HTTP worker API: remote `kinora worker` processes claim, heartbeat, note, complete and fail
  * over HTTP with WORKER_TOKEN, so a GPU box needs no database or storage credentials. It is
  * generic over the job queues of every feature (it names no kind: the queues' definitions do);
  * claims long-poll on the same in-process WorkSource (LISTEN/NOTIFY wake-ups) the embedded

@@ -1,5 +1,5 @@
 /**
- * Heartbeat, complete, fail and release: the worker's reports on a job it holds the lease of.
+ * Heartbeat, note, complete, fail and release: the worker's reports on a job it holds the lease of.
  * An unknown (or malformed) job id is a 404; a report from a worker that no longer holds the
  * lease is `{ok: false}` (the worker abandons the attempt; another one owns the job now).
  */
@@ -16,6 +16,7 @@ import {
   Ok,
   WorkerId,
   WorkFailureSchema,
+  WorkNoteSchema,
   WorkResultSchema,
   workerSecurity,
 } from "./schemas.js";
@@ -50,6 +51,7 @@ function reportRoute(name: string, summary: string, body: z.ZodType, auth: Middl
 const HeartbeatBody = z
   .object({ kind: Kind, worker_id: WorkerId, progress: z.number().min(0).max(1).nullable() })
   .strict();
+const NoteBody = z.object({ kind: Kind, worker_id: WorkerId, note: WorkNoteSchema }).strict();
 const CompleteBody = z
   .object({ kind: Kind, worker_id: WorkerId, result: WorkResultSchema })
   .strict();
@@ -61,6 +63,9 @@ function bodies(kind: string) {
   const worker_id = "gpu-1-w0";
   return {
     heartbeat: HeartbeatBody.openapi({ example: { kind, worker_id, progress: 0.4 } }),
+    note: NoteBody.openapi({
+      example: { kind, worker_id, note: { measuredDurationSec: 10.04, inputBytes: 812345 } },
+    }),
     complete: CompleteBody.openapi({
       example: { kind, worker_id, result: { outputBytes: 812345, meta: {} } },
     }),
@@ -103,6 +108,15 @@ export function registerReports(
       const q = await queueFor(source, b.kind);
       const leaseMs = (await source()).leaseMs;
       return c.json(answer(await q.heartbeat(id, b.worker_id, leaseMs, b.progress), id), 200);
+    },
+  );
+  app.openapi(
+    reportRoute("note", "Tell what the attempt learned so far", body.note, auth),
+    async (c) => {
+      const b = c.req.valid("json") as z.infer<typeof NoteBody>;
+      const { id } = c.req.valid("param");
+      const q = await queueFor(source, b.kind);
+      return c.json(answer(await q.note(id, b.worker_id, b.note), id), 200);
     },
   );
   app.openapi(reportRoute("complete", "Report the job done", body.complete, auth), async (c) => {

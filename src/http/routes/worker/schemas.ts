@@ -38,5 +38,10 @@ export const WorkResultSchema = z.object({
   meta: z.record(z.string(), z.unknown()),
 });
 
+/** What a running attempt tells the server (the kind's definition reads it, `noted`). */
+export const WorkNoteSchema = z.record(z.string(), z.unknown()).openapi({
+  example: { measuredDurationSec: 10.04, inputBytes: 812345, contentType: "video/mp4" },
+});
+
 export const Ok = z.object({ ok: z.boolean() });
 export const workerSecurity = [{ workerToken: [] }];

@@ -1,0 +1,26 @@
+/**
+ * Why a restore job ended failed or refunded, for machines: the job's `error_code` (its `error`
+ * says the same in a sentence). Only the caller's own causes have a code; a job that failed on
+ * our side (crashes, a lost worker, attempts used up) has none.
+ */
+export const RESTORE_JOB_ERROR_CODES = [
+  /** video_url could not be fetched, or did not serve an accepted video within the caps. */
+  "video_fetch_failed",
+  /** The real length is much longer than declared. */
+  "too_long",
+  /** The file is not a readable video. */
+  "corrupt",
+  /** The file has no video stream. */
+  "no_video",
+  /** The video's codec cannot be decoded. */
+  "unsupported",
+] as const;
+
+export type RestoreJobErrorCode = (typeof RESTORE_JOB_ERROR_CODES)[number];
+
+/** The job's error_code for a worker's failure code; null for codes that are not the caller's. */
+export function restoreJobErrorCode(code: string | undefined): RestoreJobErrorCode | null {
+  return (RESTORE_JOB_ERROR_CODES as readonly string[]).includes(code ?? "")
+    ? (code as RestoreJobErrorCode)
+    : null;
+}
