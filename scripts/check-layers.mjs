@@ -9,7 +9,8 @@
  * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless,
  * and so are two folders that import each other (even through different modules): a folder is a
  * unit a reader learns as a whole, and two that lean on each other are one unit in disguise.
- * Tests and shared test suites (*.test.ts, *.suite.ts) compose freely and are not checked.
+ * Tests (*.test.ts beside the code they test, *.suite.ts) compose freely and are not checked; test
+ * helpers, fakes and fixtures live under test/, and one left in src/ is refused by its name.
  * Type-only imports count: a type pointing upwards still couples a rule to its caller.
  *
  * Usage: node scripts/check-layers.mjs [--json]   (exit 1 when anything is wrong)
@@ -78,6 +79,9 @@ function sourceFiles(dir) {
   return out;
 }
 
+/** Names of test-only modules (helpers, fakes, fixtures), which live under test/, never in src/. */
+const TEST_HELPER = /(^|\/)(fixtures?|fakes?)\/|[.-]test-helpers?\.tsx?$|(^|\/)test-[^/]*\.tsx?$/;
+
 const IMPORT =
   /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -106,6 +110,7 @@ export function checkLayers() {
   const graph = new Map();
   const problems = [];
   for (const file of files) {
+    if (TEST_HELPER.test(file)) problems.push(`${file}: a test helper; it belongs under test/`);
     const from = layerOf(file);
     if (!from) problems.push(`${file}: not in any layer (add it to scripts/check-layers.mjs)`);
     const edges = [];

@@ -2,7 +2,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ffmpegBinaries, runFfmpeg, runFfprobe } from "./ffmpeg.js";
-import { tempDir } from "./restore/test-media.js";
+import { tempDir } from "../../test/restore/media.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -17,7 +17,7 @@ import {
   makeTempDir,
   manualClock,
   SECRET,
-} from "./local-store.test-helper.js";
+} from "../../test/storage/temp-files.js";
 
 const KEY = restoreInputKey("rj_node1");
 let server: ServerType;

@@ -14,7 +14,7 @@ import {
   manualClock,
   SECRET,
   streamOf,
-} from "./local-store.test-helper.js";
+} from "../../test/storage/temp-files.js";
 import { signToken } from "./local-token.js";
 
 const BASE = "http://127.0.0.1:8080";

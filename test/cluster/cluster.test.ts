@@ -15,7 +15,7 @@ import path from "node:path";
 import pg from "pg";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SigV4Proxy, startSigV4Proxy } from "../../src/storage/sigv4-proxy.test-helper.js";
+import { type SigV4Proxy, startSigV4Proxy } from "../fakes/sigv4-proxy.js";
 import { makeImage } from "../clips/helpers.js";
 import { makeVideo } from "../restore/helpers.js";
 import { type ServerDatabase, serverDatabase } from "../server-db.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { measureDurationSec, parseOutTimeSec } from "./duration.js";
-import { generate, pipeTo, tempDir } from "./test-media.js";
+import { generate, pipeTo, tempDir } from "../../../test/restore/media.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createFfmpegRestoreEngine, MediaError } from "./index.js";
 import { measureQuality } from "./quality.js";
-import { generate, pipeTo, summarise, tempDir } from "./test-media.js";
+import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
 let dir: string;

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measureLoudness, probeForPlan } from "./probe.js";
-import { generate, tempDir } from "./test-media.js";
+import { generate, tempDir } from "../../../test/restore/media.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFfmpegRestoreEngine, type RestoreQuality } from "./index.js";
 import { analyseHum, measureLoudness } from "./probe.js";
 import { measureQuality, parseQualityLog, type QualityScore } from "./quality.js";
-import { generate, tempDir } from "./test-media.js";
+import { generate, tempDir } from "../../../test/restore/media.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
 let dir: string;

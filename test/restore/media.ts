@@ -7,7 +7,7 @@ import { closeSync, openSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ffmpegBinaries, ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { ffmpegBinaries, ffprobeJson, runFfmpeg } from "../../src/engines/ffmpeg.js";
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "kinora-restore-test-"));
