@@ -33,6 +33,9 @@ export interface FetchedInput {
 const fetchFailed = (message: string) =>
   new WorkError({ kind: "final", message, code: "video_fetch_failed" });
 
+const sizeMismatch = (served: string, declared: number) =>
+  `video_url served ${served} bytes but size was declared as ${declared}; create a new job with the real size, or without size.`;
+
 /** Fetches the source to `destPath` and stores it as the job's input. */
 export async function fetchSourceVideo(opts: {
   fetchImpl: FetchLike;
@@ -62,13 +65,14 @@ export async function fetchSourceVideo(opts: {
       if (total) opts.progress(FETCH_PROGRESS * Math.min(1, bytes / total));
     },
   }).catch((err) => {
+    // With a declared size that size is the cap: over it, the size given is what is wrong.
+    if (err instanceof ImageFetchError && err.code === "too_large" && source.expectBytes !== null)
+      throw fetchFailed(sizeMismatch(`more than ${source.expectBytes}`, source.expectBytes));
     if (err instanceof ImageFetchError) throw fetchFailed(err.message);
     throw err;
   });
   if (source.expectBytes !== null && fetched.bytes !== source.expectBytes) {
-    throw fetchFailed(
-      `video_url served ${fetched.bytes} bytes but size was declared as ${source.expectBytes}; create a new job with the real size, or without size.`,
-    );
+    throw fetchFailed(sizeMismatch(String(fetched.bytes), source.expectBytes));
   }
   // The input's ticket comes from the same endpoint as the result's, by its own signed token.
   await uploadOutput(
