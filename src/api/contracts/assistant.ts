@@ -8,7 +8,6 @@ import { defineContract, READ_ONLY } from "../operation.js";
 import { PriceTable, RestoreJob } from "../restore.js";
 import { JobIdField, Wallet } from "../schemas.js";
 import { startClip } from "./clips.js";
-import { startOrPayRestore } from "./restore.js";
 
 export const getPrices = defineContract({
   id: "getPrices",
@@ -32,16 +31,15 @@ export const cancelJob = defineContract({
   output: z.object({ job: z.union([RestoreJob, Clip]), wallet: Wallet }),
   errors: ["not_found", "already_uploaded", "paid_by_checkout", "wrong_state"],
   remedies: {
-    already_uploaded: (refer, a) => {
-      const id = String(a.job_id);
-      return `Start it with ${refer(id.startsWith("clip_") ? startClip : startOrPayRestore, { job_id: id })} instead.`;
-    },
+    // Only a clip whose image arrived is refused so; a restore not yet started can be cancelled.
+    already_uploaded: (refer, a) =>
+      `Start it with ${refer(startClip, { job_id: String(a.job_id) })} instead.`,
   },
   mcp: {
     name: "cancel_job",
-    title: "Cancel a job whose file never arrived",
+    title: "Cancel a job that has not started",
     description:
-      "Refunds at once, to the balance and this key's allowance. Cancels a restore or clip whose file never arrived; a running job cannot be cancelled. Again: unchanged.",
+      "Refunds at once, to the balance and this key's allowance. Cancels a restore not yet started (uploaded or not) or a clip whose image never arrived; a running job cannot be cancelled. Again: unchanged.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: true,

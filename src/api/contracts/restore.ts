@@ -102,6 +102,13 @@ export const listRestores = defineContract({
     description: `Restore jobs, newest first, \`limit\` (${LIST_LIMIT.min}–${LIST_LIMIT.max}, default ${LIST_LIMIT.default}) at a time; pass \`next_cursor\` back as \`cursor\` for the next page (null on the last). The wallet key sees all of the wallet's jobs; an agent key only the jobs it created.`,
     answer: "A page of jobs.",
   },
+  mcp: {
+    name: "list_restores",
+    title: "List this key's restores",
+    description:
+      "Free. This key's restore jobs, newest first, with status and download_url once done; next_cursor pages back. Finds a job whose id was lost.",
+    annotations: READ_ONLY,
+  },
 });
 
 export const getRestore = defineContract({
@@ -209,19 +216,15 @@ export const cancelRestore = defineContract({
   auth: "key",
   input: z.object(JOB).strict(),
   output: z.object({ job: RestoreJob, wallet: Wallet }),
-  errors: ["not_found", "already_uploaded", "paid_by_checkout", "wrong_state"],
-  remedies: {
-    already_uploaded: (refer, a) =>
-      `Start it with ${refer([startRestore, startOrPayRestore], { job_id: String(a.job_id) })} instead.`,
-  },
+  errors: ["not_found", "paid_by_checkout", "wrong_state"],
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/cancel",
     names: { job_id: "id" },
     tags: TAGS,
-    summary: "Cancel a job whose file never arrived",
+    summary: "Cancel a job that has not started",
     description:
-      "Balance-paid jobs only, while the file has not been uploaded: the price goes back to the balance (and the agent key's allowance). Cancelling a cancelled job returns it unchanged; 409 when it can no longer be cancelled.",
+      "Balance-paid jobs only, before start (`awaiting_upload`, whether or not the file has arrived): the price goes back to the balance (and the agent key's allowance) at once and an uploaded file is deleted. Cancelling a cancelled job returns it unchanged; 409 once it started.",
     answer: "The job, cancelled, and the wallet after the refund.",
   },
 });

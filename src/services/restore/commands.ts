@@ -98,21 +98,18 @@ function notCancellable(row: RestoreJobRow): ApiError {
       "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
     );
   }
-  return wrongState(
-    `The job is ${row.status}: it can be cancelled only while its file has not arrived.`,
-  );
+  return wrongState(`The job is ${row.status}: it can be cancelled only before it starts.`);
 }
 
+/**
+ * Cancels a balance-paid job before it starts, whether or not its file arrived: the price goes
+ * back at once (the move and the refund in one transaction) and an uploaded file is deleted.
+ * The move is conditional on awaiting_upload, so a racing start and cancel have one winner.
+ */
 export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id: string) {
   const row = await ownedJob(p, principal, id);
   if (row.status === "cancelled") return cancelled(p, principal, row);
   if (row.status !== "awaiting_upload" || !row.paid_from_balance) throw notCancellable(row);
-  if (await p.storage.head(row.input_key)) {
-    throw new ApiError(
-      "already_uploaded",
-      "The file has already arrived, so the job can no longer be cancelled.",
-    );
-  }
   const moved = await moveRestore(
     p.db,
     id,

@@ -1,6 +1,9 @@
 /**
- * The latest deliveries as reads show them: of a job (its own webhook_url and every endpoint
- * that got its events) and of an endpoint. Batched: one query per read of many jobs or endpoints.
+ * The latest deliveries as reads show them: of a job's own webhook_url, and of an endpoint.
+ * A job's read shows only the deliveries to its own webhook_url, never those to the wallet's
+ * endpoints: a restore job is read by anyone holding its id (the checkout's payer too) and an
+ * agent key reads its own jobs, while endpoints are the wallet key's alone (GET /wallet/webhooks
+ * shows their deliveries). Batched: one query per read of many jobs or endpoints.
  */
 import { sql } from "kysely";
 import type { JobWebhookView, WebhookDeliveryView } from "../../api/webhooks.js";
@@ -48,12 +51,14 @@ async function latest(db: Db, column: "job_id" | "endpoint_id", ids: readonly st
   const byOwner = new Map<string, WebhookDeliveryView[]>();
   if (ids.length === 0) return byOwner;
   const owner = column === "job_id" ? sql.ref("e.job_id") : sql.ref("d.endpoint_id");
+  // A job's own webhook_url is the delivery without an endpoint.
+  const own = column === "job_id" ? sql`AND d.endpoint_id IS NULL` : sql``;
   const rows = await sql<DeliveryWithType>`
     SELECT * FROM (
       SELECT d.*, e.type, ${owner} AS owner,
              row_number() OVER (PARTITION BY ${owner} ORDER BY d.created_at DESC, d.id DESC) AS n
       FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-      WHERE ${owner} IN (${sql.join(ids)})
+      WHERE ${owner} IN (${sql.join(ids)}) ${own}
     ) ranked WHERE n <= ${DELIVERIES_SHOWN}
     ORDER BY created_at DESC, id DESC`.execute(db);
   for (const row of rows.rows) {
@@ -64,7 +69,7 @@ async function latest(db: Db, column: "job_id" | "endpoint_id", ids: readonly st
   return byOwner;
 }
 
-/** Each job's own webhook with its latest deliveries; jobs without one are absent. */
+/** Each job's own webhook with its latest deliveries to it; jobs without one are absent. */
 export async function jobWebhookViews(
   db: Db,
   jobIds: readonly string[],

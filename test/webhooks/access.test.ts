@@ -1,0 +1,319 @@
+/**
+ * Who else can reach what webhooks store or return: an agent key of the wallet, or another
+ * wallet, tries to read and delete the wallet's endpoints, send them test events, read or rotate
+ * the wallet's default secret, read its jobs' deliveries and receive its jobs' events — and gets
+ * nothing. Secrets are stored only sealed (another SIGNING_SECRET cannot open them) and never
+ * reach a log line, at debug level, through registration, reads, rotation and deliveries; a
+ * delivery carries no cookie or key.
+ */
+import { sql } from "kysely";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restoreFeature, restoreKind } from "../../src/features/restore.js";
+import { webhooksFeature } from "../../src/features/webhooks.js";
+import { createLogger } from "../../src/logger.js";
+import { SECRET_PURPOSE } from "../../src/services/webhooks/secrets.js";
+import { createSigner } from "../../src/signing.js";
+import { ADMIN_TOKEN, createTestApp, type TestApp } from "../app.js";
+import { jobBody } from "../restore/helpers.js";
+import { type Receiver, startReceiver } from "./receiver.js";
+
+const TIMING = { timeoutMs: 2500, baseMs: 50, capMs: 1000, windowMs: 60_000 };
+
+let t: TestApp;
+let mine: Receiver;
+let theirs: Receiver;
+let stop: () => Promise<void>;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  mine = await startReceiver();
+  theirs = await startReceiver();
+  t = await createTestApp({
+    env: { WEBHOOK_ALLOW_HTTP_LOOPBACK: "true" },
+    platform: (p) => ({
+      ...p,
+      clock: () => new Date(),
+      // Everything at debug level, kept for the "never logged" check.
+      log: createLogger("debug", {}, (line) => logLines.push(line)),
+    }),
+    features: [
+      restoreFeature({ noExecutor: true }),
+      webhooksFeature({ kinds: [restoreKind], timing: TIMING, leaseMs: 20_000, pollMs: 50 }),
+    ],
+  });
+  const task = await t.features.find((f) => f.name === "webhooks")?.start?.();
+  stop = async () => task?.stop();
+});
+afterAll(async () => {
+  await stop();
+  await mine.close();
+  await theirs.close();
+  await t.close();
+});
+
+const video = { sizeBytes: 1000 };
+
+/** A wallet with an endpoint at `receiver`, an agent key, and the wallet's default secret. */
+async function owner(receiver: Receiver) {
+  const { key, walletId } = await t.newWallet(5000);
+  const ep = await t.call("POST", "/wallet/webhooks", {
+    key,
+    body: { url: receiver.url, description: "owner's endpoint" },
+  });
+  expect(ep.status).toBe(200);
+  const agent = await t.newAgentKey(key, 2000);
+  const secret = (await t.call("GET", "/wallet/webhook-secret", { key })).body.secret as string;
+  return {
+    key,
+    walletId,
+    agent,
+    endpointId: ep.body.endpoint.id as string,
+    endpointSecret: ep.body.secret as string,
+    secret,
+  };
+}
+
+/** Waits until every delivery of the job is delivered; returns the job's read by `key`. */
+async function settled(jobId: string) {
+  for (let i = 0; i < 400; i++) {
+    const pending = await t.deps.db
+      .selectFrom("webhook_deliveries")
+      .innerJoin("webhook_events", "webhook_events.id", "webhook_deliveries.event_id")
+      .select("webhook_deliveries.state")
+      .where("webhook_events.job_id", "=", jobId)
+      .where("webhook_deliveries.state", "=", "pending")
+      .execute();
+    const any = await t.deps.db
+      .selectFrom("webhook_events")
+      .select("id")
+      .where("job_id", "=", jobId)
+      .execute();
+    if (any.length > 0 && pending.length === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`deliveries of ${jobId} never settled`);
+}
+
+describe("an agent key of the wallet", () => {
+  it("cannot list, delete or test the wallet's endpoints, nor read or rotate its secret", async () => {
+    const a = await owner(mine);
+    const as = { key: a.agent.key };
+    const refusals = [
+      await t.call("GET", "/wallet/webhooks", as),
+      await t.call("POST", "/wallet/webhooks", { ...as, body: { url: theirs.url } }),
+      await t.call("POST", `/wallet/webhooks/${a.endpointId}/delete`, as),
+      await t.call("POST", `/wallet/webhooks/${a.endpointId}/test`, as),
+      await t.call("GET", "/wallet/webhook-secret", as),
+      await t.call("POST", "/wallet/webhook-secret/rotate", as),
+    ];
+    for (const res of refusals) {
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe("wallet_key_required");
+      expect(JSON.stringify(res.body)).not.toContain(a.endpointId);
+    }
+    const list = await t.call("GET", "/wallet/webhooks", { key: a.key });
+    expect(list.body.endpoints.map((e: { id: string }) => e.id)).toEqual([a.endpointId]);
+    expect(list.body.endpoints[0].deliveries).toEqual([]); // no test event went out
+    expect((await t.call("GET", "/wallet/webhook-secret", { key: a.key })).body.secret).toBe(
+      a.secret,
+    );
+  });
+
+  it("reads its own job's webhook deliveries, not the owner's endpoints' (nor lists the owner's jobs)", async () => {
+    const a = await owner(mine);
+    const ownerJob = await t.call("POST", "/cloud/jobs", {
+      key: a.key,
+      body: jobBody(video, { webhook_url: mine.url }),
+    });
+    const agentList = await t.call("GET", "/cloud/jobs", { key: a.agent.key });
+    expect(agentList.status).toBe(200);
+    expect(JSON.stringify(agentList.body)).not.toContain(ownerJob.body.job.id);
+    const created = await t.call("POST", "/cloud/jobs", {
+      key: a.agent.key,
+      body: jobBody(video, { webhook_url: mine.url }),
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.job.id as string;
+    await t.call("POST", `/cloud/jobs/${id}/cancel`, { key: a.agent.key });
+    await settled(id);
+    // The completion went to the job's webhook_url and to the owner's endpoint.
+    const sent = await t.deps.db
+      .selectFrom("webhook_deliveries")
+      .innerJoin("webhook_events", "webhook_events.id", "webhook_deliveries.event_id")
+      .select("webhook_deliveries.endpoint_id")
+      .where("webhook_events.job_id", "=", id)
+      .execute();
+    expect(sent.map((d) => d.endpoint_id).sort()).toEqual([a.endpointId, null].sort());
+    // The agent key sees its job's own webhook; the owner's endpoint stays the owner's.
+    for (const key of [a.agent.key, a.key]) {
+      const read = await t.call("GET", `/cloud/jobs/${id}`, { key });
+      expect(read.status).toBe(200);
+      const hook = read.body.job.webhook;
+      expect(hook.url).toBe(mine.url);
+      expect(hook.deliveries).toHaveLength(1);
+      expect(hook.deliveries[0]).toMatchObject({
+        type: "job.completed",
+        endpoint_id: null,
+        state: "delivered",
+      });
+      expect(JSON.stringify(read.body)).not.toContain(a.endpointId);
+    }
+  });
+});
+
+describe("another wallet", () => {
+  it("cannot see, delete or test the wallet's endpoints, and has a secret of its own", async () => {
+    const a = await owner(mine);
+    const b = await owner(theirs);
+    const asB = { key: b.key };
+    const listB = await t.call("GET", "/wallet/webhooks", asB);
+    expect(listB.body.endpoints.map((e: { id: string }) => e.id)).toEqual([b.endpointId]);
+    for (const action of ["delete", "test"]) {
+      const res = await t.call("POST", `/wallet/webhooks/${a.endpointId}/${action}`, asB);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe("not_found");
+    }
+    // B's agent key neither.
+    const res = await t.call("POST", `/wallet/webhooks/${a.endpointId}/delete`, {
+      key: b.agent.key,
+    });
+    expect(res.status).toBe(403);
+    expect(b.secret).not.toBe(a.secret);
+    const rotated = await t.call("POST", "/wallet/webhook-secret/rotate", asB);
+    expect(rotated.body.secret).not.toBe(b.secret);
+    expect((await t.call("GET", "/wallet/webhook-secret", { key: a.key })).body.secret).toBe(
+      a.secret,
+    );
+    const listA = await t.call("GET", "/wallet/webhooks", { key: a.key });
+    expect(listA.body.endpoints).toHaveLength(1);
+    expect(listA.body.endpoints[0]).toMatchObject({ id: a.endpointId, status: "enabled" });
+    expect(listA.body.endpoints[0].deliveries).toEqual([]);
+  });
+
+  it("lists none of the wallet's jobs, sees none of its endpoints' deliveries, and its endpoints get none of their events", async () => {
+    const a = await owner(mine);
+    const b = await owner(theirs);
+    const fromMine = mine.received.length;
+    const fromTheirs = theirs.received.length;
+    const created = await t.call("POST", "/cloud/jobs", {
+      key: a.key,
+      body: jobBody(video, { webhook_url: mine.url, webhook_events: ["completed"] }),
+    });
+    const id = created.body.job.id as string;
+    await t.call("POST", `/cloud/jobs/${id}/cancel`, { key: a.key });
+    await settled(id);
+    for (const key of [b.key, b.agent.key]) {
+      const list = await t.call("GET", "/cloud/jobs", { key });
+      expect(list.status).toBe(200);
+      expect(JSON.stringify(list.body)).not.toContain(id);
+      // Over MCP a job is read with the key that made it.
+    }
+    // REST reads a restore job by its id alone (the 128-bit id is the capability, docs/api):
+    // whoever holds it sees the job's own webhook, never the wallet's endpoints' deliveries.
+    for (const key of [b.key, undefined]) {
+      const read = await t.call("GET", `/cloud/jobs/${id}`, key ? { key } : {});
+      expect(read.status).toBe(200);
+      expect(
+        read.body.job.webhook.deliveries.map((d: { endpoint_id: unknown }) => d.endpoint_id),
+      ).toEqual([null]);
+      expect(JSON.stringify(read.body)).not.toContain(a.endpointId);
+    }
+    // The job's own webhook_url and A's endpoint got the completion, signed for A; B got nothing.
+    const got = (await mine.waitFor(fromMine + 2)).slice(fromMine);
+    const verified = got.map((r) => {
+      try {
+        return new Webhook(a.secret).verify(r.body, r.headers);
+      } catch {
+        return new Webhook(a.endpointSecret).verify(r.body, r.headers);
+      }
+    });
+    expect(verified.map((p) => (p as { data: { id: string } }).data.id)).toEqual([id, id]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(theirs.received.length - fromTheirs).toBe(0);
+    // Neither signature verifies with B's secrets.
+    for (const r of got) {
+      expect(() => new Webhook(b.secret).verify(r.body, r.headers)).toThrow();
+      expect(() => new Webhook(b.endpointSecret).verify(r.body, r.headers)).toThrow();
+    }
+  });
+});
+
+describe("secrets at rest, in logs and on the wire", () => {
+  it("are stored only sealed, never logged, and deliveries send no cookie or key", async () => {
+    const a = await owner(mine);
+    const from = mine.received.length;
+    // Traffic that touches every secret: a credit (endpoint), a job with its own URL (default
+    // secret), a test event, a rotation.
+    await t.call("POST", `/admin/wallets/${a.walletId}/credit`, {
+      key: ADMIN_TOKEN,
+      body: { amount_cents: 100, reason: "test" },
+    });
+    const created = await t.call("POST", "/cloud/jobs", {
+      key: a.key,
+      body: jobBody(video, { webhook_url: mine.url }),
+    });
+    await t.call("POST", `/cloud/jobs/${created.body.job.id}/cancel`, { key: a.key });
+    await t.call("POST", `/wallet/webhooks/${a.endpointId}/test`, { key: a.key });
+    await settled(created.body.job.id);
+    const got = (await mine.waitFor(from + 4)).slice(from);
+    const rotated = (await t.call("POST", "/wallet/webhook-secret/rotate", { key: a.key })).body
+      .secret as string;
+    const secrets = [a.endpointSecret, a.secret, rotated];
+    // The base64 key inside each whsec_ secret: what an HMAC needs.
+    const material = secrets.flatMap((s) => [s, s.slice("whsec_".length)]);
+
+    // At rest: no row of any webhook table holds a secret; the sealed values open only with
+    // this server's SIGNING_SECRET.
+    for (const table of [
+      "webhook_secrets",
+      "webhook_endpoints",
+      "job_webhooks",
+      "webhook_events",
+      "webhook_deliveries",
+      "webhook_attempts",
+      "wallets",
+    ]) {
+      const rows = await sql<{
+        r: unknown;
+      }>`SELECT row_to_json(x) AS r FROM ${sql.table(table)} x`.execute(t.deps.db);
+      const text = JSON.stringify(rows.rows);
+      for (const m of material) expect(text, table).not.toContain(m);
+    }
+    const sealedDefault = await t.deps.db
+      .selectFrom("webhook_secrets")
+      .select("sealed")
+      .where("wallet_id", "=", a.walletId)
+      .executeTakeFirstOrThrow();
+    const sealedEndpoint = await t.deps.db
+      .selectFrom("webhook_endpoints")
+      .select("secret_sealed")
+      .where("id", "=", a.endpointId)
+      .executeTakeFirstOrThrow();
+    const other = createSigner("another-signing-secret-0123456789abcdef");
+    expect(other.open(SECRET_PURPOSE, sealedDefault.sealed)).toBeNull();
+    expect(other.open(SECRET_PURPOSE, sealedEndpoint.secret_sealed)).toBeNull();
+    expect(t.deps.signer.open(SECRET_PURPOSE, sealedDefault.sealed)?.plain).toBe(rotated);
+    expect(t.deps.signer.open(SECRET_PURPOSE, sealedEndpoint.secret_sealed)?.plain).toBe(
+      a.endpointSecret,
+    );
+
+    // In logs: the access log of every request above, the delivery loop's lines.
+    expect(logLines.length).toBeGreaterThan(10);
+    const logs = logLines.join("\n");
+    expect(logs).toContain("/wallet/webhook-secret");
+    for (const m of material) expect(logs).not.toContain(m);
+
+    // On the wire: the Standard Webhooks headers, and no credential of any kind.
+    for (const r of got) {
+      expect(Object.keys(r.headers)).toEqual(
+        expect.arrayContaining(["webhook-id", "webhook-timestamp", "webhook-signature"]),
+      );
+      for (const h of ["authorization", "cookie", "proxy-authorization", "x-api-key"]) {
+        expect(r.headers[h], h).toBeUndefined();
+      }
+      const raw = JSON.stringify(r.headers) + r.body;
+      for (const m of [...material, a.key, a.agent.key]) expect(raw).not.toContain(m);
+    }
+  });
+});
