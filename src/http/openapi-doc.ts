@@ -19,7 +19,7 @@ const IDEMPOTENCY_HEADER = {
   in: "header",
   required: false,
   description:
-    "1–255 printable ASCII characters. With a key: the same key and request within 24 hours replays the first response (header `Idempotent-Replayed: true`); another request with the same key is a 409. Replays go only to the same credential; requests without a credential are never stored or replayed.",
+    "1–255 printable ASCII characters. With a key: the same key and request within 24 hours replays the first response (header `Idempotent-Replayed: true`); another request with the same key is a 409. Replays go only to the same credential; requests that are not authenticated are never stored or replayed, whatever `Authorization` says.",
   schema: { type: "string", minLength: 1, maxLength: 255, example: "create-job-7f3a" },
 };
 

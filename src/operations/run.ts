@@ -1,7 +1,7 @@
 /**
  * Running one call of an operation with the policies every surface shares, in this order:
- * who may call (the auth mode), the operation's rate bucket, then — for a caller with a
- * credential and an idempotency key — at most once per key: the same key and input replay the
+ * who may call (the auth mode), the operation's rate bucket, then — for a verified caller with
+ * an idempotency key — at most once per key: the same key and input replay the
  * first outcome, another input with the same key is a 409. The outcome is surface-neutral
  * data (a status, a body, an x402 receipt, or an error body with its headers), already worded
  * for the caller's surface; each surface turns it into its own answer.
@@ -138,6 +138,18 @@ async function attempt(
 }
 
 /**
+ * The credential idempotency records are scoped to and sealed with: only one that was verified
+ * (a key or token that authenticated a principal, or the operator's token on an admin route).
+ * Whatever a caller sends to a route that does not authenticate (`Bearer undefined`) scopes
+ * nothing — such calls are never stored or replayed — so no stored response can be reached,
+ * or unsealed from a database copy, with a guessable header.
+ */
+function verifiedCredential(mode: AuthMode, ctx: CallContext): string | undefined {
+  if (!ctx.credential) return undefined;
+  return ctx.principal || mode === "admin" ? ctx.credential : undefined;
+}
+
+/**
  * Runs `op` on an input the surface has already read (./input.ts). Never throws: every
  * refusal is an Outcome, so both surfaces answer it the same way.
  */
@@ -156,12 +168,13 @@ export async function runOperation(
     return errorOutcome(err, ctx, opts.log);
   }
   const key = opts.idempotencyKey;
-  if (key === undefined || !ctx.credential || !opts.idempotency) {
+  const credential = verifiedCredential(contract.auth, ctx);
+  if (key === undefined || credential === undefined || !opts.idempotency) {
     return attempt(op, input, ctx, opts.log);
   }
   const { deps, inFlightMs } = opts.idempotency;
   const req: IdempotentRequest = {
-    credential: ctx.credential,
+    credential,
     key,
     // A signed x402 retry is another request than the unpaid one, even with the same input.
     fingerprint: `${contract.id}\n${JSON.stringify(input)}\n${ctx.payment ?? ""}`,

@@ -5,8 +5,8 @@
  * keyed by SHA-256(credential) and the response is stored encrypted (AES-256-GCM) under a key
  * derived from the credential itself with HKDF and a per-record salt — so neither another
  * caller nor someone reading the database can read a replay, and a response that carries a
- * secret (a new agent key) is never stored readable. Anonymous callers have no credential and
- * so get no replay at all.
+ * secret (a new agent key) is never stored readable. Only a verified credential scopes a
+ * record (operations/run.ts decides): an unauthenticated caller gets no record and no replay.
  *
  * A record is "in flight" until its response is stored; an in-flight record older than the
  * lease (a crashed request) may be claimed again, and every record expires after the TTL.
