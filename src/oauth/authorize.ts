@@ -1,8 +1,11 @@
 /**
  * The authorization request (RFC 6749 §4.1.1 with PKCE, RFC 8707 resource, RFC 9207 iss):
  * checked in the order that decides where an error may go. An unknown client or a redirect URI
- * it did not register gets an error page — never a redirect, or anyone could bounce a browser
- * through kinora to their site. Everything after that goes back to the client's redirect URI.
+ * it did not register gets an error page with nowhere to go. Every client is self-registered
+ * (dynamic registration or a metadata document: none is operator-trusted), so an error found
+ * after that is also a page, never an automatic redirect (RFC 9700 §4.11.2: anyone could
+ * register https://evil.example and bounce browsers through kinora to it); the page offers a
+ * link back to the client's redirect URI carrying the error, naming its host.
  */
 import { type ClientDeps, findClient, type OAuthClient } from "./clients.js";
 import { OAuthError, type OAuthErrorCode } from "./errors.js";
@@ -22,7 +25,7 @@ export class UntrustedRequestError extends Error {
   override name = "UntrustedRequestError";
 }
 
-/** Goes back to the client's redirect URI as ?error=…&state=…&iss=…. */
+/** Shown on a page whose "return to <host>" link carries ?error=…&state=…&iss=… back. */
 export class RedirectableError extends OAuthError {
   constructor(
     error: OAuthErrorCode,

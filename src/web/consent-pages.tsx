@@ -165,11 +165,26 @@ export function NewWalletPage(props: { walletKey: string; continueUrl: string; w
   );
 }
 
-export function ProblemPage(props: { title: string; children: Child }) {
+/**
+ * A problem kinora shows itself. `back`: a link to where the app asked to return, naming its
+ * host — followed only if the person chooses to (an error never redirects by itself).
+ */
+export function ProblemPage(props: {
+  title: string;
+  back?: { href: string; host: string };
+  children: Child;
+}) {
   return (
     <Page title={props.title}>
       <h1>{props.title}</h1>
       <p id="problem">{props.children}</p>
+      {props.back ? (
+        <p>
+          <a id="return" href={props.back.href} rel="noreferrer">
+            Return to <bdi>{props.back.host}</bdi>
+          </a>
+        </p>
+      ) : null}
     </Page>
   );
 }

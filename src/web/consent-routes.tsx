@@ -1,6 +1,6 @@
 /**
  * GET and POST /oauth/authorize: the authorization endpoint as a page. GET checks the request
- * (an untrusted client or redirect gets an error page, anything else an error redirect) and
+ * (every error is a page: oauth/authorize.ts) and
  * shows the consent; POST takes the decision — sign in with the wallet key, create a new
  * balance, allow (creating the connected app's agent key and a code) or deny. Every form
  * carries a CSRF token and the signed request, so nothing about the request is kept server-side.
@@ -95,12 +95,19 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
         return { answer: problem(c, "This app cannot connect", err.message) } as const;
       }
       if (err instanceof RedirectableError) {
+        // A page, never a redirect (oauth/authorize.ts says why); the person may follow the link.
         const to = redirectWith(
           err.redirectUri,
           { error: err.error, error_description: err.description, state: err.state },
           issuer,
         );
-        return { answer: c.redirect(to, 302) } as const;
+        const back = { href: to, host: redirectHost(err.redirectUri) };
+        const node = (
+          <ProblemPage title="This app cannot connect" back={back}>
+            {err.description}
+          </ProblemPage>
+        );
+        return { answer: page(c, node, 400) } as const;
       }
       throw err;
     }

@@ -156,7 +156,7 @@ describe("the authorization endpoint", () => {
     expect(res.status).toBe(200);
   });
 
-  it("sends request errors back to the client with state and iss", async () => {
+  it("shows request errors on a page whose return link carries the error, state and iss", async () => {
     const { challenge } = pkce();
     const cases: [Record<string, string | undefined>, string][] = [
       [{ code_challenge: undefined }, "invalid_request"],
@@ -168,8 +168,10 @@ describe("the authorization endpoint", () => {
     ];
     for (const [extra, error] of cases) {
       const res = await t.app.request(authorizePath(goodParams(challenge, extra)));
-      expect(res.status, error).toBe(302);
-      const q = new URL(res.headers.get("location") as string).searchParams;
+      expect(res.status, error).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      const href = /id="return" href="([^"]*)"/.exec(await res.text())?.[1] ?? "";
+      const q = new URL(href.replaceAll("&amp;", "&")).searchParams;
       expect(q.get("error"), JSON.stringify(extra)).toBe(error);
       expect(q.get("state")).toBe("st-1");
       expect(q.get("iss")).toBe(TEST_PUBLIC_URL);
