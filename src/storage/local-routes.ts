@@ -7,7 +7,7 @@
  * alike. A request that does not match what its valid token binds is 400
  * (wrong Content-Type, too few bytes) or 413 (too many bytes). An upload the
  * guard refuses (the link was used, or its job no longer waits for a file) is
- * 409. Nothing at a download link is 404. Every error body is `{ "detail", "code" }`, the
+ * 409, also when the job stopped waiting while the bytes streamed (they are then deleted). Nothing at a download link is 404. Every error body is `{ "detail", "code" }`, the
  * code from the API's table (link_invalid, upload_mismatch, already_uploaded, wrong_state …).
  */
 import { Readable } from "node:stream";
@@ -80,6 +80,14 @@ async function handleUpload(c: Context, deps: LocalRoutesDeps): Promise<Response
   }
   if (!outcome.ok) {
     return fail(c, "upload_mismatch", `expected ${claims.sizeBytes} bytes, got ${outcome.bytes}`);
+  }
+  // The job may have left the state that accepts this file while the bytes streamed (a cancel
+  // refunds at once): asked again now, a refusal deletes the file, so none outlives its job.
+  // A cancel after this check deletes the file itself.
+  const still = deps.guard ? await deps.guard(claims.key) : allowed;
+  if (!still.ok) {
+    await deps.disk.remove(claims.key);
+    return fail(c, "wrong_state", still.detail);
   }
   return c.body(null, 200, outcome.etag ? { ETag: outcome.etag } : {});
 }
