@@ -22,6 +22,7 @@ const TOOL_NAMES = [
   "start_clip",
   "get_clip",
   "list_clips",
+  "list_restores",
   "cancel_job",
   "get_balance",
   "create_top_up_link",
@@ -66,7 +67,7 @@ const ledgerCount = async (walletId: string) =>
   ).length;
 
 describe("tools/list", () => {
-  it("lists the 13 tools, each with a title, an output schema and all four hints", async () => {
+  it("lists the 13 spec tools and list_restores, each with a title, an output schema and all four hints", async () => {
     const { key } = await agent();
     const client = await connect(s.url, key);
     const { tools } = await client.listTools();
@@ -90,6 +91,7 @@ describe("tools/list", () => {
         "get_prices",
         "get_restore",
         "list_clips",
+        "list_restores",
         "quote_restore",
       ].sort(),
     );
