@@ -42,14 +42,15 @@ export async function endpointFailed(
     WHERE id = ${endpointId} AND disabled_at IS NULL
     RETURNING disabled_at IS NOT NULL AS disabled`.execute(db);
   const disabled = result.rows[0]?.disabled === true;
-  if (disabled) {
-    await db
-      .updateTable("webhook_deliveries")
-      .set({ state: "failed", last_error: "the endpoint was disabled", lease_owner: null })
-      .where("endpoint_id", "=", endpointId)
-      .where("state", "=", "pending")
-      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", now)]))
-      .execute();
-  }
+  // A disabled endpoint's waiting deliveries end failed: those waiting when it is disabled, and
+  // those whose attempt was in flight then, as each attempt ends (its failure lands here with
+  // the endpoint already disabled; left pending, nothing would ever claim it again).
+  await sql`
+    UPDATE webhook_deliveries d SET
+      state = 'failed', last_error = 'the endpoint was disabled', lease_owner = NULL
+    FROM webhook_endpoints e
+    WHERE e.id = ${endpointId} AND e.disabled_at IS NOT NULL
+      AND d.endpoint_id = e.id AND d.state = 'pending'
+      AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ${now})`.execute(db);
   return disabled;
 }
