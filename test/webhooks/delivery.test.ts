@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobEngineDeps } from "../../src/feature.js";
 import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
-import { moveJob } from "../../src/jobs/move.js";
+import { inTx, moveJob } from "../../src/jobs/move.js";
 import { createJobQueue } from "../../src/jobs/queue.js";
 import { restoreJobs } from "../../src/services/restore/job-definition.js";
 import { createTestApp, type TestApp } from "../app.js";
@@ -116,6 +116,40 @@ describe("a job's own webhook_url", () => {
       type: "job.completed",
       data: { id },
     });
+  });
+});
+
+describe("the outbox", () => {
+  it("is written in the transaction of the move: rolled back with it, committed with it", async () => {
+    const { key } = await t.newWallet(5000);
+    const before = receiver.received.length;
+    const created = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { webhook_url: receiver.url }),
+    });
+    const id = created.body.job.id as string;
+    const events = () =>
+      t.deps.db.selectFrom("webhook_events").select("id").where("job_id", "=", id).execute();
+    // The move and its event in one transaction that fails after both were written.
+    await expect(
+      inTx(t.deps.db, async (tx) => {
+        const moved = await moveJob(tx, restoreJobs, id, "cancel", new Date());
+        expect(moved?.status).toBe("cancelled");
+        expect(
+          await tx.selectFrom("webhook_events").select("id").where("job_id", "=", id).execute(),
+        ).toHaveLength(1);
+        throw new Error("the process died before the commit");
+      }),
+    ).rejects.toThrow(/before the commit/);
+    expect(await events()).toHaveLength(0);
+    expect((await t.call("GET", `/cloud/jobs/${id}`)).body.job.status).toBe("awaiting_upload");
+    // Committed: the event is there with its delivery, and goes out once.
+    await moveJob(t.deps.db, restoreJobs, id, "cancel", new Date());
+    const [event] = await events();
+    await receiver.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    const mine = receiver.received.slice(before);
+    expect(mine.map((r) => r.id)).toEqual([event?.id]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Webhooks across real `kinora serve` processes: a node SIGKILLed in the middle of an attempt
- * (the event is delivered later by the restarted node, once per attempt number), and — on
+ * (the event is delivered later by the restarted node, once per attempt number; neither node's
+ * debug log holds a secret or key), and — on
  * PostgreSQL — two API nodes sharing one outbox (every event delivered exactly once between
  * them, both nodes delivering).
  */
@@ -77,7 +78,11 @@ describe("a node killed mid-attempt", () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
     receiver.respond = (r) => (r.attempt === 1 ? "hang" : { status: 204 });
-    const nodeEnv = env({ ...database.env, DATA_DIR: path.join(dir, "killed") });
+    const nodeEnv = env({
+      ...database.env,
+      DATA_DIR: path.join(dir, "killed"),
+      LOG_LEVEL: "debug",
+    });
     try {
       const first = await startServe(nodeEnv);
       const { walletId, secret, key } = await walletWithEndpoint(first.url, receiver);
@@ -101,7 +106,18 @@ describe("a node killed mid-attempt", () => {
         attempts: 2,
         last_status_code: 204,
       });
+      // Secrets never reach the log, at debug level, through registration, reads and delivery.
+      const read = await fetch(`${second.url}/wallet/webhook-secret`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const walletSecret = ((await read.json()) as { secret: string }).secret;
       await second.stop();
+      const logs = first.output() + second.output();
+      expect(logs).toMatch(/"msg":"request"/);
+      for (const s of [secret, walletSecret]) {
+        expect(logs).not.toContain(s.slice("whsec_".length));
+      }
+      expect(logs).not.toContain(key);
     } finally {
       await killAll();
       await database.drop();
