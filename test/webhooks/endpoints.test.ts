@@ -190,5 +190,10 @@ describe("delivery-time checks and disabling", () => {
     expect(delivery.state).toBe("failed");
     expect(delivery.attempts).toBeGreaterThan(1);
     expect(delivery.last_status_code).toBeNull();
+    // A disabled endpoint takes no test event (its delivery would wait forever).
+    const test = await t.call("POST", `/wallet/webhooks/${endpoint.id}/test`, { key });
+    expect(test.status).toBe(409);
+    expect(test.body).toMatchObject({ code: "conflict" });
+    expect(test.body.detail).toMatch(/disabled.*register it again/);
   });
 });

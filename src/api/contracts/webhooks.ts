@@ -74,7 +74,7 @@ export const testWebhookEndpoint = defineContract({
   auth: "wallet",
   input: z.object(ENDPOINT).strict(),
   output: z.object({ event_id: z.string(), endpoint: WebhookEndpoint }),
-  errors: ["not_found"],
+  errors: ["not_found", "conflict"],
   policies: { rate: "create" },
   rest: {
     method: "post",
@@ -83,7 +83,7 @@ export const testWebhookEndpoint = defineContract({
     tags: TAGS,
     summary: "Send a test event",
     description:
-      "Queues a signed `webhook.test` event to this endpoint (disabled ones too), delivered and retried like any other; follow it in the endpoint's deliveries. Wallet key only.",
+      "Queues a signed `webhook.test` event to this endpoint, delivered and retried like any other; follow it in the endpoint's deliveries. A disabled endpoint is a conflict (register it again). Wallet key only.",
     answer: "The test event's id and the endpoint.",
   },
 });

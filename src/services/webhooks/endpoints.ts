@@ -146,9 +146,18 @@ export async function deleteEndpoint(deps: SecretDeps, walletId: string, id: str
   return oneView(deps, row);
 }
 
-/** Queues a `webhook.test` event to one endpoint. */
+/**
+ * Queues a `webhook.test` event to one enabled endpoint. A disabled one is refused: nothing is
+ * delivered to it (its delivery would wait forever), and it comes back only registered again.
+ */
 export async function sendTestEvent(deps: SecretDeps, walletId: string, id: string) {
-  await ownedEndpoint(deps, walletId, id);
+  const row = await ownedEndpoint(deps, walletId, id);
+  if (row.disabled_at) {
+    throw new ApiError(
+      "conflict",
+      "This endpoint is disabled (see disabled_reason) and receives nothing; fix the receiver, then register it again.",
+    );
+  }
   const eventId = await enqueueTestEvent(deps.db, walletId, id, deps.clock());
   if (!eventId) throw notFound("Webhook endpoint");
   return {
