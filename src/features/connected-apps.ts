@@ -1,12 +1,13 @@
 /**
  * Connected apps as a Feature: OAuth discovery, registration, token and revocation endpoints,
  * and the consent page, over the same agent keys and spending path as everything else; its
- * background task purges OAuth codes and tokens a day past expiry.
+ * background task purges OAuth codes and tokens a day past expiry, and metadata-document clients
+ * no connected app uses once their cache time is over.
  */
 
 import type { FeatureFactory } from "../feature.js";
 import { registerOAuthEndpoints } from "../http/routes/oauth/endpoints.js";
-import type { ClientDeps } from "../oauth/clients.js";
+import type { ClientDeps, MetadataFailures } from "../oauth/clients.js";
 import { purgeExpiredOAuth } from "../oauth/tokens.js";
 import { registerConsentRoutes } from "../web/consent-routes.js";
 import { startPurges } from "./purges.js";
@@ -35,6 +36,7 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
       createLimit: p.config.rateLimits.create,
       maxActiveKeys: p.config.maxAgentKeys,
       metadataFetch: opts.metadataFetch,
+      metadataFailures: new Map() as MetadataFailures,
     };
     return {
       name: "connected-apps",
@@ -45,7 +47,12 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
       start: async () =>
         startPurges(
           p,
-          [{ what: "expired OAuth codes and tokens", run: (q) => purgeExpiredOAuth(q) }],
+          [
+            {
+              what: "expired OAuth codes, tokens and unused metadata documents",
+              run: (q) => purgeExpiredOAuth(q),
+            },
+          ],
           "connected-apps housekeeping",
           opts.purgeEveryMs,
         ),

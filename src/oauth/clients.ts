@@ -18,6 +18,28 @@ export const METADATA_MAX_BYTES = 16 * 1024;
 export const METADATA_TIMEOUT_MS = 5000;
 /** How long a fetched metadata document is trusted before it is fetched again. */
 export const METADATA_CACHE_MS = 60 * 60_000;
+/** How long a metadata document that could not be used is not fetched again. */
+export const METADATA_FAILURE_CACHE_MS = 5 * 60_000;
+const METADATA_FAILURES_MAX = 10_000;
+
+/**
+ * What the error page says when a metadata document cannot be used: a class, never the fetch's
+ * own error (it would tell a closed port from a TLS error from an HTTP status, or echo the
+ * bytes served, making kinora a probe of whatever the URL names).
+ */
+const METADATA_UNREACHABLE =
+  "kinora could not fetch the app's metadata (it could not be retrieved).";
+const METADATA_INVALID =
+  "kinora could not fetch the app's metadata (what the address serves is not a valid client metadata document).";
+
+/**
+ * The per-address rate bucket of new clients: a registration, and an authorization request
+ * naming a metadata-document URL (each may fetch a URL and store a client), count against it.
+ */
+export const NEW_CLIENT_BUCKET = "oauth-register";
+
+/** Metadata-document URLs that recently failed, with what to say until when (per process). */
+export type MetadataFailures = Map<string, { description: string; untilMs: number }>;
 
 export interface OAuthClient {
   id: string;
@@ -30,6 +52,8 @@ export interface OAuthClient {
 export interface ClientDeps extends CoreDeps {
   /** Test seams of the metadata-document fetch (a local server). Never set in production. */
   metadataFetch?: Pick<SafeFetchOptions, "lookup" | "allowPrivateForTests" | "caForTests">;
+  /** Recent metadata-document failures, answered without fetching again. */
+  metadataFailures?: MetadataFailures;
 }
 
 interface ClientMetadata {
@@ -145,13 +169,36 @@ export async function findClient(
     row?.fetched_at &&
     deps.clock().getTime() - new Date(row.fetched_at).getTime() < METADATA_CACHE_MS;
   if (row && fresh) return fromRow(row);
-  return fetchMetadataDocument(deps, clientId);
+  const now = deps.clock().getTime();
+  const failed = deps.metadataFailures?.get(clientId);
+  if (failed && failed.untilMs > now) throw new OAuthError("invalid_client", failed.description);
+  try {
+    return await fetchMetadataDocument(deps, clientId);
+  } catch (err) {
+    if (err instanceof OAuthError && deps.metadataFailures) {
+      const failures = deps.metadataFailures;
+      failures.delete(clientId);
+      if (failures.size >= METADATA_FAILURES_MAX) {
+        failures.delete(failures.keys().next().value as string);
+      }
+      failures.set(clientId, {
+        description: err.description,
+        untilMs: now + METADATA_FAILURE_CACHE_MS,
+      });
+    }
+    throw err;
+  }
 }
 
+/**
+ * Fetches and stores a metadata document. A stored document doubles as the cache; one that
+ * no connected app uses is purged once stale (purgeExpiredOAuth), so documents fetched for
+ * requests that went nowhere do not pile up.
+ */
 async function fetchMetadataDocument(deps: ClientDeps, url: string): Promise<OAuthClient> {
-  let doc: ClientMetadata & { client_id?: unknown };
+  let bytes: Buffer;
   try {
-    const bytes = await fetchPublicJsonBytes(url, {
+    bytes = await fetchPublicJsonBytes(url, {
       maxBytes: METADATA_MAX_BYTES,
       timeoutMs: METADATA_TIMEOUT_MS,
       // The document must be at the client_id URL itself.
@@ -159,20 +206,19 @@ async function fetchMetadataDocument(deps: ClientDeps, url: string): Promise<OAu
       field: "client_id",
       ...deps.metadataFetch,
     });
+  } catch {
+    throw new OAuthError("invalid_client", METADATA_UNREACHABLE);
+  }
+  let doc: ClientMetadata & { client_id?: unknown };
+  let checked: ReturnType<typeof checkMetadata>;
+  try {
     doc = JSON.parse(bytes.toString("utf8"));
-  } catch (err) {
-    throw new OAuthError(
-      "invalid_client",
-      `client_id: its metadata document could not be read (${(err as Error).message}).`,
-    );
+    if (!doc || typeof doc !== "object" || doc.client_id !== url) throw new Error("not its own");
+    checked = checkMetadata(doc, "invalid_client");
+  } catch {
+    throw new OAuthError("invalid_client", METADATA_INVALID);
   }
-  if (!doc || typeof doc !== "object" || doc.client_id !== url) {
-    throw new OAuthError(
-      "invalid_client",
-      "client_id: the metadata document's client_id must equal its URL.",
-    );
-  }
-  const { name, uris, clientUri } = checkMetadata(doc, "invalid_client");
+  const { name, uris, clientUri } = checked;
   const now = deps.clock();
   const values = {
     kind: "metadata_document" as const,

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { hashSecret } from "../domain/ids.js";
 import type { CoreDeps } from "../services/deps.js";
+import { METADATA_CACHE_MS } from "./clients.js";
 import { OAuthError } from "./errors.js";
 
 export const CODE_TTL_MS = 60_000;
@@ -249,10 +250,15 @@ export async function revokeToken(deps: CoreDeps, token: string, clientId: strin
   }
 }
 
-/** Deletes codes and tokens long past their expiry (housekeeping). */
+/** Deletes codes and tokens long past their expiry, and unused stale metadata documents (housekeeping). */
 export async function purgeExpiredOAuth(deps: CoreDeps): Promise<number> {
   const cutoff = new Date(deps.clock().getTime() - 24 * 3600_000);
   const codes = await sql`DELETE FROM oauth_codes WHERE expires_at < ${cutoff}`.execute(deps.db);
   const tokens = await sql`DELETE FROM oauth_tokens WHERE expires_at < ${cutoff}`.execute(deps.db);
-  return Number(codes.numAffectedRows ?? 0) + Number(tokens.numAffectedRows ?? 0);
+  // Metadata documents past their cache time that no connected app uses (./clients.ts).
+  const stale = new Date(deps.clock().getTime() - METADATA_CACHE_MS);
+  const clients = await sql`
+    DELETE FROM oauth_clients c WHERE c.kind = 'metadata_document' AND c.fetched_at < ${stale}
+      AND NOT EXISTS (SELECT 1 FROM agent_keys k WHERE k.client_id = c.id)`.execute(deps.db);
+  return [codes, tokens, clients].reduce((n, r) => n + Number(r.numAffectedRows ?? 0), 0);
 }

@@ -19,7 +19,7 @@ import {
   redirectWith,
   UntrustedRequestError,
 } from "../oauth/authorize.js";
-import type { ClientDeps } from "../oauth/clients.js";
+import { type ClientDeps, isMetadataDocumentId, NEW_CLIENT_BUCKET } from "../oauth/clients.js";
 import { createCode } from "../oauth/tokens.js";
 import { createConnectedApp } from "../services/agent-keys.js";
 import { authenticate } from "../services/auth.js";
@@ -33,6 +33,8 @@ export interface ConsentDeps extends WebDeps, ClientDeps {
   rateLimiter: RateLimiter;
   trustProxy: boolean;
   signInLimit: Limit;
+  /** New OAuth clients per client address (NEW_CLIENT_BUCKET, shared with registration). */
+  registerLimit: Limit;
   /** New wallets per client address: the same bucket as POST /wallet's ("create:<address>"). */
   createLimit: Limit;
   maxActiveKeys: number;
@@ -144,6 +146,10 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     for (const name of AUTHORIZE_PARAMS) {
       const value = c.req.query(name);
       if (value !== undefined) q[name] = value;
+    }
+    if (q.client_id && isMetadataDocumentId(q.client_id)) {
+      const refused = await overLimit(c, NEW_CLIENT_BUCKET, deps.registerLimit, "Too many apps");
+      if (refused) return refused;
     }
     const checked = await check(c, q);
     if ("answer" in checked) return checked.answer;

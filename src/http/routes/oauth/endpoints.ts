@@ -5,7 +5,7 @@
  * The browser-facing authorization endpoint is a page: src/web/consent-routes.tsx.
  */
 import type { Context } from "hono";
-import { type ClientDeps, registerClient } from "../../../oauth/clients.js";
+import { type ClientDeps, NEW_CLIENT_BUCKET, registerClient } from "../../../oauth/clients.js";
 import { OAuthError } from "../../../oauth/errors.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../../../oauth/metadata.js";
 import { exchangeCode, refreshTokens, revokeToken } from "../../../oauth/tokens.js";
@@ -66,7 +66,7 @@ export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
     "/oauth/register",
     rateLimit(
       deps.rateLimiter,
-      "oauth-register",
+      NEW_CLIENT_BUCKET,
       deps.registerLimit,
       byAddress,
       deps.limitsEnabled,
