@@ -152,6 +152,11 @@ export interface CallContext<A extends AuthMode = AuthMode> {
   payment?: string;
   /** Where this call was made, as a public absolute URL (x402 names it as the resource). */
   url: string;
+  /**
+   * Reports how far a long call got (0..1, and a few words): MCP progress notifications when
+   * the client sent a progressToken; absent when nobody listens.
+   */
+  progress?: (fraction: number, message: string) => void;
 }
 
 /** A success with something besides the body: another status, an x402 receipt. */

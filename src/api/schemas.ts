@@ -166,10 +166,25 @@ export const WaitField = z
   .optional()
   .openapi({ example: 20 })
   .meta({
-    description: "Wait up to this long for the job to change before answering (long-poll).",
+    description:
+      "Hold the answer up to this long until the job's status changes (long-poll); with until progress, a progress report ends it too.",
     minimum: 0,
     maximum: 25,
     default: 0,
+  });
+
+/** What ends a wait (`wait_seconds`, `?wait=`) early, as both surfaces name it. */
+export const WAIT_UNTIL = ["status", "progress"] as const;
+
+/** `until` on a read: a status change only (default), or any progress report too. */
+export const UntilField = z
+  .enum(WAIT_UNTIL, { error: "must be status or progress" })
+  .optional()
+  .openapi({ example: "status" })
+  .meta({
+    description:
+      "What ends the wait early: status (default) — a new status (done, failed, …); progress — also each progress report.",
+    default: "status",
   });
 
 /** The wallet as the calling key sees it. */

@@ -1,4 +1,7 @@
-/** `?wait=N` answers as soon as the job changes (or when the time is up), on both databases. */
+/**
+ * `?wait=N` answers as soon as the job's status changes — or its progress, with `until=progress`
+ * — or when the time is up, on both databases.
+ */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,11 +38,17 @@ const timed = async <T>(fn: () => Promise<T>) => {
 };
 
 describe("GET /cloud/jobs/{id}?wait=N", () => {
-  it("answers when the job progresses, well before the wait is up", async () => {
+  it("holds through progress until the status changes; until=progress answers at progress", async () => {
     const id = await startedJob();
     await queue.claim("w1", 60_000);
+    setTimeout(() => void queue.heartbeat(id, "w1", 60_000, 0.2), 300);
+    const held = await timed(() => t.call("GET", `/cloud/jobs/${id}?wait=2`));
+    expect(held.value.body.job).toMatchObject({ status: "processing", progress: 0.2 });
+    expect(held.ms).toBeGreaterThanOrEqual(1900);
     setTimeout(() => void queue.heartbeat(id, "w1", 60_000, 0.4), 300);
-    const { value, ms } = await timed(() => t.call("GET", `/cloud/jobs/${id}?wait=10`));
+    const { value, ms } = await timed(() =>
+      t.call("GET", `/cloud/jobs/${id}?wait=10&until=progress`),
+    );
     expect(value.body.job.progress).toBe(0.4);
     expect(ms).toBeLessThan(5000);
     // A status change wakes it too.

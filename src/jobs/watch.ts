@@ -58,15 +58,29 @@ export interface Observed {
   progress: number | null;
 }
 
+/** What ends a wait early: a new status only, or any progress report too. */
+export type WaitUntil = "status" | "progress";
+
+export interface WaitOptions<T> {
+  waitMs: number;
+  final: readonly string[];
+  signal?: AbortSignal;
+  /** Default "status": progress alone does not end the wait (a long job takes few reads). */
+  until?: WaitUntil | undefined;
+  /** Told of each progress change seen while the wait goes on (MCP progress notifications). */
+  onProgress?: ((latest: T) => void) | undefined;
+}
+
 /**
- * Reads the job, then waits up to `waitMs` for its status or progress to differ from that
- * first read; returns the last read. A job in a final status answers at once.
+ * Reads the job, then waits up to `waitMs` for its status to differ from that first read (or,
+ * with `until: "progress"`, its progress too); returns the last read. A job in a final status
+ * answers at once.
  */
 export async function waitForChange<T extends Observed>(
   watch: JobWatch | undefined,
   id: string,
   read: () => Promise<T>,
-  opts: { waitMs: number; final: readonly string[]; signal?: AbortSignal },
+  opts: WaitOptions<T>,
 ): Promise<T> {
   const first = await read();
   if (!watch || opts.waitMs <= 0 || opts.final.includes(first.status)) return first;
@@ -74,8 +88,13 @@ export async function waitForChange<T extends Observed>(
   let latest = first;
   while (Date.now() < deadline && !opts.signal?.aborted) {
     await watch.next(id, Math.min(FALLBACK_READ_MS, deadline - Date.now()), opts.signal);
+    const before = latest;
     latest = await read();
-    if (latest.status !== first.status || latest.progress !== first.progress) return latest;
+    if (latest.status !== first.status) return latest;
+    if (latest.progress !== before.progress) {
+      if (opts.until === "progress") return latest;
+      opts.onProgress?.(latest);
+    }
   }
   return latest;
 }

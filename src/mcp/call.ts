@@ -13,6 +13,7 @@ import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
 import { credentialDigest, takeRate } from "../services/rate-buckets.js";
 import type { McpCall, McpContext } from "./context.js";
+import { progressReporter } from "./progress.js";
 import { toolInput } from "./schema.js";
 
 /** Names an operation as the tool that does it. */
@@ -79,6 +80,7 @@ export async function callTool(
     signal: mcp.signal,
     refer: mcpRefer,
     url: `${mcp.deps.publicUrl}/mcp`,
+    progress: progressReporter(call, mcp.deps.log),
     ...(op.contract.policies?.payment === "x402" && payment && typeof payment === "object"
       ? { payment: encodePaymentPayloadHeader(payment) }
       : {}),

@@ -8,6 +8,7 @@ import { motionConfig } from "../services/clips/config.js";
 import { createClip } from "../services/clips/create.js";
 import type { ClipDeps } from "../services/clips/deps.js";
 import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
+import { waitOptions } from "./wait.js";
 
 const config = implement(c.getMotionConfig, async () => motionConfig());
 
@@ -32,10 +33,7 @@ const list = implement(c.listClips, async (deps: ClipDeps, a, ctx) =>
 );
 
 const read = implement(c.getClip, async (deps: ClipDeps, a, ctx) => ({
-  job: await getClip(deps, ctx.principal, a.job_id, {
-    waitMs: (a.wait_seconds ?? 0) * 1000,
-    signal: ctx.signal,
-  }),
+  job: await getClip(deps, ctx.principal, a.job_id, waitOptions(a, ctx)),
 }));
 
 const start = implement(c.startClip, async (deps: ClipDeps, a, ctx) => ({

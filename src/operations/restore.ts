@@ -17,11 +17,7 @@ import type { RestoreDeps } from "../services/restore/deps.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { quoteRestore as priceRestore } from "../services/restore/quote.js";
 import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
-
-const waitOptions = (waitSeconds: number | undefined, signal: AbortSignal) => ({
-  waitMs: (waitSeconds ?? 0) * 1000,
-  signal,
-});
+import { waitOptions } from "./wait.js";
 
 const prices = implement(c.getRestorePrices, async () => priceTableView());
 
@@ -80,11 +76,11 @@ const list = implement(c.listRestores, async (p: RestoreDeps, a, ctx) =>
 );
 
 const read = implement(c.getRestore, async (p: RestoreDeps, a, ctx) =>
-  getRestoreJob(p, a.job_id, waitOptions(a.wait_seconds, ctx.signal)),
+  getRestoreJob(p, a.job_id, waitOptions(a, ctx)),
 );
 
 const follow = implement(c.followRestore, async (p: RestoreDeps, a, ctx) =>
-  getOwnedRestoreJob(p, ctx.principal, a.job_id, waitOptions(a.wait_seconds, ctx.signal)),
+  getOwnedRestoreJob(p, ctx.principal, a.job_id, waitOptions(a, ctx)),
 );
 
 const start = implement(c.startRestore, async (p: RestoreDeps, a, ctx) =>

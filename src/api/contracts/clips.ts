@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { CLIP_LIST_MAX, CLIP_SIZES, type ClipSize } from "../../domain/clips/rules.js";
 import { Clip, ClipResponse, CreateClipBody, CreatedClip, MotionConfig } from "../clips.js";
 import { defineContract, READ_ONLY } from "../operation.js";
-import { JobIdField, pageQuery, WaitField } from "../schemas.js";
+import { JobIdField, pageQuery, UntilField, WaitField } from "../schemas.js";
 
 const TAGS = ["Motion clips"] as const;
 const CLIP = { job_id: JobIdField("clip_5R2kq9WcD1xv0Lm3Tz8HbN", 120) };
@@ -114,7 +114,7 @@ export const listClips = defineContract({
 export const getClip = defineContract({
   id: "getClip",
   auth: "key",
-  input: z.object({ ...CLIP, wait_seconds: WaitField }).strict(),
+  input: z.object({ ...CLIP, wait_seconds: WaitField, until: UntilField }).strict(),
   output: ClipResponse,
   errors: ["not_found"],
   rest: {

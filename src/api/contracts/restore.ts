@@ -11,10 +11,12 @@ import {
   QuoteBody,
   RestoreJob,
 } from "../restore.js";
-import { JobIdField, pageQuery, WaitField, Wallet } from "../schemas.js";
+import { JobIdField, pageQuery, UntilField, WaitField, Wallet } from "../schemas.js";
 
 const TAGS = ["Cloud restore"] as const;
 const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
+/** A read that may wait: `wait_seconds` (`?wait=`) and what ends the wait (`until`). */
+const FOLLOW = { ...JOB, wait_seconds: WaitField, until: UntilField };
 
 export const getRestorePrices = defineContract({
   id: "getRestorePrices",
@@ -114,7 +116,7 @@ export const listRestores = defineContract({
 export const getRestore = defineContract({
   id: "getRestore",
   auth: "none",
-  input: z.object({ ...JOB, wait_seconds: WaitField }).strict(),
+  input: z.object(FOLLOW).strict(),
   output: JobEnvelope,
   errors: ["not_found"],
   rest: {
@@ -124,7 +126,7 @@ export const getRestore = defineContract({
     tags: TAGS,
     summary: "Read a restore job",
     description:
-      "No key needed: the 128-bit job id is the capability. `progress` while processing; `download_url` (valid 1 hour, fresh on every read) once done.",
+      "No key needed: the 128-bit job id is the capability. `progress` while processing; `download_url` (valid 1 hour, fresh on every read) once done. `?wait=20` holds the answer until the status changes (20 s at most); add `&until=progress` to be answered at each progress report too.",
     answer: "The job.",
   },
 });
@@ -133,7 +135,7 @@ export const getRestore = defineContract({
 export const followRestore = defineContract({
   id: "followRestore",
   auth: "key",
-  input: z.object({ ...JOB, wait_seconds: WaitField }).strict(),
+  input: z.object(FOLLOW).strict(),
   output: JobEnvelope,
   errors: ["not_found"],
   mcp: {

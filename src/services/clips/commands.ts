@@ -3,19 +3,24 @@ import type { ClipView } from "../../api/clips.js";
 import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
 import { CLIP_FINAL } from "../../domain/clips/transitions.js";
 import { ApiError, wrongState } from "../../domain/errors.js";
-import { waitForChange } from "../../jobs/watch.js";
+import { type WaitUntil, waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
 import { ownedJobsPage, type PageInput } from "../pagination.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
 import { type ClipRow, clipView, clipViews, findVisibleClip } from "./view.js";
 
-/** A clip this key may see; with `waitMs`, after its status or progress changes (`?wait=`). */
+/** A clip this key may see; with `waitMs`, after its status (or, per `until`, progress) changes. */
 export async function getClip(
   deps: ClipDeps,
   principal: Principal,
   id: string,
-  opts: { waitMs?: number; signal?: AbortSignal } = {},
+  opts: {
+    waitMs?: number;
+    signal?: AbortSignal;
+    until?: WaitUntil | undefined;
+    onProgress?: ((progress: number) => void) | undefined;
+  } = {},
 ) {
   const row = await waitForChange(
     deps.jobWatch,
@@ -25,6 +30,8 @@ export async function getClip(
       waitMs: opts.waitMs ?? 0,
       final: CLIP_FINAL,
       signal: opts.signal,
+      until: opts.until,
+      onProgress: opts.onProgress && ((row) => opts.onProgress?.(row.progress ?? 0)),
     },
   );
   return clipView(row, deps);

@@ -1,7 +1,7 @@
 /** start, cancel and read: the caller-facing commands on an existing restore job. */
 import { ApiError, notFound, wrongState } from "../../domain/errors.js";
 import { RESTORE_FINAL, RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
-import { waitForChange } from "../../jobs/watch.js";
+import { type WaitUntil, waitForChange } from "../../jobs/watch.js";
 import type { Principal } from "../auth.js";
 import { freshPrincipal, walletView } from "../wallets.js";
 import type { RestoreDeps } from "./deps.js";
@@ -23,9 +23,12 @@ export async function ownedJob(p: RestoreDeps, principal: Principal, id: string)
 }
 
 export interface ReadOptions {
-  /** Wait up to this long for the job's status or progress to change (`?wait=`). */
+  /** Wait up to this long for the job's status (or, per `until`, progress) to change. */
   waitMs?: number;
   signal?: AbortSignal;
+  until?: WaitUntil | undefined;
+  /** Told of each progress change while the wait goes on (0..1). */
+  onProgress?: ((progress: number) => void) | undefined;
 }
 
 /** GET /cloud/jobs/{id}: the job id is the capability, no key needed. */
@@ -39,6 +42,8 @@ export async function getRestoreJob(p: RestoreDeps, id: string, opts: ReadOption
     waitMs: opts.waitMs ?? 0,
     final: RESTORE_FINAL,
     signal: opts.signal,
+    until: opts.until,
+    onProgress: opts.onProgress && ((row) => opts.onProgress?.(row.progress ?? 0)),
   });
   return { job: await jobView(p, row) };
 }
