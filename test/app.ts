@@ -39,7 +39,12 @@ export interface TestApp {
   /** Fetches a URL kinora handed out (upload/download), in-process when it is ours. */
   fetchUrl(url: string, init?: RequestInit): Promise<Response>;
   newWallet(balanceCents?: number): Promise<{ key: string; walletId: string }>;
-  newAgentKey(walletKey: string, limitCents: number): Promise<{ key: string; id: string }>;
+  /** An agent key; `askBeforeSpending` as the API's default (true) unless given. */
+  newAgentKey(
+    walletKey: string,
+    limitCents: number,
+    opts?: { askBeforeSpending?: boolean },
+  ): Promise<{ key: string; id: string }>;
   close(): Promise<void>;
 }
 
@@ -154,10 +159,14 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       }
       return { key: res.body.key as string, walletId };
     },
-    async newAgentKey(walletKey, limitCents) {
+    async newAgentKey(walletKey, limitCents, opts = {}) {
+      const ask = opts.askBeforeSpending;
       const res = await call("POST", "/wallet/keys", {
         key: walletKey,
-        body: { limit_cents: limitCents },
+        body: {
+          limit_cents: limitCents,
+          ...(ask === undefined ? {} : { ask_before_spending: ask }),
+        },
       });
       if (res.status !== 200)
         throw new Error(`POST /wallet/keys: ${res.status} ${JSON.stringify(res.body)}`);

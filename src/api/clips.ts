@@ -12,6 +12,7 @@ import {
 } from "../domain/clips/rules.js";
 import { CLIP_STATUSES } from "../domain/clips/transitions.js";
 import { QueueEstimate, Wallet } from "./schemas.js";
+import { MaxPriceFields, type SpendQuote } from "./spend.js";
 import { JobWebhook, JobWebhookFields } from "./webhooks.js";
 
 /** Each size with its price, as the `size` field describes it. */
@@ -143,6 +144,7 @@ export const CreateClipBody = z
         maximum: CLIP_SEED_MAX,
       }),
     ...JobWebhookFields,
+    ...MaxPriceFields,
   })
   .strict()
   .openapi({
@@ -199,3 +201,12 @@ export const MotionConfig = z
 
 /** A clip as every surface shows it. */
 export type ClipView = z.input<typeof Clip>;
+
+/** What making this clip takes from the balance, and what it buys: "Make a 5 s 480p clip of …". */
+export function clipSpend(input: z.output<typeof CreateClipBody>): SpendQuote {
+  const prompt = input.prompt.length > 60 ? `${input.prompt.slice(0, 57)}…` : input.prompt;
+  return {
+    cents: clipPrice(input.size).amount_cents,
+    what: `Make a ${input.seconds} s ${input.size} clip: "${prompt}"`,
+  };
+}

@@ -12,6 +12,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../domain/error-codes.js";
 import type { Principal } from "../domain/principal.js";
+import type { SpendQuote } from "./spend.js";
 
 /**
  * Who may call: nobody needs a key (`none`); a key is optional (`optional`: without one the
@@ -107,6 +108,13 @@ export interface Contract<
    * too low) have their remedy in ./remedies.ts.
    */
   remedies?: Partial<Record<ErrorCode, Remedy>>;
+  /**
+   * What a spending call takes from the balance, from its input alone; null when this call
+   * charges nothing there (a job paid by checkout). With it the input has `max_price_cents`
+   * (./spend.ts): the runner refuses a higher price before the handler runs, and MCP asks a key
+   * that must ask its owner first.
+   */
+  price?: (input: z.output<I>) => SpendQuote | null;
   rest?: RestBinding;
   mcp?: McpBinding;
 }

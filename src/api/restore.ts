@@ -4,11 +4,13 @@ import { displayCents } from "../domain/money.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
+  priceRestore,
   RESTORE_LIMITS,
   RESTORE_QUALITIES,
 } from "../domain/restore/pricing.js";
 import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
 import { Email, QueueEstimate, Wallet } from "./schemas.js";
+import { clockLength, MaxPriceFields, type SpendQuote } from "./spend.js";
 import { JobWebhook, JobWebhookFields } from "./webhooks.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
@@ -101,6 +103,7 @@ export const CreateBody = z
         default: "balance",
       }),
     ...JobWebhookFields,
+    ...MaxPriceFields,
   })
   .strict()
   .openapi("CreateRestoreRequest", {
@@ -203,3 +206,22 @@ export const PriceTable = z.object({}).passthrough().openapi({
 
 /** A restore job as every surface shows it. */
 export type RestoreJobView = z.input<typeof RestoreJob>;
+
+/**
+ * What creating this restore takes from the balance (nothing when paid by checkout), and what
+ * it buys in the owner's words: "Restore wedding.mp4, 1:35, Enhanced".
+ */
+export function restoreSpend(input: z.output<typeof CreateBody>): SpendQuote | null {
+  if (input.pay_with === "checkout") return null;
+  const price = priceRestore({
+    durationSec: input.duration_sec,
+    quality: input.quality ?? DEFAULT_QUALITY,
+    width: input.width,
+    height: input.height,
+  });
+  const name = input.filename ?? input.video_url ?? "a video";
+  return {
+    cents: price.amountCents,
+    what: `Restore ${name}, ${clockLength(input.duration_sec)}, ${price.label}`,
+  };
+}

@@ -9,6 +9,14 @@ export const ErrorBody = z
     needs_topup: z.boolean().optional(),
     over_limit: z.boolean().optional(),
     refused: z.string().optional(),
+    price_cents: z.number().int().optional().openapi({
+      description:
+        "price_above_max and agreement_required: what the call costs, in cents (nothing was charged).",
+    }),
+    question: z.string().optional().openapi({
+      description:
+        'price_above_max and agreement_required: the question to put to the owner, e.g. "Restore wedding.mp4, 1:35, Enhanced — $4.99 from your balance?"',
+    }),
     code: z.enum(ERROR_CODE_NAMES).openapi({
       description: "Machine-readable: one of a closed table (see the README's Errors section).",
     }),

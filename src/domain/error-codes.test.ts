@@ -22,7 +22,15 @@ describe("the error-code table", () => {
     }
     const three = ERROR_CODE_NAMES.filter((code) => exitOf(code) === 3).sort();
     expect(three).toEqual(
-      ["needs_topup", "over_limit", "payment_required", "refused", "wallet_paused"].sort(),
+      [
+        "agreement_required",
+        "needs_topup",
+        "over_limit",
+        "payment_required",
+        "price_above_max",
+        "refused",
+        "wallet_paused",
+      ].sort(),
     );
   });
 

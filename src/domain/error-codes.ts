@@ -59,6 +59,18 @@ export const ERROR_CODES = {
   },
   needs_topup: { status: 402, exit: 3, meaning: "The balance does not cover the price." },
   over_limit: { status: 402, exit: 3, meaning: "The agent key's limit does not cover the price." },
+  price_above_max: {
+    status: 402,
+    exit: 3,
+    meaning:
+      "The price is above max_price_cents; nothing was charged. price_cents says what it costs.",
+  },
+  agreement_required: {
+    status: 402,
+    exit: 3,
+    meaning:
+      "This key must ask its owner before spending: show the question, then call again with max_price_cents.",
+  },
   payment_required: {
     status: 402,
     exit: 3,

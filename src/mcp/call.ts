@@ -4,14 +4,16 @@
  * a tool result. A refusal is a result with `isError: true` whose text is the REST error body
  * as JSON — never `structuredContent`, which clients validate against the tool's success
  * `outputSchema` (the official SDK throws -32602 when it does not match, losing the refusal).
- * An x402 refusal is worded as the x402 MCP transport requires: `{"x402/error": {…}}`.
+ * An x402 refusal is worded as the x402 MCP transport requires: `{"x402/error": {…}}`. A
+ * spending call of a key that must ask its owner goes through ./agreement.ts first.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult, InputRequiredResult } from "@modelcontextprotocol/server";
 import { readInput } from "../api/input.js";
 import type { CallContext, Operation, Refer } from "../api/operation.js";
 import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
 import { credentialDigest, takeRate } from "../services/rate-buckets.js";
+import { type Agreement, settleAgreement } from "./agreement.js";
 import type { McpCall, McpContext } from "./context.js";
 import { progressReporter } from "./progress.js";
 import { toolInput } from "./schema.js";
@@ -70,7 +72,7 @@ export async function callTool(
   mcp: McpContext,
   rawArgs: unknown,
   call: McpCall,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const payment = call.meta?.["x402/payment"];
   const ctx: CallContext = {
     surface: "mcp",
@@ -91,7 +93,16 @@ export async function callTool(
   } catch (err) {
     return toolResult(errorOutcome(err, ctx, mcp.deps.log));
   }
-  const { idempotency_key: key, ...input } = args;
+  const { idempotency_key: given, ...read } = args;
+  let agreed: Agreement;
+  try {
+    agreed = settleAgreement(op, mcp, read, call, Date.now());
+  } catch (err) {
+    return toolResult(errorOutcome(err, ctx, mcp.deps.log));
+  }
+  if (agreed.kind === "ask") return agreed.result;
+  const { input } = agreed;
+  const key = agreed.idempotencyKey ?? given;
   const outcome = await runOperation(op, input, ctx, {
     log: mcp.deps.log,
     // Kept apart from REST's Idempotency-Key records of the same credential.

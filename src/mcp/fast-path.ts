@@ -5,7 +5,8 @@
  * the call itself). It runs the same tool call (./call.ts: arguments read as every operation's
  * input, the shared operation runner, refusals as error results) and writes the bytes the SDK
  * would write. Whatever it cannot be sure the SDK would take exactly as sent — batches,
- * progress tokens, task or multi-round fields, unknown tools, odd ids, versions or headers —
+ * progress tokens, task or multi-round fields, a spending call that may ask the owner, unknown
+ * tools, odd ids, versions or headers —
  * is left to the SDK, which answers it in full. The 2026-07-28 envelope is checked by the
  * SDK's own classifier before this path is considered (./handler.ts).
  * test/mcp/fast-path.test.ts holds the two answers to each other byte for byte.
@@ -13,6 +14,7 @@
 import {
   type CallToolResult,
   type InboundModernRoute,
+  isInputRequiredResult,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
@@ -148,6 +150,8 @@ export function hotModernCall(
     return;
   }
   const capabilities = split.envelope[CLIENT_CAPABILITIES_KEY] as McpCall["clientCapabilities"];
+  // A spending call may be answered inputRequired (./agreement.ts): the SDK writes that.
+  if (plain.op.contract.price && capabilities?.elicitation) return;
   const call = callOf("modern", MODERN_REVISION, split.rest, capabilities);
   return { era: "modern", id: plain.id, op: plain.op, args: plain.args, call };
 }
@@ -161,6 +165,7 @@ function stampedModern(result: CallToolResult): CallToolResult {
 /** Answers a hot call with the body the SDK's stateless JSON transport would write. */
 export async function answerHotCall(hot: HotCall, ctx: McpContext): Promise<JsonAnswer> {
   const result = await callTool(hot.op, ctx, hot.args, hot.call);
+  if (isInputRequiredResult(result)) throw new Error("a hot call was answered inputRequired");
   const wire = hot.era === "modern" ? stampedModern(result) : result;
   // The SDK's transports serialise the same object with Response.json (JSON.stringify).
   return { status: 200, json: JSON.stringify({ result: wire, jsonrpc: "2.0", id: hot.id }) };

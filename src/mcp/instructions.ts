@@ -13,8 +13,8 @@ function agreement(principal: Principal): string {
   const balance = principal.snapshot?.balanceCents ?? 0;
   const left = `This key may still spend ${displayCents(Math.min(remaining, balance))} (limit ${displayCents(key.limitCents)}, ${displayCents(key.spentCents)} spent; wallet balance ${displayCents(balance)}).`;
   return key.askBeforeSpending
-    ? `The owner has NOT agreed in advance: before every spending tool (create_restore, make_clip, create_top_up_link, top_up_with_usdc), state the price (get_prices / quote_restore) and get the owner's explicit agreement. ${left}`
-    : `The owner has agreed in advance to spending within this key's limit without being asked each time; still state what each purchase cost afterwards. ${left}`;
+    ? `The owner has NOT agreed in advance: before every spending tool (create_restore, make_clip, create_top_up_link, top_up_with_usdc), state the price (get_prices / quote_restore) and get the owner's explicit agreement. create_restore and make_clip spend only with max_price_cents (the most the owner agreed to), or after the owner answers the confirmation form this server sends to a client that supports elicitation; otherwise they answer agreement_required with the price and the question to ask. ${left}`
+    : `The owner has agreed in advance to spending within this key's limit without being asked each time; still state what each purchase cost afterwards. max_price_cents on create_restore and make_clip refuses anything dearer than the owner expects. ${left}`;
 }
 
 export function instructionsFor(principal: Principal): string {

@@ -15,7 +15,9 @@ import {
   type Operation,
   type RateBucket,
 } from "../api/operation.js";
+import { agreementQuestion } from "../api/spend.js";
 import { ApiError, unauthorized } from "../domain/errors.js";
+import { displayCents } from "../domain/money.js";
 import type { Logger } from "../logger.js";
 import type { CoreDeps } from "../services/deps.js";
 import {
@@ -115,6 +117,22 @@ export function errorOutcome(
   };
 }
 
+/**
+ * Refuses a spending call whose price is above the `max_price_cents` it carries, before the
+ * handler runs: nothing is charged, and the refusal carries the price and what it buys.
+ */
+function refuseAboveMax(contract: AnyContract, input: unknown): void {
+  const max = (input as { max_price_cents?: unknown }).max_price_cents;
+  if (typeof max !== "number" || !contract.price) return;
+  const quote = contract.price(input);
+  if (quote === null || quote.cents <= max) return;
+  throw new ApiError(
+    "price_above_max",
+    `${quote.what} costs ${displayCents(quote.cents)}, above max_price_cents ${max}; nothing was charged. Ask the owner, then call again with max_price_cents ${quote.cents} or more.`,
+    { price_cents: quote.cents, question: agreementQuestion(quote) },
+  );
+}
+
 async function attempt(
   op: Operation,
   input: unknown,
@@ -122,6 +140,7 @@ async function attempt(
   log: Logger,
 ): Promise<Outcome> {
   try {
+    refuseAboveMax(op.contract, input);
     const out = await op.handle(input as never, ctx as never);
     if (isReply(out)) {
       return {

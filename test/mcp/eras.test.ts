@@ -30,7 +30,7 @@ afterAll(async () => {
 
 async function agentKey(balance: number, limit: number) {
   const owner = await s.t.newWallet(balance);
-  return (await s.t.newAgentKey(owner.key, limit)).key;
+  return (await s.t.newAgentKey(owner.key, limit, { askBeforeSpending: false })).key;
 }
 
 const VERSION: Record<(typeof CLIENTS)[number], string> = {

@@ -35,7 +35,11 @@ afterAll(async () => {
 async function agentClient(balance = 5000, limit = 2000) {
   const owner = await s.t.newWallet(balance);
   const key = (
-    await s.t.call("POST", "/wallet/keys", { key: owner.key, body: { limit_cents: limit } })
+    await s.t.call("POST", "/wallet/keys", {
+      key: owner.key,
+      // The owner agreed in advance (test/mcp/agreement.test.ts covers a key that must ask).
+      body: { limit_cents: limit, ask_before_spending: false },
+    })
   ).body.key as string;
   return { owner, client: await connect(s.url, key) };
 }

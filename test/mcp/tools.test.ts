@@ -45,13 +45,14 @@ afterAll(async () => {
   await s.close();
 });
 
-async function agent(balance = 10_000, limit = 5_000, askBeforeSpending?: boolean) {
+/** An agent key the owner agreed to in advance unless `askBeforeSpending` (./agreement.test.ts). */
+async function agent(balance = 10_000, limit = 5_000, askBeforeSpending = false) {
   const owner = await s.t.newWallet(balance);
   const res = await s.t.call("POST", "/wallet/keys", {
     key: owner.key,
     body: {
       limit_cents: limit,
-      ...(askBeforeSpending === undefined ? {} : { ask_before_spending: askBeforeSpending }),
+      ask_before_spending: askBeforeSpending,
     },
   });
   return { owner, key: res.body.key as string, keyId: res.body.agent_key.id as string };
@@ -102,7 +103,7 @@ describe("tools/list", () => {
   });
 
   it("tells the assistant whether the owner agreed in advance, and what the key may still spend", async () => {
-    const asks = await connect(s.url, (await agent(10_000, 700)).key);
+    const asks = await connect(s.url, (await agent(10_000, 700, true)).key);
     expect(asks.getInstructions()).toMatch(/NOT agreed in advance/);
     expect(asks.getInstructions()).toMatch(/\$7\.00/);
     const trusted = await connect(s.url, (await agent(10_000, 700, false)).key);

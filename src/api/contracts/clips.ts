@@ -1,7 +1,14 @@
 /** Motion clips: configuration and price, make, follow, start, cancel, list. */
 import { z } from "@hono/zod-openapi";
 import { CLIP_LIST_MAX, CLIP_SIZES, type ClipSize } from "../../domain/clips/rules.js";
-import { Clip, ClipResponse, CreateClipBody, CreatedClip, MotionConfig } from "../clips.js";
+import {
+  Clip,
+  ClipResponse,
+  CreateClipBody,
+  CreatedClip,
+  clipSpend,
+  MotionConfig,
+} from "../clips.js";
 import { defineContract, READ_ONLY } from "../operation.js";
 import { JobIdField, pageQuery, UntilField, WaitField } from "../schemas.js";
 
@@ -57,8 +64,17 @@ export const createClip = defineContract({
   auth: "key",
   input: CreateClipBody,
   output: CreatedClip,
-  errors: ["needs_topup", "over_limit", "wallet_paused", "refused", "image_fetch_failed"],
+  errors: [
+    "needs_topup",
+    "over_limit",
+    "wallet_paused",
+    "refused",
+    "image_fetch_failed",
+    "price_above_max",
+    "agreement_required",
+  ],
   policies: { spends: true, rate: "spend" },
+  price: clipSpend,
   rest: {
     method: "post",
     path: "/motion/jobs",

@@ -10,6 +10,7 @@ import {
   Quote,
   QuoteBody,
   RestoreJob,
+  restoreSpend,
 } from "../restore.js";
 import { JobIdField, pageQuery, UntilField, WaitField, Wallet } from "../schemas.js";
 
@@ -65,8 +66,17 @@ export const createRestore = defineContract({
   auth: "optional",
   input: CreateBody,
   output: CreatedRestore,
-  errors: ["needs_topup", "over_limit", "wallet_paused", "over_a_limit", "video_fetch_failed"],
+  errors: [
+    "needs_topup",
+    "over_limit",
+    "wallet_paused",
+    "over_a_limit",
+    "video_fetch_failed",
+    "price_above_max",
+    "agreement_required",
+  ],
   policies: { spends: true, rate: "spend" },
+  price: restoreSpend,
   rest: {
     method: "post",
     path: "/cloud/jobs",

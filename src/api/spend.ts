@@ -1,0 +1,47 @@
+/**
+ * The owner's agreement to a price, as every spending operation takes it: `max_price_cents`, the
+ * most the caller agrees to pay for this one call. Its contract's `price` says what the call
+ * will charge from its input alone, so the runner (operations/run.ts) refuses a call priced
+ * above it before anything moves, and the MCP surface asks a key that must ask its owner first
+ * (mcp/agreement.ts) with the same figures and the same sentence.
+ */
+import { z } from "@hono/zod-openapi";
+import { displayCents } from "../domain/money.js";
+
+/** What a spending call will take from the balance, known before it runs. */
+export interface SpendQuote {
+  cents: number;
+  /** What is bought, for a person: "Restore wedding.mp4, 1:35, Enhanced". */
+  what: string;
+}
+
+/** The largest price any operation charges in one call ($10,000): the field's bound. */
+const MAX_PRICE_CENTS = 1_000_000;
+
+/** The optional `max_price_cents` input of every spending operation. */
+export const MaxPriceFields = {
+  max_price_cents: z
+    .number({ error: "must be a whole number of cents" })
+    .int("must be a whole number of cents")
+    .min(0, "must be at least 0")
+    .max(MAX_PRICE_CENTS, `must be at most ${MAX_PRICE_CENTS}`)
+    .optional()
+    .meta({
+      description:
+        "The most the owner agreed to pay for this call, in cents. A price above it is refused (price_above_max, with the price) and nothing is charged.",
+    }),
+};
+
+/** The question put to the owner: "Restore wedding.mp4, 1:35, Enhanced — $4.99 from your balance?" */
+export function agreementQuestion(quote: SpendQuote): string {
+  return `${quote.what} — ${displayCents(quote.cents)} from your balance?`;
+}
+
+/** "m:ss" (or "h:mm:ss") of a length in seconds, as a person reads a video's length. */
+export function clockLength(seconds: number): string {
+  const s = Math.round(seconds);
+  const hh = Math.floor(s / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return hh > 0 ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * The owner's agreement, enforced for a key that must ask (`ask_before_spending: true`): a
+ * spending tool call without `max_price_cents` does not spend. A 2026-07-28 client that declared
+ * elicitation gets an `inputRequired` answer — a form showing the owner the price and what is
+ * bought — and the call spends only when the client sends it again with the owner's yes and
+ * the `requestState` minted here. That state is signed (./request-state.ts: bound to the key,
+ * ten minutes), names the tool, a digest of the arguments and the price, so a yes never buys
+ * anything else; and its nonce becomes the call's idempotency key, so sending the same yes twice
+ * replays the first purchase instead of buying again. Stateless: any node finishes it. Any other
+ * client is refused with the price and the question to show the owner; it calls again with
+ * `max_price_cents`, which the runner enforces (operations/run.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+} from "@modelcontextprotocol/server";
+import type { Operation } from "../api/operation.js";
+import { agreementQuestion, type SpendQuote } from "../api/spend.js";
+import { ApiError } from "../domain/errors.js";
+import type { McpCall, McpContext } from "./context.js";
+import { mintRequestState } from "./request-state.js";
+
+/** The inputRequests key of the confirmation form. */
+const CONFIRM = "confirm";
+
+/** What a spending call may do next. */
+export type Agreement =
+  | { kind: "go"; input: Record<string, unknown>; idempotencyKey?: string }
+  | { kind: "ask"; result: InputRequiredResult };
+
+/** The claims a confirmation's requestState carries (besides the key it is bound to). */
+interface SpendClaims {
+  tool: string;
+  args: string;
+  cents: number;
+  nonce: string;
+}
+
+function digest(input: Record<string, unknown>): string {
+  return createHash("sha256").update(JSON.stringify(input)).digest("base64url");
+}
+
+function spendClaims(state: Record<string, unknown> | undefined): SpendClaims | undefined {
+  const spend = state?.spend as Partial<SpendClaims> | undefined;
+  if (
+    typeof spend?.tool !== "string" ||
+    typeof spend.args !== "string" ||
+    typeof spend.cents !== "number" ||
+    typeof spend.nonce !== "string"
+  ) {
+    return undefined;
+  }
+  return spend as SpendClaims;
+}
+
+function refusal(quote: SpendQuote, detail: string): ApiError {
+  return new ApiError("agreement_required", detail, {
+    price_cents: quote.cents,
+    question: agreementQuestion(quote),
+  });
+}
+
+/**
+ * Whether this call of `op` may run now (and with what input and idempotency key), must ask the
+ * owner first, or is refused (throws `agreement_required`, nothing charged).
+ */
+export function settleAgreement(
+  op: Operation,
+  mcp: McpContext,
+  input: Record<string, unknown>,
+  call: McpCall,
+  nowMs: number,
+): Agreement {
+  const quote = op.contract.price?.(input);
+  const mustAsk = mcp.principal.snapshot?.key?.askBeforeSpending ?? true;
+  if (!quote || !mustAsk || input.max_price_cents !== undefined) return { kind: "go", input };
+  const question = agreementQuestion(quote);
+  const tool = op.contract.mcp?.name ?? op.contract.id;
+  const args = digest(input);
+
+  const echoed = spendClaims(call.requestState);
+  if (echoed && echoed.tool === tool && echoed.args === args && echoed.cents === quote.cents) {
+    const answer = inputResponse(call.inputResponses, CONFIRM);
+    if (answer.kind === "elicit" && answer.action === "accept" && answer.content?.agree === true) {
+      return {
+        kind: "go",
+        input: { ...input, max_price_cents: quote.cents },
+        idempotencyKey: `agree:${echoed.nonce}`,
+      };
+    }
+    if (answer.kind === "elicit") {
+      throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
+    }
+  }
+
+  if (call.era === "modern" && call.clientCapabilities?.elicitation) {
+    const nonce = randomBytes(12).toString("base64url");
+    const claims = { spend: { tool, args, cents: quote.cents, nonce } satisfies SpendClaims };
+    return {
+      kind: "ask",
+      result: inputRequired({
+        inputRequests: {
+          [CONFIRM]: inputRequired.elicit({
+            message: question,
+            requestedSchema: {
+              type: "object",
+              properties: {
+                agree: {
+                  type: "boolean",
+                  title: "Agree to pay",
+                  description: question,
+                },
+              },
+              required: ["agree"],
+            },
+          }),
+        },
+        requestState: mintRequestState(mcp.deps.signer, mcp.principal.keyId, claims, nowMs),
+      }),
+    };
+  }
+  throw refusal(
+    quote,
+    `This key must ask its owner before spending. Ask them: "${question}" On their yes, call again with max_price_cents ${quote.cents}; nothing was charged.`,
+  );
+}
