@@ -6,7 +6,8 @@
  *    letters from other scripts mapped to Latin. Digits are kept (ages are read here).
  * 2. `canonicalText`: tokens of a–z only, one space apart. Leetspeak is decoded inside tokens;
  *    words split by punctuation ("n.u.d.e", "nu-de") or spelled out one letter at a time
- *    ("n u d e") are joined. When a join or a decoding is ambiguous, the alternatives are
+ *    ("n u d e") are joined; a final z is also read as s ("n00dz"). When a join or a decoding
+ *    is ambiguous, the alternatives are
  *    appended after " | " so the matcher sees every reading while phrases never span them.
  *
  * Repeated letters are not collapsed here (that would turn "ass" into "as"); the matcher lets
@@ -90,8 +91,23 @@ function decodeLeet(raw: string, table: Record<string, string>): string {
   return out;
 }
 
+// A plural or -s spelled with z ("n00dz", "nudez", "boobz"): read with s too.
+const Z_PLURAL_RE = /(?<=[a-z]{2})z+$/;
+
+/** Readings a spelling trick hides: the final z as s. */
+function soundAlikes(text: string): string[] {
+  return Z_PLURAL_RE.test(text) ? [text.replace(Z_PLURAL_RE, "s")] : [];
+}
+
 /** Reads one raw token; undefined when it was only punctuation. */
 function readWord(raw: string): Word | undefined {
+  const word = readSpelling(raw);
+  if (word && word.letter === undefined) word.alts.push(...soundAlikes(word.text));
+  return word;
+}
+
+/** One token's letters, leetspeak decoded (with its ambiguous alternatives). */
+function readSpelling(raw: string): Word | undefined {
   // Fast path: most tokens are plain letters.
   if (PLAIN_RE.test(raw))
     return { text: raw, alts: [], letter: raw.length === 1 ? raw : undefined };

@@ -17,6 +17,34 @@ describe("checkPrompt corpus", () => {
   });
 });
 
+/**
+ * Spelling tricks on words the rule blocks — digits for letters, repeated letters, separators,
+ * homoglyphs, z for s — each beside a near miss that must stay allowed.
+ */
+const TRICKS: readonly [trick: string, code: string, nearMiss: string][] = [
+  ["n00dz on the b3ach", "nudity", "n00dles on the beach"],
+  ["nudez at the lake", "nudity", "a quiz at the lake"],
+  ["n00des in the rain", "nudity", "noodles in the rain"],
+  ["nооdes", "nudity", "a jazz trio"], // Cyrillic о
+  ["n.u.d.e portrait", "nudity", "a nude-coloured dress"],
+  ["n u u u d e woman", "nudity", "a nun at dawn"],
+  ["nekkid dancer", "nudity", "a necked bottle"],
+  ["nakd woman", "nudity", "a naked eye view of the stars"],
+  ["b00bz", "nudity", "a booby bird on a cliff"],
+  ["s-e-x on a boat", "sexual", "six boats at sea"],
+  ["5 3 x scene", "sexual", "a 5 3 2 formation"],
+  ["p*rn clip", "sexual", "a pawn on a chessboard"],
+  ["s3xx", "sexual", "sussex downs in spring"],
+  ["p0rnz", "sexual", "prawns on a plate"],
+];
+
+describe("checkPrompt against spelling tricks", () => {
+  it.each(TRICKS)("refuses %j as %s, allows its near miss %j", (trick, code, nearMiss) => {
+    expect(checkPrompt(trick)).toMatchObject({ allowed: false, code });
+    expect(checkPrompt(nearMiss)).toEqual({ allowed: true });
+  });
+});
+
 describe("checkPrompt details", () => {
   it("explains the refusal in one sentence without echoing the prompt", () => {
     const verdict = checkPrompt("a nude woman on a beach");

@@ -112,8 +112,13 @@ export const NUDITY: TermList = {
   words: [
     "nud(e|es|ist|ists|ism|ity)",
     "nudie(s)?",
-    "noods",
+    "nood(e|es|s|ies)",
     "naked(ness)?",
+    // Spellings of naked as it is said or typed short.
+    "nekkid",
+    "nakd",
+    "nakid",
+    "neked",
     "topless",
     "unclothed",
     "undress(es|ed|ing)?",
