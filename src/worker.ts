@@ -8,7 +8,8 @@
  * Scratch files live in one directory per process, swept at the next start after a crash.
  */
 import { hostname } from "node:os";
-import { CliError, parseFlags } from "./cli/http-client.js";
+import { CliFailure, UsageError } from "./cli/client/failures.js";
+import { parseCommandLine } from "./cli/client/index.js";
 import { loadConfig } from "./config.js";
 import { type ExecutorSeams, type JobKindEntry, workerExecutors } from "./features/job-kind.js";
 import { JOB_KINDS } from "./job-kinds.js";
@@ -17,9 +18,20 @@ import { createHttpWorkSource } from "./workers/http-source.js";
 import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
 import { openScratch } from "./workers/scratch.js";
 
+/** One line on how to run a remote worker. */
 export const WORKER_USAGE =
   "kinora worker --server URL --token WORKER_TOKEN [--concurrency N]   (token also from WORKER_TOKEN)";
 
+/** `kinora worker`'s options, parsed as every client command's are (node:util parseArgs). */
+const WORKER_COMMAND = {
+  name: "worker",
+  options: {
+    token: { type: "string" },
+    concurrency: { type: "string" },
+  },
+} as const;
+
+/** Running worker loops: stop() lets each finish its job (or hand it back) and cleans up. */
 export interface WorkerHandle {
   stop(graceMs?: number): Promise<void>;
 }
@@ -34,20 +46,27 @@ export interface RemoteWorkerOptions {
   claimWaitMs?: number;
 }
 
+/** Parses `kinora worker`'s command line and starts its loops against the server's worker API. */
 export async function startRemoteWorkers(
   argv: string[],
   env = process.env,
   opts: RemoteWorkerOptions = {},
 ): Promise<WorkerHandle> {
-  const { flags } = parseFlags(argv, ["server", "token", "concurrency"]);
+  const { values, positionals } = parseCommandLine(WORKER_COMMAND, argv);
+  const flag = (name: string) => {
+    const value = values[name];
+    return typeof value === "string" ? value : undefined;
+  };
+  if (positionals.length > 0)
+    throw new UsageError(`Unexpected ${positionals[0]}.\n${WORKER_USAGE}`);
   const config = loadConfig(env);
-  const server = flags.server ?? config.env.KINORA_SERVER;
-  const token = flags.token ?? config.workers.token;
-  if (!server) throw new CliError(`--server is required.\n${WORKER_USAGE}`);
-  if (!token) throw new CliError(`--token (or WORKER_TOKEN) is required.\n${WORKER_USAGE}`);
-  const concurrency = Number(flags.concurrency ?? 1);
+  const server = flag("server") ?? config.env.KINORA_SERVER;
+  const token = flag("token") ?? config.workers.token;
+  if (!server) throw new UsageError(`--server is required.\n${WORKER_USAGE}`);
+  if (!token) throw new UsageError(`--token (or WORKER_TOKEN) is required.\n${WORKER_USAGE}`);
+  const concurrency = Number(flag("concurrency") ?? 1);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-    throw new CliError("--concurrency must be an integer from 1 to 64.");
+    throw new UsageError("--concurrency must be an integer from 1 to 64.");
   }
   const log = createLogger(config.logLevel);
   const source = createHttpWorkSource({ server, token, fetch: opts.fetch });
@@ -79,14 +98,18 @@ export async function startRemoteWorkers(
   };
 }
 
+/**
+ * Runs `kinora worker` until SIGINT or SIGTERM (-1: keep the process). A wrong command line
+ * exits 2, as every client command's does.
+ */
 export async function runWorkerCommand(argv: string[]): Promise<number> {
   let handle: WorkerHandle;
   try {
     handle = await startRemoteWorkers(argv);
   } catch (err) {
-    if (!(err instanceof CliError)) throw err;
+    if (!(err instanceof CliFailure)) throw err;
     process.stderr.write(`kinora worker: ${err.message}\n`);
-    return 2;
+    return err.exitCode;
   }
   const stop = () => {
     handle.stop().then(() => process.exit(0));

@@ -66,6 +66,12 @@ describe("kinora clip", () => {
 
     const got = await s.runCli(["get", doc.job.id, "--json"], { home });
     expect(JSON.parse(got.stdout).job).toMatchObject({ id: doc.job.id, status: "done" });
+    const shown = await s.runCli(["get", doc.job.id], { home });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("Prompt    slow push in, gulls and waves");
+    expect(shown.stdout).toContain("Clip      5 s 720p, seed 7");
+    expect(shown.stdout).toContain("Price     $0.99");
+    expect(shown.stdout).toContain(`Download  kinora get ${doc.job.id} --download PATH`);
   });
 
   it("with an image URL the server fetches the image; nothing is uploaded", async () => {

@@ -7,13 +7,16 @@ import type { ClientEnv } from "./env.js";
 import type { ApiClient } from "./http.js";
 import type { Output } from "./output.js";
 
+/** The options a command takes, as node:util parseArgs declares them. */
 export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 
+/** A command line after parseArgs: the positionals and the option values. */
 export interface ParsedArgs {
   positionals: string[];
   values: Record<string, string | boolean | undefined>;
 }
 
+/** What a command runs with. */
 export interface ClientContext {
   args: ParsedArgs;
   out: Output;
@@ -27,6 +30,7 @@ export interface ClientContext {
   signal: AbortSignal;
 }
 
+/** A command of `kinora`: its name, help, options and what it does. */
 export interface ClientCommand {
   name: string;
   /** One line for `kinora --help`. */
@@ -34,6 +38,12 @@ export interface ClientCommand {
   /** Full `kinora <name> --help` text, with examples. */
   help: string;
   options: OptionSpecs;
+  /**
+   * The credential sent: the person's key (default: KINORA_KEY or the one `kinora login`
+   * saved), or the operator's ADMIN_TOKEN — which goes only to the server named by --server
+   * (default the local one), never to a server saved for the person's key.
+   */
+  credential?: "key" | "admin";
   run(ctx: ClientContext): Promise<number>;
 }
 
@@ -44,6 +54,7 @@ export const COMMON_OPTIONS: OptionSpecs = {
   help: { type: "boolean", short: "h" },
 };
 
+/** The help text's last part, the same for every command: common options and exit codes. */
 export const COMMON_HELP = `Common options:
   --server URL   the kinora server (default: KINORA_SERVER, then the one saved by
                  kinora login, then http://127.0.0.1:8080)

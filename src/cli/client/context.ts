@@ -3,7 +3,7 @@
  * KINORA_KEY, then what `kinora login` stored, then the local default server.
  */
 
-import type { ClientContext, ParsedArgs } from "./command.js";
+import type { ClientCommand, ClientContext, ParsedArgs } from "./command.js";
 import { stringArg } from "./command.js";
 import { configFilePath, readConfigFile } from "./config-file.js";
 import type { ClientEnv } from "./env.js";
@@ -11,6 +11,7 @@ import { UsageError } from "./failures.js";
 import { ApiClient } from "./http.js";
 import type { Output } from "./output.js";
 
+/** The server a command talks to when nothing names one: a local `kinora serve`. */
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 /** Checks a server address and drops trailing slashes. */
@@ -30,13 +31,22 @@ export function normaliseServer(value: string): string {
   return value.replace(/\/+$/, "");
 }
 
+/** The context a command runs with: its server and credential, where to print, the signal. */
 export async function buildContext(
   args: ParsedArgs,
   out: Output,
   env: ClientEnv,
   signal: AbortSignal,
+  credential: ClientCommand["credential"] = "key",
 ): Promise<ClientContext> {
   const configPath = configFilePath(env.configHome);
+  if (credential === "admin") {
+    // The admin token is the operator's: it goes to the server named here, or the local one.
+    const server = normaliseServer(stringArg(args, "server") ?? DEFAULT_SERVER);
+    const serverSource = stringArg(args, "server") ? "flag" : "default";
+    const api = new ApiClient(server, env.adminToken, signal);
+    return { args, out, env, configPath, serverSource, signal, api };
+  }
   const stored = await readConfigFile(configPath);
   const flag = stringArg(args, "server");
   const [server, serverSource] = flag

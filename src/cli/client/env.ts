@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 
+/** The environment variables the client reads, read once. */
 export interface ClientEnv {
   /** KINORA_SERVER: overrides the server stored by `kinora login`. */
   server: string | undefined;
@@ -12,6 +13,8 @@ export interface ClientEnv {
   key: string | undefined;
   /** Where `kinora/config.json` lives: $XDG_CONFIG_HOME, else ~/.config. */
   configHome: string;
+  /** ADMIN_TOKEN: the operator's token, sent only by `kinora admin`. */
+  adminToken: string | undefined;
 }
 
 /** The client's view of an environment; empty values count as unset, as in the server config. */
@@ -22,5 +25,6 @@ export function clientEnv(env: Readonly<Record<string, string | undefined>>): Cl
     server: get("KINORA_SERVER"),
     key: get("KINORA_KEY"),
     configHome: get("XDG_CONFIG_HOME") ?? path.join(home, ".config"),
+    adminToken: get("ADMIN_TOKEN"),
   };
 }

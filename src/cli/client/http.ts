@@ -6,10 +6,12 @@
 import type { ErrorAnswer } from "./exit-codes.js";
 import { ApiFailure, Interrupted, isAbort, NetworkFailure, UsageError } from "./failures.js";
 
+/** How the client names itself to the server and to storage links. */
 export const USER_AGENT = "kinora-cli/1.0";
 /** A request with no answer after this long is a network failure (long polls add their wait). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/** How one request is sent: its query or JSON body, the key, and how long it may take. */
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | undefined>;
@@ -20,6 +22,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** One server and one credential (a wallet, agent or admin key), and the Ctrl-C signal. */
 export class ApiClient {
   constructor(
     readonly server: string,
@@ -43,14 +46,10 @@ export class ApiClient {
     return new ApiClient(this.server, this.key, signal);
   }
 
-  get<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-    return this.request<T>("GET", path, opts);
-  }
-
-  post<T>(path: string, body: unknown = {}, opts: RequestOptions = {}): Promise<T> {
-    return this.request<T>("POST", path, { ...opts, body });
-  }
-
+  /**
+   * One JSON request. Commands call operations through callOperation (./operations.ts), which
+   * fills in the method, path and body from the contract; this is its transport.
+   */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = new URL(path, `${this.server.replace(/\/+$/, "")}/`);
     for (const [name, value] of Object.entries(opts.query ?? {})) {

@@ -42,15 +42,33 @@ export function clientUsageLines(): string[] {
   return CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(34)} ${c.summary}`);
 }
 
-function parse(command: ClientCommand, argv: string[]): ParsedArgs {
+/** A negative number is a value, not an option: `kinora admin credit wal_… -500` debits. */
+const NEGATIVE = /^-\d/;
+const ESCAPE = "\0";
+const unescaped = <T>(v: T): T =>
+  (typeof v === "string" && v.startsWith(ESCAPE) ? v.slice(1) : v) as T;
+
+/**
+ * The command line by node:util parseArgs (strict: an unknown option is a usage error), with
+ * the options every command takes; `kinora worker` parses its own through this too.
+ */
+export function parseCommandLine(
+  command: Pick<ClientCommand, "name" | "options">,
+  argv: string[],
+): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args: argv.map((a) => (NEGATIVE.test(a) ? `${ESCAPE}${a}` : a)),
       options: { ...COMMON_OPTIONS, ...command.options },
       allowPositionals: true,
       strict: true,
     });
-    return { values: values as ParsedArgs["values"], positionals };
+    return {
+      values: Object.fromEntries(
+        Object.entries(values).map(([k, v]) => [k, unescaped(v)]),
+      ) as ParsedArgs["values"],
+      positionals: positionals.map(unescaped),
+    };
   } catch (err) {
     // Node's text goes on about "--" for positionals starting with a dash; the first sentence says it.
     const first = (err as Error).message.split(". To specify")[0]?.replace(/\.$/, "");
@@ -58,6 +76,7 @@ function parse(command: ClientCommand, argv: string[]): ParsedArgs {
   }
 }
 
+/** What runClientCommand needs from its caller: the environment, and streams for tests. */
 export interface RunOptions {
   env: ClientEnv;
   streams?: Streams;
@@ -86,12 +105,12 @@ export async function runClientCommand(
   };
   process.on("SIGINT", onSigint);
   try {
-    const args = parse(command, argv);
+    const args = parseCommandLine(command, argv);
     if (args.values.help) {
       streams.stdout.write(`${command.help}\n`);
       return EXIT.ok;
     }
-    const ctx = await buildContext(args, out, opts.env, interrupt.signal);
+    const ctx = await buildContext(args, out, opts.env, interrupt.signal, command.credential);
     return await command.run(ctx);
   } catch (err) {
     return report(out, command, err, interrupt.signal);

@@ -1,50 +1,63 @@
 /**
- * The two kinds of job the client follows — restores (`rj_…`, /cloud/jobs) and clips
- * (`clip_…`, /motion/jobs) — and what each final status means for the person and the exit code.
+ * The two kinds of job the client follows — restores (`rj_…`) and clips (`clip_…`) — each as
+ * its operations (read, cancel, list from src/api/contracts) and what each final status means for
+ * the person and the exit code. A job is the API's own view type: nothing here redeclares it.
  */
+import type { ClipView } from "../../api/clips.js";
+import { cancelClip, getClip } from "../../api/contracts/clips.js";
+import { cancelRestore, getRestore } from "../../api/contracts/restore.js";
+import type { RestoreJobView } from "../../api/restore.js";
+import type { WalletView } from "../../api/schemas.js";
+import { CLIP_FINAL } from "../../domain/clips/transitions.js";
+import { RESTORE_FINAL } from "../../domain/restore/transitions.js";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure, UsageError } from "./failures.js";
 import { dollars } from "./format.js";
 import type { ApiClient } from "./http.js";
+import { callOperation } from "./operations.js";
 
-/** The fields the client reads from a RestoreJob or a Clip. */
-export interface Job {
-  id: string;
-  status: string;
-  progress?: number | null;
-  amount_cents: number;
-  download_url?: string | null;
-  error?: string | null;
-  refused?: string | null;
-  created_at: string;
-  filename?: string;
-  prompt?: string;
-  size?: number | string;
-  quality_label?: string;
-  paid_from_balance?: boolean;
+/** A job as the API shows it: a restore or a clip (tell them apart with `"filename" in job`). */
+export type Job = RestoreJobView | ClipView;
+
+/** What a cancel answers: the job, refunded, and (for a restore) the wallet after the refund. */
+export interface Cancelled {
+  job: Job;
+  wallet?: WalletView;
 }
 
+/** One kind of job as the client handles it. */
 export interface JobKind {
   name: "restore" | "clip";
-  /** Collection path on the API. */
-  base: string;
   /** Restore reads need no key (the id is the capability); clip reads do. */
   keyedRead: boolean;
+  /** Statuses a job stays in (the server's final list for the kind). */
   terminal: ReadonlySet<string>;
+  /** One read; `waitSec` asks the server to hold the answer until the job changes. */
+  read(api: ApiClient, id: string, waitSec: number): Promise<Job>;
+  /** Cancels a job whose file never arrived (the price goes back to the balance). */
+  cancel(api: ApiClient, id: string): Promise<Cancelled>;
 }
+
+/** Long polls may take their wait on top of the request's own time-out. */
+const held = (waitSec: number) => ({ extraTimeoutMs: waitSec * 1000 });
+const waitArg = (waitSec: number) => (waitSec > 0 ? { wait_seconds: waitSec } : {});
 
 export const RESTORE: JobKind = {
   name: "restore",
-  base: "/cloud/jobs",
   keyedRead: false,
-  terminal: new Set(["done", "failed", "refunded", "cancelled", "expired"]),
+  terminal: new Set(RESTORE_FINAL),
+  read: async (api, id, waitSec) =>
+    (await callOperation(api, getRestore, { job_id: id, ...waitArg(waitSec) }, held(waitSec))).job,
+  cancel: (api, id) => callOperation(api, cancelRestore, { job_id: id }),
 };
 
 export const CLIP: JobKind = {
   name: "clip",
-  base: "/motion/jobs",
   keyedRead: true,
-  terminal: new Set(["done", "failed", "refused", "cancelled", "expired"]),
+  terminal: new Set(CLIP_FINAL),
+  read: async (api, id, waitSec) =>
+    (await callOperation(api, getClip, { job_id: id, ...waitArg(waitSec) }, held(waitSec))).job,
+  cancel: (api, id) => callOperation(api, cancelClip, { job_id: id }),
 };
 
 /** The kind a job id belongs to, by its prefix. */
@@ -55,24 +68,19 @@ export function kindOf(id: string): JobKind {
 }
 
 /** One read of a job; `waitSec` asks the server to hold the answer until it changes. */
-export async function readJob(
-  api: ApiClient,
-  kind: JobKind,
-  id: string,
-  waitSec = 0,
-): Promise<Job> {
-  const res = await api.get<{ job: Job }>(`${kind.base}/${encodeURIComponent(id)}`, {
-    auth: kind.keyedRead,
-    query: waitSec > 0 ? { wait: waitSec } : {},
-    extraTimeoutMs: waitSec * 1000,
-  });
-  return res.job;
+export function readJob(api: ApiClient, kind: JobKind, id: string, waitSec = 0): Promise<Job> {
+  return kind.read(api, id, waitSec);
+}
+
+/** Whether the job was paid by a checkout link rather than from the balance. */
+export function paidByCheckout(job: Job): boolean {
+  return "paid_from_balance" in job && job.paid_from_balance === false;
 }
 
 /** The result's default file name: `NAME-restored.mp4` for a restore, `clip_ID.mp4` for a clip. */
-export function resultFileName(kind: JobKind, job: Job): string {
-  if (kind.name === "clip") return `${job.id}.mp4`;
-  const base = (job.filename ?? "").replace(/\.[A-Za-z0-9]{1,5}$/, "") || "video";
+export function resultFileName(job: Job): string {
+  if (!("filename" in job)) return `${job.id}.mp4`;
+  const base = job.filename.replace(/\.[A-Za-z0-9]{1,5}$/, "") || "video";
   return `${base}-restored.mp4`;
 }
 
@@ -90,11 +98,9 @@ export function statusText(job: Job): string {
   }
 }
 
-function refundNote(kind: JobKind, job: Job): string {
+function refundNote(job: Job): string {
   const amount = dollars(job.amount_cents);
-  if (kind.name === "restore" && job.paid_from_balance === false) {
-    return `The card payment of ${amount} is refunded.`;
-  }
+  if (paidByCheckout(job)) return `The card payment of ${amount} is refunded.`;
   return `${amount} was refunded to your balance.`;
 }
 
@@ -110,17 +116,15 @@ export function failureOf(kind: JobKind, job: Job): CliFailure | undefined {
     case "done":
       return undefined;
     case "failed":
+      return new CliFailure(`${what} failed${because}. ${refundNote(job)}`, EXIT.server, fields);
+    case "refused": {
+      const code = ("refused" in job ? job.refused : null) ?? "refused";
       return new CliFailure(
-        `${what} failed${because}. ${refundNote(kind, job)}`,
-        EXIT.server,
-        fields,
-      );
-    case "refused":
-      return new CliFailure(
-        `The image was refused by the content rule (${job.refused ?? "refused"}). ${refundNote(kind, job)}`,
+        `The image was refused by the content rule (${code}). ${refundNote(job)}`,
         EXIT.refused,
         fields,
       );
+    }
     case "refunded":
       return new CliFailure(
         job.error ? `${what} was refused: ${job.error}` : `${what} was refused and refunded.`,

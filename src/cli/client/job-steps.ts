@@ -8,7 +8,7 @@ import { downloadFile } from "./download.js";
 import { isAbort } from "./failures.js";
 import { FOLLOW_WAIT_SEC, followJob } from "./follow.js";
 import { dollars, formatBytes } from "./format.js";
-import { type Job, type JobKind, readJob, statusText } from "./job-kinds.js";
+import { type Job, type JobKind, paidByCheckout, readJob, statusText } from "./job-kinds.js";
 import { byteProgress, jobProgress, type ProgressBar } from "./progress.js";
 import { uploadFile } from "./upload.js";
 
@@ -102,6 +102,7 @@ export async function downloadStep(ctx: ClientContext, url: string, dest: string
   }
 }
 
+/** What became of a job cancelled after the command stopped. */
 export interface CancelOutcome {
   cancelled: boolean;
   /** What to tell the person. */
@@ -118,7 +119,7 @@ export async function cancelAfterStop(
   kind: JobKind,
   job: Job,
 ): Promise<CancelOutcome> {
-  if (kind.name === "restore" && job.paid_from_balance === false) {
+  if (paidByCheckout(job)) {
     return {
       cancelled: false,
       message: `Nothing was charged for ${job.id} (it waits for a payment that was never made).`,
@@ -126,9 +127,7 @@ export async function cancelAfterStop(
   }
   const api = ctx.api.withSignal(AbortSignal.timeout(15_000));
   try {
-    const res = await api.post<{ job: Job; wallet?: { balance_cents: number } }>(
-      `${kind.base}/${encodeURIComponent(job.id)}/cancel`,
-    );
+    const res = await kind.cancel(api, job.id);
     const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
     return {
       cancelled: true,

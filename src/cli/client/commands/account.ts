@@ -1,11 +1,15 @@
 /** `kinora login` and `kinora logout`: the server and key the other commands use. */
+
+import { getWallet } from "../../../api/contracts/wallet.js";
+import type { WalletView } from "../../../api/schemas.js";
 import { type ClientCommand, type ClientContext, COMMON_HELP, stringArg } from "../command.js";
 import { readConfigFile, writeConfigFile } from "../config-file.js";
 import { normaliseServer } from "../context.js";
 import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { ApiClient } from "../http.js";
+import { callOperation } from "../operations.js";
 import { askSecret } from "../prompts.js";
-import { type WalletView, walletLines } from "./wallet.js";
+import { walletLines } from "./wallet.js";
 
 const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
 
@@ -23,8 +27,7 @@ async function login(ctx: ClientContext): Promise<number> {
   }
   let wallet: WalletView;
   try {
-    wallet = (await new ApiClient(server, key, ctx.signal).get<{ wallet: WalletView }>("/wallet"))
-      .wallet;
+    wallet = (await callOperation(new ApiClient(server, key, ctx.signal), getWallet, {})).wallet;
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
       throw new CliFailure(

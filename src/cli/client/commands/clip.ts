@@ -4,6 +4,9 @@
  */
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
+import { createClip, quoteClip, startClip } from "../../../api/contracts/clips.js";
+import type { OutputOf } from "../../../api/operation.js";
+import type { ClipImageType, ClipSize } from "../../../domain/clips/rules.js";
 import {
   type ClientCommand,
   type ClientContext,
@@ -17,23 +20,20 @@ import { ApiFailure, CliFailure, Interrupted, UsageError } from "../failures.js"
 import { dollars, formatBytes, truncate } from "../format.js";
 import { CLIP, failureOf, type Job, resultFileName } from "../job-kinds.js";
 import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
+import { callOperation } from "../operations.js";
 import { confirmSpend } from "../prompts.js";
 import { retryTransient } from "../timing.js";
 import { resumeHint } from "./resume.js";
 
 interface Source {
   imageUrl?: string;
-  file?: { path: string; sizeBytes: number; contentType: string };
+  file?: { path: string; sizeBytes: number; contentType: ClipImageType };
 }
 
-interface Created {
-  job: Job;
-  upload_url?: string;
-  upload_headers?: Record<string, string>;
-}
+type Created = OutputOf<typeof createClip>;
 
 /** The image type from its first bytes: the server checks the bytes too, not the name. */
-async function sniffImage(file: string): Promise<string | undefined> {
+async function sniffImage(file: string): Promise<ClipImageType | undefined> {
   const fh = await open(file, "r");
   try {
     const head = Buffer.alloc(12);
@@ -61,7 +61,7 @@ async function source(image: string): Promise<Source> {
 }
 
 function options(ctx: ClientContext) {
-  const size = stringArg(ctx.args, "size") ?? "480p";
+  const size = (stringArg(ctx.args, "size") ?? "480p") as ClipSize;
   if (size !== "480p" && size !== "720p") throw new UsageError("--size must be 480p or 720p.");
   const seedText = stringArg(ctx.args, "seed");
   const seed = seedText === undefined ? undefined : Number(seedText);
@@ -79,10 +79,10 @@ async function create(
   ctx: ClientContext,
   prompt: string,
   src: Source,
-  opts: object,
+  opts: ReturnType<typeof options>,
 ): Promise<Created> {
   try {
-    return await ctx.api.post<Created>("/motion/jobs", {
+    return await callOperation(ctx.api, createClip, {
       prompt,
       ...opts,
       ...(src.imageUrl
@@ -119,7 +119,8 @@ async function uploadAndStart(ctx: ClientContext, src: Source, created: Created)
     throw err;
   }
   // Starting a queued clip returns it unchanged, so a retry after a lost answer is safe.
-  await retryTransient(() => ctx.api.post(`/motion/jobs/${created.job.id}/start`), ctx.signal);
+  const id = created.job.id;
+  await retryTransient(() => callOperation(ctx.api, startClip, { job_id: id }), ctx.signal);
 }
 
 async function clip(ctx: ClientContext): Promise<number> {
@@ -129,10 +130,7 @@ async function clip(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
   const opts = options(ctx);
   const src = await source(image);
-  const price = await ctx.api.get<{ amount_cents: number; display: string }>("/motion/quote", {
-    auth: false,
-    query: { size: opts.size },
-  });
+  const price = await callOperation(ctx.api, quoteClip, { size: opts.size });
   const what = src.file
     ? `${path.basename(src.file.path)} (${formatBytes(src.file.sizeBytes)})`
     : src.imageUrl;
@@ -157,7 +155,7 @@ async function clip(ctx: ClientContext): Promise<number> {
     throw new CliFailure(`${job.id} is done but has no download link.`, EXIT.server);
   const given = stringArg(ctx.args, "out");
   const dir = src.file ? path.dirname(path.resolve(src.file.path)) : process.cwd();
-  const dest = given ? path.resolve(given) : freePath(dir, resultFileName(CLIP, job));
+  const dest = given ? path.resolve(given) : freePath(dir, resultFileName(job));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest).catch((err: unknown) => {
     throw resumeHint(err, job.id, "download");
   });

@@ -1,6 +1,9 @@
 /** `kinora jobs`, `kinora get ID`, `kinora cancel ID`: the jobs already made. */
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { listClips } from "../../../api/contracts/clips.js";
+import { listRestores } from "../../../api/contracts/restore.js";
+import type { JobWebhookView } from "../../../api/webhooks.js";
 import {
   type ClientCommand,
   type ClientContext,
@@ -11,7 +14,7 @@ import {
 import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
 import { CliFailure, UsageError } from "../failures.js";
-import { dollars, formatAge, table, truncate } from "../format.js";
+import { dollars, formatAge, formatDuration, table, truncate } from "../format.js";
 import {
   failureOf,
   type Job,
@@ -22,6 +25,7 @@ import {
   statusText,
 } from "../job-kinds.js";
 import { downloadStep, followStep } from "../job-steps.js";
+import { callOperation } from "../operations.js";
 
 type Listed = Job & { kind: "restore" | "clip" };
 
@@ -32,8 +36,8 @@ async function jobs(ctx: ClientContext): Promise<number> {
     throw new UsageError("--limit must be a whole number from 1 to 100.");
   }
   const [restores, clips] = await Promise.all([
-    ctx.api.get<{ jobs: Job[] }>("/cloud/jobs", { query: { limit } }),
-    ctx.api.get<{ clips: Job[] }>("/motion/jobs"),
+    callOperation(ctx.api, listRestores, { limit }),
+    callOperation(ctx.api, listClips, {}),
   ]);
   const all: Listed[] = [
     ...restores.jobs.map((j) => ({ ...j, kind: "restore" as const })),
@@ -49,7 +53,7 @@ async function jobs(ctx: ClientContext): Promise<number> {
       : j.status,
     dollars(j.amount_cents),
     formatAge(j.created_at),
-    truncate(j.kind === "restore" ? (j.filename ?? "") : `"${j.prompt ?? ""}"`, 40),
+    truncate("filename" in j ? j.filename : `"${j.prompt}"`, 40),
   ]);
   ctx.out.result(
     { jobs: all },
@@ -60,17 +64,78 @@ async function jobs(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
-function jobLines(kind: JobKind, job: Job): string[] {
-  const lines = [
-    `${job.id}  ${kind.name}  ${statusText(job)}${job.status === "processing" && job.progress ? ` ${Math.round(job.progress * 100)}%` : ""}`,
-    `Price     ${dollars(job.amount_cents)}`,
-    `Created   ${job.created_at} (${formatAge(job.created_at)})`,
+/** "Label     value" lines, the label padded so the values line up. */
+const line = (label: string, value: string) => `${label.padEnd(9)} ${value}`;
+
+/** What the job is: the file and quality of a restore, the prompt and size of a clip. */
+function whatLines(job: Job): string[] {
+  if ("filename" in job) {
+    const picture = job.width && job.height ? `, ${job.width}×${job.height}` : "";
+    const measured =
+      job.measured_duration_sec === null
+        ? ""
+        : `, measured ${formatDuration(job.measured_duration_sec)}`;
+    return [
+      line("File", job.video_url ? `${job.filename} (from ${job.video_url})` : job.filename),
+      line("Quality", job.quality_label),
+      line("Length", `${formatDuration(job.duration_sec)} declared${measured}${picture}`),
+    ];
+  }
+  const extras = [job.loop ? "loop" : "", job.seed === null ? "" : `seed ${job.seed}`];
+  return [
+    line("Prompt", job.prompt),
+    line("Clip", [`${job.seconds} s ${job.size}`, ...extras.filter(Boolean)].join(", ")),
+    ...(job.image_url ? [line("Image", job.image_url)] : []),
   ];
-  if (job.filename) lines.push(`File      ${job.filename}`);
-  if (job.prompt) lines.push(`Prompt    ${job.prompt}`);
-  if (job.error) lines.push(`Error     ${job.error}`);
-  if (job.download_url) lines.push(`Download  kinora get ${job.id} --download PATH`);
-  else if (!kind.terminal.has(job.status)) lines.push(`Follow    kinora get ${job.id} --follow`);
+}
+
+/** The price, and how it was paid; a restore shorter than declared shows what came back. */
+function priceLine(job: Job): string {
+  if (!("filename" in job)) return line("Price", dollars(job.amount_cents));
+  const paid = job.paid_from_balance ? "from the balance" : "by checkout";
+  const back = job.declared_amount_cents - job.amount_cents;
+  const refund =
+    back > 0
+      ? ` (${dollars(back)} of ${dollars(job.declared_amount_cents)} refunded: shorter than declared)`
+      : "";
+  return line("Price", `${dollars(job.amount_cents)} ${paid}${refund}`);
+}
+
+/** The job's own webhook and its latest deliveries, newest first. */
+function webhookLines(hook: JobWebhookView | null | undefined): string[] {
+  if (!hook) return [];
+  const lines = [line("Webhook", `${hook.url} (${hook.events.join(", ")})`)];
+  for (const d of hook.deliveries) {
+    const tries = `${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`;
+    const answer = d.last_status_code ? `, HTTP ${d.last_status_code}` : "";
+    const why = d.last_error ? `: ${truncate(d.last_error, 60)}` : "";
+    const next = d.state === "pending" && d.next_attempt_at ? `, next ${d.next_attempt_at}` : "";
+    lines.push(`            ${d.type} ${d.state} (${tries}${answer}${next})${why}`);
+  }
+  return lines;
+}
+
+/** `kinora get`'s lines for a person: every field of the job view worth reading. */
+export function jobLines(kind: JobKind, job: Job): string[] {
+  const progress =
+    job.status === "processing" && job.progress ? ` ${Math.round(job.progress * 100)}%` : "";
+  const lines = [`${job.id}  ${kind.name}  ${statusText(job)}${progress}`, ...whatLines(job)];
+  lines.push(priceLine(job), line("Created", `${job.created_at} (${formatAge(job.created_at)})`));
+  if (job.finished_at) lines.push(line("Finished", job.finished_at));
+  if (job.queue) {
+    const ahead = job.queue.position === 0 ? "running now" : `${job.queue.ahead} ahead`;
+    lines.push(line("Queue", `${ahead}, done in about ${formatDuration(job.queue.eta_seconds)}`));
+  }
+  if (job.expires_at && !kind.terminal.has(job.status)) lines.push(line("Expires", job.expires_at));
+  if (job.error) {
+    const code = "error_code" in job && job.error_code ? ` (${job.error_code})` : "";
+    lines.push(line("Error", `${job.error}${code}`));
+  }
+  if ("refused" in job && job.refused) lines.push(line("Refused", job.refused));
+  lines.push(...webhookLines(job.webhook));
+  if (job.download_url) lines.push(line("Download", `kinora get ${job.id} --download PATH`));
+  else if (!kind.terminal.has(job.status))
+    lines.push(line("Follow", `kinora get ${job.id} --follow`));
   return lines;
 }
 
@@ -98,7 +163,7 @@ async function get(ctx: ClientContext): Promise<number> {
   const failure = failureOf(kind, job);
   if (failure) throw failure;
   if (!job.download_url) throw new UsageError(`${id} has no result to download any more.`);
-  const dest = await resolveDest(download, resultFileName(kind, job));
+  const dest = await resolveDest(download, resultFileName(job));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest);
   ctx.out.result({ job, output: dest, size_bytes: sizeBytes }, `Saved ${dest}.`);
   return 0;
@@ -119,9 +184,7 @@ async function cancel(ctx: ClientContext): Promise<number> {
   if (!id || extra) throw new UsageError("Usage: kinora cancel JOB_ID");
   const kind = kindOf(id);
   ctx.api.requireKey();
-  const res = await ctx.api.post<{ job: Job; wallet?: { balance_cents: number } }>(
-    `${kind.base}/${encodeURIComponent(id)}/cancel`,
-  );
+  const res = await kind.cancel(ctx.api, id);
   const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
   ctx.out.result(res, `Cancelled ${id}; ${dollars(res.job.amount_cents)} was refunded${balance}.`);
   return 0;
@@ -150,8 +213,9 @@ export const getCommand: ClientCommand = {
   options: { follow: { type: "boolean" }, download: { type: "string" } },
   help: `Usage: kinora get JOB_ID [--follow] [--download PATH]
 
-Shows a restore (rj_…) or clip (clip_…). --follow waits for it to finish with a
-progress bar; --download waits too and saves the result to PATH (a directory gets
+Shows a restore (rj_…) or clip (clip_…): its status, what it is, the price, the
+queue estimate, any error, and its webhook with the latest deliveries. --follow
+waits for it to finish with a progress bar; --download waits too and saves the result to PATH (a directory gets
 the result's own name). This is how to pick up a job after Ctrl-C.
 
 Examples:

@@ -1,23 +1,13 @@
 /** `kinora keys [create|revoke]`: agent keys, sub-keys with a spending limit. */
+import { createAgentKey, listAgentKeys, revokeAgentKey } from "../../../api/contracts/wallet.js";
 import { type ClientCommand, type ClientContext, COMMON_HELP, stringArg } from "../command.js";
 import { UsageError } from "../failures.js";
 import { dollars, formatAge, parseDollars, table } from "../format.js";
-
-interface AgentKey {
-  id: string;
-  label: string;
-  limit_cents: number;
-  spent_cents: number;
-  remaining_cents: number;
-  created_at: string;
-  last_used_at: string | null;
-  revoked: boolean;
-  kind?: string;
-}
+import { callOperation } from "../operations.js";
 
 async function listKeys(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
-  const { keys } = await ctx.api.get<{ keys: AgentKey[] }>("/wallet/keys");
+  const { keys } = await callOperation(ctx.api, listAgentKeys, {});
   const rows = keys.map((k) => [
     k.id,
     k.label || "-",
@@ -42,7 +32,7 @@ async function createKey(ctx: ClientContext): Promise<number> {
   if (!limit)
     throw new UsageError("--limit is required: the most the key may ever spend, in dollars.");
   const label = stringArg(ctx.args, "label");
-  const res = await ctx.api.post<{ key: string; agent_key: AgentKey }>("/wallet/keys", {
+  const res = await callOperation(ctx.api, createAgentKey, {
     limit_cents: parseDollars(limit, "--limit"),
     ...(label === undefined ? {} : { label }),
   });
@@ -58,9 +48,7 @@ async function createKey(ctx: ClientContext): Promise<number> {
 async function revokeKey(ctx: ClientContext, id: string | undefined): Promise<number> {
   ctx.api.requireKey();
   if (!id) throw new UsageError("Usage: kinora keys revoke KEY_ID  (see kinora keys)");
-  const res = await ctx.api.post<{ agent_key: AgentKey }>(
-    `/wallet/keys/${encodeURIComponent(id)}/revoke`,
-  );
+  const res = await callOperation(ctx.api, revokeAgentKey, { key_id: id });
   ctx.out.result(res, `Revoked ${res.agent_key.id}: it stops working at once.`);
   return 0;
 }

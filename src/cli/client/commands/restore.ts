@@ -6,6 +6,14 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import {
+  createRestore,
+  createRestoreCheckout,
+  quoteRestore,
+  startRestore,
+} from "../../../api/contracts/restore.js";
+import type { OutputOf } from "../../../api/operation.js";
+import type { RestoreQuality } from "../../../domain/restore/pricing.js";
+import {
   type ClientCommand,
   type ClientContext,
   COMMON_HELP,
@@ -19,13 +27,14 @@ import { dollars, formatBytes, formatDuration } from "../format.js";
 import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
 import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { openUrl } from "../open-url.js";
+import { callOperation } from "../operations.js";
 import { probeVideo, type VideoFacts } from "../probe.js";
 import { confirmSpend } from "../prompts.js";
 import { retryTransient } from "../timing.js";
 import { resumeHint } from "./resume.js";
 
 /** CLI quality names (as labelled in displays) → API values; the API names work too. */
-const QUALITIES: Record<string, string> = {
+const QUALITIES: Record<string, RestoreQuality> = {
   standard: "faithful",
   faithful: "faithful",
   enhanced: "enhanced",
@@ -33,19 +42,13 @@ const QUALITIES: Record<string, string> = {
   enhanced_max: "enhanced_max",
 };
 
-interface Created {
-  job: Job;
-  upload_url: string;
-  upload_headers: Record<string, string>;
-  display_price: string;
-  paid_from_balance: boolean;
-}
+type Created = OutputOf<typeof createRestore>;
 
 interface Plan {
   file: string;
   sizeBytes: number;
   facts: VideoFacts;
-  quality: string;
+  quality: RestoreQuality;
   payWith: "balance" | "checkout";
   email?: string;
 }
@@ -86,11 +89,7 @@ function requestFields(p: Plan) {
 }
 
 async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
-  const quote = await ctx.api.post<{
-    amount_cents: number;
-    display: string;
-    quality_label: string;
-  }>("/cloud/quote", requestFields(p), { auth: false });
+  const quote = await callOperation(ctx.api, quoteRestore, requestFields(p));
   const picture = p.facts.width ? `, ${p.facts.width}×${p.facts.height}` : "";
   const payer = p.payWith === "balance" ? "from your balance" : "by card (checkout link)";
   const question = `Restore ${path.basename(p.file)} (${formatDuration(p.facts.durationSec)}${picture}, ${formatBytes(p.sizeBytes)}) at ${quote.quality_label} for ${quote.display}, paid ${payer}?`;
@@ -100,13 +99,13 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
 }
 
 async function create(ctx: ClientContext, p: Plan): Promise<Created> {
-  const created = await ctx.api.post<Created>("/cloud/jobs", {
+  const created = await callOperation(ctx.api, createRestore, {
     ...requestFields(p),
     filename: path.basename(p.file),
     content_type: p.facts.contentType,
     size: p.sizeBytes,
     ...(p.email ? { email: p.email } : {}),
-    ...(p.payWith === "checkout" ? { pay_with: "checkout" } : {}),
+    ...(p.payWith === "checkout" ? { pay_with: "checkout" as const } : {}),
   });
   ctx.out.note(
     created.paid_from_balance
@@ -118,10 +117,14 @@ async function create(ctx: ClientContext, p: Plan): Promise<Created> {
 
 /** Uploads; on Ctrl-C or a final failure the job is cancelled so the price comes back. */
 async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<number> {
+  // A create with a file (not a video_url) always answers where to put it.
+  if (!created.upload_url) {
+    throw new CliFailure(`${created.job.id} came back without an upload link.`, EXIT.server);
+  }
   try {
     return await uploadStep(ctx, {
       url: created.upload_url,
-      headers: created.upload_headers,
+      headers: created.upload_headers ?? { "Content-Type": p.facts.contentType },
       file: p.file,
       sizeBytes: p.sizeBytes,
     });
@@ -140,14 +143,10 @@ async function start(ctx: ClientContext, created: Created): Promise<void> {
   const id = created.job.id;
   if (created.paid_from_balance) {
     // Starting a started job returns it unchanged, so a retry after a lost answer is safe.
-    await retryTransient(() => ctx.api.post(`/cloud/jobs/${id}/start`), ctx.signal);
+    await retryTransient(() => callOperation(ctx.api, startRestore, { job_id: id }), ctx.signal);
     return;
   }
-  const { checkout_url } = await ctx.api.post<{ checkout_url: string }>(
-    `/cloud/jobs/${id}/checkout`,
-    {},
-    { auth: false },
-  );
+  const { checkout_url } = await callOperation(ctx.api, createRestoreCheckout, { job_id: id });
   ctx.out.warn(`Pay ${created.display_price} here to start the restore: ${checkout_url}`);
   if (flagArg(ctx.args, "open") && !(await openUrl(checkout_url))) {
     ctx.out.warn("Could not open a browser; open the link yourself.");
@@ -174,7 +173,7 @@ async function restore(ctx: ClientContext): Promise<number> {
   const given = stringArg(ctx.args, "out");
   const dest = given
     ? path.resolve(given)
-    : freePath(path.dirname(path.resolve(p.file)), resultFileName(RESTORE, job));
+    : freePath(path.dirname(path.resolve(p.file)), resultFileName(job));
   let sizeBytes: number;
   try {
     sizeBytes = await downloadStep(ctx, job.download_url, dest);

@@ -1,4 +1,9 @@
 /** `kinora wallet` (balance and allowance) and `kinora topup` (a checkout link, then the credit). */
+
+import { createTopUpLink } from "../../../api/contracts/payments.js";
+import { getWallet } from "../../../api/contracts/wallet.js";
+import type { OutputOf } from "../../../api/operation.js";
+import type { WalletView } from "../../../api/schemas.js";
 import {
   type ClientCommand,
   type ClientContext,
@@ -10,23 +15,9 @@ import { EXIT } from "../exit-codes.js";
 import { ApiFailure, CliFailure, Interrupted, UsageError } from "../failures.js";
 import { dollars, parseDollars } from "../format.js";
 import { openUrl } from "../open-url.js";
+import { callOperation } from "../operations.js";
 import { spinner } from "../progress.js";
 import { sleep } from "../timing.js";
-
-export interface WalletView {
-  wallet_id: string;
-  balance_cents: number;
-  spendable_cents: number;
-  paused: boolean;
-  email?: string | null;
-  agent_key?: {
-    id: string;
-    label: string;
-    limit_cents: number;
-    spent_cents: number;
-    remaining_cents: number;
-  };
-}
 
 /** The wallet as a few lines for a person. */
 export function walletLines(w: WalletView): string[] {
@@ -46,7 +37,7 @@ export function walletLines(w: WalletView): string[] {
 
 async function readWallet(ctx: ClientContext): Promise<WalletView> {
   ctx.api.requireKey();
-  return (await ctx.api.get<{ wallet: WalletView }>("/wallet")).wallet;
+  return (await callOperation(ctx.api, getWallet, {})).wallet;
 }
 
 async function wallet(ctx: ClientContext): Promise<number> {
@@ -55,13 +46,7 @@ async function wallet(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
-interface Checkout {
-  checkout_url: string;
-  checkout_id: string;
-  amount_cents: number;
-  display: string;
-  expires_at: string;
-}
+type Checkout = OutputOf<typeof createTopUpLink>;
 
 const POLL_MS = 2000;
 
@@ -75,19 +60,19 @@ async function topup(ctx: ClientContext): Promise<number> {
   if (!Number.isFinite(timeoutMin) || timeoutMin <= 0)
     throw new UsageError("--timeout must be a number of minutes.");
   const before = await readWallet(ctx);
-  const checkout = await ctx.api
-    .post<Checkout>("/wallet/topup", { amount_cents: amountCents })
-    .catch((err: unknown) => {
-      // The API speaks cents; the person typed dollars.
-      if (err instanceof ApiFailure && err.status === 400) {
-        throw new CliFailure(
-          `${dollars(amountCents)} was refused: ${err.message}`,
-          err.exitCode,
-          err.fields,
-        );
-      }
-      throw err;
-    });
+  const checkout = await callOperation(ctx.api, createTopUpLink, {
+    amount_cents: amountCents,
+  }).catch((err: unknown) => {
+    // The API speaks cents; the person typed dollars.
+    if (err instanceof ApiFailure && err.status === 400) {
+      throw new CliFailure(
+        `${dollars(amountCents)} was refused: ${err.message}`,
+        err.exitCode,
+        err.fields,
+      );
+    }
+    throw err;
+  });
   const wait = !flagArg(args, "no-wait");
   const linkLine = `Pay ${checkout.display} here: ${checkout.checkout_url}`;
   // The link must reach a person even under --json while we wait; stdout stays the one document.
