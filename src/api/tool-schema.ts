@@ -1,8 +1,9 @@
 /**
  * A contract's input and output as JSON Schema (draft-07, the dialect MCP clients validate
  * with), for tool listings. Inputs carry every field's description, real bounds and default;
- * outputs are accurate but lean — the fields and their types, open to additive fields, without
- * the prose the tool's description and the inputs already give — so `tools/list` stays small.
+ * outputs are true but lean — the answer's fields by name, open to additive fields, without the
+ * prose the tool's description and the inputs already give — so `tools/list` stays under its
+ * budget (16,000 characters for every tool: test/mcp/tools-size.test.ts).
  */
 import { z } from "@hono/zod-openapi";
 import type { AnyContract } from "./operation.js";
@@ -70,9 +71,27 @@ function toJson(schema: z.ZodType, io: "input" | "output"): Json {
   return out;
 }
 
-/** JSON Schema of what a caller may send (the tool's extra arguments merged by the surface). */
+/** A default the description already states ("Default enhanced.") is said once. */
+function dropDefaultInDescription(node: Json): void {
+  if (node.default !== undefined && /\bDefault\b/.test(String(node.description ?? ""))) {
+    delete node.default;
+  }
+}
+
+/**
+ * JSON Schema of what a caller may send (the tool's extra arguments merged by the surface).
+ * Examples are for the REST document; unknown fields are refused by the operation itself (with
+ * the field named), so `additionalProperties` need not be said in every listing.
+ */
 export function inputJsonSchema(schema: z.ZodObject): Json {
-  return toJson(schema, "input");
+  const out = toJson(schema, "input");
+  delete out.additionalProperties;
+  walk(out, (n) => {
+    delete n.example;
+    delete n.examples;
+    dropDefaultInDescription(n);
+  });
+  return out;
 }
 
 /** JSON Schema of a contract's answer (with its 202 form, if any), lean and open to additions. */
@@ -89,13 +108,13 @@ export function outputJsonSchema(contract: AnyContract): Json {
     // `required` lists the fields again: an answer always has them, and the names are listed.
     delete n.required;
   });
-  // A resource in the answer (a job, a wallet) lists its fields by name only: what each holds is
-  // in the tool's description and the REST document, and the names are what a caller reads.
-  walk(out, (n, depth) => {
-    if (depth < 1 || !n.properties || typeof n.properties !== "object") return;
-    n.properties = Object.fromEntries(Object.keys(n.properties).map((name) => [name, {}]));
-  });
   mergeObjectUnions(out);
+  // The answer's fields by name only: every answer shows them with their values, and the REST
+  // document describes them. A resource in the answer (a job, a wallet) is not spelled out:
+  // listing its ~30 names in each of a dozen tools cost a quarter of tools/list.
+  walk(out, (n, depth) => {
+    if (depth === 1) for (const key of Object.keys(n)) delete n[key];
+  });
   // MCP wants an object schema at the top; a union of objects still is one.
   if (out.type === undefined) out.type = "object";
   return out;

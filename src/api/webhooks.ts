@@ -22,7 +22,7 @@ export const ReceiverUrl = z
 export const JobWebhookFields = {
   webhook_url: ReceiverUrl.optional().meta({
     description:
-      "An https URL that receives this job's events (Standard Webhooks, signed with the wallet's webhook secret). Needs a key.",
+      "An https URL that gets this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key.",
     example: "https://example.com/hooks/kinora",
   }),
   webhook_events: z
@@ -33,7 +33,7 @@ export const JobWebhookFields = {
     .max(JOB_EVENTS.length, `must name at most ${JOB_EVENTS.length} events`)
     .optional()
     .meta({
-      description: `Events sent to webhook_url: started, progress (every 5 %), completed (final status). Default ${JSON.stringify(DEFAULT_JOB_EVENTS)}.`,
+      description: `Events for webhook_url: started, progress (every 5 %), completed (final status). Default ${DEFAULT_JOB_EVENTS.join(", ")}.`,
     }),
 };
 
