@@ -2,9 +2,11 @@
  * Who else can reach what webhooks store or return: an agent key of the wallet, or another
  * wallet, tries to read and delete the wallet's endpoints, send them test events, read or rotate
  * the wallet's default secret, read its jobs' deliveries and receive its jobs' events — and gets
- * nothing. Secrets are stored only sealed (another SIGNING_SECRET cannot open them) and never
- * reach a log line, at debug level, through registration, reads, rotation and deliveries; a
- * delivery carries no cookie or key.
+ * nothing. The default secret signs a job's deliveries and, rotated, stops at once. A job's
+ * webhook fields need a key and a URL, and a loopback receiver only when the operator allows it.
+ * Secrets are stored only sealed (another SIGNING_SECRET cannot open them) and never reach a log
+ * line, at debug level, through registration, reads, rotation and deliveries; a delivery carries
+ * no cookie or key.
  */
 import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
@@ -235,6 +237,100 @@ describe("another wallet", () => {
     for (const r of got) {
       expect(() => new Webhook(b.secret).verify(r.body, r.headers)).toThrow();
       expect(() => new Webhook(b.endpointSecret).verify(r.body, r.headers)).toThrow();
+    }
+  });
+});
+
+describe("the wallet's default secret", () => {
+  it("signs a job's deliveries; once rotated, the next delivery verifies with the new one only", async () => {
+    const a = await owner(mine);
+    const from = mine.received.length;
+    const first = await t.call("POST", "/cloud/jobs", {
+      key: a.key,
+      body: jobBody(video, { webhook_url: mine.url }),
+    });
+    await t.call("POST", `/cloud/jobs/${first.body.job.id}/cancel`, { key: a.key });
+    // The job's own URL and the owner's endpoint each get the completion.
+    const before = (await mine.waitFor(from + 2)).slice(from);
+    const own = before.find((r) => {
+      try {
+        return new Webhook(a.secret).verify(r.body, r.headers) !== undefined;
+      } catch {
+        return false;
+      }
+    });
+    expect(own).toBeDefined();
+    const rotated = await t.call("POST", "/wallet/webhook-secret/rotate", { key: a.key });
+    const next = rotated.body.secret as string;
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(a.secret);
+    expect((await t.call("GET", "/wallet/webhook-secret", { key: a.key })).body.secret).toBe(next);
+    const second = await t.call("POST", "/cloud/jobs", {
+      key: a.key,
+      body: jobBody(video, { webhook_url: mine.url }),
+    });
+    await t.call("POST", `/cloud/jobs/${second.body.job.id}/cancel`, { key: a.key });
+    const after = (await mine.waitFor(from + 4)).slice(from + 2);
+    const mineNow = after.filter((r) => {
+      try {
+        new Webhook(a.endpointSecret).verify(r.body, r.headers);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(mineNow).toHaveLength(1);
+    const r = mineNow[0] as (typeof after)[number];
+    expect((new Webhook(next).verify(r.body, r.headers) as { data: { id: string } }).data.id).toBe(
+      second.body.job.id,
+    );
+    expect(() => new Webhook(a.secret).verify(r.body, r.headers)).toThrow();
+  });
+});
+
+describe("a job's webhook fields", () => {
+  it("need a key and a URL, and refuse loopback unless the operator allows it", async () => {
+    const { key } = await t.newWallet(5000);
+    const noUrl = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { webhook_events: ["completed"] }),
+    });
+    expect(noUrl.status).toBe(400);
+    expect(noUrl.body.detail).toMatch(/^webhook_events: needs webhook_url/);
+    const noKey = await t.call("POST", "/cloud/jobs", {
+      body: jobBody(video, { email: "me@example.com", webhook_url: mine.url }),
+    });
+    expect(noKey.status).toBe(400);
+    expect(noKey.body.detail).toMatch(/^webhook_url: needs a key/);
+    const bad = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { webhook_events: ["finished"], webhook_url: mine.url }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/^webhook_events/);
+    // The same receiver on a server without WEBHOOK_ALLOW_HTTP_LOOPBACK: refused everywhere.
+    const strict = await createTestApp({
+      features: [
+        restoreFeature({ noExecutor: true }),
+        webhooksFeature({ kinds: [restoreKind], noDelivery: true }),
+      ],
+    });
+    try {
+      const w = await strict.newWallet(5000);
+      const job = await strict.call("POST", "/cloud/jobs", {
+        key: w.key,
+        body: jobBody(video, { webhook_url: mine.url }),
+      });
+      expect(job.status).toBe(400);
+      expect(job.body.detail).toMatch(/^webhook_url: /);
+      const ep = await strict.call("POST", "/wallet/webhooks", {
+        key: w.key,
+        body: { url: mine.url },
+      });
+      expect(ep.status).toBe(400);
+      expect(ep.body.detail).toMatch(/^url: /);
+    } finally {
+      await strict.close();
     }
   });
 });
