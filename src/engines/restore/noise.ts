@@ -24,22 +24,23 @@ export function planeNoise(plane: Uint8Array, width: number, height: number): nu
   for (let by = 1; by + BLOCK < height; by += BLOCK) {
     for (let bx = 1; bx + BLOCK < width; bx += BLOCK) {
       let sum = 0;
+      // Plain indexing, no helper closure: a closure made per pixel (and named per pixel by
+      // tsx/esbuild's keepNames) took seconds on a few SD frames, between the probe and the encode.
       for (let y = by; y < by + BLOCK; y++) {
         const row = y * width;
         for (let x = bx; x < bx + BLOCK; x++) {
-          const p = (i: number) => plane[i] as number;
           const up = row - width + x;
           const dn = row + width + x;
           const m = row + x;
           // Mask [1 −2 1; −2 4 −2; 1 −2 1].
           const r =
-            p(up - 1) -
-            2 * p(up) +
-            p(up + 1) -
-            2 * (p(m - 1) - 2 * p(m) + p(m + 1)) +
-            p(dn - 1) -
-            2 * p(dn) +
-            p(dn + 1);
+            (plane[up - 1] as number) -
+            2 * (plane[up] as number) +
+            (plane[up + 1] as number) -
+            2 * ((plane[m - 1] as number) - 2 * (plane[m] as number) + (plane[m + 1] as number)) +
+            (plane[dn - 1] as number) -
+            2 * (plane[dn] as number) +
+            (plane[dn + 1] as number);
           sum += Math.abs(r);
         }
       }
