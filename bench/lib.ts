@@ -1,7 +1,7 @@
 /** Shared benchmark helpers: timing, load generation and figure printing as ratios. */
 
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../src/config.js";
 import type { Database } from "../src/db/database.js";
@@ -30,7 +30,9 @@ export function printFigure(f: Figure) {
   const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
   process.stdout.write(
     `  ${f.name.padEnd(44)} ${fmt(f.value).padStart(9)} ${f.unit.padEnd(7)} vs ${f.baselineName} ${fmt(f.baseline)} ${f.unit}` +
-      `  → ratio ${ratio.toFixed(2)}${f.aim ? `  (aim ${f.aim})` : ""}\n`,
+      `  → ratio ${ratio.toFixed(2)}${f.aim ? `  (aim ${f.aim})` : ""}` +
+      // The machine may be shared: the 1-minute load average says how far to trust a figure.
+      `  [load ${(loadavg()[0] ?? 0).toFixed(1)}]\n`,
   );
 }
 

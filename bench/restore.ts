@@ -117,7 +117,7 @@ export async function benchRestore(
         baselineName: "bare ffmpeg same chain",
         baseline: 1,
         better: "lower",
-        aim: "≤ 1.15",
+        aim: "≤ 1.10",
       },
       {
         name: `restore wall, median of ${runs}`,
@@ -126,7 +126,7 @@ export async function benchRestore(
         baselineName: "bare ffmpeg same chain",
         baseline: b,
         better: "lower",
-        aim: "≤ 1.15",
+        aim: "≤ 1.10",
       },
       {
         name: `restore ${quality} 480p speed`,
