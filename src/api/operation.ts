@@ -62,7 +62,8 @@ export const READ_ONLY: ToolAnnotations = {
 };
 
 export interface RestBinding {
-  method: "get" | "post";
+  /** GET reads (input in the path and query); POST and PATCH take a JSON body. */
+  method: "get" | "post" | "patch";
   /** OpenAPI path template, e.g. `/cloud/jobs/{id}/start`. */
   path: string;
   /**

@@ -37,7 +37,7 @@ export interface AgentKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-export type LedgerKind = "charge" | "refund" | "topup" | "adjustment" | "payout";
+export type LedgerKind = "charge" | "refund" | "topup" | "adjustment" | "payout" | "key_limit";
 
 export interface LedgerEntriesTable {
   id: Generated<number>;

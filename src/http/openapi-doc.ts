@@ -46,7 +46,10 @@ export function finishDocument<T extends object>(doc: T): T {
           };
         }
       }
-      if (method === "post" && !NOT_IDEMPOTENT.some((re) => re.test(path))) {
+      if (
+        (method === "post" || method === "patch") &&
+        !NOT_IDEMPOTENT.some((re) => re.test(path))
+      ) {
         op.parameters ??= [];
         if (!op.parameters.some((p) => p.in === "header" && p.name === "Idempotency-Key")) {
           op.parameters.push(IDEMPOTENCY_HEADER);

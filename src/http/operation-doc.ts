@@ -62,7 +62,7 @@ function bodySchema(contract: AnyContract, shape: RestShape): z.ZodType {
 export function errorCodesOf(contract: AnyContract, shape: RestShape): ErrorCode[] {
   const codes = new Set<ErrorCode>(contract.errors);
   if (shape.query.length + shape.body.length > 0) codes.add("invalid_field");
-  if (contract.rest?.method === "post") {
+  if (contract.rest && contract.rest.method !== "get") {
     codes.add("invalid_request");
     codes.add("too_large");
   }

@@ -126,7 +126,7 @@ export function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps
   if (!rest) return;
   documentOperation(app, contract, rest);
   const honoPath = rest.path.replace(/\{([^}]+)\}/g, ":$1");
-  const middleware = rest.method === "post" ? [smallBody, jsonBodiesOnly] : [];
+  const middleware = rest.method === "get" ? [] : [smallBody, jsonBodiesOnly];
   const reader = restReader(contract, rest);
   app.on(rest.method.toUpperCase(), [honoPath], ...middleware, async (c) => {
     const caller = await callerOf(c, contract.auth, deps);
@@ -149,7 +149,7 @@ export function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps
     let tightest = c.get("rateDecision");
     const outcome = await runOperation(op, input, ctx, {
       log: deps.log,
-      idempotencyKey: c.req.method === "POST" ? c.req.header("idempotency-key") : undefined,
+      idempotencyKey: rest.method === "get" ? undefined : c.req.header("idempotency-key"),
       idempotency: { deps, inFlightMs: deps.config.idempotencyInFlightMs },
       rate: async (bucket) => {
         // Spending is counted per key; a caller without one (a restore paid by checkout) creates.

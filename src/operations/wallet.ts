@@ -2,7 +2,12 @@
 
 import * as c from "../api/contracts/wallet.js";
 import { implement, type Operation } from "../api/operation.js";
-import { createAgentKey, listAgentKeys, revokeAgentKey } from "../services/agent-keys.js";
+import {
+  changeKeyLimit,
+  createAgentKey,
+  listAgentKeys,
+  revokeAgentKey,
+} from "../services/agent-keys.js";
 import type { CoreDeps } from "../services/deps.js";
 import { createWallet, walletView } from "../services/wallets.js";
 
@@ -32,11 +37,15 @@ const listKeys = implement(c.listAgentKeys, async (deps: WalletOperationDeps, _a
   keys: await listAgentKeys(deps, ctx.principal.walletId),
 }));
 
+const limitKey = implement(c.changeAgentKeyLimit, async (deps: WalletOperationDeps, a, ctx) => ({
+  agent_key: await changeKeyLimit(deps, ctx.principal.walletId, a.key_id, a.limit_cents),
+}));
+
 const revokeKey = implement(c.revokeAgentKey, async (deps: WalletOperationDeps, a, ctx) => ({
   agent_key: await revokeAgentKey(deps, ctx.principal.walletId, a.key_id),
 }));
 
 /** The wallet area's operations, bound to the core services. */
 export function walletOperations(deps: WalletOperationDeps): Operation[] {
-  return [create, read, createKey, listKeys, revokeKey].map((bind) => bind(deps));
+  return [create, read, createKey, listKeys, limitKey, revokeKey].map((bind) => bind(deps));
 }

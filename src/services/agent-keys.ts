@@ -1,13 +1,14 @@
 /**
  * Agent keys and connected apps of a wallet: create (within the wallet's cap on active keys),
- * list, revoke. A connected app is an agent key whose secrets are OAuth tokens.
+ * list, change the limit, revoke. A connected app is an agent key whose secrets are OAuth tokens.
  */
 
 import { sql } from "kysely";
 import type { AgentKeyView } from "../api/schemas.js";
-import { conflict, invalidField, notFound } from "../domain/errors.js";
+import { conflict, invalidField, notFound, wrongState } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
 import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
+import { displayCents } from "../domain/money.js";
 import type { CoreDeps } from "./deps.js";
 import { agentKeyView, KEY_COLUMNS } from "./wallets.js";
 
@@ -167,5 +168,62 @@ export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: st
     .executeTakeFirst();
   if (!row) throw notFound("Agent key");
   deps.log.info("agent key revoked", { wallet_id: walletId, key_id: keyId });
+  return agentKeyView(row);
+}
+
+/**
+ * Sets an agent key's (or connected app's) limit: never below what it already spent, never on
+ * a revoked key. The change is a ledger entry that moves no money (`key_limit`), written in the
+ * same transaction, so the wallet's history shows who may spend what since when. The key row is
+ * locked first, so a charge racing the change sees either the old limit or the new one, whole.
+ * Setting the limit it already has changes nothing and writes nothing.
+ */
+export async function changeKeyLimit(
+  deps: CoreDeps,
+  walletId: string,
+  keyId: string,
+  limitCents: number,
+): Promise<AgentKeyView> {
+  checkLimit(limitCents);
+  const row = await deps.db.transaction().execute(async (tx) => {
+    const key = await tx
+      .selectFrom("agent_keys")
+      .select(KEY_COLUMNS)
+      .where("id", "=", keyId)
+      .where("wallet_id", "=", walletId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!key) throw notFound("Agent key");
+    if (key.revoked_at !== null) {
+      throw wrongState("This key is revoked; its limit can no longer change. Create a new key.");
+    }
+    const spent = Number(key.spent_cents);
+    const before = Number(key.limit_cents);
+    if (limitCents < spent) {
+      throw invalidField(
+        "limit_cents",
+        `must be at least ${spent}, what this key already spent (${displayCents(spent)}).`,
+      );
+    }
+    if (limitCents === before) return key;
+    const changed = await tx
+      .updateTable("agent_keys")
+      .set({ limit_cents: limitCents })
+      .where("id", "=", keyId)
+      .returning(KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
+    await tx
+      .insertInto("ledger_entries")
+      .values({
+        wallet_id: walletId,
+        agent_key_id: keyId,
+        kind: "key_limit",
+        amount_cents: 0,
+        reason: `limit of ${key.label || keyId} changed from ${displayCents(before)} to ${displayCents(limitCents)}`,
+      })
+      .execute();
+    return changed;
+  });
+  deps.log.info("agent key limit changed", { wallet_id: walletId, key_id: keyId });
   return agentKeyView(row);
 }

@@ -108,6 +108,38 @@ export const listAgentKeys = defineContract({
   },
 });
 
+export const changeAgentKeyLimit = defineContract({
+  id: "changeAgentKeyLimit",
+  auth: "wallet",
+  input: z
+    .object({
+      key_id: IdField("key_3mJr7AoUXx7Wqd2vBZLWmU"),
+      limit_cents: z
+        .number({ error: `must be an integer from ${min} to ${max}` })
+        .int(`must be an integer from ${min} to ${max}`)
+        .min(min, `must be an integer from ${min} to ${max}`)
+        .max(max, `must be an integer from ${min} to ${max}`)
+        .openapi({
+          description:
+            "The key's new total limit in cents: at least what it already spent (spent_cents).",
+        }),
+    })
+    .strict()
+    .openapi({ example: { limit_cents: 2000 } }),
+  output: z.object({ agent_key: AgentKey }),
+  errors: ["not_found", "wrong_state"],
+  rest: {
+    method: "patch",
+    path: "/wallet/keys/{id}",
+    names: { key_id: "id" },
+    tags: KEYS,
+    summary: "Change an agent key's limit",
+    description:
+      "Raises or lowers what the key may spend in total (a connected app's too), never below what it already spent; a revoked key is refused (wrong_state). The change is written to the wallet's ledger as a key_limit entry that moves no money. Wallet key only.",
+    answer: "The key with its new limit.",
+  },
+});
+
 export const revokeAgentKey = defineContract({
   id: "revokeAgentKey",
   auth: "wallet",
