@@ -111,7 +111,7 @@ function isWebOrigin(value: string): boolean {
   }
 }
 
-export type Env = z.infer<typeof EnvSchema>;
+type Env = z.infer<typeof EnvSchema>;
 
 export interface Config {
   port: number;
@@ -181,7 +181,7 @@ export interface RateLimitsConfig {
 }
 
 /** Which engines workers run: local ffmpeg, or a remote model over the Cog protocol. */
-export interface EnginesConfig {
+interface EnginesConfig {
   restore:
     | { kind: "ffmpeg" }
     | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };

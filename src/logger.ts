@@ -2,7 +2,7 @@
  * JSON-lines logger. Secrets never reach its output: every line goes through `redact`, which
  * strips capabilities (keys, OAuth codes and tokens, signed link tokens) in any encoding.
  */
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-export interface StoredSecret {
+interface StoredSecret {
   value: string;
   /** Where it was stored, when generated or read from DATA_DIR; undefined when from the env. */
   file?: string;

@@ -26,7 +26,7 @@ import { createSigner } from "./signing.js";
 import { storageFromConfig } from "./storage/from-config.js";
 import { type JobSystem, startJobSystem } from "./workers/supervisor.js";
 
-export interface RunningServer {
+interface RunningServer {
   url: string;
   close(): Promise<void>;
 }

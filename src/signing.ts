@@ -24,9 +24,9 @@ import {
 } from "node:crypto";
 
 /** Why a token did not verify, so a caller can tell the holder what to do. */
-export type SignatureProblem = "malformed" | "forged" | "expired";
+type SignatureProblem = "malformed" | "forged" | "expired";
 
-export type Checked<T> =
+type Checked<T> =
   | { ok: true; claims: T }
   | { ok: false; problem: SignatureProblem /** expired: when */; expiredAtMs?: number };
 

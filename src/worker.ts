@@ -19,7 +19,7 @@ import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
 import { openScratch } from "./workers/scratch.js";
 
 /** One line on how to run a remote worker. */
-export const WORKER_USAGE =
+const WORKER_USAGE =
   "kinora worker --server URL --token WORKER_TOKEN [--concurrency N]   (token also from WORKER_TOKEN)";
 
 /** `kinora worker`'s options, parsed as every client command's are (node:util parseArgs). */
@@ -32,12 +32,12 @@ const WORKER_COMMAND = {
 } as const;
 
 /** Running worker loops: stop() lets each finish its job (or hand it back) and cleans up. */
-export interface WorkerHandle {
+interface WorkerHandle {
   stop(graceMs?: number): Promise<void>;
 }
 
 /** What a test may change: the kinds run (default: the registry) and how executors fetch. */
-export interface RemoteWorkerOptions {
+interface RemoteWorkerOptions {
   kinds?: readonly JobKindEntry[];
   seams?: ExecutorSeams;
   /** How the worker API is reached (default: the real fetch). */

@@ -69,14 +69,6 @@ export const Clip = z
   })
   .openapi("Clip");
 
-export const ClipIdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(120)
-    .openapi({ param: { name: "id", in: "path" }, example: "clip_5R2kq9WcD1xv0Lm3Tz8HbN" }),
-});
-
 export const ClipResponse = z.object({ job: Clip });
 
 export const CreateClipBody = z

@@ -24,7 +24,7 @@ const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
   return `${q} = ${row.label}, from ${displayCents(row.baseCents)}: ${row.brief}.`;
 }).join(" ");
 
-export const RestoreRequestFields = {
+const RestoreRequestFields = {
   duration_sec: num("a number of seconds").openapi({ example: 95 }).meta({
     description:
       "Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded.",

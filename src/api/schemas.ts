@@ -86,22 +86,6 @@ export const IdParam = (name: string, example: string) =>
       .openapi({ param: { name, in: "path" }, example }),
   });
 
-/** `?wait=N`: answer as soon as the job's status or progress changes, or after N seconds. */
-export const WaitQuery = z.object({
-  wait: z.coerce
-    .number({ error: "must be a number of seconds from 0 to 25" })
-    .int("must be a whole number of seconds from 0 to 25")
-    .min(0, "must be a number of seconds from 0 to 25")
-    .max(25, "must be at most 25 seconds")
-    .optional()
-    .openapi({
-      param: { name: "wait", in: "query" },
-      example: 20,
-      description:
-        "Long-poll: wait up to this many seconds (0–25) for the job's status or progress to change, then answer. A job in a final status answers at once.",
-    }),
-});
-
 /** `?limit=&cursor=` of a newest-first list, `limit` from `min` to `max` a page. */
 export function pageQuery(bounds: { min: number; max: number; example: number }) {
   const limitError = `must be an integer from ${bounds.min} to ${bounds.max}`;
@@ -125,9 +109,6 @@ export function pageQuery(bounds: { min: number; max: number; example: number })
       .meta({ description: "next_cursor of the previous page." }),
   });
 }
-
-/** Clips: at most 40 a page. */
-export const PageQuery = pageQuery({ min: 1, max: 40, example: 40 });
 
 /** The additive `queue` field of restore jobs and clips (domain/jobs/queue-estimate.ts). */
 export const QueueEstimate = z
@@ -182,7 +163,7 @@ export const WaitField = z
   });
 
 /** What ends a wait (`wait_seconds`, `?wait=`) early, as both surfaces name it. */
-export const WAIT_UNTIL = ["status", "progress"] as const;
+const WAIT_UNTIL = ["status", "progress"] as const;
 
 /** `until` on a read: a status change only (default), or any progress report too. */
 export const UntilField = z

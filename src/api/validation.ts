@@ -6,7 +6,7 @@ import { ApiError, invalidField } from "../domain/errors.js";
 export type FieldName = (field: string) => string;
 
 /** One sentence naming the first failing field, e.g. "limit_cents: must be at most 100000." */
-export function describeZodError(error: ZodError, where: string, name: FieldName = String): string {
+function describeZodError(error: ZodError, where: string, name: FieldName = String): string {
   const issue = error.issues[0];
   if (!issue) return `The ${where} is not valid.`;
   const [first, ...rest] = issue.path.map(String);

@@ -13,7 +13,7 @@ import {
 const URL_MAX = 2048;
 
 /** A receiver URL as callers give it (checked further by the service: https, public address). */
-export const ReceiverUrl = z
+const ReceiverUrl = z
   .string({ error: "must be an https URL" })
   .min(1, "must not be empty")
   .max(URL_MAX, `must be at most ${URL_MAX} characters`);
@@ -37,7 +37,7 @@ export const JobWebhookFields = {
     }),
 };
 
-export const WebhookDelivery = z
+const WebhookDelivery = z
   .object({
     id: z.string().openapi({ example: "dlv_4xQ…_1" }),
     event_id: z.string().openapi({ description: "The webhook-id header of every attempt." }),

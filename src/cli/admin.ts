@@ -129,7 +129,7 @@ async function admin(ctx: ClientContext): Promise<number> {
 }
 
 /** `kinora admin` as a client command: the same parsing, output and exit codes. */
-export const adminCommand: ClientCommand = {
+const adminCommand: ClientCommand = {
   name: "admin",
   summary: "operator commands: credit, pause, usdc-refund, held, release, reconcile, migrate",
   credential: "admin",

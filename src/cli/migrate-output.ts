@@ -23,7 +23,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   const units = ["bytes", "KB", "MB", "GB", "TB"];
   let value = bytes;
   let unit = 0;

@@ -15,7 +15,7 @@ import type { BlobStore } from "../storage/blob-store.js";
 import { localFilesDir, s3StoreFrom } from "../storage/from-config.js";
 import { formatReport, MIGRATE_EXIT, nextSteps, redactUrl } from "./migrate-output.js";
 
-export const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@HOST/DB [--files-to s3] [--dry-run] [--json]
+const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@HOST/DB [--files-to s3] [--dry-run] [--json]
   Copies this machine's embedded install (DATA_DIR) into an empty PostgreSQL database and,
   with --files-to s3, its files into the S3 bucket of S3_BUCKET/S3_*; then verifies both.
   Stop the server first. Reads DATA_DIR and STORAGE_DIR like \`kinora serve\`.
@@ -23,7 +23,7 @@ export const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@H
   --json      print the report as JSON
 Exit: 0 done, 1 usage/config/server running/unreachable, 2 target not empty, 3 a check failed.`;
 
-export interface MigrateIo {
+interface MigrateIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }

@@ -34,7 +34,7 @@ export function templateName(migrations: Migration[] = loadMigrations()): string
   return `pglite-${hash.digest("hex").slice(0, 16)}.tar`;
 }
 
-export function templatePath(cacheDir = DEFAULT_CACHE_DIR): string {
+function templatePath(cacheDir = DEFAULT_CACHE_DIR): string {
   return path.join(cacheDir, templateName());
 }
 

@@ -7,7 +7,7 @@
  */
 
 /** Exit codes of the `kinora` client: 1 other refusal, 2 usage, 3 refused/funds, 4 server. */
-export type ErrorExit = 1 | 3 | 4;
+type ErrorExit = 1 | 3 | 4;
 
 export const ERROR_CODES = {
   invalid_field: {

@@ -8,7 +8,7 @@ import { type ErrorCode, type ErrorStatus, statusOf } from "./error-codes.js";
 
 export type { ErrorCode, ErrorStatus } from "./error-codes.js";
 
-export interface ApiErrorExtra {
+interface ApiErrorExtra {
   needs_topup?: boolean;
   over_limit?: boolean;
   refused?: string;
@@ -16,7 +16,7 @@ export interface ApiErrorExtra {
   [field: string]: unknown;
 }
 
-export interface ApiErrorOptions {
+interface ApiErrorOptions {
   /** Response headers the error carries: Retry-After, PAYMENT-REQUIRED, WWW-Authenticate. */
   headers?: Record<string, string>;
 }

@@ -6,7 +6,7 @@
  */
 
 /** A ledger entry kind, as written to ledger_entries.kind. */
-export type LedgerEntryKind = "charge" | "refund" | "topup" | "adjustment" | "payout";
+type LedgerEntryKind = "charge" | "refund" | "topup" | "adjustment" | "payout";
 
 export interface KinoraEvents {
   /** One HTTP request answered; `route` is the matched pattern (`/cloud/jobs/:id`), never the raw path. */
@@ -81,6 +81,3 @@ export function createEventHub(): EventHub {
   }
   return hub;
 }
-
-/** Events that go nowhere (services called without a hub, e.g. from a CLI or a test). */
-export const NO_EVENTS: KinoraEvents = createEventHub();

@@ -16,7 +16,7 @@ function base62(bytes: Buffer): string {
   return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), "0");
 }
 
-export type IdPrefix =
+type IdPrefix =
   | "wal"
   | "key"
   | "rj"

@@ -1,6 +1,6 @@
 /** Money is integer US cents everywhere; this is the one place that makes display strings. */
 
-export function assertCents(value: number, field = "amount_cents"): number {
+function assertCents(value: number, field = "amount_cents"): number {
   if (!Number.isSafeInteger(value))
     throw new TypeError(`${field} must be an integer number of cents`);
   return value;

@@ -45,7 +45,7 @@ export function movesToFinal(
 }
 
 /** Progress is sent at most once per step (5 %): heartbeats repeat the same value often. */
-export const PROGRESS_STEP = 0.05;
+const PROGRESS_STEP = 0.05;
 
 /** Whether a progress report from `before` to `after` crosses a step worth an event. */
 export function progressCrossesStep(before: number | null, after: number | null): boolean {

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
 
-export interface FfmpegBinaries {
+interface FfmpegBinaries {
   ffmpeg: string;
   ffprobe: string;
   /** "system" when found on PATH or via FFMPEG_PATH, "bundled" for the npm fallback. */

@@ -12,7 +12,7 @@ import { purgeExpiredOAuth } from "../oauth/tokens.js";
 import { registerConsentRoutes } from "../web/consent-routes.js";
 import { startPurges } from "./purges.js";
 
-export interface ConnectedAppsOptions {
+interface ConnectedAppsOptions {
   /** Test seam: let metadata documents be fetched from a local server. Never in production. */
   metadataFetch?: ClientDeps["metadataFetch"];
   /** How often expired codes and tokens are purged (default: every five minutes). */

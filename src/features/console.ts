@@ -10,7 +10,7 @@ import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 import { startPurges } from "./purges.js";
 import { webhookDeps } from "./webhooks.js";
 
-export interface ConsoleFeatureOptions {
+interface ConsoleFeatureOptions {
   /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
   clips?: ClipsFeatureOptions;
   /** Used only when no earlier feature built the payment services. */

@@ -10,7 +10,7 @@ import { assistantOperations } from "../operations/assistant.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
 
-export interface McpFeatureOptions {
+interface McpFeatureOptions {
   /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
   clips?: ClipsFeatureOptions;
 }

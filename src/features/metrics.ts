@@ -19,7 +19,7 @@ import { readWebhookStats } from "../services/webhooks/stats.js";
 
 type KindDefinition = Pick<JobDefinition, "kind" | "table" | "waiting" | "moves" | "final">;
 
-export interface MetricsFeatureOptions {
+interface MetricsFeatureOptions {
   /** The registry implementation (default: prom-client with its process metrics). */
   registry?: () => MetricsRegistry;
   /** The job kinds whose tables are read at scrape time (default: every registered kind). */
@@ -37,7 +37,7 @@ function activeStatuses(def: KindDefinition) {
 }
 
 /** What the scrape reads of each kind: its table, waiting status and unfinished statuses. */
-export function jobTables(kinds: readonly KindDefinition[]): JobTableSpec[] {
+function jobTables(kinds: readonly KindDefinition[]): JobTableSpec[] {
   return kinds.map((def) => ({
     kind: def.kind,
     table: def.table,

@@ -39,7 +39,7 @@ export interface PaymentsFeatureOptions {
 }
 
 /** Pay-per-job restores: the restore area's side, wired to its real implementation. */
-export const RESTORE_HOOKS: RestoreCheckoutHooks = {
+const RESTORE_HOOKS: RestoreCheckoutHooks = {
   getJobForCheckout,
   markCheckoutPaid,
   async viewJob(p, jobId) {
@@ -53,7 +53,7 @@ export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFa
 }
 
 /** The payment services of a platform, with the configuration they were built from. */
-export interface PaymentsServices {
+interface PaymentsServices {
   deps: PaymentsDeps;
   config: PaymentsConfig;
   stripe?: StripeCheckoutProvider;
@@ -101,7 +101,7 @@ async function buildPaymentsDeps(
   return { deps, config, ...(stripe ? { stripe } : {}) };
 }
 
-export async function buildPaymentsFeature(
+async function buildPaymentsFeature(
   platform: Platform,
   options: PaymentsFeatureOptions,
 ): Promise<Feature> {

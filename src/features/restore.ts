@@ -13,7 +13,7 @@ import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.j
 import type { FetchLike } from "../workers/executors/transfer.js";
 import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
 
-export interface RestoreFeatureOptions {
+interface RestoreFeatureOptions {
   /** How in-process workers fetch URLs (tests route in-process URLs back into the app). */
   fetch?: FetchLike;
   /** Run no executor in this process (e.g. only remote workers). */

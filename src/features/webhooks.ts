@@ -24,9 +24,9 @@ import { type Purge, startPurges } from "./purges.js";
 import { sharedBundle } from "./shared-services.js";
 
 /** How long finished deliveries (and their events) stay readable. */
-export const DELIVERY_KEEP_DAYS = 30;
+const DELIVERY_KEEP_DAYS = 30;
 
-export interface WebhooksFeatureOptions {
+interface WebhooksFeatureOptions {
   /** The job kinds whose jobs payloads show (each kind's REST view). */
   kinds: readonly JobKindEntry[];
   /** Attempt timing (tests shorten it). */

@@ -28,6 +28,3 @@ export function createRouter() {
 }
 
 export type Router = ReturnType<typeof createRouter>;
-
-export const bearerSecurity = [{ bearer: [] }];
-export const optionalBearerSecurity: Record<string, string[]>[] = [{}, { bearer: [] }];

@@ -66,7 +66,7 @@ export interface JobEngineDeps {
 }
 
 /** Files expire, and jobs with them, when a rule's deadline column passes. */
-export interface RetentionRule<Row extends JobColumns> {
+interface RetentionRule<Row extends JobColumns> {
   /** Rows in these statuses… */
   statuses: readonly string[];
   /** …whose `column` is before `before(now)` (and, for a rule without a move, whose files remain). */
@@ -79,13 +79,13 @@ export interface RetentionRule<Row extends JobColumns> {
 /** Told about a refund's ledger entry (metrics). */
 export type RefundEvents = Pick<KinoraEvents, "ledgerEntry">;
 
-export type WorkItemBody<P extends WorkParams = WorkParams> = Pick<
+type WorkItemBody<P extends WorkParams = WorkParams> = Pick<
   WorkItem<P>,
   "inputUrl" | "outputUrl" | "outputHeaders" | "params"
 >;
 
 /** When one of a kind's files may be uploaded through a link kinora handed out. */
-export interface UploadRule {
+interface UploadRule {
   /** The job must be in one of these statuses when the upload arrives. */
   statuses: readonly string[];
   /** A link takes one upload (a caller's input); otherwise a retry may overwrite (a result). */

@@ -10,7 +10,7 @@ import type { Signer } from "../signing.js";
 
 export const OUTPUT_TOKEN_HEADER = "x-kinora-output-token";
 
-export interface OutputClaims {
+interface OutputClaims {
   key: string;
   jobId: string;
   maxBytes: number;

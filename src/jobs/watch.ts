@@ -7,9 +7,9 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/database.js";
 
-export const JOB_EVENTS_CHANNEL = "kinora_job_events";
+const JOB_EVENTS_CHANNEL = "kinora_job_events";
 /** Longest wait a caller may ask for: below common proxy idle time-outs (30 s). */
-export const MAX_WAIT_SEC = 25;
+const MAX_WAIT_SEC = 25;
 /** How often a waiting request re-reads the job even without a notification. */
 const FALLBACK_READ_MS = 2000;
 
@@ -53,7 +53,7 @@ export async function createJobWatch(database: Pick<Database, "listen">): Promis
   };
 }
 
-export interface Observed {
+interface Observed {
   status: string;
   progress: number | null;
 }
@@ -61,7 +61,7 @@ export interface Observed {
 /** What ends a wait early: a new status only, or any progress report too. */
 export type WaitUntil = "status" | "progress";
 
-export interface WaitOptions<T> {
+interface WaitOptions<T> {
   waitMs: number;
   final: readonly string[];
   signal?: AbortSignal;

@@ -15,7 +15,7 @@ import { type JobEvent, jobEventType, TEST_EVENT_TYPE } from "../domain/webhooks
 /** Delivery nodes LISTEN here; a NOTIFY is sent only when deliveries were written. */
 export const WEBHOOK_CHANNEL = "kinora_webhooks";
 
-export interface OutboxEvent {
+interface OutboxEvent {
   walletId: string;
   type: string;
   /** Job events: which job, and the status it entered. */
@@ -29,7 +29,7 @@ export interface OutboxEvent {
 }
 
 /** A webhook-id: `msg_` and 128 random bits, stable across every retry of the event. */
-export function newEventId(): string {
+function newEventId(): string {
   return `msg_${randomBytes(16).toString("base64url")}`;
 }
 

@@ -7,7 +7,7 @@ const MetricsEnv = z.object({
   METRICS: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
 });
 
-export interface MetricsConfig {
+interface MetricsConfig {
   /** Bearer token a scraper sends to GET /metrics (the admin token works too). */
   token: string | undefined;
   /** METRICS=off: /metrics answers 404 and nothing is counted. */

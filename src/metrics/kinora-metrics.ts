@@ -7,12 +7,12 @@ import type { KinoraObserver } from "../domain/events.js";
 import type { MetricsRegistry } from "./registry.js";
 
 /** What the scrape-time collector reads from the database (cluster-wide figures). */
-export interface JobSnapshot {
+interface JobSnapshot {
   byStatus: { kind: string; status: string; count: number }[];
   queues: { kind: string; depth: number; oldestWaitMs: number }[];
 }
 
-export interface KinoraMetricsOptions {
+interface KinoraMetricsOptions {
   /** Reads the job figures at scrape time; a failure sets kinora_metrics_db_up to 0. */
   readJobs: () => Promise<JobSnapshot>;
 }

@@ -6,7 +6,7 @@
  */
 
 /** Label name → value. Values must come from small closed sets (never ids). */
-export type Labels = Readonly<Record<string, string>>;
+type Labels = Readonly<Record<string, string>>;
 
 export interface Counter {
   inc(labels?: Labels, value?: number): void;

@@ -9,7 +9,7 @@
  */
 import { isIP } from "node:net";
 
-export type ForbiddenReason =
+type ForbiddenReason =
   | "invalid"
   | "unspecified"
   | "loopback"

@@ -56,7 +56,7 @@ export interface SafeFetchOptions extends TargetGuard {
   signal?: AbortSignal;
 }
 
-export interface FetchedImage {
+interface FetchedImage {
   bytes: Buffer;
   contentType: ImageContentType;
   finalUrl: string;

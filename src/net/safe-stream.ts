@@ -37,7 +37,7 @@ export interface StreamFetchOptions
   onProgress?(bytes: number, totalBytes: number | null): void;
 }
 
-export interface StreamedFile {
+interface StreamedFile {
   bytes: number;
   /** The type acceptType kept. */
   contentType: string;

@@ -11,7 +11,7 @@ import { cancelRestoreJob } from "../services/restore/commands.js";
 import type { RestoreDeps } from "../services/restore/deps.js";
 import { freshPrincipal, walletView } from "../services/wallets.js";
 
-export interface AssistantDeps {
+interface AssistantDeps {
   restore: RestoreDeps;
   clips: ClipDeps;
 }

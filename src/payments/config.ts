@@ -59,7 +59,7 @@ const PaymentsEnv = z.object({
     .optional(),
 });
 
-export type CheckoutConfig =
+type CheckoutConfig =
   | {
       kind: "stripe";
       secretKey: string;

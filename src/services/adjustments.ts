@@ -8,14 +8,14 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { CoreDeps } from "./deps.js";
 import { credit } from "./ledger.js";
 
-export interface AdjustmentInput {
+interface AdjustmentInput {
   walletId: string;
   amountCents: number;
   reason: string;
   reference?: string | undefined;
 }
 
-export interface AdjustmentResult {
+interface AdjustmentResult {
   wallet_id: string;
   applied: boolean;
   balance_cents: number;

@@ -17,7 +17,7 @@ import type { KeyRow, TokenRow } from "./key-cache.js";
 
 export type { Principal, PrincipalSnapshot } from "../domain/principal.js";
 
-export const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
+const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
 
 export async function authenticate(deps: CoreDeps, secret: string): Promise<Principal> {
   if (!KEY_PATTERN.test(secret)) {
@@ -57,7 +57,7 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
   return { kind: "agent", walletId: row.wallet_id, keyId: row.key_id, snapshot };
 }
 
-export const ACCESS_TOKEN_PATTERN = /^kat_[0-9A-Za-z_-]{20,64}$/;
+const ACCESS_TOKEN_PATTERN = /^kat_[0-9A-Za-z_-]{20,64}$/;
 
 /**
  * A connected app's OAuth access token, for the resource it was issued for (the /mcp URL) and

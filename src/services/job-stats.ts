@@ -16,7 +16,7 @@ export interface JobTableSpec {
   waiting: string;
 }
 
-export interface JobStats {
+interface JobStats {
   byStatus: { kind: string; status: string; count: number }[];
   queues: { kind: string; depth: number; oldestWaitMs: number }[];
 }

@@ -33,7 +33,7 @@ const WRITE_NODES = new Set([
 ]);
 const DDL_NODE = /^(Create|Alter|Drop|Refresh)\w*Node$/;
 
-export interface CachedDatabase<D extends Database> {
+interface CachedDatabase<D extends Database> {
   /** The database to build everything on: the same one, watched when there is a cache. */
   database: D;
   keyCache?: KeyCache;
@@ -61,7 +61,7 @@ export function keyCacheFor<D extends Database>(
 }
 
 /** The Kysely plugin: remembers which queries write the auth tables, invalidates after each. */
-export function invalidateOnAuthWrites(cache: KeyCache): KyselyPlugin {
+function invalidateOnAuthWrites(cache: KeyCache): KyselyPlugin {
   const writing = new WeakSet<object>();
   return {
     transformQuery({ node, queryId }) {

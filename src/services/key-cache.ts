@@ -68,7 +68,7 @@ export interface KeyCache {
 }
 
 /** Enough for every active key of a busy instance; an entry is a few hundred bytes. */
-export const DEFAULT_KEY_CACHE_ENTRIES = 10_000;
+const DEFAULT_KEY_CACHE_ENTRIES = 10_000;
 
 export function createKeyCache(maxEntries = DEFAULT_KEY_CACHE_ENTRIES): KeyCache {
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {

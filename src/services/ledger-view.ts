@@ -2,9 +2,9 @@
 import { displayCents } from "../domain/money.js";
 import type { CoreDeps } from "./deps.js";
 
-export const LEDGER_PAGE = 50;
+const LEDGER_PAGE = 50;
 
-export interface LedgerEntryView {
+interface LedgerEntryView {
   id: number;
   kind: string;
   amount_cents: number;

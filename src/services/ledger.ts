@@ -19,9 +19,9 @@ export type Db = Kysely<DB>;
  * the caller's transaction later rolls back the entry is gone but was counted — rare, and a
  * counter may over-count; reconcile reads the table itself.
  */
-export type LedgerEvents = Pick<KinoraEvents, "ledgerEntry">;
+type LedgerEvents = Pick<KinoraEvents, "ledgerEntry">;
 
-export interface ChargeInput {
+interface ChargeInput {
   walletId: string;
   /** The agent key that spends, or null when the wallet key spends. */
   agentKeyId: string | null;
@@ -30,7 +30,7 @@ export interface ChargeInput {
   reason: string;
 }
 
-export interface ChargeResult {
+interface ChargeResult {
   entryId: number;
   balanceCents: number;
   /** Allowance left on the agent key after the charge; null for the wallet key. */
@@ -161,7 +161,7 @@ function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
   );
 }
 
-export interface RefundResult {
+interface RefundResult {
   refunded: boolean;
   amountCents: number;
 }
@@ -216,7 +216,7 @@ const returnToWallet = sql`, wu AS (
     SELECT (SELECT amount_cents FROM e) AS amount_cents,
            (SELECT count(*) FROM wu) + (SELECT count(*) FROM ku) AS touched`;
 
-export interface PartRefundInput {
+interface PartRefundInput {
   jobId: string;
   /** Cents to give back; less than the charge (the rest stays charged). */
   amountCents: number;
@@ -262,7 +262,7 @@ export async function refundJobPart(
   return { refunded: amount !== null, amountCents: amount === null ? 0 : Number(amount) };
 }
 
-export interface CreditInput {
+interface CreditInput {
   walletId: string;
   amountCents: number;
   kind: "topup" | "adjustment";
@@ -271,7 +271,7 @@ export interface CreditInput {
   reason: string;
 }
 
-export interface CreditResult {
+interface CreditResult {
   credited: boolean;
   balanceCents: number | null;
 }

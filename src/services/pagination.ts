@@ -8,7 +8,7 @@ import type { DB } from "../db/schema.js";
 import { invalidField } from "../domain/errors.js";
 import type { Principal } from "./auth.js";
 
-export interface CursorPosition {
+interface CursorPosition {
   createdAt: Date;
   id: string;
 }
@@ -18,12 +18,12 @@ export interface PageInput {
   cursor?: string;
 }
 
-export function encodeCursor(pos: CursorPosition): string {
+function encodeCursor(pos: CursorPosition): string {
   return Buffer.from(`${pos.createdAt.getTime()}.${pos.id}`, "utf8").toString("base64url");
 }
 
 /** The position in `cursor`, which must name an id with `prefix` (rj, clip …); else 400. */
-export function decodeCursor(cursor: string, prefix: string): CursorPosition {
+function decodeCursor(cursor: string, prefix: string): CursorPosition {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const match = new RegExp(`^(\\d{1,15})\\.(${prefix}_[0-9A-Za-z]{1,64})$`).exec(text);
   if (!match) {
@@ -36,7 +36,7 @@ export function decodeCursor(cursor: string, prefix: string): CursorPosition {
 }
 
 /** Tables of jobs a wallet owns (the job engine's columns: wallet_id, agent_key_id, created_at). */
-export type OwnedJobTable = "restore_jobs" | "clips";
+type OwnedJobTable = "restore_jobs" | "clips";
 
 /**
  * One page of the caller's jobs of one kind, newest first: the wallet's, or only an agent key's

@@ -10,7 +10,7 @@
 import { sql } from "kysely";
 import type { Db } from "./ledger.js";
 
-export interface Drift {
+interface Drift {
   kind: "wallet_balance" | "negative_balance" | "key_spent" | "key_over_limit" | "refund_mismatch";
   id: string;
   expected: number;

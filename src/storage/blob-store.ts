@@ -17,7 +17,7 @@ export interface BlobInfo {
   contentType: string | null;
 }
 
-export interface PresignUploadOptions {
+interface PresignUploadOptions {
   contentType: string;
   sizeBytes: number;
   expiresInSec: number;
@@ -29,7 +29,7 @@ export interface PresignUploadOptions {
   upTo?: boolean;
 }
 
-export interface PresignDownloadOptions {
+interface PresignDownloadOptions {
   expiresInSec: number;
   filename?: string;
   contentType?: string;
@@ -63,7 +63,7 @@ export type UploadGuard = (
 ) => Promise<{ ok: true; once: boolean } | { ok: false; detail: string }>;
 
 /** Longest URL lifetime: SigV4 presigned URLs cannot live longer than 7 days. */
-export const MAX_URL_LIFETIME_SEC = 7 * 24 * 3600;
+const MAX_URL_LIFETIME_SEC = 7 * 24 * 3600;
 
 // Visible ASCII plus inner spaces: what can travel in an HTTP header and be
 // compared byte for byte by both stores.

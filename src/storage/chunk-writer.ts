@@ -15,14 +15,14 @@ import type { FileHandle } from "node:fs/promises";
 /** A client sending tiny chunks must not queue millions of them under the byte cap. */
 const MAX_QUEUED_CHUNKS = 1024;
 
-export interface ChunkWriterOptions {
+interface ChunkWriterOptions {
   /** Bytes queued or being written before `write` makes the caller wait. */
   maxHeldBytes: number;
   /** Start a background datasync after this many bytes were written since the last one. */
   syncEveryBytes?: number;
 }
 
-export interface ChunkWriter {
+interface ChunkWriter {
   /** Queues a chunk (kept by reference, not copied); waits only while too much is held. */
   write(chunk: Uint8Array): Promise<void>;
   /** Every queued byte written and any background sync done; rejects with the first error. */

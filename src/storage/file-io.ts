@@ -18,7 +18,7 @@ export type WriteOutcome =
   | { ok: true; bytes: number }
   | { ok: false; reason: "too_long" | "too_short" | "exists"; bytes: number };
 
-export interface WriteExactOptions {
+interface WriteExactOptions {
   /** fsync the file and its directory before answering: set for stored objects, not scratch files. */
   durable: boolean;
   signal?: AbortSignal;

@@ -4,7 +4,7 @@
  * whole file is served, which the RFC allows and which every client handles.
  */
 
-export type RangeDecision =
+type RangeDecision =
   | { kind: "full" }
   | { kind: "partial"; start: number; end: number }
   | { kind: "unsatisfiable" };

@@ -60,7 +60,7 @@ export function jobFileKey(layout: JobFileLayout, jobId: string, file: string): 
 }
 
 /** What a job file key names: the layout it belongs to, the job id, and which file. */
-export interface JobFileKey {
+interface JobFileKey {
   layout: JobFileLayout;
   id: string;
   file: string;

@@ -20,7 +20,7 @@ import { decideRange, ifRangeMatches } from "./http-range.js";
 import type { LocalDisk, OpenedObject } from "./local-disk.js";
 import { type DownloadClaims, type UploadClaims, verifyToken } from "./local-token.js";
 
-export interface LocalRoutesDeps {
+interface LocalRoutesDeps {
   disk: LocalDisk;
   signer: Signer;
   now: () => number;

@@ -24,10 +24,10 @@ import { buildLocalRoutes } from "./local-routes.js";
 import { signToken } from "./local-token.js";
 
 /** Backstop above the spec's 2 GB restore limit; services enforce their own, smaller limits. */
-export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 const MIN_SECRET_LENGTH = 16;
 
-export interface LocalBlobStoreOptions {
+interface LocalBlobStoreOptions {
   rootDir: string;
   /** Where callers reach kinora, e.g. http://127.0.0.1:8080 or https://example.com/kinora. */
   publicBaseUrl: string;

@@ -27,9 +27,9 @@ export interface DownloadClaims {
   expiresAtSec: number;
 }
 
-export type TokenClaims = UploadClaims | DownloadClaims;
+type TokenClaims = UploadClaims | DownloadClaims;
 
-export type TokenCheck<P extends TokenClaims["purpose"]> =
+type TokenCheck<P extends TokenClaims["purpose"]> =
   | { ok: true; claims: Extract<TokenClaims, { purpose: P }> }
   | { ok: false; detail: string };
 

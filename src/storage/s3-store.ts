@@ -27,9 +27,9 @@ import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey } from "./keys.js";
 
 /** S3's limit for a single PUT; larger objects would need multipart uploads. */
-export const MAX_SINGLE_PUT_BYTES = 5 * 1024 ** 3;
+const MAX_SINGLE_PUT_BYTES = 5 * 1024 ** 3;
 
-export interface S3BlobStoreOptions {
+interface S3BlobStoreOptions {
   bucket: string;
   region: string;
   /** For S3-compatible stores (MinIO, R2, …); omit for AWS. */

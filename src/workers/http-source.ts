@@ -7,7 +7,7 @@
 import type { WorkItem, WorkSource } from "../jobs/work.js";
 import type { FetchLike } from "./executors/transfer.js";
 
-export interface HttpWorkSourceOptions {
+interface HttpWorkSourceOptions {
   server: string;
   token: string;
   fetch?: FetchLike;
@@ -18,7 +18,7 @@ export interface HttpWorkSourceOptions {
 /** The server caps a claim's wait at 25 s (below common proxy idle time-outs). */
 const MAX_WAIT_MS = 25_000;
 
-export class WorkerApiError extends Error {
+class WorkerApiError extends Error {
   constructor(
     readonly status: number,
     message: string,

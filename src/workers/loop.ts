@@ -25,7 +25,7 @@ import {
 } from "../jobs/work.js";
 import type { Logger } from "../logger.js";
 
-export interface WorkerLoopOptions {
+interface WorkerLoopOptions {
   workerId: string;
   source: WorkSource;
   executors: Executor[];
@@ -66,7 +66,7 @@ const PROGRESS_EVERY_MS = 5000;
  * A quarter of the lease, so two missed beats still leave time — and at most every 5 s, since
  * heartbeats also carry the progress people watch; never below 100 ms.
  */
-export function heartbeatInterval(item: WorkItem, ceilingMs = Number.POSITIVE_INFINITY): number {
+function heartbeatInterval(item: WorkItem, ceilingMs = Number.POSITIVE_INFINITY): number {
   return Math.max(100, Math.floor(Math.min(ceilingMs, item.leaseMs / 4, PROGRESS_EVERY_MS)));
 }
 

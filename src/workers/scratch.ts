@@ -17,13 +17,13 @@ const TOUCH_MS = 30_000;
 export const STALE_SCRATCH_MS = 3 * 60_000;
 const MARKER = ".alive";
 
-export interface Scratch {
+interface Scratch {
   /** This process's directory: give it to the worker loops as their scratch root. */
   readonly dir: string;
   close(): Promise<void>;
 }
 
-export function defaultScratchRoot(): string {
+function defaultScratchRoot(): string {
   return path.join(tmpdir(), "kinora-scratch");
 }
 

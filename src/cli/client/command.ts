@@ -8,7 +8,7 @@ import type { ApiClient } from "./http.js";
 import type { Output } from "./output.js";
 
 /** The options a command takes, as node:util parseArgs declares them. */
-export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
+type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 
 /** A command line after parseArgs: the positionals and the option values. */
 export interface ParsedArgs {

@@ -9,7 +9,7 @@ import path from "node:path";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure } from "./failures.js";
 
-export interface StoredConfig {
+interface StoredConfig {
   server?: string;
   key?: string;
 }

@@ -12,7 +12,7 @@ import { ApiClient } from "./http.js";
 import type { Output } from "./output.js";
 
 /** The server a command talks to when nothing names one: a local `kinora serve`. */
-export const DEFAULT_SERVER = "http://127.0.0.1:8080";
+const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 /** Checks a server address and drops trailing slashes. */
 export function normaliseServer(value: string): string {

@@ -13,7 +13,7 @@ import { ApiFailure, Interrupted, isAbort, NetworkFailure } from "./failures.js"
 import { USER_AGENT } from "./http.js";
 import { backoffMs, sleep } from "./timing.js";
 
-export interface DownloadOptions {
+interface DownloadOptions {
   url: string;
   dest: string;
   signal?: AbortSignal;

@@ -7,12 +7,12 @@
 import { Interrupted, isAbort, isTransient } from "./failures.js";
 import { backoffMs, sleep } from "./timing.js";
 
-export interface JobState {
+interface JobState {
   status: string;
   progress: number | null;
 }
 
-export interface FollowOptions<J> {
+interface FollowOptions<J> {
   /** One read of the job; `waitSec` is the long-poll the server may honour. */
   read(waitSec: number): Promise<J>;
   state(job: J): JobState;

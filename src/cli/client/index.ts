@@ -17,7 +17,7 @@ import { EXIT } from "./exit-codes.js";
 import { CliFailure, Interrupted, UsageError } from "./failures.js";
 import { Output, type Streams } from "./output.js";
 
-export const CLIENT_COMMANDS: readonly ClientCommand[] = [
+const CLIENT_COMMANDS: readonly ClientCommand[] = [
   loginCommand,
   logoutCommand,
   walletCommand,
@@ -77,7 +77,7 @@ export function parseCommandLine(
 }
 
 /** What runClientCommand needs from its caller: the environment, and streams for tests. */
-export interface RunOptions {
+interface RunOptions {
   env: ClientEnv;
   streams?: Streams;
 }

@@ -20,7 +20,7 @@ import { callOperation } from "./operations.js";
 export type Job = RestoreJobView | ClipView;
 
 /** What a cancel answers: the job, refunded, and (for a restore) the wallet after the refund. */
-export interface Cancelled {
+interface Cancelled {
   job: Job;
   wallet?: WalletView;
 }

@@ -103,7 +103,7 @@ export async function downloadStep(ctx: ClientContext, url: string, dest: string
 }
 
 /** What became of a job cancelled after the command stopped. */
-export interface CancelOutcome {
+interface CancelOutcome {
   cancelled: boolean;
   /** What to tell the person. */
   message: string;

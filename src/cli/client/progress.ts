@@ -82,7 +82,7 @@ export function jobProgress(out: Output, label: string): ProgressBar {
   };
 }
 
-export interface Spinner {
+interface Spinner {
   message(text: string): void;
   stop(text: string): void;
 }

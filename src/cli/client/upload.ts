@@ -14,7 +14,7 @@ import { ApiFailure, Interrupted, isAbort, NetworkFailure } from "./failures.js"
 import { USER_AGENT } from "./http.js";
 import { backoffMs, sleep } from "./timing.js";
 
-export interface UploadOptions {
+interface UploadOptions {
   url: string;
   headers: Record<string, string>;
   file: string;
@@ -30,7 +30,7 @@ export interface UploadOptions {
   idleTimeoutMs?: number;
 }
 
-export const UPLOAD_MAX_ATTEMPTS = 6;
+const UPLOAD_MAX_ATTEMPTS = 6;
 /** Longest storage error body we read (S3 XML or kinora JSON). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
 

@@ -34,9 +34,7 @@ import {
  */
 export type RefusalCode = "sexual" | "nudity" | "minor_safety";
 
-export type PromptVerdict =
-  | { allowed: true }
-  | { allowed: false; code: RefusalCode; detail: string };
+type PromptVerdict = { allowed: true } | { allowed: false; code: RefusalCode; detail: string };
 
 /** Code → description, for the README and GET /motion/config. */
 export const REFUSAL_CODES: Record<RefusalCode, string> = {

@@ -14,7 +14,7 @@ export interface Move<S extends string = string> {
 }
 
 /** Moves the engine itself makes; every kind's table defines them. */
-export const ENGINE_MOVES = ["claim", "requeue", "release", "complete", "fail", "refuse"] as const;
+const ENGINE_MOVES = ["claim", "requeue", "release", "complete", "fail", "refuse"] as const;
 export type EngineMove = (typeof ENGINE_MOVES)[number];
 
 export type MoveTable<S extends string, M extends string = string> = Record<

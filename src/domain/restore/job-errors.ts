@@ -3,7 +3,7 @@
  * says the same in a sentence). Only the caller's own causes have a code; a job that failed on
  * our side (crashes, a lost worker, attempts used up) has none.
  */
-export const RESTORE_JOB_ERROR_CODES = [
+const RESTORE_JOB_ERROR_CODES = [
   /** video_url could not be fetched, or did not serve an accepted video within the caps. */
   "video_fetch_failed",
   /** The real length is much longer than declared. */
@@ -16,7 +16,7 @@ export const RESTORE_JOB_ERROR_CODES = [
   "unsupported",
 ] as const;
 
-export type RestoreJobErrorCode = (typeof RESTORE_JOB_ERROR_CODES)[number];
+type RestoreJobErrorCode = (typeof RESTORE_JOB_ERROR_CODES)[number];
 
 /** The job's error_code for a worker's failure code; null for codes that are not the caller's. */
 export function restoreJobErrorCode(code: string | undefined): RestoreJobErrorCode | null {

@@ -35,9 +35,9 @@ export const RESTORE_FETCH = {
 } as const;
 
 /** The real length may exceed the declared one by this share plus RESTORE_LENGTH_SLACK_SEC… */
-export const RESTORE_LENGTH_TOLERANCE = 0.1;
+const RESTORE_LENGTH_TOLERANCE = 0.1;
 /** …before the job is refused (and refunded) as longer than declared. */
-export const RESTORE_LENGTH_SLACK_SEC = 2;
+const RESTORE_LENGTH_SLACK_SEC = 2;
 
 /** Whether a video of `realSec` is too long for a job declared at `declaredSec`. */
 export function tooLong(realSec: number, declaredSec: number): boolean {

@@ -7,13 +7,13 @@
 import { displayCents } from "../money.js";
 import { type PriceInput, priceRestore } from "./pricing.js";
 
-export interface MeasuredPriceInput extends Omit<PriceInput, "durationSec"> {
+interface MeasuredPriceInput extends Omit<PriceInput, "durationSec"> {
   /** What was charged for the declared length. */
   chargedCents: number;
   measuredSec: number;
 }
 
-export interface MeasuredPrice {
+interface MeasuredPrice {
   /** What the job costs now: the lower of the charge and the measured length's price. */
   amountCents: number;
   /** What goes back to the payer: the charge less amountCents (0 when nothing changes). */

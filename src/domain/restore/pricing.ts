@@ -10,7 +10,7 @@ export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as con
 export type RestoreQuality = (typeof RESTORE_QUALITIES)[number];
 export const DEFAULT_QUALITY: RestoreQuality = "enhanced";
 
-export interface QualityPrice {
+interface QualityPrice {
   quality: RestoreQuality;
   label: string;
   /** Covers the first `includedSec` seconds. */
@@ -24,10 +24,10 @@ export interface QualityPrice {
 }
 
 /** Seconds the base price covers. */
-export const INCLUDED_SEC = 5 * 60;
+const INCLUDED_SEC = 5 * 60;
 /** Pictures larger than this in either dimension cost HIGH_RES_FACTOR times more. */
-export const HIGH_RES = { width: 1920, height: 1080 } as const;
-export const HIGH_RES_FACTOR = 1.5;
+const HIGH_RES = { width: 1920, height: 1080 } as const;
+const HIGH_RES_FACTOR = 1.5;
 
 export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
   faithful: {
@@ -89,7 +89,7 @@ export interface PriceInput {
   height?: number | undefined;
 }
 
-export interface Price {
+interface Price {
   amountCents: number;
   display: string;
   quality: RestoreQuality;
@@ -98,7 +98,7 @@ export interface Price {
   highRes: boolean;
 }
 
-export function isHighRes(width?: number, height?: number): boolean {
+function isHighRes(width?: number, height?: number): boolean {
   return (width ?? 0) > HIGH_RES.width || (height ?? 0) > HIGH_RES.height;
 }
 

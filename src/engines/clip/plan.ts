@@ -22,7 +22,7 @@ export const CLIP_SECONDS = 5;
 export const CLIP_FPS = 25;
 /** zoompan works on the image scaled to this multiple of the output: enough detail for a
  * 1.4× zoom without upscaling, small enough that per-frame scaling stays cheap. */
-export const WORK_SCALE = 1.5;
+const WORK_SCALE = 1.5;
 
 export const CLIP_SIZES: Readonly<Record<ClipSize, { width: number; height: number }>> = {
   "480p": { width: 854, height: 480 },

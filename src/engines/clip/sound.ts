@@ -8,9 +8,9 @@
  */
 import { between, createRng, type SoundKind, seed32 } from "./words.js";
 
-export const SAMPLE_RATE = 48_000;
+const SAMPLE_RATE = 48_000;
 /** Loop clips render this much extra audio and crossfade it into the head. */
-export const LOOP_CROSSFADE_SEC = 0.5;
+const LOOP_CROSSFADE_SEC = 0.5;
 
 export interface SoundPlan {
   kind: SoundKind;

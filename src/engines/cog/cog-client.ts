@@ -28,7 +28,7 @@ import {
 } from "./prediction.js";
 import type { PredictionWaiter } from "./waiter.js";
 
-export type CogErrorCode =
+type CogErrorCode =
   | "busy"
   | "conflict"
   | "invalid_input"
@@ -54,7 +54,7 @@ export class CogError extends Error {
   }
 }
 
-export interface CogClientConfig {
+interface CogClientConfig {
   baseUrl: string;
   /** Sent as `Authorization: Bearer …` (gateways in front of Cog; Cog itself has no auth). */
   token?: string;
@@ -68,19 +68,19 @@ export interface CogClientConfig {
   maxResponseBytes?: number;
 }
 
-export interface CogHealth {
+interface CogHealth {
   status: string;
   ready: boolean;
   body: Record<string, unknown>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   webhookUrl?: string;
   webhookEventsFilter?: WebhookEvent[];
   signal?: AbortSignal;
 }
 
-export interface RunOptions extends StartOptions {
+interface RunOptions extends StartOptions {
   /** Deadline for the whole run; on expiry the prediction is cancelled. */
   timeoutMs?: number;
   /** Webhook deliveries land here; needs `webhookUrl` pointing at our receiver. */
@@ -89,7 +89,7 @@ export interface RunOptions extends StartOptions {
   onUpdate?: (p: Prediction) => void;
 }
 
-export interface CogClient {
+interface CogClient {
   health(signal?: AbortSignal): Promise<CogHealth>;
   startPrediction(
     id: string,

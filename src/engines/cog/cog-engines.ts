@@ -32,13 +32,13 @@ import type { PredictionWaiter } from "./waiter.js";
 import { WEBHOOK_TOKEN_GRACE_MS, webhookUrlFor } from "./webhook.js";
 
 /** A restore job as the Cog engine takes it: the contract's, plus a prediction to resume. */
-export interface RestoreArgs extends RestoreJob {
+interface RestoreArgs extends RestoreJob {
   /** Reuse the id of an earlier attempt so a retried job re-attaches instead of re-running. */
   predictionId?: string;
 }
 
 /** What a remote restore records about itself (the local engine's plan is richer). */
-export interface CogRestorePlan {
+interface CogRestorePlan {
   version: 1;
   engine: "cog";
   quality: string;
@@ -48,24 +48,24 @@ export interface CogRestorePlan {
   notes: string[];
 }
 
-export interface CogRestoreResult extends RestoreOutcome {
+interface CogRestoreResult extends RestoreOutcome {
   plan: CogRestorePlan;
 }
 
-export interface CogRestoreEngine extends RestoreEngine {
+interface CogRestoreEngine extends RestoreEngine {
   restore(args: RestoreArgs): Promise<CogRestoreResult>;
 }
 
 /** A clip job as the Cog engine takes it: the contract's, plus a prediction to resume. */
-export interface ClipArgs extends ClipJob {
+interface ClipArgs extends ClipJob {
   predictionId?: string;
 }
 
-export interface CogClipEngine extends ClipEngine {
+interface CogClipEngine extends ClipEngine {
   makeClip(args: ClipArgs): Promise<ClipOutcome>;
 }
 
-export interface CogEngineConfig {
+interface CogEngineConfig {
   baseUrl: string;
   token?: string;
   /** Our public webhook endpoint; needs `webhookSecret` and `waiter`. */

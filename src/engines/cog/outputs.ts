@@ -22,7 +22,7 @@ export class CogOutputError extends Error {
   }
 }
 
-export interface SaveOutputOptions {
+interface SaveOutputOptions {
   maxBytes: number;
   fetchImpl?: typeof fetch;
   signal?: AbortSignal;
@@ -30,7 +30,7 @@ export interface SaveOutputOptions {
   headersFor?: (url: URL) => Record<string, string>;
 }
 
-export interface SavedOutput {
+interface SavedOutput {
   sizeBytes: number;
   contentType: string | null;
   source: "url" | "data";

@@ -6,18 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
-export const PREDICTION_STATUSES = [
-  "starting",
-  "processing",
-  "succeeded",
-  "failed",
-  "canceled",
-] as const;
-export type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
-export type TerminalStatus = "succeeded" | "failed" | "canceled";
+const PREDICTION_STATUSES = ["starting", "processing", "succeeded", "failed", "canceled"] as const;
+type PredictionStatus = (typeof PREDICTION_STATUSES)[number];
+type TerminalStatus = "succeeded" | "failed" | "canceled";
 
 /** Webhook event names for `webhook_events_filter`. */
-export const WEBHOOK_EVENTS = ["start", "output", "logs", "completed"] as const;
+const WEBHOOK_EVENTS = ["start", "output", "logs", "completed"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface Prediction {

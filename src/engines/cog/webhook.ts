@@ -20,11 +20,11 @@ import type { PredictionWaiter } from "./waiter.js";
 export { PredictionWaiter, type PredictionWaiterOptions } from "./waiter.js";
 
 /** Deliveries older (or newer) than this are refused as possible replays. */
-export const WEBHOOK_TOLERANCE_SEC = 5 * 60;
+const WEBHOOK_TOLERANCE_SEC = 5 * 60;
 /** Prediction bodies can carry data-URL outputs; cap what we are willing to parse. */
-export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_WEBHOOK_BODY_BYTES = 64 * 1024 * 1024;
 
-export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
@@ -166,7 +166,7 @@ export interface CogHookTarget {
   tokens: Signer;
 }
 
-export interface WebhookResult {
+interface WebhookResult {
   status: 200 | ErrorStatus;
   body: { detail?: string; code?: ErrorCode; applied?: boolean };
 }

@@ -19,7 +19,7 @@
 import type { NSFWJS } from "nsfwjs/core";
 import type { RefusalCode } from "../../domain/clips/prompt-rule.js";
 
-export interface ImageVerdict {
+interface ImageVerdict {
   allowed: boolean;
   /** Set when refused: `sexual` or `nudity`. */
   code?: RefusalCode;
@@ -34,7 +34,7 @@ export interface ImageClassifier {
   warm?(): Promise<void>;
 }
 
-export interface NsfwThresholds {
+interface NsfwThresholds {
   pornThreshold: number;
   hentaiThreshold: number;
   sexyThreshold: number;

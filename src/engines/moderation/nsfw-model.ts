@@ -23,14 +23,13 @@ export const NSFW_INPUT_SIZE = 224;
 
 /** Output order of the model's softmax (nsfwjs `NSFW_CLASSES`). */
 export const NSFW_CLASS_NAMES = ["Drawing", "Hentai", "Neutral", "Porn", "Sexy"] as const;
-export type NsfwClassName = (typeof NSFW_CLASS_NAMES)[number];
 
 const require = createRequire(import.meta.url);
 
 let backendReady: Promise<void> | undefined;
 
 /** Selects the wasm backend once per process, reading the .wasm binaries from node_modules. */
-export function ensureWasmBackend(): Promise<void> {
+function ensureWasmBackend(): Promise<void> {
   backendReady ??= (async () => {
     const pkg = require.resolve("@tensorflow/tfjs-backend-wasm/package.json");
     // A file-system prefix (with trailing separator): Node's emscripten loader reads it with fs.

@@ -12,7 +12,7 @@ import type { CoreDeps } from "../../services/deps.js";
 import type { AppEnv } from "../env.js";
 
 /** The secret of `Authorization: Bearer <secret>`; undefined without the header. */
-export function bearerOf(header: string | undefined): string | undefined {
+function bearerOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <key>`.");
@@ -31,7 +31,7 @@ export function bearerMatches(header: string | undefined, expected: string): boo
   return Boolean(match?.[1]) && timingSafeEqual(digest(match?.[1] ?? ""), digest(expected));
 }
 
-export interface Caller {
+interface Caller {
   principal: Principal | undefined;
   /** The secret sent (never stored): scopes idempotency records and rate buckets. */
   credential: string | undefined;

@@ -16,7 +16,7 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  * every path ("*") is skipped, so a request refused by a middleware (429) is still labelled
  * with the route it was aimed at.
  */
-export function routeLabel(c: Context<AppEnv>): string {
+function routeLabel(c: Context<AppEnv>): string {
   const routes = matchedRoutes(c);
   for (let i = routes.length - 1; i >= 0; i--) {
     const path = routes[i]?.path;

@@ -9,7 +9,7 @@ import { errorResponses } from "../errors.js";
 import { bearerMatches } from "../middleware/auth.js";
 import type { Router } from "../router.js";
 
-export interface MetricsRouteDeps {
+interface MetricsRouteDeps {
   /** Renders the exposition text (runs the scrape-time collectors). */
   render(): Promise<string>;
   contentType: string;

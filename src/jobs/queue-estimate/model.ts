@@ -58,11 +58,11 @@ export const RUN_SAMPLE_WINDOW_MS = 24 * 3600_000;
 export const WORKER_WINDOW_MS = 30 * 60_000;
 
 /** Progress below this is too early to extrapolate from (startup dominates). */
-export const MIN_PROGRESS_TO_EXTRAPOLATE = 0.05;
+const MIN_PROGRESS_TO_EXTRAPOLATE = 0.05;
 /** From this progress on, the extrapolation alone decides the remaining time. */
-export const FULL_TRUST_PROGRESS = 0.5;
+const FULL_TRUST_PROGRESS = 0.5;
 /** A job running past its prediction is assumed to need this share of it still. */
-export const OVERRUN_REMAINING_SHARE = 0.1;
+const OVERRUN_REMAINING_SHARE = 0.1;
 
 const valid = (s: RunSample) =>
   Number.isFinite(s.amount) && s.amount > 0 && Number.isFinite(s.runSec) && s.runSec >= 0;

@@ -25,7 +25,7 @@ import {
 export type { QueueEstimate } from "./model.js";
 
 /** The columns the estimate reads from a job row. */
-export interface EstimatedRow {
+interface EstimatedRow {
   id: string;
   status: string;
   lease_expires_at: Date | null;

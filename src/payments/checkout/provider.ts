@@ -28,11 +28,7 @@ export interface CheckoutSession {
   expiresAt: Date | null;
 }
 
-export type PaidEventType =
-  | "checkout.completed"
-  | "checkout.expired"
-  | "refund.updated"
-  | "ignored";
+type PaidEventType = "checkout.completed" | "checkout.expired" | "refund.updated" | "ignored";
 
 export interface PaidEvent {
   /** The provider's event id: store it under a unique key so redeliveries are no-ops. */
@@ -71,6 +67,11 @@ export interface RefundResult {
 
 export interface CheckoutProvider {
   readonly kind: "stripe" | "test";
+  /**
+   * The origin its hosted checkout pages live on: a page whose form leads there (the console's
+   * top-up) must allow it in its CSP form-action, or the browser silently stops the redirect.
+   */
+  pageOrigin(): string;
   createSession(input: CreateSessionInput): Promise<CheckoutSession>;
   /** Refund a captured payment in full or part; idempotent on idempotencyKey. */
   refund(input: RefundInput): Promise<RefundResult>;

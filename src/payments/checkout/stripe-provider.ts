@@ -61,6 +61,8 @@ export function createStripeProvider(options: StripeProviderOptions): StripeChec
 
   return {
     kind: "stripe",
+    // Hosted Checkout's pages (session.url) are always on this origin.
+    pageOrigin: () => "https://checkout.stripe.com",
     async createSession(input: CreateSessionInput): Promise<CheckoutSession> {
       const params = buildSessionParams(input, clock());
       const session = await call("checkout session creation", () =>
@@ -99,7 +101,7 @@ export function createStripeProvider(options: StripeProviderOptions): StripeChec
 }
 
 /** The Checkout Session request for one hosted, one-line-item card payment. */
-export function buildSessionParams(
+function buildSessionParams(
   input: CreateSessionInput,
   now: Date,
 ): Stripe.Checkout.SessionCreateParams {

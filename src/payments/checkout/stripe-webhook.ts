@@ -62,7 +62,7 @@ function signatureMessage(sdkMessage: string): string {
 }
 
 /** Maps the events kinora acts on; every other type is "ignored" (acknowledge with 200). */
-export function mapStripeEvent(event: Stripe.Event): PaidEvent {
+function mapStripeEvent(event: Stripe.Event): PaidEvent {
   const base = { eventId: event.id, createdAt: new Date(event.created * 1000) };
   switch (event.type) {
     case "checkout.session.completed":

@@ -15,7 +15,7 @@ import type {
   RefundResult,
 } from "../checkout/provider.js";
 
-export interface TestCheckoutOptions {
+interface TestCheckoutOptions {
   db: Kysely<DB>;
   /** Read per call: the public URL may be known only after the server listens. */
   publicUrl: () => string;
@@ -25,6 +25,7 @@ export interface TestCheckoutOptions {
 export function createTestCheckoutProvider(opts: TestCheckoutOptions): CheckoutProvider {
   return {
     kind: "test",
+    pageOrigin: () => new URL(opts.publicUrl()).origin,
     async createSession(input: CreateSessionInput): Promise<CheckoutSession> {
       return {
         providerSessionId: `test_${input.reference}`,

@@ -17,7 +17,7 @@ import { type Address, formatUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { decodePaymentRequired } from "./terms.js";
 
-export interface PayWithX402Input {
+interface PayWithX402Input {
   privateKey: Hex;
   /** Only needed by Permit2-based extensions; EIP-3009 signing is offline. */
   rpcUrl?: string;
@@ -29,7 +29,7 @@ export interface PayWithX402Input {
   allowedAssets?: { network: Network; asset: Address }[];
 }
 
-export interface X402Payment {
+interface X402Payment {
   /** Value for the PAYMENT-SIGNATURE header. */
   header: string;
   payload: PaymentPayload;

@@ -9,7 +9,7 @@
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const isAddress = (value: string) => ADDRESS.test(value);
 
-export type EvmNetwork = `eip155:${number}`;
+type EvmNetwork = `eip155:${number}`;
 
 export interface X402Config {
   /** CAIP-2 id, must agree with `chainId` (e.g. "eip155:8453"). */
@@ -40,7 +40,7 @@ export interface X402Config {
 }
 
 /** Circle's USDC on Base mainnet; its EIP-712 domain is ("USD Coin", "2"). */
-export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 
 export const BASE_MAINNET_DEFAULTS = {
   network: "eip155:8453",
@@ -57,8 +57,7 @@ export const BASE_MAINNET_DEFAULTS = {
   facilitatorTimeoutMs: 30_000,
 } as const satisfies Partial<X402Config>;
 
-export type X402Deployment = Pick<X402Config, "payTo" | "facilitatorUrl" | "rpcUrl"> &
-  Partial<X402Config>;
+type X402Deployment = Pick<X402Config, "payTo" | "facilitatorUrl" | "rpcUrl"> & Partial<X402Config>;
 
 /** Base mainnet config for an operator: only where to be paid and which services to call. */
 export function x402ConfigForBase(deployment: X402Deployment): X402Config {

@@ -25,7 +25,7 @@ export interface RpcClientOptions {
   timeoutMs?: number;
 }
 
-export interface ConfirmTransferInput {
+interface ConfirmTransferInput {
   rpcUrl: string;
   chainId: number;
   asset: Address;
@@ -38,7 +38,7 @@ export interface ConfirmTransferInput {
   client?: RpcClientOptions;
 }
 
-export type ConfirmResult =
+type ConfirmResult =
   | { status: "confirmed"; blockNumber: number }
   | { status: "pending"; blockNumber?: number }
   | { status: "failed"; reason: string };
@@ -90,7 +90,7 @@ const authorizationAbi = parseAbi([
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
 
-export interface AuthorizationUseInput {
+interface AuthorizationUseInput {
   rpcUrl: string;
   chainId: number;
   asset: Address;

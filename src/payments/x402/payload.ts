@@ -8,7 +8,7 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from "viem";
 import type { PaymentPayload, PaymentRequirements } from "./terms.js";
 
-export interface Eip3009Authorization {
+interface Eip3009Authorization {
   from: Address;
   to: Address;
   value: string;
@@ -17,7 +17,7 @@ export interface Eip3009Authorization {
   nonce: Hex;
 }
 
-export type PayloadCheck =
+type PayloadCheck =
   | { ok: true; payer: Address; nonce: Hex; authorization: Eip3009Authorization }
   | { ok: false; code: string; payer?: Address; nonce?: Hex };
 
@@ -55,7 +55,7 @@ export function readAuthorization(payload: PaymentPayload): Eip3009Authorization
 }
 
 /** Which term the payer's `accepted` copy disagrees on, if any (addresses case-insensitive). */
-export function acceptedMismatch(
+function acceptedMismatch(
   accepted: PaymentRequirements,
   ours: PaymentRequirements,
 ): string | undefined {

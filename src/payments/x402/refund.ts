@@ -15,7 +15,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { RpcClientOptions } from "./confirm.js";
 
-export interface UsdcRefundInput {
+interface UsdcRefundInput {
   rpcUrl: string;
   chainId: number;
   asset: Address;

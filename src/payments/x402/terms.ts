@@ -33,10 +33,10 @@ export interface X402Resource {
 }
 
 /** USDC has 6 decimals: one cent is 10^4 atomic units. */
-export const ATOMIC_PER_CENT = 10_000n;
+const ATOMIC_PER_CENT = 10_000n;
 
 /** Largest header we decode; a real payment payload is ~1 KB. */
-export const MAX_PAYMENT_HEADER_CHARS = 16_384;
+const MAX_PAYMENT_HEADER_CHARS = 16_384;
 
 export function centsToAtomic(amountCents: number): string {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {

@@ -30,7 +30,7 @@ import type { ClipDeps } from "./deps.js";
 import { clipImageKey } from "./job-definition.js";
 import { type ClipRow, clipView } from "./view.js";
 
-export interface CreateClipInput {
+interface CreateClipInput {
   prompt: string;
   size: ClipSize;
   seconds: number;
@@ -84,7 +84,7 @@ function uploadInput(input: CreateClipInput): {
   return { contentType: input.contentType, bytes: input.imageBytes ?? null };
 }
 
-export interface CreateClipResult {
+interface CreateClipResult {
   job: Awaited<ReturnType<typeof clipView>>;
   upload_url?: string;
   upload_headers?: Record<string, string>;

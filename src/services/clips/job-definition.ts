@@ -35,7 +35,7 @@ export const ClipWorkParams = z.object({
 export type ClipWorkParams = z.infer<typeof ClipWorkParams>;
 
 /** Clip files: `clips/clip_…/image` (the caller's image) and `…/output` (the clip). */
-export const CLIP_FILES: JobFileLayout = {
+const CLIP_FILES: JobFileLayout = {
   area: "clips",
   idPattern: /^clip_[A-Za-z0-9_-]{1,100}$/,
   files: ["image", "output"],

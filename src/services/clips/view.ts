@@ -18,14 +18,14 @@ import { type ClipRow, clipJobs } from "./job-definition.js";
 export type { ClipRow };
 
 /** What a view needs: storage for the links, the database and clock for the queue estimate. */
-export interface ClipViewDeps {
+interface ClipViewDeps {
   db: Db;
   clock: () => Date;
   storage: BlobStore;
 }
 
 /** Clips are measured in seconds of clip per size. */
-export const CLIP_QUEUE: QueueKind<ClipRow> = {
+const CLIP_QUEUE: QueueKind<ClipRow> = {
   def: clipJobs,
   classColumn: "size",
   amountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,

@@ -9,7 +9,7 @@ import { type Kysely, sql } from "kysely";
 // biome-ignore lint/suspicious/noExplicitAny: the catalog is read before and beside the typed schema
 export type AnyDb = Kysely<any>;
 
-export interface Column {
+interface Column {
   name: string;
   /** As `format_type` spells it ("bigint", "timestamp with time zone"): usable in a cast. */
   type: string;

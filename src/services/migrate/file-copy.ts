@@ -13,18 +13,18 @@ import { createLocalDisk } from "../../storage/local-disk.js";
 import type { Problem } from "./report.js";
 
 /** Sent for an object whose content-type sidecar is missing (S3 needs some type). */
-export const FALLBACK_CONTENT_TYPE = "application/octet-stream";
+const FALLBACK_CONTENT_TYPE = "application/octet-stream";
 /** Keys are at most 8 segments deep; deeper folders cannot hold objects. */
 const MAX_DEPTH = 8;
 
-export interface LocalObject {
+interface LocalObject {
   key: string;
   path: string;
   sizeBytes: number;
   contentType: string | null;
 }
 
-export interface LocalScan {
+interface LocalScan {
   objects: LocalObject[];
   bytes: number;
   /** Paths (relative to the root) that are not objects and are left behind. */
@@ -65,7 +65,7 @@ export async function scanLocalStore(rootDir: string): Promise<LocalScan> {
   return scan;
 }
 
-export interface UploadOptions {
+interface UploadOptions {
   /** Objects in flight at once. */
   concurrency?: number;
   onObject?: (done: number, total: number) => void;

@@ -4,7 +4,7 @@
  */
 
 /** Why a migration stopped on purpose; the CLI turns each into its exit code. */
-export type RefusalCode =
+type RefusalCode =
   /** A kinora table of the target already has rows. */
   | "target_not_empty"
   /** The source's applied migrations are not exactly this build's. */

@@ -10,7 +10,7 @@ import { type AnyDb, columnSignature, readTables, type TableShape } from "./cata
 import { MigrationRefusedError } from "./report.js";
 
 /** Names of the migrations a database has applied; empty when it has none at all. */
-export async function appliedMigrations(db: AnyDb): Promise<string[]> {
+async function appliedMigrations(db: AnyDb): Promise<string[]> {
   const exists = await sql<{ present: boolean }>`
     SELECT to_regclass('schema_migrations') IS NOT NULL AS present`.execute(db);
   if (!exists.rows[0]?.present) return [];

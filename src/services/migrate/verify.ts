@@ -23,7 +23,7 @@ export interface TableDigest {
  * Row count and content digest of a table. The row is hashed as jsonb text, whose key order
  * does not depend on column order; the session must be in UTC so timestamps print alike.
  */
-export async function digestTable(db: AnyDb, table: string): Promise<TableDigest> {
+async function digestTable(db: AnyDb, table: string): Promise<TableDigest> {
   const r = await sql<{ n: string; digest: string }>`
     SELECT count(*)::text AS n,
            COALESCE(sum(('x' || substr(md5(to_jsonb(t)::text), 1, 15))::bit(60)::bigint), 0)::text

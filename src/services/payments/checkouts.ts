@@ -15,7 +15,7 @@ export type CheckoutRow = Selectable<CheckoutsTable>;
 /** An open link is handed out again only if the payer still has this long to pay. */
 const REUSE_MARGIN_MS = 10 * 60_000;
 
-export interface OpenedCheckout {
+interface OpenedCheckout {
   checkout_url: string;
   checkout_id: string;
   amount_cents: number;
@@ -33,13 +33,13 @@ interface OpenInput {
 }
 
 /** Pages kinora serves for every checkout; also Stripe's success_url and cancel_url. */
-export function checkoutPages(publicUrl: string, id: string) {
+function checkoutPages(publicUrl: string, id: string) {
   const base = `${publicUrl}/checkout/${encodeURIComponent(id)}`;
   return { page: base, done: `${base}/done`, cancelled: `${base}/cancelled` };
 }
 
 /** Records the checkout first (so a webhook can always find it), then opens the provider session. */
-export async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<OpenedCheckout> {
+async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<OpenedCheckout> {
   const { platform, checkout: provider } = deps;
   const db = platform.db;
   const id = platform.ids("co");
@@ -161,7 +161,7 @@ export async function openRestoreCheckout(deps: PaymentsDeps, jobId: string) {
   return { checkout_url: opened.checkout_url, checkout_id: opened.checkout_id, job };
 }
 
-export interface CompleteInput {
+interface CompleteInput {
   providerPaymentId?: string;
   /** Statuses a payment may arrive in. Stripe's paid event wins over our own expiry. */
   from?: CheckoutStatus[];

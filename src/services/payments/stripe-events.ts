@@ -10,13 +10,7 @@ import type { PaidEvent } from "../../payments/checkout/provider.js";
 import { completeCheckout } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
 
-export type EventOutcome =
-  | "duplicate"
-  | "credited"
-  | "held"
-  | "already_paid"
-  | "expired"
-  | "ignored";
+type EventOutcome = "duplicate" | "credited" | "held" | "already_paid" | "expired" | "ignored";
 
 export async function handleStripeEvent(
   deps: PaymentsDeps,

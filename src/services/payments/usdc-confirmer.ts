@@ -18,7 +18,7 @@ const MAX_BACKOFF_MS = 60_000;
 /** Blocks searched back for an AuthorizationUsed event when the claim's block is unknown. */
 const FALLBACK_LOOKBACK_BLOCKS = 20_000n;
 
-export interface ConfirmerReport {
+interface ConfirmerReport {
   checked: number;
   credited: number;
   failed: number;

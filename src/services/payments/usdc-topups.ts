@@ -26,7 +26,7 @@ import { creditConfirmedPayment } from "./usdc-credit.js";
 import { usdcRuntime } from "./usdc-runtime.js";
 
 /** A claim the request is still settling is left alone by the confirmer for this long. */
-export const CLAIM_GRACE_MS = 2 * 60_000;
+const CLAIM_GRACE_MS = 2 * 60_000;
 
 export type CryptoTopupResult =
   | {

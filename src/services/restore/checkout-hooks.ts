@@ -9,7 +9,7 @@ import type { RestoreDeps } from "./deps.js";
 import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 
-export interface CheckoutJob {
+interface CheckoutJob {
   id: string;
   status: RestoreJobRow["status"];
   amountCents: number;

@@ -22,7 +22,7 @@ export async function ownedJob(p: RestoreDeps, principal: Principal, id: string)
   return row;
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Wait up to this long for the job's status (or, per `until`, progress) to change. */
   waitMs?: number;
   signal?: AbortSignal;

@@ -23,7 +23,7 @@ import { checkVideoUrl, filenameFromUrl } from "./source-url.js";
 import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView } from "./views.js";
 
-export interface CreateRestoreInput {
+interface CreateRestoreInput {
   durationSec: number;
   quality?: RestoreQuality | undefined;
   width?: number | undefined;

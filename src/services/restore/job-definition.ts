@@ -55,7 +55,7 @@ export const RestoreWorkParams = z.object({
 export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
 
 /** Restore files: `restore/rj_…/input` (the caller's video) and `…/output` (the result). */
-export const RESTORE_FILES: JobFileLayout = {
+const RESTORE_FILES: JobFileLayout = {
   area: "restore",
   idPattern: /^rj_[A-Za-z0-9_-]{1,100}$/,
   files: ["input", "output"],

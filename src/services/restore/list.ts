@@ -10,12 +10,12 @@ import { ownedJobsPage } from "../pagination.js";
 import type { RestoreDeps } from "./deps.js";
 import { jobViews } from "./views.js";
 
-export interface ListRestoreJobsInput {
+interface ListRestoreJobsInput {
   limit?: number;
   cursor?: string;
 }
 
-export interface RestoreJobPage {
+interface RestoreJobPage {
   jobs: RestoreJobView[];
   next_cursor: string | null;
 }

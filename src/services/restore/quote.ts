@@ -6,7 +6,7 @@ import {
 } from "../../domain/restore/pricing.js";
 import { checkRestoreRequest } from "./create.js";
 
-export interface QuoteInput {
+interface QuoteInput {
   durationSec: number;
   quality?: RestoreQuality | undefined;
   width?: number | undefined;

@@ -11,7 +11,8 @@ import { type RestoreJobRow, refundRestore, restoreJobs } from "./job-definition
 
 export type { RestoreJobRow };
 export { inTx, refundRestore };
-export type Db = Kysely<DB>;
+
+type Db = Kysely<DB>;
 
 /** Applies a named move; the moved row, or undefined when another caller changed it first. */
 export function moveRestore(

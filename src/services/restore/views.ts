@@ -14,7 +14,7 @@ import type { RestoreDeps } from "./deps.js";
 import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
 
 /** Restores are measured in seconds of video per quality (the real length once known). */
-export const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
+const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
   def: restoreJobs,
   classColumn: "quality",
   amountSql: (t) => sql`${sql.ref(`${t}.duration_sec`)}`,
@@ -26,7 +26,7 @@ export const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export function restoredFilename(filename: string): string {
+function restoredFilename(filename: string): string {
   const base = filename.replace(/\.[A-Za-z0-9]{1,5}$/, "") || "video";
   return `${base}-restored.mp4`;
 }

@@ -141,7 +141,7 @@ async function makeClip(
  * cog (CLIP_COG_URL, CLIP_COG_TOKEN; webhooks at POST /hooks/cog/clip when COG_WEBHOOK_SECRET
  * and a public URL are set, else polling).
  */
-export interface ClipEngineChoice {
+interface ClipEngineChoice {
   engine: ClipExecutorOptions["engine"];
   /** Set for a remote engine with webhooks: the target of POST /hooks/cog/clip. */
   hook?: CogHookTarget;

@@ -17,7 +17,7 @@ import { refuseNulInJsonBody } from "../../middleware/refuse-nul.js";
 import type { Router } from "../../router.js";
 import { allowAnyOrigin, oauthErrorResponse, oauthParams } from "./params.js";
 
-export interface OAuthRouteDeps extends ClientDeps {
+interface OAuthRouteDeps extends ClientDeps {
   publicUrl: string;
   rateLimiter: RateLimiter;
   trustProxy: boolean;

@@ -8,7 +8,7 @@ import type { Router } from "../../router.js";
 import { Kind, WorkerId, WorkItemSchema, workerSecurity } from "./schemas.js";
 
 /** Longest a claim may wait for work: below common proxy idle time-outs (30 s). */
-export const MAX_CLAIM_WAIT_MS = 25_000;
+const MAX_CLAIM_WAIT_MS = 25_000;
 
 /** The claim body; its example names the kinds this server runs. */
 const claimBody = (kinds: readonly string[]) =>
