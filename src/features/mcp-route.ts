@@ -19,7 +19,7 @@ import type { McpEndpoint } from "../mcp/handler.js";
 import { checkOrigin, corsHeaders, preflightHeaders } from "../mcp/origin.js";
 
 /** The endpoint in the OpenAPI document (its tools are described by tools/list, not here). */
-function document(app: Router) {
+function document(app: Router, tools: readonly string[]) {
   app.openAPIRegistry.registerComponent("securitySchemes", "agentKey", {
     type: "http",
     scheme: "bearer",
@@ -37,8 +37,7 @@ function document(app: Router) {
     operationId: "mcp",
     tags: ["MCP"],
     summary: "MCP server (Streamable HTTP, stateless JSON-RPC)",
-    description:
-      "The 13 tools for assistants (get_prices, quote_restore, create_restore, start_restore, get_restore, make_clip, start_clip, get_clip, list_clips, cancel_job, get_balance, create_top_up_link, top_up_with_usdc): see tools/list and docs/mcp.md. Refusals are tool results with isError and the REST error body; a missing, unknown or revoked key is a 401 before any JSON-RPC.",
+    description: `The ${tools.length} tools for assistants (${tools.join(", ")}): see tools/list and docs/mcp.md. Refusals are tool results with isError and the REST error body; a missing, unknown or revoked key is a 401 before any JSON-RPC.`,
     security: [{ agentKey: [] }, { agentKeyInUrl: [] }],
     request: {
       body: {
@@ -117,7 +116,11 @@ export function registerMcpRoute(
   services: McpServices,
   opts: { allowedOrigins: ReadonlySet<string> },
 ) {
-  document(app);
+  // Named from the operations themselves, so the document lists the tools tools/list shows.
+  document(
+    app,
+    services.operations.flatMap((op) => (op.contract.mcp ? [op.contract.mcp.name] : [])),
+  );
   app.use("/mcp", originGate(opts.allowedOrigins));
   // The MCP SDK is loaded with the first MCP request, not with every process.
   let endpoint: Promise<McpEndpoint> | undefined;

@@ -197,6 +197,8 @@ export async function runOperation(
     key,
     // A signed x402 retry is another request than the unpaid one, even with the same input.
     fingerprint: `${contract.id}\n${JSON.stringify(input)}\n${ctx.payment ?? ""}`,
+    // Named as the caller sent it: a header over REST, a tool argument over MCP.
+    keyName: ctx.surface === "mcp" ? "idempotency_key" : "Idempotency-Key",
   };
   try {
     const claim = await claimIdempotency(deps, req, { ...DEFAULT_IDEMPOTENCY_LIMITS, inFlightMs });

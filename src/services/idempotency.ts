@@ -38,6 +38,8 @@ export interface IdempotentRequest {
   key: string;
   /** Everything that makes two requests "the same" (method, path, body, payment header …). */
   fingerprint: string;
+  /** How the caller's surface names the key in a refusal (default the REST header's name). */
+  keyName?: string;
 }
 
 export interface StoredResponse {
@@ -68,7 +70,8 @@ export async function claimIdempotency(
   req: IdempotentRequest,
   limits: IdempotencyLimits = DEFAULT_IDEMPOTENCY_LIMITS,
 ): Promise<Claim> {
-  checkIdempotencyKey(req.key);
+  const name = req.keyName ?? "Idempotency-Key";
+  checkIdempotencyKey(req.key, name);
   const scope = idempotencyScope(req.credential);
   const requestHash = sha256hex(req.fingerprint);
   const now = deps.clock();
@@ -97,13 +100,13 @@ export async function claimIdempotency(
   if (prior.request_hash !== requestHash) {
     throw new ApiError(
       "idempotency_key_reused",
-      "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+      `This ${name} was already used with a different request; use a new key for a new request.`,
     );
   }
   if (prior.status_code === null || prior.response_body === null) {
     throw new ApiError(
       "idempotency_in_flight",
-      "A request with this Idempotency-Key is still in progress; retry in a moment.",
+      `A request with this ${name} is still in progress; retry in a moment.`,
     );
   }
   const opened = openSealed(req.credential, prior.response_body);

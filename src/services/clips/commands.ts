@@ -94,7 +94,7 @@ async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
   if (!info) {
     throw new ApiError(
       "not_uploaded",
-      "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then call start.",
+      "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then try again.",
     );
   }
   if (!(CLIP_IMAGE_TYPES as readonly string[]).includes(info.contentType ?? "")) {
@@ -129,7 +129,7 @@ export async function cancelClip(deps: ClipDeps, principal: Principal, id: strin
   if (await deps.storage.head(row.image_key)) {
     throw new ApiError(
       "already_uploaded",
-      "The image has already arrived; call start to make the clip instead.",
+      "The image has already arrived, so the clip can no longer be cancelled.",
     );
   }
   const moved = await moveClip(
