@@ -15,7 +15,7 @@ import {
 import { handleError } from "./http/errors.js";
 import { installFallbacks } from "./http/fallbacks.js";
 import { errorEnvelope } from "./http/middleware/error-envelope.js";
-import { keyRate } from "./http/middleware/key-rate.js";
+import { keyGuesses, keyRate } from "./http/middleware/key-rate.js";
 import { observeRequests } from "./http/middleware/observe-requests.js";
 import { refuseNulInUrl } from "./http/middleware/refuse-nul.js";
 import { requestContext } from "./http/middleware/request-context.js";
@@ -43,6 +43,7 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
   app.use("*", errorEnvelope);
   app.use("*", refuseNulInUrl);
   app.use("*", keyRate(deps));
+  app.use("*", keyGuesses(deps));
 
   const mounted = [
     systemFeature(deps),

@@ -15,6 +15,13 @@ export const credentialDigest = (s: string) => hash("sha256", s, "base64url").sl
 export const spendBucket = (credential: string) =>
   `spend:${credentialDigest(credential.replace(/^Bearer\s+/i, ""))}`;
 
+/**
+ * The bucket of tries of a secret from one address (per-address rules count IPv6 by /64): a
+ * sign-in on the console or the consent page, and a request refused 401 for the key or token
+ * it sent. Its limit is rateLimits.signIn.
+ */
+export const signInBucket = (address: string) => `signin:${address}`;
+
 /** The IETF RateLimit-* headers for a decision. */
 export function rateHeaders(d: Decision): Record<string, string> {
   return {

@@ -5,6 +5,7 @@
  * balance, allow (creating the connected app's agent key and a code) or deny. Every form
  * carries a CSRF token and the signed request, so nothing about the request is kept server-side.
  */
+import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { ApiError, unauthorized } from "../domain/errors.js";
@@ -23,6 +24,12 @@ import { type ClientDeps, isMetadataDocumentId, NEW_CLIENT_BUCKET } from "../oau
 import { createCode } from "../oauth/tokens.js";
 import { createConnectedApp } from "../services/agent-keys.js";
 import { authenticate } from "../services/auth.js";
+import {
+  claimIdempotency,
+  releaseIdempotency,
+  storeIdempotentResponse,
+} from "../services/idempotency.js";
+import { signInBucket } from "../services/rate-buckets.js";
 import type { Limit, RateLimiter } from "../services/rate-limit.js";
 import { createWallet, walletView } from "../services/wallets.js";
 import { ConsentPage, type ConsentView, NewWalletPage, ProblemPage } from "./consent-pages.js";
@@ -52,7 +59,7 @@ interface SignedRequest extends Record<string, unknown> {
 function page(
   c: Context<AppEnv>,
   node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 429,
+  status: 200 | 400 | 401 | 403 | 409 | 429,
   targets: string[] = [],
 ) {
   for (const [k, v] of Object.entries(decisionPageHeaders(targets))) c.header(k, v);
@@ -85,7 +92,7 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     c: Context<AppEnv>,
     title: string,
     text: string,
-    status: 400 | 403 | 429 = 400,
+    status: 400 | 403 | 409 | 429 = 400,
   ) => page(c, <ProblemPage title={title}>{text}</ProblemPage>, status);
 
   /** Checks the request; an answer (page or redirect) when it cannot go on. */
@@ -131,7 +138,12 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       clientName: req.client.clientName,
       redirectHost: redirectHost(req.redirectUri),
       clientUri: req.client.clientUri,
-      req: signer.sign(PURPOSE, { q }, deps.clock().getTime() + REQUEST_TTL_MS),
+      // The nonce makes every rendered form its own: a form is single-use (allow()).
+      req: signer.sign(
+        PURPOSE,
+        { q, n: randomBytes(12).toString("base64url") },
+        deps.clock().getTime() + REQUEST_TTL_MS,
+      ),
       csrf: csrfToken(deps, c),
       signedIn,
       ...(error ? { error } : {}),
@@ -148,7 +160,12 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       if (value !== undefined) q[name] = value;
     }
     if (q.client_id && isMetadataDocumentId(q.client_id)) {
-      const refused = await overLimit(c, NEW_CLIENT_BUCKET, deps.registerLimit, "Too many apps");
+      const refused = await overLimit(
+        c,
+        (a) => `${NEW_CLIENT_BUCKET}:${a}`,
+        deps.registerLimit,
+        "Too many apps",
+      );
       if (refused) return refused;
     }
     const checked = await check(c, q);
@@ -180,7 +197,12 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       case "signin":
         return signIn(c, req, signed.q, form.wallet_key ?? "");
       case "create": {
-        const refused = await overLimit(c, "create", deps.createLimit, "Too many new balances");
+        const refused = await overLimit(
+          c,
+          (a) => `create:${a}`,
+          deps.createLimit,
+          "Too many new balances",
+        );
         if (refused) return refused;
         const created = await createWallet(deps, {});
         await startSession(deps, c, created.wallet.wallet_id);
@@ -205,10 +227,15 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     }
   });
 
-  /** The caller's address counted in `bucket`; the 429 page when over the limit. */
-  async function overLimit(c: Context<AppEnv>, bucket: string, limit: Limit, title: string) {
+  /** The caller's address counted in its bucket; the 429 page when over the limit. */
+  async function overLimit(
+    c: Context<AppEnv>,
+    bucket: (address: string) => string,
+    limit: Limit,
+    title: string,
+  ) {
     if (!deps.limitsEnabled) return undefined;
-    const d = await deps.rateLimiter.take(`${bucket}:${clientAddress(c, deps.trustProxy)}`, limit);
+    const d = await deps.rateLimiter.take(bucket(clientAddress(c, deps.trustProxy)), limit);
     if (d.ok) return undefined;
     c.header("Retry-After", String(d.resetSec));
     return problem(c, title, `Wait ${d.resetSec} seconds, then try again.`, 429);
@@ -220,7 +247,7 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     q: Record<string, string>,
     key: string,
   ) {
-    const refused = await overLimit(c, "signin", deps.signInLimit, "Too many sign-in attempts");
+    const refused = await overLimit(c, signInBucket, deps.signInLimit, "Too many sign-in attempts");
     if (refused) return refused;
     try {
       if (!key.startsWith("pmk_")) throw unauthorized("not a wallet key");
@@ -249,6 +276,30 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
     const cents = parseDollars(form.limit_dollars ?? "");
     if (cents === null)
       return view(c, req, q, "Spending limit: give an amount in dollars from 0.01 to 1000.00.");
+    // A form allows once: its signed request is claimed as an idempotency key of this session,
+    // so submitting it again (a double click, the back button) connects no second app.
+    const once = {
+      credential: `consent-form:${session.idHash}`,
+      key: createHash("sha256")
+        .update(form.req ?? "")
+        .digest("hex"),
+      fingerprint: "allow",
+    };
+    const used = await claimIdempotency(deps, once).then(
+      (claim) => claim.kind === "replay",
+      (err: unknown) => {
+        if (err instanceof ApiError) return true;
+        throw err;
+      },
+    );
+    if (used) {
+      return problem(
+        c,
+        "Already connected",
+        `This form was already used: ${req.client.clientName} is connected to your balance. Manage it in the console; to connect it again, start from the app.`,
+        409,
+      );
+    }
     const key = await createConnectedApp(deps, session.walletId, {
       clientId: req.client.id,
       clientName: req.client.clientName,
@@ -260,7 +311,11 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       if (err instanceof ApiError) return err;
       throw err;
     });
-    if (key instanceof ApiError) return view(c, req, q, key.detail);
+    if (key instanceof ApiError) {
+      await releaseIdempotency(deps, once);
+      return view(c, req, q, key.detail);
+    }
+    await storeIdempotentResponse(deps, once, { status: 302, body: "{}", headers: {} });
     const code = await createCode(deps, {
       clientId: req.client.id,
       agentKeyId: key.id,

@@ -20,6 +20,7 @@ import { listLedger } from "../services/ledger-view.js";
 import { openTopupCheckout } from "../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
 import type { Platform } from "../services/platform.js";
+import { signInBucket } from "../services/rate-buckets.js";
 import type { Limit } from "../services/rate-limit.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { walletView } from "../services/wallets.js";
@@ -119,7 +120,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     }
     const d = web.config.rateLimits.enabled
       ? await web.rateLimiter.take(
-          `signin:${clientAddress(c, web.config.trustProxy)}`,
+          signInBucket(clientAddress(c, web.config.trustProxy)),
           deps.signInLimit,
         )
       : { ok: true, resetSec: 0 };

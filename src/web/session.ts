@@ -1,7 +1,7 @@
 /**
  * Browser sessions of the owner's console and the consent page: a random id in an HttpOnly,
  * SameSite=Lax cookie (Secure when PUBLIC_URL is https), stored only as its SHA-256 digest,
- * expiring when idle and absolutely, ended by sign-out. Forms carry a CSRF token: an HMAC of
+ * expiring when idle and absolutely, ended by sign-out or by a new sign-in. Forms carry a CSRF token: an HMAC of
  * the browser's cookie (the session's, or before sign-in a random "pre" cookie), so no token
  * is stored and a forged form from another site cannot know it.
  */
@@ -42,7 +42,15 @@ function cookieOptions(deps: WebDeps, maxAgeSec: number) {
   };
 }
 
+/**
+ * Starts a new session with a new id (never the one the browser had): a sign-in rotates the
+ * session, and the session it replaces ends here rather than staying valid until it expires.
+ */
 export async function startSession(deps: WebDeps, c: Context<AppEnv>, walletId: string) {
+  const previous = getCookie(c, SESSION_COOKIE);
+  if (previous && previous.length <= 100) {
+    await deps.db.deleteFrom("web_sessions").where("id_hash", "=", hashSecret(previous)).execute();
+  }
   const id = randomBytes(32).toString("base64url");
   const now = deps.clock();
   await deps.db

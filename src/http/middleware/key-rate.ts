@@ -10,10 +10,13 @@ import {
   credentialDigest,
   type RateDeps,
   rateHeaders,
+  signInBucket,
   takeRate,
+  tooMany,
 } from "../../services/rate-buckets.js";
 import type { AppEnv } from "../env.js";
 import { withEarlyHeaders } from "./early-headers.js";
+import { clientAddress } from "./rate-limit.js";
 
 const CALLER_CREDENTIAL = /^(pmk|pak|kat)_/;
 
@@ -26,5 +29,24 @@ export function keyRate(deps: RateDeps) {
     c.set("rateDecision", decision);
     if (!decision) return next();
     await withEarlyHeaders(c, rateHeaders(decision), next);
+  });
+}
+
+/**
+ * A request that sent a key or token (in Authorization or `?key=`) and was refused 401 is a
+ * failed guess: it counts against its address's sign-in bucket, and over the limit the refusal
+ * is a 429 with Retry-After instead. Requests whose key is good are never counted or refused.
+ */
+export function keyGuesses(deps: RateDeps & { config: { trustProxy: boolean } }) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    await next();
+    const cfg = deps.config.rateLimits;
+    if (c.res.status !== 401 || !cfg.enabled) return;
+    if (c.req.header("authorization") === undefined && c.req.query("key") === undefined) return;
+    const address = clientAddress(c, deps.config.trustProxy);
+    const d = await deps.rateLimiter.take(signInBucket(address), cfg.signIn);
+    if (d.ok) return;
+    deps.events?.rateLimited({ rule: "signin" });
+    throw tooMany(d, cfg.signIn.windowMs);
   });
 }

@@ -3,6 +3,7 @@
  * the RateLimit headers (IETF draft: RateLimit-Limit, -Remaining, -Reset) when over; every
  * limited response carries the headers so clients can pace themselves.
  */
+import { isIPv6 } from "node:net";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../domain/errors.js";
@@ -14,11 +15,35 @@ import { withEarlyHeaders } from "./early-headers.js";
 export function clientAddress(c: Context<AppEnv>, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
+    if (forwarded) return addressForRules(forwarded);
   }
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
-  return incoming?.socket?.remoteAddress ?? "local";
+  return addressForRules(incoming?.socket?.remoteAddress ?? "local");
+}
+
+/**
+ * An address as per-address rules count it: IPv4 as is (also when IPv4-mapped), IPv6 by its
+ * /64 — one subscriber's allocation, so hopping through its 2^64 addresses gains nothing.
+ */
+export function addressForRules(address: string): string {
+  const bare = address.split("%")[0] ?? address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped?.[1]) return mapped[1];
+  if (!isIPv6(bare)) return address;
+  const [head = "", tail] = bare.split("::");
+  // An embedded IPv4 (last 32 bits) stands for two groups.
+  const groups = (part: string) =>
+    part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : [];
+  const front = groups(head);
+  const full =
+    tail === undefined
+      ? front
+      : [...front, ...Array(8 - front.length - groups(tail).length).fill("0"), ...groups(tail)];
+  return `${full
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 export function rateLimit(
