@@ -26,12 +26,17 @@ import type { DbWorkSource } from "./jobs/work-source.js";
 /** What the routes need; the Platform satisfies it. */
 export type AppDeps = Platform;
 
+/** What buildApp may be told besides the features: readiness and the job system source. */
 export interface BuildOptions {
   isReady?: () => boolean;
   /** The server's job system source, shared with the worker API. */
   workSource?: () => DbWorkSource | undefined;
 }
 
+/**
+ * The HTTP app: the middleware for every request, every feature's operations and routes, the
+ * fallbacks.
+ */
 export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOptions = {}): Router {
   const app = createRouter();
   // Only what holds for every request is here; what a route family needs (body limits, JSON

@@ -113,6 +113,7 @@ function isWebOrigin(value: string): boolean {
 
 type Env = z.infer<typeof EnvSchema>;
 
+/** The server's settings, parsed and checked once from the environment. */
 export interface Config {
   port: number;
   host: string;
@@ -151,6 +152,7 @@ export interface Config {
   env: Readonly<Record<string, string>>;
 }
 
+/** Where files live: a local directory or an S3 bucket. */
 export type StorageConfig =
   | { kind: "local"; dir: string | undefined }
   | {
@@ -197,6 +199,7 @@ interface EnginesConfig {
       };
 }
 
+/** A setting is missing or wrong; the message names it (the server does not start). */
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -211,6 +214,7 @@ function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** Reads and checks every setting from the environment; throws ConfigError naming what is wrong. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = cleanEnv(env);
   const parsed = EnvSchema.safeParse(cleaned);

@@ -26,6 +26,7 @@ export interface RouteContext {
   workSource?: () => DbWorkSource | undefined;
 }
 
+/** An area's part of the server: operations, routes, job queues, executors and background tasks. */
 export interface Feature {
   name: string;
   /** The feature's operations: each served as a REST route and, where it has one, an MCP tool. */
@@ -43,6 +44,7 @@ export interface Feature {
   start?(): Promise<BackgroundTask>;
 }
 
+/** Builds a feature from the platform (once per server). */
 export type FeatureFactory = (platform: Platform) => Feature | Promise<Feature>;
 
 /** What the job engine needs, from the platform. */

@@ -26,4 +26,5 @@ export function featuresFor(kinds: readonly JobKindEntry[]): FeatureFactory[] {
   ];
 }
 
+/** The optional features `kinora serve` mounts: one per registered job kind, then the rest. */
 export const FEATURES: FeatureFactory[] = featuresFor(JOB_KINDS);

@@ -9,4 +9,5 @@ import { clipKind } from "./features/clips.js";
 import type { JobKindEntry } from "./features/job-kind.js";
 import { restoreKind } from "./features/restore.js";
 
+/** The registry: every job kind the server and `kinora worker` run; the only list of kinds. */
 export const JOB_KINDS: readonly JobKindEntry[] = [restoreKind, clipKind];

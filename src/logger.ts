@@ -6,6 +6,7 @@ type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
+/** Structured JSON logging with secrets redacted. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -88,6 +89,7 @@ export function redact(text: string): string {
     .replace(SECRET_PARAM, "$1[redacted]");
 }
 
+/** A logger at `level` writing JSON lines, with `base` fields on every line. */
 export function createLogger(
   level: LogLevel = "info",
   base: Record<string, unknown> = {},
@@ -114,4 +116,5 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
+/** A logger that writes nothing (tests, tools). */
 export const silentLogger: Logger = createLogger("silent");

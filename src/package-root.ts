@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** The directory holding kinora's package.json (from src/ under tsx or from dist/). */
 export function packageRoot(moduleUrl: string = import.meta.url): string {
   let dir = path.dirname(fileURLToPath(moduleUrl));
   while (!existsSync(path.join(dir, "package.json"))) {

@@ -12,6 +12,7 @@ import { loadPaymentsConfig } from "./payments/config.js";
 import type { KeyCache } from "./services/key-cache.js";
 import { keyCacheFor } from "./services/key-cache-for.js";
 
+/** The database the server opened, and the migrations this start applied. */
 export interface OpenedDatabase {
   database: Database;
   /** Migrations this start applied (logged by the server). */

@@ -30,6 +30,7 @@ type Checked<T> =
   | { ok: true; claims: T }
   | { ok: false; problem: SignatureProblem /** expired: when */; expiredAtMs?: number };
 
+/** Signs and checks kinora's own tokens, each for one purpose, with an expiry and a key id. */
 export interface Signer {
   /** Signs `claims` for `purpose`, valid until `expiresAtMs`. */
   sign(purpose: string, claims: Record<string, unknown>, expiresAtMs: number): string;
@@ -99,6 +100,7 @@ function openWith(secret: string, kid: string, purpose: string, parts: string[])
   }
 }
 
+/** A signer with the current secret and the previous ones (still accepted). */
 export function createSigner(current: string, previous: readonly string[] = []): Signer {
   const keys = new Map([current, ...previous].map((s) => [keyId(s), s]));
   const currentKid = keyId(current);

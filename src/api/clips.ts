@@ -20,6 +20,7 @@ const SIZE_PRICES = CLIP_SIZES.map((size) => `${size}: ${clipPrice(size).display
 
 const Range = z.object({ min: z.number().int(), max: z.number().int() });
 
+/** A motion clip as every surface shows it (REST, MCP, the console, the client). */
 export const Clip = z
   .object({
     id: z.string().openapi({ example: "clip_5R2kq9WcD1xv0Lm3Tz8HbN" }),
@@ -69,8 +70,13 @@ export const Clip = z
   })
   .openapi("Clip");
 
+/** The answer of a read, start or cancel of one clip. */
 export const ClipResponse = z.object({ job: Clip });
 
+/**
+ * What creating a clip takes: the prompt, the image (a URL or a file to upload), size, loop, seed,
+ * webhook.
+ */
 export const CreateClipBody = z
   .object({
     prompt: z
@@ -148,6 +154,10 @@ export const CreateClipBody = z
     },
   });
 
+/**
+ * The answer to a create: the clip, where to upload its image (without image_url), and the wallet
+ * after the charge.
+ */
 export const CreatedClip = z.object({
   job: Clip,
   upload_url: z.string().optional(),
@@ -155,6 +165,10 @@ export const CreatedClip = z.object({
   wallet: Wallet,
 });
 
+/**
+ * The public clip settings: sizes and prices, lengths, image types and limits, top-up ranges,
+ * refusal codes.
+ */
 export const MotionConfig = z
   .object({
     sizes: z

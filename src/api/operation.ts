@@ -33,6 +33,7 @@ export type PrincipalFor<A extends AuthMode> = A extends "key"
 /** The buckets a call counts against (see RateLimitsConfig): per credential, else per address. */
 export type RateBucket = "spend" | "create" | "quote";
 
+/** What the shared runner applies to every call of an operation, on every surface. */
 export interface Policies {
   /**
    * Moves money or makes something the caller pays for. Over MCP such a tool takes an
@@ -61,6 +62,7 @@ export const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/** How an operation appears over REST: method, path, names, and its OpenAPI entry. */
 export interface RestBinding {
   /** GET reads (input in the path and query); POST and PATCH take a JSON body. */
   method: "get" | "post" | "patch";
@@ -83,6 +85,7 @@ export interface RestBinding {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** How an operation appears as an MCP tool: name, title, description and hints. */
 export interface McpBinding {
   name: string;
   title: string;
@@ -90,6 +93,7 @@ export interface McpBinding {
   annotations: ToolAnnotations;
 }
 
+/** One operation's definition, from which REST, OpenAPI, MCP and the client derive. */
 export interface Contract<
   I extends z.ZodObject = z.ZodObject,
   O extends z.ZodType = z.ZodType,
@@ -177,10 +181,12 @@ export interface Reply<O> {
   paymentResponse?: string;
 }
 
+/** A success answer with something besides the body (another status, an x402 receipt). */
 export function reply<O>(body: O, extra: Omit<Reply<O>, "reply" | "body"> = {}): Reply<O> {
   return { reply: true, body, ...extra };
 }
 
+/** Whether a handler's result is a Reply rather than the bare body. */
 export function isReply(value: unknown): value is Reply<unknown> {
   return typeof value === "object" && value !== null && (value as Reply<unknown>).reply === true;
 }

@@ -11,6 +11,7 @@ const amountCents = ({ min, max }: { min: number; max: number }) =>
     .min(min, `must be at least ${min}`)
     .max(max, `must be at most ${max}`);
 
+/** What a card top-up takes: the amount in cents and a receipt address. */
 export const TopupBody = z
   .object({
     amount_cents: amountCents(CARD_TOPUP_CENTS).openapi({ example: 2000 }).meta({
@@ -23,6 +24,7 @@ export const TopupBody = z
   .strict()
   .openapi({ example: { amount_cents: 2000, email: "owner@example.com" } });
 
+/** A card checkout link: where to pay, how much, until when. */
 export const TopupCheckout = z
   .object({
     checkout_url: z
@@ -35,6 +37,7 @@ export const TopupCheckout = z
   })
   .openapi("TopupCheckout");
 
+/** A USDC top-up credited: the amount, the transaction and the wallet after it. */
 export const UsdcCredited = z.object({
   credited_cents: z.number().int(),
   transaction: z.string(),
@@ -45,6 +48,7 @@ export const UsdcCredited = z.object({
   wallet: Wallet,
 });
 
+/** A USDC top-up paid but waiting for the chain's confirmation (credited once, later). */
 export const UsdcPending = z.object({
   detail: z.string(),
   transaction: z.string().nullable(),
@@ -52,6 +56,7 @@ export const UsdcPending = z.object({
   status: z.literal("pending"),
 });
 
+/** What a USDC top-up takes: the amount in cents (1 USDC = 100 cents). */
 export const UsdcTopupBody = z
   .object({
     amount_cents: amountCents(USDC_TOPUP_CENTS).openapi({ example: 500 }).meta({
@@ -78,4 +83,5 @@ export const UsdcRefund = z
   })
   .openapi("UsdcRefund");
 
+/** A USDC refund as the admin API shows it. */
 export type UsdcRefundView = z.input<typeof UsdcRefund>;

@@ -50,11 +50,16 @@ const RestoreRequestFields = {
   }),
 };
 
+/** What a restore quote takes: length, quality and picture size. */
 export const QuoteBody = z
   .object(RestoreRequestFields)
   .strict()
   .openapi("RestoreRequest", { example: { duration_sec: 95, quality: "enhanced" } });
 
+/**
+ * What creating a restore takes: the quote's fields, the file (or a video_url), how it is paid, a
+ * webhook.
+ */
 export const CreateBody = z
   .object({
     ...RestoreRequestFields,
@@ -116,6 +121,7 @@ export const CreateBody = z
     },
   });
 
+/** A restore job as every surface shows it. */
 export const RestoreJob = z
   .object({
     id: z.string().openapi({ example: "rj_5pX0c1Hq3GvJ2Yb8Lw9RzA" }),
@@ -173,8 +179,10 @@ export const RestoreJob = z
   })
   .openapi("RestoreJob");
 
+/** The answer of a read, start or cancel of one restore job. */
 export const JobEnvelope = z.object({ job: RestoreJob });
 
+/** A restore's price for a length, quality and size. */
 export const Quote = z.object({
   amount_cents: z.number().int().openapi({ example: 499 }),
   display: z.string().openapi({ example: "$4.99" }),
@@ -185,6 +193,7 @@ export const Quote = z.object({
   high_res: z.boolean(),
 });
 
+/** The answer to a create: the job, where to upload its file, the price and what to do next. */
 export const CreatedRestore = z.object({
   job: RestoreJob,
   upload_url: z.string().optional().openapi({

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ERROR_CODE_NAMES } from "../domain/error-codes.js";
 import { EMAIL_MAX_LENGTH } from "../domain/limits.js";
 
+/** Every error response's body, on every surface (the codes from domain/error-codes.ts). */
 export const ErrorBody = z
   .object({
     detail: z.string().openapi({ example: "limit_cents: must be an integer from 1 to 100000." }),
@@ -27,6 +28,7 @@ export const ErrorBody = z
 /** Every error response's body, as programs read it (the `kinora` client among them). */
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
+/** An agent key (or connected app) as the wallet owner sees it; never its secret. */
 export const AgentKey = z
   .object({
     id: z.string().openapi({ example: "key_3mJr7AoUXx7Wqd2vBZLWmU" }),
@@ -56,6 +58,7 @@ export const AgentKey = z
   })
   .openapi("AgentKey");
 
+/** A wallet as the calling key sees it. */
 export const Wallet = z
   .object({
     wallet_id: z.string().openapi({ example: "wal_4f8HkQ2n9LrT1xZcV6bYpA" }),
@@ -72,11 +75,13 @@ export const Wallet = z
   })
   .openapi("Wallet");
 
+/** An e-mail address field, bounded and checked. */
 export const Email = z
   .string()
   .max(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`)
   .email("must be an e-mail address like name@example.com");
 
+/** A path `{id}` parameter with its example, for routes that are not operations. */
 export const IdParam = (name: string, example: string) =>
   z.object({
     id: z

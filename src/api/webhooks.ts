@@ -63,6 +63,7 @@ export const JobWebhook = z
   })
   .openapi("JobWebhook");
 
+/** A wallet's webhook endpoint as its owner sees it, with its latest deliveries. */
 export const WebhookEndpoint = z
   .object({
     id: z.string().openapi({ example: "we_3kQ…" }),
@@ -81,6 +82,7 @@ export const WebhookEndpoint = z
   })
   .openapi("WebhookEndpoint");
 
+/** What registering an endpoint takes: the URL, the event types and a description. */
 export const CreateEndpointBody = z
   .object({
     url: ReceiverUrl.meta({ description: "An https URL at a public address." }),
@@ -104,6 +106,9 @@ export const CreateEndpointBody = z
     },
   });
 
+/** One delivery as a job's or an endpoint's reads show it. */
 export type WebhookDeliveryView = z.input<typeof WebhookDelivery>;
+/** A job's own webhook as its reads show it. */
 export type JobWebhookView = z.input<typeof JobWebhook>;
+/** An endpoint as the API shows it. */
 export type WebhookEndpointView = z.input<typeof WebhookEndpoint>;

@@ -12,8 +12,10 @@ import { acquireDirLock, type DirLock } from "./dir-lock.js";
 import { readTemplate } from "./pglite-template.js";
 import type { DB } from "./schema.js";
 
+/** The database behind Kysely: embedded PGlite or a PostgreSQL server. */
 export type Backend = "pglite" | "postgres";
 
+/** An open database: the Kysely handle, LISTEN/NOTIFY and close, whichever backend. */
 export interface Database {
   readonly db: Kysely<DB>;
   readonly backend: Backend;
@@ -24,6 +26,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How to open the database: a PostgreSQL URL, else PGlite in a directory. */
 export interface OpenOptions {
   /** postgres://… → PostgreSQL; otherwise PGlite. */
   databaseUrl?: string;
@@ -42,6 +45,7 @@ function parseInt8(value: string): number {
   return Number.parseInt(value, 10);
 }
 
+/** Opens PostgreSQL when a URL is given, else the embedded PGlite. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.schema, opts.poolSize ?? 10);
   return openPglite(opts.dataDir ?? "memory://");

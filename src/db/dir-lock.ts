@@ -9,6 +9,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 
+/** A held lock on a data directory; release() frees it. */
 export interface DirLock {
   release(): void;
 }

@@ -18,11 +18,13 @@ const MIGRATIONS_DIR =
   ) ?? path.join(here, "migrations");
 const MIGRATION_LOCK_ID = 7_130_001;
 
+/** One migration file: its name and its statements. */
 export interface Migration {
   name: string;
   statements: string[];
 }
 
+/** The migrations in src/db/migrations, in name order. */
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".sql"))

@@ -10,6 +10,7 @@ type NullableTimestamp = ColumnType<
   Date | string | null
 >;
 
+/** wallets: balance in cents, the wallet key's hash, the pause flag. */
 export interface WalletsTable {
   id: string;
   key_hash: string;
@@ -20,6 +21,7 @@ export interface WalletsTable {
   created_at: Timestamp;
 }
 
+/** agent_keys: a wallet's agent keys and connected apps, with limit and spent. */
 export interface AgentKeysTable {
   id: string;
   wallet_id: string;
@@ -39,6 +41,7 @@ export interface AgentKeysTable {
 
 export type LedgerKind = "charge" | "refund" | "topup" | "adjustment" | "payout" | "key_limit";
 
+/** ledger_entries: every change of a balance, append-only. */
 export interface LedgerEntriesTable {
   id: Generated<number>;
   wallet_id: string;
@@ -52,6 +55,7 @@ export interface LedgerEntriesTable {
   created_at: Timestamp;
 }
 
+/** idempotency_keys: the first answer of a call made with an idempotency key. */
 export interface IdempotencyKeysTable {
   scope: string;
   idem_key: string;
@@ -62,6 +66,7 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** restore_jobs: the restore kind's jobs (the engine's columns and its own). */
 export interface RestoreJobsTable {
   id: string;
   wallet_id: string | null;
@@ -107,6 +112,7 @@ export interface RestoreJobsTable {
   files_deleted_at: NullableTimestamp;
 }
 
+/** restore_card_refunds: the outbox of card refunds for restores paid by checkout. */
 export interface RestoreCardRefundsTable {
   job_id: string;
   /** refund: what is left of the price when the job fails; measured: the measured difference. */
@@ -118,6 +124,7 @@ export interface RestoreCardRefundsTable {
   provider_refund_id: string | null;
 }
 
+/** clips: the clip kind's jobs (the engine's columns and its own). */
 export interface ClipsTable {
   id: string;
   wallet_id: string;
@@ -155,12 +162,14 @@ export interface ClipsTable {
   files_deleted_at: NullableTimestamp;
 }
 
+/** rate_limits: a count per bucket and window. */
 export interface RateLimitsTable {
   bucket: string;
   window_start: Timestamp;
   count: number;
 }
 
+/** oauth_clients: registered MCP clients and metadata-document clients. */
 export interface OAuthClientsTable {
   id: string;
   kind: "registered" | "metadata_document";
@@ -173,6 +182,7 @@ export interface OAuthClientsTable {
   registered_from: string | null;
 }
 
+/** oauth_codes: authorization codes (hashed), single use. */
 export interface OAuthCodesTable {
   code_hash: string;
   client_id: string;
@@ -186,6 +196,7 @@ export interface OAuthCodesTable {
   used_at: NullableTimestamp;
 }
 
+/** oauth_tokens: access and refresh tokens (hashed) of connected apps. */
 export interface OAuthTokensTable {
   token_hash: string;
   kind: "access" | "refresh";
@@ -200,6 +211,7 @@ export interface OAuthTokensTable {
   revoked_at: NullableTimestamp;
 }
 
+/** web_sessions: console sign-ins (hashed ids). */
 export interface WebSessionsTable {
   id_hash: string;
   wallet_id: string;
@@ -210,8 +222,10 @@ export interface WebSessionsTable {
 
 // Payments (migration 004-payments.sql and later).
 
+/** A checkout's status: open until paid, expired or cancelled; held when the amount differs. */
 export type CheckoutStatus = "open" | "paid" | "expired" | "cancelled" | "refunded" | "held";
 
+/** checkouts: card checkouts for top-ups and restores paid by checkout. */
 export interface CheckoutsTable {
   id: string;
   purpose: "topup" | "restore_job";
@@ -232,6 +246,7 @@ export interface CheckoutsTable {
   held_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** payment_events: provider events acted on, once each. */
 export interface PaymentEventsTable {
   provider: string;
   event_id: string;
@@ -239,6 +254,7 @@ export interface PaymentEventsTable {
   received_at: Timestamp;
 }
 
+/** test_checkout_refunds: refunds made by the built-in test checkout. */
 export interface TestCheckoutRefundsTable {
   idempotency_key: string;
   id: string;
@@ -250,6 +266,7 @@ export interface TestCheckoutRefundsTable {
 
 export type UsdcPaymentStatus = "pending" | "confirmed" | "failed" | "unknown";
 
+/** usdc_payments: USDC top-ups, from terms to credited. */
 export interface UsdcPaymentsTable {
   id: string;
   wallet_id: string;
@@ -270,6 +287,7 @@ export interface UsdcPaymentsTable {
 
 export type UsdcRefundStatus = "sending" | "sent" | "failed" | "unknown";
 
+/** usdc_refunds: USDC sent back by the operator. */
 export interface UsdcRefundsTable {
   id: string;
   wallet_id: string;
@@ -282,6 +300,7 @@ export interface UsdcRefundsTable {
   sent_at: NullableTimestamp;
 }
 
+/** webhook_secrets: each wallet's default signing secret (sealed). */
 export interface WebhookSecretsTable {
   wallet_id: string;
   /** The wallet's default signing secret, sealed (signing.ts): never stored in clear. */
@@ -290,6 +309,7 @@ export interface WebhookSecretsTable {
   rotated_at: NullableTimestamp;
 }
 
+/** webhook_endpoints: a wallet's registered receivers. */
 export interface WebhookEndpointsTable {
   id: string;
   wallet_id: string;
@@ -304,6 +324,7 @@ export interface WebhookEndpointsTable {
   failing_since: NullableTimestamp;
 }
 
+/** job_webhooks: a job's own webhook_url and events (any kind). */
 export interface JobWebhooksTable {
   job_id: string;
   wallet_id: string;
@@ -312,6 +333,7 @@ export interface JobWebhooksTable {
   created_at: Timestamp;
 }
 
+/** webhook_events: events written in the transaction of their cause. */
 export interface WebhookEventsTable {
   id: string;
   wallet_id: string;
@@ -326,6 +348,7 @@ export interface WebhookEventsTable {
 
 export type WebhookDeliveryState = "pending" | "delivered" | "failed" | "cancelled";
 
+/** webhook_deliveries: one event to one receiver, claimed with a lease and retried. */
 export interface WebhookDeliveriesTable {
   id: string;
   event_id: string;
@@ -344,6 +367,7 @@ export interface WebhookDeliveriesTable {
   created_at: Timestamp;
 }
 
+/** webhook_attempts: each try of a delivery and its answer. */
 export interface WebhookAttemptsTable {
   delivery_id: string;
   attempt: number;
@@ -354,6 +378,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** Every table, for Kysely. */
 export interface DB {
   wallets: WalletsTable;
   agent_keys: AgentKeysTable;

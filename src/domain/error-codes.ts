@@ -9,6 +9,7 @@
 /** Exit codes of the `kinora` client: 1 other refusal, 2 usage, 3 refused/funds, 4 server. */
 type ErrorExit = 1 | 3 | 4;
 
+/** The closed table of error codes: each code's status, exit code and meaning. */
 export const ERROR_CODES = {
   invalid_field: {
     status: 400,
@@ -154,7 +155,9 @@ export const ERROR_CODES = {
   unavailable: { status: 503, exit: 4, meaning: "Not switched on, starting, or draining." },
 } as const satisfies Record<string, { status: number; exit: ErrorExit; meaning: string }>;
 
+/** A code of the table. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+/** Every code, as a non-empty tuple for enum schemas. */
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 /** Every HTTP status an error can have: the statuses of the table's rows. */

@@ -21,6 +21,9 @@ interface ApiErrorOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * A refusal with a code from the table: its status, wording and extra fields for the error body.
+ */
 export class ApiError extends Error {
   /** Always the code's row's: no thrower picks a status. */
   readonly status: ErrorStatus;

@@ -8,6 +8,7 @@
 /** A ledger entry kind, as written to ledger_entries.kind. */
 type LedgerEntryKind = "charge" | "refund" | "topup" | "adjustment" | "payout";
 
+/** What the services report for metrics and logs, without knowing who listens. */
 export interface KinoraEvents {
   /** One HTTP request answered; `route` is the matched pattern (`/cloud/jobs/:id`), never the raw path. */
   httpRequest(e: { route: string; method: string; status: number; durationMs: number }): void;

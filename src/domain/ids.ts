@@ -30,10 +30,13 @@ type IdPrefix =
   | "ur"
   | "we";
 
+/** Makes ids like `rj_…` (random in production, counted in tests). */
 export type IdGenerator = (prefix: IdPrefix) => string;
 
+/** A random id: the prefix and 128 bits in base62. */
 export const randomId: IdGenerator = (prefix) => `${prefix}_${base62(randomBytes(16))}`;
 
+/** A new wallet (`pmk_`) or agent (`pak_`) key secret: 256 random bits. */
 export function newSecret(prefix: "pmk" | "pak"): string {
   return `${prefix}_${base62(randomBytes(32))}`;
 }
@@ -43,6 +46,7 @@ export function hashSecret(secret: string): string {
   return hash("sha256", secret, "hex");
 }
 
+/** Compares two hex digests without leaking where they differ. */
 export function constantTimeEqualHex(a: string, b: string): boolean {
   const left = Buffer.from(a, "hex");
   const right = Buffer.from(b, "hex");

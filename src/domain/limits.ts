@@ -1,8 +1,12 @@
 /** Limits the spec fixes, in one place so routes, services, config and docs agree. */
 export const AGENT_KEY_LIMIT_CENTS = { min: 1, max: 100_000 } as const;
+/** The range of a card top-up, in cents. */
 export const CARD_TOPUP_CENTS = { min: 500, max: 20_000 } as const;
+/** The range of a USDC top-up, in cents. */
 export const USDC_TOPUP_CENTS = { min: 100, max: 20_000 } as const;
+/** The longest e-mail address accepted. */
 export const EMAIL_MAX_LENGTH = 254;
+/** The longest agent key label. */
 export const LABEL_MAX_LENGTH = 100;
 /** JSON request bodies are small; uploads go to storage URLs, never through JSON. */
 export const JSON_BODY_MAX_BYTES = 64 * 1024;

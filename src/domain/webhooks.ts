@@ -6,6 +6,7 @@
 
 /** What a job's own `webhook_events` filter names (Replicate-style short names). */
 export const JOB_EVENTS = ["started", "progress", "completed"] as const;
+/** An event a job's own webhook may ask for (started, progress, completed). */
 export type JobEvent = (typeof JOB_EVENTS)[number];
 
 /** Every event type an endpoint may subscribe to (the `type` of each payload). */
@@ -16,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "wallet.credited",
   "key.limit_reached",
 ] as const;
+/** The `type` of a webhook payload. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** The one event that is only ever sent on request, to one endpoint ("send test event"). */

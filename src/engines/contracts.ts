@@ -6,6 +6,7 @@
 import type { ClipSize } from "../domain/clips/rules.js";
 import type { RestoreQuality } from "../domain/restore/pricing.js";
 
+/** One restore as an engine gets it: the input file and what was asked. */
 export interface RestoreJob {
   inputPath: string;
   /** A presigned URL of the input, for engines that fetch it themselves (Cog). */
@@ -19,6 +20,7 @@ export interface RestoreJob {
   durationSec?: number;
 }
 
+/** What a restore engine made: the measured length and the output's facts. */
 export interface RestoreOutcome {
   /** Real duration of the input: the job's own `durationSec`, else what the engine measured. */
   durationSec: number;
@@ -31,6 +33,7 @@ export interface RestoreOutcome {
   elapsedMs: number;
 }
 
+/** Restores a video (ffmpeg in process, or a Cog server). */
 export interface RestoreEngine {
   readonly name: string;
   /** Real duration by packet scan (not the header); throws for unreadable input. */
@@ -38,6 +41,7 @@ export interface RestoreEngine {
   restore(job: RestoreJob): Promise<RestoreOutcome>;
 }
 
+/** One clip as an engine gets it: the image and the plan's inputs. */
 export interface ClipJob {
   imagePath: string;
   /** Where the image came from, for engines that fetch it themselves. */
@@ -52,6 +56,7 @@ export interface ClipJob {
   onProgress?: (fraction: number) => void;
 }
 
+/** What a clip engine made: length, frame and file size. */
 export interface ClipOutcome {
   durationSec: number;
   width: number;
@@ -63,6 +68,7 @@ export interface ClipOutcome {
   fps: number;
 }
 
+/** Makes a clip from an image and a prompt (ffmpeg in process, or a Cog server). */
 export interface ClipEngine {
   readonly name: string;
   makeClip(job: ClipJob): Promise<ClipOutcome>;

@@ -116,6 +116,7 @@ export function hasFilter(name: string, bins: FfmpegBinaries = ffmpegBinaries())
   return filters.has(name);
 }
 
+/** How an ffmpeg or ffprobe run ended, with its stderr tail. */
 export interface RunResult {
   code: number;
   /** The signal that ended the process, or null when it exited by itself. */
@@ -124,6 +125,7 @@ export interface RunResult {
   stderr: string;
 }
 
+/** ffmpeg failed; the message carries the end of its stderr. */
 export class FfmpegError extends Error {
   constructor(
     message: string,
@@ -134,6 +136,7 @@ export class FfmpegError extends Error {
   }
 }
 
+/** How to run ffmpeg: a signal to stop it, a stderr listener, a time limit. */
 export interface RunOptions {
   signal?: AbortSignal;
   /** Called with each stderr chunk; engines parse `time=` for progress. */

@@ -29,6 +29,7 @@ import {
 import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
 import { sharedBundle } from "./shared-services.js";
 
+/** What a test or benchmark may replace in the clips feature. */
 export interface ClipsFeatureOptions {
   /** Replaces the engine chosen from config (tests, benchmarks). */
   engine?: ClipExecutorOptions["engine"];
@@ -66,6 +67,7 @@ function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
   };
 }
 
+/** The clips feature: its operations, queue, in-process executor and retention sweeper. */
 export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
   return (p) => {
     const deps = clipDeps(p, opts);

@@ -19,6 +19,9 @@ interface ConnectedAppsOptions {
   purgeEveryMs?: number;
 }
 
+/**
+ * Connected apps: OAuth for MCP clients (metadata, registration, consent, tokens) and its purge.
+ */
 export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFactory {
   return (p) => {
     const deps = {

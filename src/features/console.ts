@@ -19,6 +19,7 @@ interface ConsoleFeatureOptions {
   purgeEveryMs?: number;
 }
 
+/** The wallet owner's console pages and their session purge. */
 export function consoleFeature(opts: ConsoleFeatureOptions = {}): FeatureFactory {
   return async (platform) => {
     const deps = {

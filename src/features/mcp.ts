@@ -15,6 +15,7 @@ interface McpFeatureOptions {
   clips?: ClipsFeatureOptions;
 }
 
+/** The MCP server at /mcp, offering every feature's operations that have a tool. */
 export function mcpFeature(opts: McpFeatureOptions = {}): FeatureFactory {
   return (platform) => ({
     name: "mcp",

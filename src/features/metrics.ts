@@ -46,6 +46,7 @@ function jobTables(kinds: readonly KindDefinition[]): JobTableSpec[] {
   }));
 }
 
+/** Prometheus metrics at /metrics (when switched on). */
 export function metricsFeature(opts: MetricsFeatureOptions = {}): FeatureFactory {
   return (p) => {
     const cfg = metricsConfig(p.config.env);

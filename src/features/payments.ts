@@ -27,6 +27,7 @@ import { jobView } from "../services/restore/views.js";
 import { registerCheckoutPages } from "../web/checkout-routes.js";
 import { sharedBundle } from "./shared-services.js";
 
+/** What a test may replace in the payments feature. */
 export interface PaymentsFeatureOptions {
   /** Test seam: send Stripe API calls to a local fake. */
   stripeApiBase?: StripeProviderOptions["apiBase"];
@@ -48,6 +49,10 @@ const RESTORE_HOOKS: RestoreCheckoutHooks = {
   },
 };
 
+/**
+ * Money in: card top-ups and checkouts, the Stripe webhook, USDC top-ups and their background
+ * tasks.
+ */
 export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFactory {
   return (platform) => buildPaymentsFeature(platform, options);
 }

@@ -23,6 +23,7 @@ interface RestoreFeatureOptions {
   videoFetch?: VideoFetchSeam;
 }
 
+/** The restore feature: its operations, queue, in-process executor and retention sweeper. */
 export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory {
   return (p) => ({
     name: "restore",

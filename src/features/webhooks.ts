@@ -111,6 +111,7 @@ async function startDelivery(p: Platform, opts: WebhooksFeatureOptions): Promise
   );
 }
 
+/** Webhooks kinora sends: the endpoint operations, delivery on every node and its cleanup. */
 export function webhooksFeature(opts: WebhooksFeatureOptions): FeatureFactory {
   return (p) => ({
     name: "webhooks",

@@ -2,6 +2,7 @@
 import type { Principal } from "../services/auth.js";
 import type { Decision } from "../services/rate-limit.js";
 
+/** What every request carries through Hono: its id, logger and caller. */
 export interface AppEnv {
   Variables: {
     requestId: string;

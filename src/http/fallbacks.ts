@@ -22,6 +22,7 @@ function patternOf(path: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
+/** 404 and 405 answers in the API's error body, for paths no route takes. */
 export function installFallbacks(app: Router) {
   app.notFound((c: Context<AppEnv>) => {
     const path = c.req.path;

@@ -60,6 +60,7 @@ export function finishDocument<T extends object>(doc: T): T {
   return doc;
 }
 
+/** Serves the OpenAPI document at /openapi.json, built once. */
 export function registerOpenApiDocument(
   app: Router,
   config: Parameters<Router["getOpenAPI31Document"]>[0],

@@ -12,6 +12,7 @@ const WHERE: Record<string, string> = {
   header: "headers",
 };
 
+/** A Hono app with OpenAPI routes whose validation errors answer in the API's error body. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -27,4 +28,5 @@ export function createRouter() {
   });
 }
 
+/** The app every route registers on. */
 export type Router = ReturnType<typeof createRouter>;

@@ -43,6 +43,7 @@ export interface JobColumns {
   files_deleted_at: Date | null;
 }
 
+/** The database handle the engine takes (a transaction too). */
 export type Db = Kysely<DB>;
 
 /** Column values to write; a RawBuilder is written as SQL (e.g. `attempts - 1`). */
@@ -97,6 +98,9 @@ interface UploadRule {
   fetched?: { statuses: readonly string[]; sourceColumn: string };
 }
 
+/**
+ * What a job kind tells the engine: table, statuses, moves, params, files, refunds and retention.
+ */
 export interface JobDefinition<
   Row extends JobColumns = JobColumns,
   P extends WorkParams = WorkParams,

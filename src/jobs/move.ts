@@ -10,6 +10,10 @@ import type { Db, JobColumns, JobDefinition, JobFields, RefundEvents } from "./d
 import { notifyJobEvent } from "./watch.js";
 import { enqueueJobEvent } from "./webhook-outbox.js";
 
+/**
+ * Extra conditions of a move (the lease owner, a deadline); the move changes nothing unless they
+ * hold.
+ */
 export interface MoveGuard {
   /** Only the worker holding the lease may move the job. */
   leaseOwner?: string;

@@ -8,6 +8,7 @@
  */
 import type { Signer } from "../signing.js";
 
+/** The header a worker sends its output ticket in. */
 export const OUTPUT_TOKEN_HEADER = "x-kinora-output-token";
 
 interface OutputClaims {
@@ -19,11 +20,13 @@ interface OutputClaims {
 
 const PURPOSE = "output-ticket";
 
+/** Signs the ticket that lets a worker store one job's output. */
 export function signOutputToken(signer: Signer, claims: OutputClaims): string {
   const { expSec, ...rest } = claims;
   return signer.sign(PURPOSE, rest, expSec * 1000);
 }
 
+/** The ticket's claims if it is valid, unexpired and for this job. */
 export function verifyOutputToken(
   signer: Signer,
   token: string,

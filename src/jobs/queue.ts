@@ -20,6 +20,7 @@ export interface DefinedQueue extends JobQueue {
   readonly definition: JobDefinition;
 }
 
+/** A kind's queue for workers: claim, heartbeat, complete, fail, release, lease recovery. */
 export function createJobQueue<Row extends JobColumns>(
   def: JobDefinition<Row>,
   deps: JobEngineDeps,

@@ -13,17 +13,20 @@ const MAX_WAIT_SEC = 25;
 /** How often a waiting request re-reads the job even without a notification. */
 const FALLBACK_READ_MS = 2000;
 
+/** Waits for a job's next change (for `?wait=` and `wait_seconds`). */
 export interface JobWatch {
   /** Resolves when job `id` is notified, after `ms`, or when the signal aborts. */
   next(id: string, ms: number, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Tells every watcher (on every node) that job `id` changed. */
 // biome-ignore lint/suspicious/noExplicitAny: any schema; only pg_notify is called
 export async function notifyJobEvent(db: Kysely<any>, id: string): Promise<void> {
   await sql`SELECT pg_notify(${JOB_EVENTS_CHANNEL}, ${id})`.execute(db);
 }
 
+/** Listens for job changes once and wakes the waiters of each id. */
 export async function createJobWatch(database: Pick<Database, "listen">): Promise<JobWatch> {
   const waiters = new Map<string, Set<() => void>>();
   const unlisten = await database.listen(JOB_EVENTS_CHANNEL, (id) => {

@@ -15,6 +15,7 @@ import {
   type WorkSource,
 } from "./work.js";
 
+/** The in-process work source over every queue, woken by NOTIFY. */
 export interface DbWorkSource extends WorkSource {
   /** Wakes every waiting claim now (used after a job is queued in this process). */
   wake(): void;
@@ -29,6 +30,7 @@ export interface DbWorkSource extends WorkSource {
   close(): Promise<void>;
 }
 
+/** A work source over the given queues that waits for NOTIFY between claims. */
 export async function createDbWorkSource(
   database: Database,
   queues: JobQueue[],

@@ -47,6 +47,7 @@ export interface WorkResult {
   meta: Record<string, unknown>;
 }
 
+/** Why a work item failed, and whether it may be tried again. */
 export interface WorkFailure {
   /** One user-facing sentence; becomes the job's `error`. */
   message: string;
@@ -94,6 +95,7 @@ export interface JobQueue {
   recoverLapsedLeases(): Promise<number>;
 }
 
+/** What an executor gets besides the item: a signal, progress reporting, scratch space. */
 export interface ExecuteContext {
   signal: AbortSignal;
   /** Report progress 0..1; cheap to call often (the loop throttles heartbeats). */
@@ -118,6 +120,7 @@ export interface Executor<P extends WorkParams = WorkParams> {
   execute(item: WorkItem<P>, ctx: ExecuteContext): Promise<WorkResult>;
 }
 
+/** Thrown by an executor for a known failure (retry, final or refused). */
 export class WorkError extends Error {
   constructor(readonly failure: WorkFailure) {
     super(failure.message);

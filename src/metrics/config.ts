@@ -14,6 +14,7 @@ interface MetricsConfig {
   enabled: boolean;
 }
 
+/** The metrics settings from the environment (on or off, the scrape token). */
 export function metricsConfig(env: Readonly<Record<string, string>>): MetricsConfig {
   const parsed = MetricsEnv.safeParse(env);
   if (!parsed.success) {

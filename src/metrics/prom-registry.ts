@@ -19,6 +19,7 @@ import type {
   MetricsRegistry,
 } from "./registry.js";
 
+/** A MetricsRegistry backed by prom-client, with process metrics if asked. */
 export function createPromRegistry(opts: { processMetrics?: boolean } = {}): MetricsRegistry {
   const registry = new Registry();
   const scrapeHooks: (() => Promise<void>)[] = [];

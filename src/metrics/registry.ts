@@ -8,20 +8,24 @@
 /** Label name → value. Values must come from small closed sets (never ids). */
 type Labels = Readonly<Record<string, string>>;
 
+/** A count that only goes up. */
 export interface Counter {
   inc(labels?: Labels, value?: number): void;
 }
 
+/** A value set at each collect. */
 export interface Gauge {
   set(labels: Labels, value: number): void;
   /** Drops every series (before a collect sets the current ones). */
   reset(): void;
 }
 
+/** Observed values counted into buckets. */
 export interface Histogram {
   observe(labels: Labels, value: number): void;
 }
 
+/** A metric's name, help text and label names. */
 export interface MetricSpec<M> {
   name: string;
   help: string;
@@ -30,11 +34,13 @@ export interface MetricSpec<M> {
   collect?: (metric: M) => void | Promise<void>;
 }
 
+/** A histogram's spec with its bucket bounds. */
 export interface HistogramSpec extends MetricSpec<Histogram> {
   /** Upper bounds, ascending; +Inf is added. */
   buckets: readonly number[];
 }
 
+/** Where metrics are declared and scraped, whatever library backs it. */
 export interface MetricsRegistry {
   counter(spec: MetricSpec<Counter>): Counter;
   gauge(spec: MetricSpec<Gauge>): Gauge;

@@ -8,6 +8,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { addressRefusal, ImageFetchError, UnsafeUrlError } from "./fetch-errors.js";
 import { forbiddenHostName, isForbiddenAddress } from "./ip-ranges.js";
 
+/** One address a host name resolved to. */
 export interface ResolvedAddress {
   address: string;
   family: 4 | 6;
@@ -37,6 +38,7 @@ function isAllowedPort(url: URL): boolean {
   return port === 80 || port === 443 || (port >= 1024 && port <= 65535);
 }
 
+/** Parses a caller's URL and refuses what can never be fetched (scheme, credentials, length). */
 export function checkUrl(raw: string, field: string): Target {
   if (raw.length > MAX_URL_LENGTH) {
     throw new UnsafeUrlError(
@@ -86,6 +88,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Resolves the host and refuses private, loopback and other forbidden addresses. */
 export async function resolveTarget(
   target: Target,
   opts: TargetGuard,

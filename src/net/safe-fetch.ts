@@ -39,6 +39,7 @@ export { ImageFetchError, type ImageFetchErrorCode, UnsafeUrlError } from "./fet
 export { isForbiddenAddress } from "./ip-ranges.js";
 export { checkPublicUrl, type ResolvedAddress, type Target } from "./public-target.js";
 
+/** Bounds of a fetch of a caller's URL: size, time, redirects, content types. */
 export interface SafeFetchOptions extends TargetGuard {
   maxBytes: number;
   /** One deadline for the whole fetch, redirects included. */

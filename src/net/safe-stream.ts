@@ -21,6 +21,7 @@ import {
   type SafeFetchOptions,
 } from "./safe-fetch.js";
 
+/** Bounds of a streamed fetch to a file: size, idle time, whole time. */
 export interface StreamFetchOptions
   extends Omit<SafeFetchOptions, "allowedContentTypes" | "caForTests"> {
   /** No byte (nor the response's head) for this long ends the fetch. */

@@ -39,6 +39,7 @@ export type Outcome = (
   replayed?: true;
 };
 
+/** What a surface gives the runner: how to count a call against a rate bucket. */
 export interface RunOptions {
   /** Counts the call against a bucket for this surface's notion of the caller; throws a 429. */
   rate?: (bucket: RateBucket) => Promise<void>;

@@ -70,6 +70,7 @@ type CheckoutConfig =
     }
   | { kind: "test"; expiryMinutes: number };
 
+/** The payment settings: which checkout, and USDC top-ups if on. */
 export interface PaymentsConfig {
   checkout: CheckoutConfig;
   /** Undefined when USDC top-ups are off (the endpoint answers 503). */
@@ -82,6 +83,7 @@ function fail(lines: string[]): never {
   throw new ConfigError(`Invalid configuration:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
 
+/** Reads and checks the payment settings; refuses a half-set provider. */
 export function loadPaymentsConfig(env: Readonly<Record<string, string>>): PaymentsConfig {
   const parsed = PaymentsEnv.safeParse(env);
   if (!parsed.success) {

@@ -21,6 +21,10 @@ interface AdjustmentResult {
   balance_cents: number;
 }
 
+/**
+ * An operator's credit or debit: one adjustment ledger entry with its reason (a debit never goes
+ * below zero).
+ */
 export async function adjustBalance(
   deps: CoreDeps,
   input: AdjustmentInput,

@@ -58,6 +58,7 @@ async function insertKey(deps: CoreDeps, walletId: string, values: KeyValues, ma
   });
 }
 
+/** A new agent key for a wallet: its secret (returned once) and its view. */
 export async function createAgentKey(
   deps: CoreDeps,
   walletId: string,
@@ -86,6 +87,7 @@ export async function createAgentKey(
   return { key, agent_key: agentKeyView(row) };
 }
 
+/** A wallet's agent keys and connected apps, newest first. */
 export async function listAgentKeys(deps: CoreDeps, walletId: string) {
   const rows = await deps.db
     .selectFrom("agent_keys")

@@ -19,6 +19,7 @@ export type { Principal, PrincipalSnapshot } from "../domain/principal.js";
 
 const KEY_PATTERN = /^(pmk|pak)_[0-9A-Za-z]{20,64}$/;
 
+/** The principal a wallet key, agent key or access token stands for; unauthorized otherwise. */
 export async function authenticate(deps: CoreDeps, secret: string): Promise<Principal> {
   if (!KEY_PATTERN.test(secret)) {
     throw unauthorized("The API key is not valid: expected a pmk_ wallet key or a pak_ agent key.");

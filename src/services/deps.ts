@@ -6,6 +6,7 @@ import type { IdGenerator } from "../domain/ids.js";
 import type { Logger } from "../logger.js";
 import type { KeyCache } from "./key-cache.js";
 
+/** What every service may use: the database, clock, ids, logger and event hub. */
 export interface CoreDeps {
   db: Kysely<DB>;
   clock: () => Date;

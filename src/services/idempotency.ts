@@ -17,20 +17,24 @@ import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { CoreDeps } from "./deps.js";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** How long a call's first answer is kept for its idempotency key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An unfinished record older than this belongs to a request that died: it may be claimed again. */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 120_000;
 
+/** How long records are kept, and when an unfinished one may be claimed again. */
 export interface IdempotencyLimits {
   ttlMs: number;
   inFlightMs: number;
 }
 
+/** The limits the server uses unless configured otherwise. */
 export const DEFAULT_IDEMPOTENCY_LIMITS: IdempotencyLimits = {
   ttlMs: IDEMPOTENCY_TTL_MS,
   inFlightMs: IDEMPOTENCY_IN_FLIGHT_MS,
 };
 
+/** A call made with an idempotency key: who made it, which operation, what it sent. */
 export interface IdempotentRequest {
   /** The caller's secret (bearer key or token). Never stored; only its digest and derived key. */
   credential: string;
@@ -42,6 +46,7 @@ export interface IdempotentRequest {
   keyName?: string;
 }
 
+/** The first answer of a call, kept to replay. */
 export interface StoredResponse {
   status: number;
   body: string;

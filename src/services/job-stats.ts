@@ -7,6 +7,7 @@
 import { sql } from "kysely";
 import type { Db } from "./ledger.js";
 
+/** A kind's table and statuses, as the job statistics read them. */
 export interface JobTableSpec {
   kind: string;
   table: string;
@@ -21,6 +22,7 @@ interface JobStats {
   queues: { kind: string; depth: number; oldestWaitMs: number }[];
 }
 
+/** Jobs per kind and status, and queue depths, for metrics. */
 export async function readJobStats(
   db: Db,
   specs: readonly JobTableSpec[],

@@ -54,6 +54,7 @@ export type CachedLookup =
   | { kind: "key"; row: Readonly<KeyRow> }
   | { kind: "token"; row: Readonly<TokenRow> };
 
+/** Recent key lookups by digest, dropped when keys or wallets change. */
 export interface KeyCache {
   /** The lookup last stored for this digest, unless an invalidation came since. */
   get(digest: string): CachedLookup | undefined;

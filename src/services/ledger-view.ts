@@ -17,12 +17,14 @@ interface LedgerEntryView {
   created_at: string;
 }
 
+/** A page of a wallet's ledger, newest first. */
 export interface LedgerPage {
   entries: LedgerEntryView[];
   /** Pass as `before` for the next (older) page; null on the last page. */
   next_before: number | null;
 }
 
+/** A page of a wallet's ledger entries, newest first. */
 export async function listLedger(
   deps: CoreDeps,
   walletId: string,

@@ -12,6 +12,7 @@ import { displayCents } from "../domain/money.js";
 import { inTx } from "../jobs/move.js";
 import { keyCharged, walletCredited } from "./webhooks/wallet-events.js";
 
+/** The database handle the ledger takes (a transaction too). */
 export type Db = Kysely<DB>;
 
 /**

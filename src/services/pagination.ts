@@ -13,6 +13,7 @@ interface CursorPosition {
   id: string;
 }
 
+/** A page request: how many, and the cursor of the previous page. */
 export interface PageInput {
   limit?: number;
   cursor?: string;

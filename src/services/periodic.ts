@@ -7,6 +7,7 @@
 import type { Logger } from "../logger.js";
 import type { BackgroundTask } from "./deps.js";
 
+/** Runs `pass` every `everyMs` (never two at once) until stopped. */
 export function startPeriodic(
   everyMs: number,
   pass: () => Promise<void>,

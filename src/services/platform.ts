@@ -13,6 +13,7 @@ import type { LocalBlobStore } from "../storage/local-store.js";
 import type { CoreDeps } from "./deps.js";
 import type { RateLimiter } from "./rate-limit.js";
 
+/** Everything the server builds once and the features share. */
 export interface Platform extends CoreDeps {
   config: Config;
   database: Database;

@@ -44,6 +44,7 @@ export function tooMany(d: Decision, windowMs: number): ApiError {
 /** The rules a request can count against: every keyed call, and the operations' buckets. */
 export type RateRule = "key" | "spend" | "create" | "quote";
 
+/** What counting calls against rate buckets needs. */
 export interface RateDeps {
   rateLimiter: RateLimiter;
   config: { rateLimits: RateLimitsConfig };

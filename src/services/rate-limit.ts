@@ -12,11 +12,13 @@
 import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.js";
 
+/** At most `max` in each window of `windowMs`. */
 export interface Limit {
   max: number;
   windowMs: number;
 }
 
+/** Whether a call may go ahead, and the numbers for the rate-limit headers. */
 export interface Decision {
   ok: boolean;
   limit: number;
@@ -25,6 +27,7 @@ export interface Decision {
   resetSec: number;
 }
 
+/** Where window counts live (the database, or memory in tests). */
 export interface RateLimitStore {
   /** Adds `n` to `bucket`'s count for the window starting at `windowStart`; the new count. */
   add(bucket: string, windowStart: Date, n: number): Promise<number>;
@@ -71,6 +74,7 @@ export function sqlRateLimitStore(db: Kysely<DB>): RateLimitStore {
   };
 }
 
+/** Counts calls against named buckets. */
 export interface RateLimiter {
   take(bucket: string, limit: Limit): Promise<Decision>;
   purge(): Promise<number>;

@@ -7,6 +7,7 @@ import {
   sqlRateLimitStore,
 } from "./rate-limit.js";
 
+/** The rate limiter for a database (its counts shared by every node). */
 export function rateLimiterFor(
   database: Database,
   clock: () => Date = () => new Date(),

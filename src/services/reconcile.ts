@@ -17,6 +17,7 @@ interface Drift {
   actual: number;
 }
 
+/** Whether every balance equals the sum of its ledger, with the wallets that do not. */
 export interface ReconcileReport {
   ok: boolean;
   wallets_checked: number;
@@ -25,6 +26,7 @@ export interface ReconcileReport {
   drift: Drift[];
 }
 
+/** Checks every wallet's balance against its ledger entries. */
 export async function reconcile(db: Db): Promise<ReconcileReport> {
   const walletRows = await sql<{ id: string; balance: number; sum: number }>`
     SELECT w.id, w.balance_cents AS balance, COALESCE(SUM(e.amount_cents), 0)::bigint AS sum

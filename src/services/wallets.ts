@@ -59,6 +59,7 @@ export const KEY_COLUMNS = [
   "redirect_host",
 ] as const;
 
+/** A new wallet and its wallet key (the secret returned once). */
 export async function createWallet(deps: CoreDeps, input: { email?: string | null }) {
   const key = newSecret("pmk");
   const id = deps.ids("wal");

@@ -12,6 +12,7 @@ export interface UploadTicket {
   expiresAt: Date;
 }
 
+/** What storage knows about a stored file. */
 export interface BlobInfo {
   sizeBytes: number;
   contentType: string | null;
@@ -37,6 +38,7 @@ interface PresignDownloadOptions {
   inline?: boolean;
 }
 
+/** Files by key: presigned upload and download links, reads, deletes (local disk or S3). */
 export interface BlobStore {
   readonly kind: "local" | "s3";
   /** A single-purpose URL that accepts a PUT of exactly (or, with upTo, at most) sizeBytes with this contentType to key. */

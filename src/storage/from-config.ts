@@ -29,6 +29,7 @@ export async function s3StoreFrom(
   });
 }
 
+/** The blob store the settings name: local files or an S3 bucket. */
 export async function storageFromConfig(
   config: Config,
   publicUrl: string,

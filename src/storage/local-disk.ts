@@ -10,6 +10,7 @@ import type { BlobInfo } from "./blob-store.js";
 import { tempPathFor, type WriteOutcome, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey, InvalidKeyError } from "./keys.js";
 
+/** A stored file opened for reading. */
 export interface OpenedObject {
   fh: FileHandle;
   sizeBytes: number;
@@ -18,6 +19,7 @@ export interface OpenedObject {
   lastModified: Date;
 }
 
+/** Files under one directory, keys mapped safely to paths. */
 export interface LocalDisk {
   readonly rootDir: string;
   pathFor(key: string): string;
@@ -35,6 +37,7 @@ export interface LocalDisk {
   remove(key: string): Promise<void>;
 }
 
+/** Files under `rootDir`. */
 export function createLocalDisk(rootDir: string): LocalDisk {
   const root = resolve(rootDir);
 

@@ -43,6 +43,7 @@ interface LocalBlobStoreOptions {
   mountPath?: string;
 }
 
+/** The local store: files on disk behind signed links served by kinora itself. */
 export type LocalBlobStore = BlobStore & {
   readonly kind: "local";
   /**
@@ -52,6 +53,7 @@ export type LocalBlobStore = BlobStore & {
   routes(opts?: { uploadGuard?: UploadGuard }): Hono;
 };
 
+/** A local store in a directory, its links signed with the server's signer. */
 export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStore {
   if (typeof opts.signer === "string" && opts.signer.length < MIN_SECRET_LENGTH) {
     throw new RangeError(`the signing secret must be at least ${MIN_SECRET_LENGTH} characters`);

@@ -65,6 +65,7 @@ function clientConfig(opts: S3BlobStoreOptions, endpoint: string | undefined): S
   };
 }
 
+/** An S3 (or compatible) bucket as a blob store, with presigned links. */
 export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
   const client = new S3Client(clientConfig(opts, opts.endpoint));
   const presigner = opts.publicEndpoint

@@ -34,6 +34,7 @@ function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 4
   return c.html(`<!doctype html>${String(node)}`, status);
 }
 
+/** The checkout pages: after-payment pages and the built-in test checkout. */
 export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: Signer) {
   // The pages post small forms; nothing here takes a file.
   app.use("/checkout/*", smallBody);

@@ -22,11 +22,13 @@ export const SESSION_MAX_MS = 7 * 24 * 3600_000;
 /** last_seen is written at most this often (not on every page view). */
 const TOUCH_MS = 5 * 60_000;
 
+/** What the web pages need for sessions and forms. */
 export interface WebDeps extends CoreDeps {
   signer: Signer;
   publicUrl: string;
 }
 
+/** A signed-in console session. */
 export interface Session {
   walletId: string;
   idHash: string;

@@ -28,6 +28,7 @@ class WorkerApiError extends Error {
   }
 }
 
+/** A work source over a server's HTTP worker API (`kinora worker`). */
 export function createHttpWorkSource(opts: HttpWorkSourceOptions): WorkSource {
   const base = opts.server.replace(/\/+$/, "");
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));

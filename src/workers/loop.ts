@@ -40,6 +40,7 @@ interface WorkerLoopOptions {
   scratchDir?: string;
 }
 
+/** A running worker loop. */
 export interface RunningWorker {
   /** Stops claiming; waits for the current job (or aborts and releases it after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
@@ -70,6 +71,7 @@ function heartbeatInterval(item: WorkItem, ceilingMs = Number.POSITIVE_INFINITY)
   return Math.max(100, Math.floor(Math.min(ceilingMs, item.leaseMs / 4, PROGRESS_EVERY_MS)));
 }
 
+/** Claims and runs work items one at a time until stopped. */
 export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
   const stopping = new AbortController();
   const shutdown = new AbortController();

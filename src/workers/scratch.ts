@@ -44,6 +44,7 @@ export async function sweepScratch(root: string, nowMs = Date.now()): Promise<nu
   return removed;
 }
 
+/** This process's scratch directory (stale ones from crashed processes swept first). */
 export async function openScratch(root = defaultScratchRoot()): Promise<Scratch> {
   await mkdir(root, { recursive: true });
   await sweepScratch(root);

@@ -10,11 +10,13 @@ import type { Logger } from "../logger.js";
 import { type RunningWorker, startWorkerLoop } from "./loop.js";
 import { openScratch } from "./scratch.js";
 
+/** The in-process job system of `kinora serve`: its work source and workers. */
 export interface JobSystem {
   source: DbWorkSource;
   stop(graceMs: number): Promise<void>;
 }
 
+/** Starts the in-process workers over the given queues. */
 export async function startJobSystem(opts: {
   database: Database;
   queues: JobQueue[];

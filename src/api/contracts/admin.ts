@@ -8,6 +8,7 @@ const TAGS = ["Operator"] as const;
 const WALLET = { wallet_id: IdField("wal_4f8HkQ2n9LrT1xZcV6bYpA") };
 const BY_ID = { wallet_id: "id" } as const;
 
+/** Operator: credit (or, negative, debit) a wallet with a reason kept in the ledger. */
 export const adjustWalletBalance = defineContract({
   id: "adjustWalletBalance",
   auth: "admin",
@@ -62,6 +63,7 @@ const PauseState = z.object({
   balance_cents: z.number().int(),
 });
 
+/** Operator: stop a wallet from spending (it can still be read and topped up). */
 export const pauseWallet = defineContract({
   id: "pauseWallet",
   auth: "admin",
@@ -80,6 +82,7 @@ export const pauseWallet = defineContract({
   },
 });
 
+/** Operator: let a paused wallet spend again. */
 export const unpauseWallet = defineContract({
   id: "unpauseWallet",
   auth: "admin",
@@ -97,6 +100,7 @@ export const unpauseWallet = defineContract({
   },
 });
 
+/** Operator: check every wallet's balance against its ledger entries. */
 export const reconcileLedger = defineContract({
   id: "reconcileLedger",
   auth: "admin",
@@ -143,6 +147,7 @@ const HeldCheckout = z
   })
   .openapi("HeldCheckout");
 
+/** Operator: card payments held because the amount paid differs from the checkout's. */
 export const listHeldCheckouts = defineContract({
   id: "listHeldCheckouts",
   auth: "admin",
@@ -169,6 +174,7 @@ const amount = (description: string) =>
     .optional()
     .openapi({ description });
 
+/** Operator: apply a held card payment after review (optionally a different amount). */
 export const releaseHeldCheckout = defineContract({
   id: "releaseHeldCheckout",
   auth: "admin",
@@ -193,6 +199,7 @@ export const releaseHeldCheckout = defineContract({
   },
 });
 
+/** Operator: send a wallet's unused USDC-funded balance back to the paying address. */
 export const refundUsdc = defineContract({
   id: "refundUsdc",
   auth: "admin",

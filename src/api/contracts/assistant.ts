@@ -9,6 +9,7 @@ import { PriceTable, RestoreJob } from "../restore.js";
 import { JobIdField, Wallet } from "../schemas.js";
 import { startClip } from "./clips.js";
 
+/** MCP only: every price and limit in one call (restore table and clip configuration). */
 export const getPrices = defineContract({
   id: "getPrices",
   auth: "key",
@@ -24,6 +25,7 @@ export const getPrices = defineContract({
   },
 });
 
+/** MCP only: cancel a restore or a clip by its id, whichever kind it is. */
 export const cancelJob = defineContract({
   id: "cancelJob",
   auth: "key",

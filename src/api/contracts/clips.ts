@@ -16,6 +16,7 @@ const TAGS = ["Motion clips"] as const;
 const CLIP = { job_id: JobIdField("clip_5R2kq9WcD1xv0Lm3Tz8HbN", 120) };
 const BY_ID = { job_id: "id" } as const;
 
+/** The public clip settings (sizes, prices, limits); no key needed. */
 export const getMotionConfig = defineContract({
   id: "getMotionConfig",
   auth: "none",
@@ -33,6 +34,7 @@ export const getMotionConfig = defineContract({
   },
 });
 
+/** The price of a clip of one size; no key needed. */
 export const quoteClip = defineContract({
   id: "quoteClip",
   auth: "none",
@@ -59,6 +61,7 @@ export const quoteClip = defineContract({
   },
 });
 
+/** Create a clip: charged now, refunded if it fails or is refused. */
 export const createClip = defineContract({
   id: "createClip",
   auth: "key",
@@ -99,6 +102,7 @@ export const createClip = defineContract({
   },
 });
 
+/** The caller's clips, newest first, a page at a time. */
 export const listClips = defineContract({
   id: "listClips",
   auth: "key",
@@ -127,6 +131,7 @@ export const listClips = defineContract({
   },
 });
 
+/** One clip, optionally held until its status changes (`wait_seconds`). */
 export const getClip = defineContract({
   id: "getClip",
   auth: "key",
@@ -152,6 +157,7 @@ export const getClip = defineContract({
   },
 });
 
+/** Queue a clip once its image is uploaded (idempotent). */
 export const startClip = defineContract({
   id: "startClip",
   auth: "key",
@@ -182,6 +188,7 @@ export const startClip = defineContract({
   },
 });
 
+/** Cancel a clip whose image never arrived; refunded at once. */
 export const cancelClip = defineContract({
   id: "cancelClip",
   auth: "key",

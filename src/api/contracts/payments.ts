@@ -4,6 +4,7 @@ import { TopupBody, TopupCheckout, UsdcCredited, UsdcPending, UsdcTopupBody } fr
 
 const TAGS = ["Balance"] as const;
 
+/** A card checkout link that adds money to the balance once paid. */
 export const createTopUpLink = defineContract({
   id: "createTopUpLink",
   auth: "key",
@@ -34,6 +35,7 @@ export const createTopUpLink = defineContract({
   },
 });
 
+/** A USDC top-up over x402 v2: 402 with the terms, then the signed payment. */
 export const topUpWithUsdc = defineContract({
   id: "topUpWithUsdc",
   auth: "key",

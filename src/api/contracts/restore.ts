@@ -19,6 +19,7 @@ const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
 /** A read that may wait: `wait_seconds` (`?wait=`) and what ends the wait (`until`). */
 const FOLLOW = { ...JOB, wait_seconds: WaitField, until: UntilField };
 
+/** The restore price table; no key needed. */
 export const getRestorePrices = defineContract({
   id: "getRestorePrices",
   auth: "none",
@@ -36,6 +37,7 @@ export const getRestorePrices = defineContract({
   },
 });
 
+/** The price of a restore of a given length, quality and size; no key needed. */
 export const quoteRestore = defineContract({
   id: "quoteRestore",
   auth: "none",
@@ -61,6 +63,7 @@ export const quoteRestore = defineContract({
   },
 });
 
+/** Create a restore: charged to the balance now (or paid by checkout), then uploaded or fetched. */
 export const createRestore = defineContract({
   id: "createRestore",
   auth: "optional",
@@ -100,6 +103,7 @@ export const createRestore = defineContract({
   },
 });
 
+/** The caller's restore jobs, newest first, a page at a time. */
 export const listRestores = defineContract({
   id: "listRestores",
   auth: "key",
@@ -123,6 +127,7 @@ export const listRestores = defineContract({
   },
 });
 
+/** One restore job by its id (the id is the capability), optionally held until it changes. */
 export const getRestore = defineContract({
   id: "getRestore",
   auth: "none",
@@ -157,6 +162,7 @@ export const followRestore = defineContract({
   },
 });
 
+/** Start a restore once its file is uploaded (idempotent). */
 export const startRestore = defineContract({
   id: "startRestore",
   auth: "key",
@@ -179,6 +185,7 @@ export const startRestore = defineContract({
   },
 });
 
+/** The card checkout link of a restore paid by checkout. */
 export const createRestoreCheckout = defineContract({
   id: "createRestoreCheckout",
   auth: "none",
@@ -223,6 +230,7 @@ export const startOrPayRestore = defineContract({
   },
 });
 
+/** Cancel a restore that has not started; refunded at once. */
 export const cancelRestore = defineContract({
   id: "cancelRestore",
   auth: "key",

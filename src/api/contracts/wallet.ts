@@ -8,6 +8,7 @@ const { min, max } = AGENT_KEY_LIMIT_CENTS;
 const BALANCE = ["Balance"] as const;
 const KEYS = ["Agent keys"] as const;
 
+/** Create a wallet and its wallet key (shown once); no key needed. */
 export const createWallet = defineContract({
   id: "createWallet",
   auth: "none",
@@ -32,6 +33,7 @@ export const createWallet = defineContract({
   },
 });
 
+/** The wallet as the calling key sees it: balance, spendable, its own allowance. */
 export const getWallet = defineContract({
   id: "getWallet",
   auth: "key",
@@ -56,6 +58,7 @@ export const getWallet = defineContract({
   },
 });
 
+/** Wallet key only: a new agent key with a spending limit (the secret shown once). */
 export const createAgentKey = defineContract({
   id: "createAgentKey",
   auth: "wallet",
@@ -91,6 +94,7 @@ export const createAgentKey = defineContract({
   },
 });
 
+/** Wallet key only: the wallet's agent keys and connected apps. */
 export const listAgentKeys = defineContract({
   id: "listAgentKeys",
   auth: "wallet",
@@ -108,6 +112,7 @@ export const listAgentKeys = defineContract({
   },
 });
 
+/** Wallet key only: change an agent key's spending limit. */
 export const changeAgentKeyLimit = defineContract({
   id: "changeAgentKeyLimit",
   auth: "wallet",
@@ -140,6 +145,7 @@ export const changeAgentKeyLimit = defineContract({
   },
 });
 
+/** Wallet key only: revoke an agent key; it stops working at once. */
 export const revokeAgentKey = defineContract({
   id: "revokeAgentKey",
   auth: "wallet",

@@ -16,6 +16,7 @@ const Secret = z.string().openapi({
   description: "A Standard Webhooks secret: verify each delivery's webhook-signature with it.",
 });
 
+/** Wallet key only: register an https endpoint for the wallet's events. */
 export const createWebhookEndpoint = defineContract({
   id: "createWebhookEndpoint",
   auth: "wallet",
@@ -34,6 +35,7 @@ export const createWebhookEndpoint = defineContract({
   },
 });
 
+/** Wallet key only: the wallet's endpoints with their latest deliveries. */
 export const listWebhookEndpoints = defineContract({
   id: "listWebhookEndpoints",
   auth: "wallet",
@@ -51,6 +53,7 @@ export const listWebhookEndpoints = defineContract({
   },
 });
 
+/** Wallet key only: delete an endpoint; its pending deliveries are cancelled. */
 export const deleteWebhookEndpoint = defineContract({
   id: "deleteWebhookEndpoint",
   auth: "wallet",
@@ -69,6 +72,7 @@ export const deleteWebhookEndpoint = defineContract({
   },
 });
 
+/** Wallet key only: send one test event to an endpoint. */
 export const testWebhookEndpoint = defineContract({
   id: "testWebhookEndpoint",
   auth: "wallet",
@@ -88,6 +92,7 @@ export const testWebhookEndpoint = defineContract({
   },
 });
 
+/** Wallet key only: the wallet's default webhook signing secret. */
 export const getWebhookSecret = defineContract({
   id: "getWebhookSecret",
   auth: "wallet",
@@ -105,6 +110,7 @@ export const getWebhookSecret = defineContract({
   },
 });
 
+/** Wallet key only: a new default signing secret (the old one keeps signing for a while). */
 export const rotateWebhookSecret = defineContract({
   id: "rotateWebhookSecret",
   auth: "wallet",

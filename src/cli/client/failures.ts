@@ -10,6 +10,7 @@ import {
   exitCodeForResponse,
 } from "./exit-codes.js";
 
+/** Stops a command: the message to print and the exit code (subclasses say why). */
 export class CliFailure extends Error {
   constructor(
     message: string,

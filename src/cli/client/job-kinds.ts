@@ -42,6 +42,7 @@ export interface JobKind {
 const held = (waitSec: number) => ({ extraTimeoutMs: waitSec * 1000 });
 const waitArg = (waitSec: number) => (waitSec > 0 ? { wait_seconds: waitSec } : {});
 
+/** Restores (`rj_…`): read without a key, by the restore contracts. */
 export const RESTORE: JobKind = {
   name: "restore",
   keyedRead: false,
@@ -51,6 +52,7 @@ export const RESTORE: JobKind = {
   cancel: (api, id) => callOperation(api, cancelRestore, { job_id: id }),
 };
 
+/** Clips (`clip_…`): read with a key, by the clip contracts. */
 export const CLIP: JobKind = {
   name: "clip",
   keyedRead: true,

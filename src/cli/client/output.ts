@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 
+/** The three streams a command uses (process's, or a test's). */
 export interface Streams {
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };

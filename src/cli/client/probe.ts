@@ -8,6 +8,7 @@ import { runFfprobe } from "../../engines/ffmpeg.js";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure } from "./failures.js";
 
+/** What ffprobe says about a video: length, picture size and type. */
 export interface VideoFacts {
   durationSec: number;
   width?: number;

@@ -12,6 +12,7 @@ import type { Output } from "./output.js";
 const require = createRequire(import.meta.url);
 let cliProgress: typeof CliProgress | undefined;
 
+/** A bar on stderr (drawn only on a terminal). */
 export interface ProgressBar {
   update(value: number, status?: string): void;
   /** Leaves the final state on screen (the bar is not cleared). */

@@ -5,22 +5,32 @@
 import { displayCents } from "../money.js";
 
 const SIZES = ["480p", "720p"] as const;
+/** A clip's frame size. */
 export type ClipSize = (typeof SIZES)[number];
 /** Every clip size: the one list (a non-empty tuple, as enum schemas want it). */
 export const CLIP_SIZES: [ClipSize, ...ClipSize[]] = [...SIZES];
+/** The size when none is asked for. */
 export const DEFAULT_CLIP_SIZE: ClipSize = "480p";
+/** The price of a clip of each size, in cents. */
 export const CLIP_PRICE_CENTS: Readonly<Record<ClipSize, number>> = { "480p": 59, "720p": 99 };
+/** The frame of each size. */
 export const CLIP_DIMENSIONS: Readonly<Record<ClipSize, { width: number; height: number }>> = {
   "480p": { width: 854, height: 480 },
   "720p": { width: 1280, height: 720 },
 };
+/** Clip lengths offered (5 seconds only). */
 export const CLIP_SECONDS_ALLOWED: readonly number[] = [5];
+/** Image types a clip starts from. */
 export const CLIP_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
+/** One of CLIP_IMAGE_TYPES. */
 export type ClipImageType = (typeof CLIP_IMAGE_TYPES)[number];
 /** Largest image accepted, uploaded or fetched from image_url. */
 export const CLIP_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+/** The longest prompt, in characters. */
 export const CLIP_PROMPT_MAX_CHARS = 800;
+/** The largest seed (a signed 32-bit integer). */
 export const CLIP_SEED_MAX = 2_147_483_647;
+/** The longest image_url accepted. */
 export const CLIP_IMAGE_URL_MAX_CHARS = 2048;
 /** Time allowed to fetch an image_url (whole fetch, redirects included). */
 export const CLIP_IMAGE_FETCH_TIMEOUT_MS = 10_000;
@@ -30,8 +40,10 @@ export const CLIP_UPLOAD_WINDOW_SEC = 60 * 60;
 export const CLIP_DOWNLOAD_URL_SEC = 60 * 60;
 /** Largest clip a worker may hand back (a 5 s 720p clip is a few MB). */
 export const CLIP_OUTPUT_MAX_BYTES = 200 * 1024 * 1024;
+/** The most clips one page of a list holds. */
 export const CLIP_LIST_MAX = 40;
 
+/** The price of a clip of `size`, in cents and for display. */
 export function clipPrice(size: ClipSize): {
   size: ClipSize;
   amount_cents: number;

@@ -16,10 +16,12 @@ const STATUSES = [
   "expired",
   "cancelled",
 ] as const;
+/** A clip's status. */
 export type ClipStatus = (typeof STATUSES)[number];
 /** The list as a non-empty tuple, as enum schemas want it. */
 export const CLIP_STATUSES: [ClipStatus, ...ClipStatus[]] = [...STATUSES];
 
+/** The clip's transition table: each named move's from, to, refund and reason. */
 export const CLIP_MOVES = {
   /** POST /motion/jobs/{id}/start once the image is in storage. */
   start: { from: ["awaiting_upload"], to: "queued", refunds: false, why: "image uploaded" },
@@ -50,6 +52,7 @@ export const CLIP_MOVES = {
   },
 } as const satisfies MoveTable<ClipStatus>;
 
+/** The name of a clip move. */
 export type ClipMoveName = keyof typeof CLIP_MOVES;
 
 /** Statuses nothing moves a clip out of except retention (a `?wait=` on them answers at once). */

@@ -15,8 +15,10 @@ export interface Move<S extends string = string> {
 
 /** Moves the engine itself makes; every kind's table defines them. */
 const ENGINE_MOVES = ["claim", "requeue", "release", "complete", "fail", "refuse"] as const;
+/** A move the job engine makes for every kind (claim, requeue, release, complete, fail, refuse). */
 export type EngineMove = (typeof ENGINE_MOVES)[number];
 
+/** A kind's transition table: the engine's moves and its own, each `{from, to, refunds, why}`. */
 export type MoveTable<S extends string, M extends string = string> = Record<
   M | EngineMove,
   Move<S>

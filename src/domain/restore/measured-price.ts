@@ -20,6 +20,10 @@ interface MeasuredPrice {
   backCents: number;
 }
 
+/**
+ * What a restore costs once its length is measured, and how much goes back (never more is
+ * charged).
+ */
 export function measuredPrice(input: MeasuredPriceInput): MeasuredPrice {
   const { chargedCents, measuredSec, ...rest } = input;
   const measured = priceRestore({ ...rest, durationSec: measuredSec }).amountCents;

@@ -6,8 +6,11 @@ import { type ApiError, invalidField, overALimit } from "../errors.js";
 import { displayCents } from "../money.js";
 import { RESTORE_LIMITS } from "./limits.js";
 
+/** The restore qualities, cheapest first. */
 export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as const;
+/** One of RESTORE_QUALITIES. */
 export type RestoreQuality = (typeof RESTORE_QUALITIES)[number];
+/** The quality when none is asked for. */
 export const DEFAULT_QUALITY: RestoreQuality = "enhanced";
 
 interface QualityPrice {
@@ -29,6 +32,7 @@ const INCLUDED_SEC = 5 * 60;
 const HIGH_RES = { width: 1920, height: 1080 } as const;
 const HIGH_RES_FACTOR = 1.5;
 
+/** Each quality's label, base price, per-minute price and what it does. */
 export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
   faithful: {
     quality: "faithful",
@@ -82,6 +86,7 @@ export const VIDEO_CONTENT_TYPES = [
   "video/dv",
 ] as const;
 
+/** What a restore's price depends on: quality, length and picture size. */
 export interface PriceInput {
   quality: RestoreQuality;
   durationSec: number;

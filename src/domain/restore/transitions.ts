@@ -27,10 +27,12 @@ const STATUSES = [
   "cancelled",
   "expired",
 ] as const;
+/** A restore job's status. */
 export type RestoreStatus = (typeof STATUSES)[number];
 /** The list as a non-empty tuple, as enum schemas want it (`z.enum(RESTORE_STATUSES)`). */
 export const RESTORE_STATUSES: [RestoreStatus, ...RestoreStatus[]] = [...STATUSES];
 
+/** The restore's transition table: each named move's from, to, refund and reason. */
 export const RESTORE_MOVES = {
   /** A checkout paid for a job waiting for payment. */
   pay: { from: ["pending_payment"], to: "processing", refunds: false, why: "checkout paid" },
@@ -65,6 +67,7 @@ export const RESTORE_MOVES = {
   },
 } as const satisfies MoveTable<RestoreStatus>;
 
+/** The name of a restore move. */
 export type RestoreMove = keyof typeof RESTORE_MOVES;
 
 /** Statuses nothing moves a job out of except retention (a `?wait=` on them answers at once). */

@@ -4,6 +4,7 @@
  */
 import type { ClipPlan } from "./plan.js";
 
+/** How the clip's ffmpeg arguments are built (threads, for reproducible bytes). */
 export interface ClipArgsOptions {
   /**
    * x264 threads. Pinned (never "auto") because x264's output depends on its thread count: a

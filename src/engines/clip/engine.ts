@@ -18,6 +18,7 @@ export type ClipInput = ClipJob;
 export type ClipResult = ClipOutcome;
 export type { ClipEngine };
 
+/** Settings of the built-in ffmpeg clip engine. */
 export interface FfmpegClipEngineOptions {
   /** x264 threads; part of what makes the bytes reproducible, so keep it fixed per deployment. */
   threads?: number;

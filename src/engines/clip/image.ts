@@ -24,6 +24,7 @@ export class ImageError extends Error {
   }
 }
 
+/** Bounds for decoding and normalising a clip's image. */
 export interface NormaliseOptions {
   /** Decoded pixels allowed (width × height); a decompression bomb stops here. */
   maxInputPixels?: number;

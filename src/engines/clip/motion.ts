@@ -8,6 +8,7 @@
  */
 import { between, type MotionKind } from "./words.js";
 
+/** The camera motion a prompt asks for, as zoompan expressions. */
 export interface MotionPlan {
   kind: MotionKind;
   /** zoompan `z` expression (1 = whole working frame). */

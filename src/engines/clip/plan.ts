@@ -35,6 +35,7 @@ export function workSize(size: ClipSize): { width: number; height: number } {
   return { width: Math.round(width * WORK_SCALE), height: Math.round(height * WORK_SCALE) };
 }
 
+/** What a clip plan is made from: prompt, size, loop, seed and the image's size. */
 export interface ClipPlanInput {
   prompt: string;
   size: ClipSize;
@@ -44,6 +45,7 @@ export interface ClipPlanInput {
   imageHeight: number;
 }
 
+/** Everything ffmpeg needs to make one clip, decided from its inputs alone (reproducible). */
 export interface ClipPlan {
   size: ClipSize;
   width: number;

@@ -12,6 +12,7 @@ const SAMPLE_RATE = 48_000;
 /** Loop clips render this much extra audio and crossfade it into the head. */
 const LOOP_CROSSFADE_SEC = 0.5;
 
+/** The sound a prompt asks for, as an ffmpeg filtergraph segment. */
 export interface SoundPlan {
   kind: SoundKind;
   /** Filtergraph segment (no inputs) whose final output pad is `[aout]`. */

@@ -14,6 +14,7 @@ type TerminalStatus = "succeeded" | "failed" | "canceled";
 const WEBHOOK_EVENTS = ["start", "output", "logs", "completed"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** A Cog prediction as its server reports it. */
 export interface Prediction {
   id: string;
   status: PredictionStatus;

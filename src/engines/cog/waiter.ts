@@ -17,6 +17,7 @@ import {
   statusRank,
 } from "./prediction.js";
 
+/** How long webhook deliveries and final states are kept for waiters. */
 export interface PredictionWaiterOptions {
   /** How long a delivery is kept without a waiter, and a final state after it. */
   keepMs?: number;

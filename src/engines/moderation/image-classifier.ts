@@ -27,6 +27,7 @@ interface ImageVerdict {
   scores: Record<string, number>;
 }
 
+/** Judges whether an image may become a clip (the content rule for images). */
 export interface ImageClassifier {
   /** Decodes and judges one image; rejects when the bytes are not a readable image. */
   classify(image: Buffer): Promise<ImageVerdict>;

@@ -7,6 +7,7 @@ import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../../domain/errors.js";
 import { JSON_BODY_MAX_BYTES } from "../../domain/limits.js";
 
+/** Refuses a JSON body above JSON_BODY_MAX_BYTES with too_large. */
 export const smallBody = bodyLimit({
   maxSize: JSON_BODY_MAX_BYTES,
   onError: () => {

@@ -9,6 +9,7 @@
  */
 import type { Context, Next } from "hono";
 
+/** Sets headers that must be on the answer whatever the handler returns (rate limits). */
 export async function withEarlyHeaders(
   c: Context,
   headers: Record<string, string>,

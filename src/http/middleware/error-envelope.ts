@@ -8,6 +8,7 @@ import { isErrorCode } from "../../domain/error-codes.js";
 import type { AppEnv } from "../env.js";
 import { codeForStatus } from "../errors.js";
 
+/** Gives every error answer the API's error body, whoever produced it. */
 export const errorEnvelope = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const res = c.res;

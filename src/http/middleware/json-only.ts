@@ -6,6 +6,7 @@ import { createMiddleware } from "hono/factory";
 import { invalidRequest } from "../../domain/errors.js";
 import type { AppEnv } from "../env.js";
 
+/** Refuses a body that is not JSON on POST, PUT and PATCH. */
 export const jsonBodiesOnly = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method === "POST" || c.req.method === "PUT" || c.req.method === "PATCH") {
     const length = c.req.header("content-length");

@@ -20,6 +20,7 @@ import { clientAddress } from "./rate-limit.js";
 
 const CALLER_CREDENTIAL = /^(pmk|pak|kat)_/;
 
+/** Counts every keyed call against the key's own bucket (429 when over). */
 export function keyRate(deps: RateDeps) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");

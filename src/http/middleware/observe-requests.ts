@@ -25,6 +25,7 @@ function routeLabel(c: Context<AppEnv>): string {
   return "unmatched";
 }
 
+/** Reports each answered request (route pattern, status, time) to the event hub. */
 export function observeRequests(events: Pick<KinoraEvents, "httpRequest">) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const started = performance.now();

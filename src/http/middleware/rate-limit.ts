@@ -46,6 +46,7 @@ export function addressForRules(address: string): string {
     .join(":")}::/64`;
 }
 
+/** Counts a route's calls per client address against a named bucket. */
 export function rateLimit(
   limiter: RateLimiter,
   name: string,

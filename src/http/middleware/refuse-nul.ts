@@ -15,6 +15,7 @@ const ENCODED_NUL = /%(?:25)*00/i;
 /** The JSON escape for U+0000 (raw NUL bytes are not valid JSON at all). */
 const JSON_NUL = /\\u0000/i;
 
+/** Refuses a NUL character in the path or query (400 before any handler). */
 export const refuseNulInUrl = createMiddleware<AppEnv>(async (c, next) => {
   const url = new URL(c.req.url);
   if (ENCODED_NUL.test(url.pathname) || url.pathname.includes("\0")) {
@@ -26,6 +27,7 @@ export const refuseNulInUrl = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/** Refuses a NUL character anywhere in a JSON body. */
 export const refuseNulInJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const text = await c.req.text();
   if (JSON_NUL.test(text)) {

@@ -10,6 +10,7 @@ import { withEarlyHeaders } from "./early-headers.js";
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9_.-]{8,64}$/;
 
+/** Gives each request its id (or the caller's X-Request-Id) and a logger carrying it. */
 export function requestContext(log: Logger, ids: IdGenerator) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const incoming = c.req.header("x-request-id");

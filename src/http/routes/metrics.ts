@@ -39,6 +39,7 @@ function checkAccess(deps: MetricsRouteDeps, authorization: string | undefined) 
   }
 }
 
+/** GET /metrics in the Prometheus text format, behind its token when one is set. */
 export function registerMetricsRoute(app: Router, deps: MetricsRouteDeps) {
   const route = createRoute({
     method: "get",

@@ -8,6 +8,7 @@ import { registerOpenApiDocument } from "../openapi-doc.js";
 import type { Router } from "../router.js";
 import { registerDocs } from "./docs.js";
 
+/** Health, readiness and version routes. */
 export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () => boolean) {
   const health = createRoute({
     method: "get",

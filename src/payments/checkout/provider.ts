@@ -21,6 +21,7 @@ export interface CreateSessionInput {
   idempotencyKey: string;
 }
 
+/** A hosted checkout opened at the provider: its id, link and expiry. */
 export interface CheckoutSession {
   providerSessionId: string;
   /** Where to send the person paying. */
@@ -30,6 +31,7 @@ export interface CheckoutSession {
 
 type PaidEventType = "checkout.completed" | "checkout.expired" | "refund.updated" | "ignored";
 
+/** A provider's event, as the payment services act on it. */
 export interface PaidEvent {
   /** The provider's event id: store it under a unique key so redeliveries are no-ops. */
   eventId: string;
@@ -52,6 +54,7 @@ export interface PaidEvent {
   createdAt: Date;
 }
 
+/** A refund to make at the provider, idempotent on its key. */
 export interface RefundInput {
   providerPaymentId: string;
   amountCents: number;
@@ -59,12 +62,14 @@ export interface RefundInput {
   idempotencyKey: string;
 }
 
+/** The provider's refund id and status. */
 export interface RefundResult {
   refundId: string;
   /** Provider status; for Stripe: pending, requires_action, succeeded, failed or canceled. */
   status: string;
 }
 
+/** The card checkout seam: open a session, refund; Stripe and the test checkout implement it. */
 export interface CheckoutProvider {
   readonly kind: "stripe" | "test";
   /**

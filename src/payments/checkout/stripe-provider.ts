@@ -16,6 +16,7 @@ import { parseStripeWebhook } from "./stripe-webhook.js";
 
 export { parseStripeWebhook, WebhookSignatureError } from "./stripe-webhook.js";
 
+/** Stripe's keys, API base (a local fake in tests) and clock. */
 export interface StripeProviderOptions {
   secretKey: string;
   /** whsec_… of the webhook endpoint; used by parseWebhook. */
@@ -29,6 +30,7 @@ export interface StripeProviderOptions {
   clock?: () => Date;
 }
 
+/** Stripe Checkout as a CheckoutProvider, with its webhook parser. */
 export interface StripeCheckoutProvider extends CheckoutProvider {
   readonly kind: "stripe";
   /** parseStripeWebhook with this provider's secret and clock. */
@@ -51,6 +53,7 @@ const MAX_IDEMPOTENCY_KEY_CHARS = 255;
 const MIN_AMOUNT_CENTS = 50;
 const MAX_AMOUNT_CENTS = 99_999_999;
 
+/** Stripe Checkout over the official SDK. */
 export function createStripeProvider(options: StripeProviderOptions): StripeCheckoutProvider {
   const clock = options.clock ?? (() => new Date());
   const stripe = new Stripe(options.secretKey, {

@@ -22,6 +22,7 @@ interface TestCheckoutOptions {
   newId: () => string;
 }
 
+/** The built-in test checkout: a local page that pays with a click, no money taken. */
 export function createTestCheckoutProvider(opts: TestCheckoutOptions): CheckoutProvider {
   return {
     kind: "test",
@@ -68,6 +69,7 @@ export function checkoutPageToken(signer: Signer, checkoutId: string, nowMs: num
   return signer.sign(PAGE_PURPOSE, { c: checkoutId }, nowMs + PAGE_TOKEN_TTL_MS);
 }
 
+/** Whether a test-checkout page form was signed for this checkout. */
 export function checkPageToken(
   signer: Signer,
   checkoutId: string,

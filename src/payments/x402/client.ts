@@ -37,6 +37,9 @@ interface X402Payment {
   nonce: Hex;
 }
 
+/**
+ * Signs the EIP-3009 transfer a PaymentRequired asks for and returns the PAYMENT-SIGNATURE value.
+ */
 export async function payWithX402(input: PayWithX402Input): Promise<X402Payment> {
   if (input.maxAmountAtomic <= 0n) throw new RangeError("maxAmountAtomic must be positive");
   const paymentRequired =

@@ -11,6 +11,7 @@ const isAddress = (value: string) => ADDRESS.test(value);
 
 type EvmNetwork = `eip155:${number}`;
 
+/** USDC top-up settings: chain, asset, receiving address, facilitator, RPC. */
 export interface X402Config {
   /** CAIP-2 id, must agree with `chainId` (e.g. "eip155:8453"). */
   network: EvmNetwork;
@@ -42,6 +43,7 @@ export interface X402Config {
 /** Circle's USDC on Base mainnet; its EIP-712 domain is ("USD Coin", "2"). */
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 
+/** The chain and USDC contract on Base mainnet. */
 export const BASE_MAINNET_DEFAULTS = {
   network: "eip155:8453",
   chainId: 8453,

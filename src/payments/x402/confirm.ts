@@ -17,6 +17,7 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 
+/** How the chain RPC client retries and times out. */
 export interface RpcClientOptions {
   /** viem retries failed RPC calls 3 times by default; tests set 0 to fail fast. */
   retryCount?: number;
@@ -131,6 +132,7 @@ export async function findAuthorizationUse(
   return txHash ? { used: true, txHash } : { used: true };
 }
 
+/** A viem client of the chain's JSON-RPC. */
 export function rpcClient(rpcUrl: string, opts: RpcClientOptions = {}): PublicClient {
   return createPublicClient({
     transport: http(rpcUrl, {

@@ -37,6 +37,7 @@ import {
   type X402Resource,
 } from "./terms.js";
 
+/** How settling a payment ended: settled, pending on the chain, or refused. */
 export type SettleOutcome =
   | {
       kind: "settled";
@@ -78,6 +79,7 @@ export type SettleOutcome =
       amountAtomic: string;
     };
 
+/** What a test may replace in the gateway (the facilitator, the RPC). */
 export interface X402GatewayOptions {
   /**
    * Replaces the HTTP facilitator client (tests, or a facilitator needing per-request auth
@@ -88,6 +90,7 @@ export interface X402GatewayOptions {
   now?: () => Date;
 }
 
+/** USDC top-ups over x402 v2: the terms, verification and settlement. */
 export interface X402Gateway {
   readonly config: X402Config;
   /** The 402 terms for a top-up; `error` explains why a previous attempt was refused. */
@@ -104,6 +107,7 @@ const UNAVAILABLE =
 const UNKNOWN =
   "The payment was sent for settlement but its result is not known yet; it will be credited once it confirms on chain.";
 
+/** A gateway using the configured facilitator (or the one given). */
 export function createX402Gateway(cfg: X402Config, options: X402GatewayOptions = {}): X402Gateway {
   const facilitator = options.facilitatorClient ?? httpFacilitator(cfg);
   const server = new x402ResourceServer(facilitator).register(cfg.network, new ExactEvmScheme());

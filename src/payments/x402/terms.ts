@@ -26,6 +26,7 @@ import type { X402Config } from "./config.js";
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
 
+/** The paid endpoint as the 402 terms name it. */
 export interface X402Resource {
   /** Absolute URL of the paid endpoint, e.g. https://api.example.com/wallet/topup/crypto. */
   url: string;
@@ -38,6 +39,7 @@ const ATOMIC_PER_CENT = 10_000n;
 /** Largest header we decode; a real payment payload is ~1 KB. */
 const MAX_PAYMENT_HEADER_CHARS = 16_384;
 
+/** Cents in USDC's atomic units (6 decimals), as a string. */
 export function centsToAtomic(amountCents: number): string {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
     throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);

@@ -14,6 +14,7 @@ import {
 } from "../../domain/clips/rules.js";
 import { AGENT_KEY_LIMIT_CENTS, CARD_TOPUP_CENTS, USDC_TOPUP_CENTS } from "../../domain/limits.js";
 
+/** The public clip settings (the MotionConfig answer). */
 export function motionConfig() {
   return {
     sizes: CLIP_SIZES.map((size) => ({ ...CLIP_DIMENSIONS[size], ...clipPrice(size) })),

@@ -92,6 +92,7 @@ interface CreateClipResult {
   wallet: WalletView;
 }
 
+/** Charges and creates a clip in one transaction (after the prompt rule and an image_url fetch). */
 export async function createClip(
   deps: ClipDeps,
   principal: Principal,

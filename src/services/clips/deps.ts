@@ -5,6 +5,7 @@ import type { ResolvedAddress } from "../../net/safe-fetch.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { CoreDeps } from "../deps.js";
 
+/** Test seams of the image_url fetch. */
 export interface ClipImageFetchSeam {
   /** Test seam for fetchPublicImage's DNS lookup. */
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
@@ -12,6 +13,7 @@ export interface ClipImageFetchSeam {
   allowPrivateForTests?: (address: string) => boolean;
 }
 
+/** What the clip services need from the platform. */
 export interface ClipDeps extends CoreDeps {
   storage: BlobStore;
   /** `env` holds the webhook receiver policy (services/webhooks/config.ts). */

@@ -20,6 +20,7 @@ import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js
 import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
 import { refundJob } from "../ledger.js";
 
+/** A row of the clips table. */
 export type ClipRow = Selectable<ClipsTable>;
 
 /** What a clip worker gets with each clip (the executor receives them parsed). */
@@ -71,6 +72,7 @@ async function workItem(row: ClipRow, deps: JobEngineDeps) {
   };
 }
 
+/** The clip kind's job definition. */
 export const clipJobs: JobDefinition<ClipRow, ClipWorkParams> = {
   kind: "clip",
   table: "clips",

@@ -15,6 +15,7 @@ interface Column {
   type: string;
 }
 
+/** A table's columns as the catalogue reports them. */
 export interface TableShape {
   name: string;
   columns: Column[];
@@ -24,6 +25,7 @@ export interface TableShape {
   sequences: { column: string; sequence: string }[];
 }
 
+/** A foreign key between two tables (the copy order follows them). */
 export interface ForeignKey {
   child: string;
   parent: string;

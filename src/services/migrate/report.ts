@@ -30,6 +30,7 @@ export interface Problem {
   detail: string;
 }
 
+/** One table's copy: rows in the source and the target, and whether they match. */
 export interface TableReport {
   name: string;
   source_rows: number;
@@ -39,6 +40,7 @@ export interface TableReport {
   content_match: boolean | null;
 }
 
+/** The ledger's totals before and after the copy. */
 export interface LedgerReport {
   wallets: number;
   entries: number;
@@ -47,6 +49,7 @@ export interface LedgerReport {
   entries_cents: number;
 }
 
+/** The reconciliation of the copied ledger. */
 export interface ReconcileSummary {
   ok: boolean;
   wallets_checked: number;
@@ -55,6 +58,7 @@ export interface ReconcileSummary {
   drift: number;
 }
 
+/** The file copy: where files went and how many. */
 export interface FilesReport {
   /** in_place: the local files stay in the local store; s3: uploaded to the bucket. */
   mode: "in_place" | "s3";
@@ -68,6 +72,7 @@ export interface FilesReport {
   untyped: number;
 }
 
+/** What `kinora admin migrate` did, table by table, and whether it verified. */
 export interface MigrationReport {
   ok: boolean;
   dry_run: boolean;

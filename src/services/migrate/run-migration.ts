@@ -42,15 +42,18 @@ import {
   type TableDigest,
 } from "./verify.js";
 
+/** Where the files go: left in place, or to an S3 bucket. */
 export type FilesTarget =
   | { mode: "in_place"; dir: string }
   | { mode: "s3"; dir: string; bucket: string; store: BlobStore };
 
+/** A step of the copy, for the progress output. */
 export type Progress =
   | { step: "table"; table: string; rows: number }
   | { step: "files"; done: number; total: number }
   | { step: "verify" };
 
+/** The source and target of a migration, and how to report progress. */
 export interface MigrationInput {
   /** The embedded database, opened (and so locked) by the caller. */
   source: AnyDb;

@@ -9,6 +9,7 @@
 import { sql } from "kysely";
 import type { AnyDb, TableShape } from "./catalog.js";
 
+/** How a table is copied: rows per page. */
 export interface CopyOptions {
   /** Rows read per page. */
   batchRows: number;

@@ -13,6 +13,7 @@ import type { LedgerReport, Problem, ReconcileSummary, TableReport } from "./rep
 const MAX_NAMED = 20;
 const WALLET_PAGE = 2000;
 
+/** An order-free digest of a table's rows, to compare source and target. */
 export interface TableDigest {
   rows: number;
   /** Σ of a 60-bit slice of each row's md5: order-free, bounded, and equal only for equal rows. */

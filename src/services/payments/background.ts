@@ -10,6 +10,7 @@ import { expireCheckouts } from "./checkouts.js";
 import type { PaymentsDeps } from "./deps.js";
 import { confirmUsdcPayments } from "./usdc.js";
 
+/** One pass of the payment tasks: expire checkouts, process refunds, confirm USDC. */
 export async function runPaymentTasksOnce(deps: PaymentsDeps) {
   const expired = await expireCheckouts(deps);
   const refunds = (await processCardRefunds(deps)) + (await refundExtraPayments(deps));
@@ -17,6 +18,7 @@ export async function runPaymentTasksOnce(deps: PaymentsDeps) {
   return { expired, refunds, usdc };
 }
 
+/** The payment tasks every `pollMs`, until stopped. */
 export function startPaymentTasks(deps: PaymentsDeps, pollMs: number): BackgroundTask {
   const pass = async () => {
     await runPaymentTasksOnce(deps);

@@ -18,6 +18,7 @@ interface Queued {
 
 const BATCH = 20;
 
+/** Sends the card refunds waiting in the outbox; the number sent. */
 export async function processCardRefunds(deps: PaymentsDeps): Promise<number> {
   const { db, log } = deps.platform;
   // The outbox belongs to the restore area: nothing to do where restore is not served.

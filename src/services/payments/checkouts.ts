@@ -10,6 +10,7 @@ import { CheckoutProviderError } from "../../payments/checkout/provider.js";
 import { credit } from "../ledger.js";
 import type { PaymentsDeps, PaymentsPlatform } from "./deps.js";
 
+/** A row of the checkouts table. */
 export type CheckoutRow = Selectable<CheckoutsTable>;
 
 /** An open link is handed out again only if the payer still has this long to pay. */
@@ -105,6 +106,7 @@ async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<Opene
   };
 }
 
+/** A top-up checkout link for a wallet (an open one for the same amount is handed out again). */
 export async function openTopupCheckout(
   deps: PaymentsDeps,
   input: { walletId: string; amountCents: number; email?: string | null },
@@ -293,6 +295,7 @@ export async function cancelCheckout(deps: PaymentsDeps, checkoutId: string) {
   return findCheckout(deps, checkoutId);
 }
 
+/** One checkout by id. */
 export async function findCheckout(deps: PaymentsDeps, checkoutId: string) {
   return deps.platform.db
     .selectFrom("checkouts")

@@ -32,6 +32,7 @@ export interface RestoreCheckoutHooks {
   viewJob(p: RestoreDeps, jobId: string): Promise<RestoreJobView | undefined>;
 }
 
+/** USDC top-ups' settings and gateway, when they are on. */
 export interface UsdcRuntime {
   config: X402Config;
   gateway: X402Gateway;
@@ -51,6 +52,7 @@ export interface PaymentsPlatform extends RestoreDeps {
   events: KinoraEvents;
 }
 
+/** What the payment services need: the platform slice, the checkout provider, USDC. */
 export interface PaymentsDeps {
   platform: PaymentsPlatform;
   checkout: CheckoutProvider;

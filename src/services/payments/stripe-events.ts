@@ -12,6 +12,7 @@ import type { PaymentsDeps } from "./deps.js";
 
 type EventOutcome = "duplicate" | "credited" | "held" | "already_paid" | "expired" | "ignored";
 
+/** Acts on a verified provider event once: credits, expires, refunds. */
 export async function handleStripeEvent(
   deps: PaymentsDeps,
   event: PaidEvent,

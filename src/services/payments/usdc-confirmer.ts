@@ -24,6 +24,7 @@ interface ConfirmerReport {
   failed: number;
 }
 
+/** Credits USDC payments the chain has confirmed since they were settled. */
 export async function confirmUsdcPayments(deps: PaymentsDeps): Promise<ConfirmerReport> {
   const report: ConfirmerReport = { checked: 0, credited: 0, failed: 0 };
   const usdc = deps.usdc;

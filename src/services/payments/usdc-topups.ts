@@ -50,6 +50,7 @@ export type CryptoTopupResult =
       paymentResponse?: string;
     };
 
+/** A USDC top-up call: who, how much, and the payment if sent. */
 export interface CryptoTopupInput {
   principal: Principal;
   amountCents: number;

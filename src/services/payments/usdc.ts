@@ -9,6 +9,7 @@ import type { CryptoTopupInput, CryptoTopupResult } from "./usdc-topups.js";
 
 export { usdcRuntime };
 
+/** A USDC top-up: the 402 terms without a payment, else verify, settle and credit once. */
 export async function cryptoTopup(
   deps: PaymentsDeps,
   input: CryptoTopupInput,
@@ -17,6 +18,7 @@ export async function cryptoTopup(
   return (await import("./usdc-topups.js")).cryptoTopup(deps, input);
 }
 
+/** Sends a wallet's unused USDC-funded balance back to the address that paid it. */
 export async function refundUsdc(
   deps: PaymentsDeps,
   input: { walletId: string; amountCents?: number; sendTimeoutMs?: number },

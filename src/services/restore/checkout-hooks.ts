@@ -24,6 +24,7 @@ interface CheckoutJob {
   uploadProblem?: ApiError;
 }
 
+/** The restore a checkout is for, as the payment services need it. */
 export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<CheckoutJob> {
   const row = await findJob(p.db, jobId);
   if (!row) throw notFound("Restore job");

@@ -74,6 +74,7 @@ function notStartable(row: RestoreJobRow): ApiError {
 
 const STARTED = new Set<RestoreJobRow["status"]>(["processing", "done", "failed", "refunded"]);
 
+/** Starts a restore once its file is in storage; starting it again returns it unchanged. */
 export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: string) {
   const row = await ownedJob(p, principal, id);
   // Starting a started job returns it unchanged (a retried request must not fail).

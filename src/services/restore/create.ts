@@ -91,6 +91,10 @@ async function sourceFile(p: RestoreDeps, input: CreateRestoreInput): Promise<So
   return { filename, contentType: checkContentType(contentType), sizeBytes, sourceUrl: null };
 }
 
+/**
+ * Prices and creates a restore, charging the balance in the same transaction (or opening it for
+ * checkout).
+ */
 export async function createRestoreJob(
   p: RestoreDeps,
   principal: Principal | undefined,

@@ -16,6 +16,7 @@ export interface VideoFetchSeam extends TargetGuard {
   idleMs?: number;
 }
 
+/** What the restore services need from the platform. */
 export interface RestoreDeps extends CoreDeps {
   storage: BlobStore;
   /** `env` holds the webhook receiver policy (services/webhooks/config.ts). */

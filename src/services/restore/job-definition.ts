@@ -27,6 +27,7 @@ import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
 import { refundJob } from "../ledger.js";
 import { applyMeasurement } from "./measurement.js";
 
+/** A row of the restore_jobs table. */
 export type RestoreJobRow = Selectable<RestoreJobsTable>;
 
 /** What a restore worker gets with each job (the executor receives them parsed). */
@@ -140,6 +141,7 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
   };
 }
 
+/** The restore kind's job definition. */
 export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   kind: "restore",
   table: "restore_jobs",

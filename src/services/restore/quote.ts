@@ -13,6 +13,7 @@ interface QuoteInput {
   height?: number | undefined;
 }
 
+/** A restore's price for a length, quality and size (refused beyond the limits). */
 export function quoteRestore(input: QuoteInput) {
   checkRestoreRequest(input);
   const price = priceRestore({ ...input, quality: input.quality ?? DEFAULT_QUALITY });

@@ -26,6 +26,7 @@ export function moveRestore(
   return moveJob(db, restoreJobs, id, move, now, set, guard);
 }
 
+/** One restore job by id. */
 export async function findJob(db: Db, id: string): Promise<RestoreJobRow | undefined> {
   return db.selectFrom("restore_jobs").selectAll().where("id", "=", id).executeTakeFirst();
 }

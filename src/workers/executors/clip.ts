@@ -17,6 +17,7 @@ import { uploadOutput } from "./transfer.js";
 
 type ClipItem = WorkItem<ClipWorkParams>;
 
+/** The clip executor's engine, image classifier and fetch. */
 export interface ClipExecutorOptions {
   engine: ClipEngine;
   classifier: ImageClassifier;
@@ -77,6 +78,7 @@ async function upload(item: ClipItem, file: string, fetchImpl: typeof fetch, sig
   }
 }
 
+/** The clip kind's executor: fetch the image, judge it, make the clip, store it. */
 export function createClipExecutor(opts: ClipExecutorOptions): Executor<ClipWorkParams> {
   const fetchImpl = opts.fetchImpl ?? fetch;
   return {

@@ -13,6 +13,7 @@ import type { RestoreWorkParams } from "../../services/restore/job-definition.js
 import { createRestoreExecutor } from "./restore.js";
 import type { FetchLike } from "./transfer.js";
 
+/** The restore engine the settings name (ffmpeg or a Cog server). */
 export function restoreEngineFromConfig(config: Pick<Config, "engines">): RestoreEngine {
   const e = config.engines.restore;
   if (e.kind === "ffmpeg") return createFfmpegRestoreEngine();
@@ -25,6 +26,7 @@ export function restoreEngineFromConfig(config: Pick<Config, "engines">): Restor
   });
 }
 
+/** The restore executor with the engine the settings name. */
 export function restoreExecutorFromConfig(
   config: Pick<Config, "engines">,
   opts: { fetch?: FetchLike; videoFetch?: VideoFetchSeam } = {},

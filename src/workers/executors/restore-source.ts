@@ -25,6 +25,7 @@ const TYPE_HINT = `a video (${VIDEO_CONTENT_TYPES.slice(0, 4).join(", ")}, …; 
 /** Share of the job's progress the fetch takes. */
 export const FETCH_PROGRESS = 0.1;
 
+/** A video_url's file as fetched into storage: size and type. */
 export interface FetchedInput {
   bytes: number;
   contentType: string;

@@ -21,6 +21,7 @@ const asFinal = (err: unknown) =>
     ? new WorkError({ kind: "final", message: err.message, code: err.code })
     : err;
 
+/** The restore kind's executor: fetch the input, measure, restore, store the result. */
 export function createRestoreExecutor(opts: {
   engine: RestoreEngine;
   fetch?: FetchLike;

@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { WorkError, type WorkItem } from "../../jobs/work.js";
 
+/** fetch, or a test's stand-in. */
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 /** Downloads url to destPath, refusing more than maxBytes. 404/403/410 are final (the file is gone). */

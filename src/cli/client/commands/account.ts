@@ -61,6 +61,7 @@ async function logout(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
+/** `kinora login`: check a key and save it with the server. */
 export const loginCommand: ClientCommand = {
   name: "login",
   summary: "check a wallet or agent key and save it with the server",
@@ -82,6 +83,7 @@ ${COMMON_HELP}`,
   run: login,
 };
 
+/** `kinora logout`: forget the saved key. */
 export const logoutCommand: ClientCommand = {
   name: "logout",
   summary: "forget the saved key",

@@ -166,6 +166,7 @@ async function clip(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
+/** `kinora clip IMAGE "prompt"`: price, confirm, create, upload, follow, download. */
 export const clipCommand: ClientCommand = {
   name: "clip",
   summary: "make a 5-second clip from an image and a prompt",

@@ -190,6 +190,7 @@ async function cancel(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
+/** `kinora jobs`: recent restores and clips. */
 export const jobsCommand: ClientCommand = {
   name: "jobs",
   summary: "recent restores and clips with status, price and age",
@@ -207,6 +208,7 @@ ${COMMON_HELP}`,
   run: jobs,
 };
 
+/** `kinora get ID`: one job; follow it or download its result. */
 export const getCommand: ClientCommand = {
   name: "get",
   summary: "one job; --follow to watch it, --download PATH to save the result",
@@ -227,6 +229,7 @@ ${COMMON_HELP}`,
   run: get,
 };
 
+/** `kinora cancel ID`: cancel a job whose file never arrived. */
 export const cancelCommand: ClientCommand = {
   name: "cancel",
   summary: "cancel a job whose file never arrived (refunded at once)",

@@ -70,6 +70,7 @@ async function keys(ctx: ClientContext): Promise<number> {
   }
 }
 
+/** `kinora keys`: list, create and revoke agent keys. */
 export const keysCommand: ClientCommand = {
   name: "keys",
   summary: "list, create (keys create --limit 5) and revoke agent keys",

@@ -187,6 +187,7 @@ async function restore(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
+/** `kinora restore FILE`: probe, quote, confirm, upload, follow, download. */
 export const restoreCommand: ClientCommand = {
   name: "restore",
   summary: "restore a video file: quote, confirm, upload, follow, download",

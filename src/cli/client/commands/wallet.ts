@@ -135,6 +135,7 @@ async function waitForCredit(
   }
 }
 
+/** `kinora wallet`: balance and this key's allowance. */
 export const walletCommand: ClientCommand = {
   name: "wallet",
   summary: "balance, what this key can spend, and its allowance",
@@ -152,6 +153,7 @@ ${COMMON_HELP}`,
   run: wallet,
 };
 
+/** `kinora topup AMOUNT`: a checkout link, then wait for the credit. */
 export const topupCommand: ClientCommand = {
   name: "topup",
   summary: "add dollars to the balance through a checkout link",

@@ -35,6 +35,7 @@ async function handled(c: Context<AppEnv>, fn: () => Promise<Response>) {
   }
 }
 
+/** The OAuth endpoints MCP clients use: metadata, registration, token, revocation. */
 export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
   // Token and revocation posts are small forms; registration is a small JSON document that
   // must not carry NULs into the database.

@@ -8,6 +8,7 @@ import { errorResponses } from "../../errors.js";
 import { smallBody } from "../../middleware/body-limit.js";
 import type { Router } from "../../router.js";
 
+/** POST /webhooks/stripe: verified events, each acted on once. */
 export function registerStripeWebhook(
   app: Router,
   deps: PaymentsDeps,

@@ -16,6 +16,7 @@ import { registerClaim } from "./claim.js";
 import { registerOutputTicket } from "./output-ticket.js";
 import { registerReports } from "./report.js";
 
+/** The HTTP worker API (`kinora worker`): claim, heartbeat, report, for every mounted queue. */
 export function registerWorkerApi(
   app: Router,
   p: Platform,
