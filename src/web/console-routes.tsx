@@ -46,14 +46,19 @@ export interface ConsoleDeps {
 
 type Status = 200 | 400 | 401 | 403 | 429;
 
-function page(c: Context<AppEnv>, node: JSX.Element, status: Status = 200) {
-  for (const [k, v] of Object.entries(decisionPageHeaders())) c.header(k, v);
-  return c.html(`<!doctype html>${String(node)}`, status);
-}
-
 export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   app.use("/console/*", smallBody);
   const web = deps.platform;
+
+  /**
+   * A console page. Its forms may lead to the checkout's pages (a top-up redirects there), which
+   * need not be on the host the owner typed (localhost vs PUBLIC_URL's 127.0.0.1, or Stripe).
+   */
+  function page(c: Context<AppEnv>, node: JSX.Element, status: Status = 200) {
+    const headers = decisionPageHeaders([deps.payments.checkout.pageOrigin()]);
+    for (const [k, v] of Object.entries(headers)) c.header(k, v);
+    return c.html(`<!doctype html>${String(node)}`, status);
+  }
 
   async function dashboard(
     c: Context<AppEnv>,
@@ -162,10 +167,17 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     if (cents === null || cents < 500 || cents > 20_000) {
       return dashboard(c, s.walletId, { notice: "Top up between $5.00 and $200.00." }, 400);
     }
+    // A checkout that cannot open (the provider down, the wallet paused) says so on the page.
     const opened = await openTopupCheckout(deps.payments, {
       walletId: s.walletId,
       amountCents: cents,
+    }).catch((err: unknown) => {
+      if (err instanceof ApiError) return err;
+      throw err;
     });
+    if (opened instanceof ApiError) {
+      return dashboard(c, s.walletId, { notice: `Top-up not started: ${opened.detail}` }, 400);
+    }
     return c.redirect(opened.checkout_url, 303);
   });
 
