@@ -24,10 +24,10 @@ import { createRouter, type Router } from "./http/router.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
 
 /** What the routes need; the Platform satisfies it. */
-export type AppDeps = Platform;
+type AppDeps = Platform;
 
 /** What buildApp may be told besides the features: readiness and the job system source. */
-export interface BuildOptions {
+interface BuildOptions {
   isReady?: () => boolean;
   /** The server's job system source, shared with the worker API. */
   workSource?: () => DbWorkSource | undefined;

@@ -32,7 +32,7 @@ type Operation = {
   parameters?: { name: string; in: string }[];
 };
 
-export function finishDocument<T extends object>(doc: T): T {
+function finishDocument<T extends object>(doc: T): T {
   const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, value] of Object.entries(item)) {

@@ -26,7 +26,7 @@ import { documentOperation, restName, restShape } from "./operation-doc.js";
 import type { Router } from "./router.js";
 
 /** What the REST surface needs from the platform. */
-export interface RestSurfaceDeps extends CoreDeps {
+interface RestSurfaceDeps extends CoreDeps {
   config: Pick<Config, "rateLimits" | "trustProxy" | "idempotencyInFlightMs">;
   rateLimiter: RateLimiter;
   events: EventHub;
@@ -35,7 +35,7 @@ export interface RestSurfaceDeps extends CoreDeps {
 }
 
 /** Names an operation as a REST call, with the given ids filled into its path. */
-export const restRefer: Refer = (to, args = {}) => {
+const restRefer: Refer = (to, args = {}) => {
   const list = Array.isArray(to) ? to : [to];
   const contract = list.find((c) => c.rest) as AnyContract | undefined;
   const rest = contract?.rest;
@@ -120,7 +120,7 @@ function answer(c: Context<AppEnv>, outcome: Outcome, extra: Record<string, stri
 }
 
 /** Mounts one operation's REST route and documents it. */
-export function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
+function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
   const { contract } = op;
   const rest = contract.rest;
   if (!rest) return;

@@ -40,7 +40,7 @@ export type Outcome = (
 };
 
 /** What a surface gives the runner: how to count a call against a rate bucket. */
-export interface RunOptions {
+interface RunOptions {
   /** Counts the call against a bucket for this surface's notion of the caller; throws a 429. */
   rate?: (bucket: RateBucket) => Promise<void>;
   /** The caller's idempotency key (REST header, MCP argument), namespaced by the surface. */

@@ -12,7 +12,7 @@ import type { CoreDeps } from "../services/deps.js";
 import { createWallet, walletView } from "../services/wallets.js";
 
 /** What the wallet operations need: the core services and the cap on active agent keys. */
-export interface WalletOperationDeps extends CoreDeps {
+interface WalletOperationDeps extends CoreDeps {
   config: { maxAgentKeys: number };
 }
 

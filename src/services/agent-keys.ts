@@ -13,7 +13,7 @@ import type { CoreDeps } from "./deps.js";
 import { agentKeyView, KEY_COLUMNS } from "./wallets.js";
 
 /** When no cap is given (tests, tools): the default of MAX_AGENT_KEYS. */
-export const DEFAULT_MAX_ACTIVE_KEYS = 100;
+const DEFAULT_MAX_ACTIVE_KEYS = 100;
 
 function checkLimit(limitCents: number) {
   const { min, max } = AGENT_KEY_LIMIT_CENTS;

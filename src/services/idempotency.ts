@@ -16,14 +16,14 @@ import { sql } from "kysely";
 import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { CoreDeps } from "./deps.js";
 
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a call's first answer is kept for its idempotency key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** An unfinished record older than this belongs to a request that died: it may be claimed again. */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 120_000;
 
 /** How long records are kept, and when an unfinished one may be claimed again. */
-export interface IdempotencyLimits {
+interface IdempotencyLimits {
   ttlMs: number;
   inFlightMs: number;
 }
@@ -53,11 +53,11 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export type Claim = { kind: "run" } | { kind: "replay"; response: StoredResponse };
+type Claim = { kind: "run" } | { kind: "replay"; response: StoredResponse };
 
 const sha256hex = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
-export function checkIdempotencyKey(key: string, field = "Idempotency-Key"): void {
+function checkIdempotencyKey(key: string, field = "Idempotency-Key"): void {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw invalidRequest(`${field} must be 1 to 255 printable ASCII characters without spaces.`);
   }

@@ -11,10 +11,6 @@ import type { Decision, RateLimiter } from "./rate-limit.js";
 /** A short digest of a credential: buckets never hold a key in clear. */
 export const credentialDigest = (s: string) => hash("sha256", s, "base64url").slice(0, 22);
 
-/** The bucket a credential's spending counts against (REST routes and MCP tools alike). */
-export const spendBucket = (credential: string) =>
-  `spend:${credentialDigest(credential.replace(/^Bearer\s+/i, ""))}`;
-
 /**
  * The bucket of tries of a secret from one address (per-address rules count IPv6 by /64): a
  * sign-in on the console or the consent page, and a request refused 401 for the key or token
@@ -42,7 +38,7 @@ export function tooMany(d: Decision, windowMs: number): ApiError {
 }
 
 /** The rules a request can count against: every keyed call, and the operations' buckets. */
-export type RateRule = "key" | "spend" | "create" | "quote";
+type RateRule = "key" | "spend" | "create" | "quote";
 
 /** What counting calls against rate buckets needs. */
 export interface RateDeps {

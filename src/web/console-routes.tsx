@@ -36,7 +36,8 @@ import { DashboardPage, type DashboardView, SignInPage } from "./console-pages.j
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, endSession, readSession, startSession } from "./session.js";
 
-export interface ConsoleDeps {
+/** What the console pages need. */
+interface ConsoleDeps {
   platform: Platform;
   webhooks: EndpointDeps;
   clips: ClipDeps;
@@ -46,6 +47,7 @@ export interface ConsoleDeps {
 
 type Status = 200 | 400 | 401 | 403 | 429;
 
+/** The wallet owner's console: sign in, keys, webhooks, ledger. */
 export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   app.use("/console/*", smallBody);
   const web = deps.platform;

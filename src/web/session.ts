@@ -13,12 +13,12 @@ import type { AppEnv } from "../http/env.js";
 import type { CoreDeps } from "../services/deps.js";
 import type { Signer } from "../signing.js";
 
-export const SESSION_COOKIE = "kinora_session";
-export const PRE_COOKIE = "kinora_pre";
+const SESSION_COOKIE = "kinora_session";
+const PRE_COOKIE = "kinora_pre";
 /** A session ends after this long without use… */
-export const SESSION_IDLE_MS = 24 * 3600_000;
+const SESSION_IDLE_MS = 24 * 3600_000;
 /** …and after this long in any case. */
-export const SESSION_MAX_MS = 7 * 24 * 3600_000;
+const SESSION_MAX_MS = 7 * 24 * 3600_000;
 /** last_seen is written at most this often (not on every page view). */
 const TOUCH_MS = 5 * 60_000;
 
@@ -29,7 +29,7 @@ export interface WebDeps extends CoreDeps {
 }
 
 /** A signed-in console session. */
-export interface Session {
+interface Session {
   walletId: string;
   idHash: string;
 }

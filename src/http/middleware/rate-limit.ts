@@ -26,7 +26,7 @@ export function clientAddress(c: Context<AppEnv>, trustProxy: boolean): string {
  * An address as per-address rules count it: IPv4 as is (also when IPv4-mapped), IPv6 by its
  * /64 — one subscriber's allocation, so hopping through its 2^64 addresses gains nothing.
  */
-export function addressForRules(address: string): string {
+function addressForRules(address: string): string {
   const bare = address.split("%")[0] ?? address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   if (mapped?.[1]) return mapped[1];

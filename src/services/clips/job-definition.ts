@@ -33,6 +33,7 @@ export const ClipWorkParams = z.object({
   contentType: z.string(),
   maxImageBytes: z.number().int().positive(),
 });
+/** ClipWorkParams, parsed. */
 export type ClipWorkParams = z.infer<typeof ClipWorkParams>;
 
 /** Clip files: `clips/clip_…/image` (the caller's image) and `…/output` (the clip). */

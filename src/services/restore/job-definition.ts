@@ -53,6 +53,7 @@ export const RestoreWorkParams = z.object({
     })
     .optional(),
 });
+/** RestoreWorkParams, parsed. */
 export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
 
 /** Restore files: `restore/rj_…/input` (the caller's video) and `…/output` (the result). */

@@ -25,6 +25,7 @@ export const RestoreNote = z.object({
   inputBytes: z.number().int().positive().optional(),
   contentType: z.string().min(1).max(255).optional(),
 });
+/** RestoreNote, parsed. */
 export type RestoreNote = z.infer<typeof RestoreNote>;
 
 type Deps = Pick<JobEngineDeps, "db" | "clock" | "log" | "events">;
