@@ -5,7 +5,7 @@
  * through the SSRF-safe fetcher with size and time caps, and cached.
  */
 import { randomBytes } from "node:crypto";
-import { withoutControlChars } from "../domain/text.js";
+import { inertName } from "../domain/text.js";
 import { fetchPublicJsonBytes, type SafeFetchOptions } from "../net/safe-fetch.js";
 import type { CoreDeps } from "../services/deps.js";
 import { OAuthError } from "./errors.js";
@@ -99,8 +99,7 @@ function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "inva
   if (!Array.isArray(responses) || responses.some((r) => r !== "code")) {
     throw new OAuthError(err, "response_types: only code is supported.");
   }
-  const rawName = typeof m.client_name === "string" ? m.client_name.trim() : "";
-  const name = Array.from(withoutControlChars(rawName)).slice(0, CLIENT_NAME_MAX).join("");
+  const name = inertName(typeof m.client_name === "string" ? m.client_name : "", CLIENT_NAME_MAX);
   const clientUri =
     typeof m.client_uri === "string" && /^https:\/\//.test(m.client_uri) ? m.client_uri : null;
   return { name: name || "An unnamed app", uris, clientUri };
@@ -145,7 +144,8 @@ const fromRow = (row: {
 }): OAuthClient => ({
   id: row.id,
   kind: row.kind,
-  clientName: row.client_name,
+  // Stored names are made inert again: rows written before the rule hold them as sent.
+  clientName: inertName(row.client_name, CLIENT_NAME_MAX),
   redirectUris: JSON.parse(row.redirect_uris) as string[],
   clientUri: row.client_uri,
 });

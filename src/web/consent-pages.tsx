@@ -8,6 +8,7 @@ import type { Child } from "hono/jsx";
 import { displayCents } from "../domain/money.js";
 import { Page } from "./layout.js";
 
+/** What the consent page shows about the app asking. */
 export interface ConsentView {
   clientName: string;
   redirectHost: string;
@@ -33,14 +34,23 @@ function Hidden(props: { v: ConsentView }) {
 function Who(props: { v: ConsentView }) {
   return (
     <section>
-      <h1>Connect {props.v.clientName} to kinora?</h1>
+      <h1>
+        Connect <bdi id="client-name">{props.v.clientName}</bdi> to kinora?
+      </h1>
       <p class="host">
         It will return to <strong id="redirect-host">{props.v.redirectHost}</strong>
       </p>
       <p class="muted">
-        The name “{props.v.clientName}” is what the app calls itself; check that the address above
-        is the app you are connecting.
-        {props.v.clientUri ? ` The app says its home is ${props.v.clientUri}.` : ""}
+        The name “<bdi>{props.v.clientName}</bdi>” is what the app calls itself; check that the
+        address above is the app you are connecting.
+        {props.v.clientUri ? (
+          <>
+            {" "}
+            The app says its home is <bdi>{props.v.clientUri}</bdi>.
+          </>
+        ) : (
+          ""
+        )}
       </p>
       <p>
         If you allow it, it can restore videos and make clips paid from your balance,{" "}

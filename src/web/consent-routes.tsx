@@ -36,6 +36,7 @@ import { ConsentPage, type ConsentView, NewWalletPage, ProblemPage } from "./con
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, readSession, startSession, type WebDeps } from "./session.js";
 
+/** What the consent pages need. */
 export interface ConsentDeps extends WebDeps, ClientDeps {
   rateLimiter: RateLimiter;
   trustProxy: boolean;
@@ -83,6 +84,7 @@ const AUTHORIZE_PARAMS = [
   "scope",
 ];
 
+/** The OAuth consent pages of connected apps. */
 export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
   const signer = deps.signer;
   const resource = `${deps.publicUrl}/mcp`;
@@ -293,12 +295,13 @@ export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
       },
     );
     if (used) {
-      return problem(
-        c,
-        "Already connected",
-        `This form was already used: ${req.client.clientName} is connected to your balance. Manage it in the console; to connect it again, start from the app.`,
-        409,
+      const node = (
+        <ProblemPage title="Already connected">
+          This form was already used: <bdi>{req.client.clientName}</bdi> is connected to your
+          balance. Manage it in the console; to connect it again, start from the app.
+        </ProblemPage>
       );
+      return page(c, node, 409);
     }
     const key = await createConnectedApp(deps, session.walletId, {
       clientId: req.client.id,

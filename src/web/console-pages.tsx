@@ -10,7 +10,9 @@ import type { ClipView } from "../api/clips.js";
 import type { RestoreJobView } from "../api/restore.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
+import { LABEL_MAX_LENGTH } from "../domain/limits.js";
 import { displayCents } from "../domain/money.js";
+import { inertName } from "../domain/text.js";
 import type { LedgerPage } from "../services/ledger-view.js";
 import { Webhooks } from "./console-webhooks.js";
 import { Page } from "./layout.js";
@@ -68,9 +70,11 @@ function Keys(props: { keys: AgentKeyView[]; csrf: string }) {
           {props.keys.map((k) => (
             <tr data-key={k.id}>
               <td>
-                {k.label || k.id}
+                <bdi>{inertName(k.label, LABEL_MAX_LENGTH) || k.id}</bdi>
                 {k.connected_app ? (
-                  <div class="muted">returns to {k.connected_app.redirect_host}</div>
+                  <div class="muted">
+                    returns to <bdi>{k.connected_app.redirect_host}</bdi>
+                  </div>
                 ) : null}
               </td>
               <td>{k.kind === "connected_app" ? "connected app" : "agent key"}</td>
@@ -193,6 +197,7 @@ function Ledger(props: { ledger: LedgerPage }) {
   );
 }
 
+/** What the console's dashboard shows. */
 export interface DashboardView {
   wallet: WalletView;
   keys: AgentKeyView[];
