@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { AnyContract, RestBinding } from "../api/operation.js";
 import { ErrorBody } from "../api/schemas.js";
 import { ERROR_CODES, type ErrorCode } from "../domain/error-codes.js";
+import { ERROR_EXAMPLES } from "../domain/error-examples.js";
 import type { Router } from "./router.js";
 
 /** Path parameter names of a template: `/cloud/jobs/{id}/start` → `["id"]`. */
@@ -90,6 +91,17 @@ const X402_REQUIRED = {
   },
 };
 
+/** The example body of each code (./domain/error-examples.ts), keyed by code. */
+export function errorExamples(codes: readonly ErrorCode[]) {
+  return Object.fromEntries(
+    codes.map((code) => {
+      const { detail, extra } = ERROR_EXAMPLES[code];
+      const value = { detail, code, ...extra, request_id: "req_5pX0c1Hq3GvJ2Yb8Lw9RzA" };
+      return [code, { summary: ERROR_CODES[code].meaning, value }];
+    }),
+  );
+}
+
 function errorResponses(codes: ErrorCode[], x402: boolean) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -98,10 +110,13 @@ function errorResponses(codes: ErrorCode[], x402: boolean) {
   }
   const out: Record<string, object> = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const json = x402 && status === 402 ? X402_REQUIRED.content["application/json"] : undefined;
     out[String(status)] = {
       description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join(" "),
-      content: { "application/json": { schema: ErrorBody } },
-      ...(x402 && status === 402 ? X402_REQUIRED : {}),
+      ...(x402 && status === 402 ? { headers: X402_REQUIRED.headers } : {}),
+      content: {
+        "application/json": { schema: json?.schema ?? ErrorBody, examples: errorExamples(list) },
+      },
     };
   }
   return out;
