@@ -1,12 +1,18 @@
 /**
  * A real webhook receiver on 127.0.0.1 for tests: it records every request (headers, body, when)
- * and answers each by a script — a status with headers, or `hang` (never answers: the sender's
- * time-out), then 200 once the script runs out.
+ * and answers each by a script — a status with headers (after a delay, if given), or `hang`
+ * (never answers: the sender's time-out), then 200 once the script runs out.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Answer = { status: number; headers?: Record<string, string> } | "hang";
+export type Answer =
+  | {
+      status: number;
+      headers?: Record<string, string> /** Answer only after this long. */;
+      delayMs?: number;
+    }
+  | "hang";
 
 export interface Received {
   id: string;
@@ -55,8 +61,14 @@ export async function startReceiver(script: Answer[] = []): Promise<Receiver> {
         hanging.add(res);
         return;
       }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end("ok");
+      const send = () => {
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end("ok");
+      };
+      if (answer.delayMs) {
+        hanging.add(res);
+        setTimeout(send, answer.delayMs);
+      } else send();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -7,6 +7,7 @@
  * - no retry on a 4xx other than 408/429, a redirect not followed, 408 retried;
  * - one receiver that never answers holds at most WEBHOOK_ENDPOINT_CONCURRENCY attempts and
  *   delays nobody else; once it has failed for the whole window it is disabled;
+ * - an endpoint deleted while an attempt to it is in flight leaves nothing waiting;
  * - /metrics counts what happened: queued, delivered, retrying, failed, disabled.
  */
 import { Webhook } from "standardwebhooks";
@@ -292,6 +293,33 @@ describe("a receiver that never answers", () => {
       JSON.stringify(endpoint.deliveries),
     ).toBe(true);
   }, 60_000);
+});
+
+describe("an endpoint deleted while an attempt to it is in flight", () => {
+  it("leaves nothing waiting: the attempt's retryable failure does not bring the delivery back", async () => {
+    const rx = await receiver([{ status: 503, delayMs: 1500 }]);
+    const ep = await endpointAt(rx);
+    await credit(ep.walletId);
+    await rx.waitFor(1);
+    const deleted = await s.t.call("POST", `/wallet/webhooks/${ep.id}/delete`, { key: ep.key });
+    expect(deleted.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2500)); // the 503 arrives; a retry would be due
+    expect(rx.received).toHaveLength(1);
+    const rows = await s.t.deps.db
+      .selectFrom("webhook_deliveries")
+      .select(["state", "last_status_code"])
+      .where("endpoint_id", "=", ep.id)
+      .execute();
+    expect(rows).toEqual([{ state: "cancelled", last_status_code: null }]);
+    // The attempt itself is on record, with the answer it got.
+    const attempts = await s.t.deps.db
+      .selectFrom("webhook_attempts")
+      .innerJoin("webhook_deliveries", "webhook_deliveries.id", "webhook_attempts.delivery_id")
+      .select(["webhook_attempts.attempt", "webhook_attempts.status_code"])
+      .where("webhook_deliveries.endpoint_id", "=", ep.id)
+      .execute();
+    expect(attempts).toEqual([{ attempt: 1, status_code: 503 }]);
+  });
 });
 
 describe("/metrics", () => {

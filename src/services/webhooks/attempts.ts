@@ -71,8 +71,10 @@ export type AttemptOutcome =
 
 /**
  * Writes the outcome of attempt `row.attempts`, only while this node still holds the lease
- * (a node whose lease lapsed changes nothing: the attempt was given to another). Returns
- * whether it was written.
+ * (a node whose lease lapsed changes nothing: the attempt was given to another) and the
+ * delivery still waits (one cancelled meanwhile — its endpoint deleted or disabled — stays so:
+ * written back as pending, nothing would ever claim it). Returns whether it was written; the
+ * attempt's own record ends either way, unless a node that took over closed it already.
  */
 export async function finishAttempt(
   db: Db,
@@ -98,14 +100,16 @@ export async function finishAttempt(
       .where("id", "=", row.id)
       .where("lease_owner", "=", node)
       .where("attempts", "=", row.attempts)
+      .where("state", "=", "pending")
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return false;
     await tx
       .updateTable("webhook_attempts")
       .set({ finished_at: now, status_code: statusCode, error })
       .where("delivery_id", "=", row.id)
       .where("attempt", "=", row.attempts)
+      .where("node", "=", node)
+      .where("finished_at", "is", null)
       .execute();
-    return true;
+    return Number(updated.numUpdatedRows) > 0;
   });
 }
