@@ -42,6 +42,10 @@ describe("kinora admin exit codes", () => {
     const done = await admin(["credit", walletId, "250", "--reason", "test"]);
     expect(done.code, done.err).toBe(0);
     expect(JSON.parse(done.out)).toMatchObject({ wallet_id: walletId, balance_cents: 250 });
+    // A negative amount is a value, not an option: it debits.
+    const debit = await admin(["credit", walletId, "-100", "--reason", "test debit"]);
+    expect(debit.code, debit.err).toBe(0);
+    expect(JSON.parse(debit.out)).toMatchObject({ wallet_id: walletId, balance_cents: 150 });
   });
 
   it("exits by the error table's exit column for the code the server answered", async () => {
