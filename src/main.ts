@@ -40,11 +40,16 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": {
       const config = (await import("./config.js")).loadConfig();
+      const { announceStart, startupStep } = await import("./cli/startup-steps.js");
+      announceStart(config);
       // The database opens while the rest of the service loads (see server-database.ts).
-      const opening = (await import("./server-database.js")).openServerDatabase(config);
+      const opening = startupStep(
+        "opening the database",
+        (await import("./server-database.js")).openServerDatabase(config),
+      );
       opening.catch(() => {}); // awaited by startServer; this only keeps it from being "unhandled"
-      const { startServer } = await import("./server.js");
-      const server = await startServer(config, opening);
+      const { startServer } = await startupStep("loading the service", import("./server.js"));
+      const server = await startupStep("starting the service", startServer(config, opening));
       process.stdout.write(`kinora is listening on ${server.url}  (docs: ${server.url}/docs)\n`);
       const stop = () => {
         server.close().then(() => process.exit(0));
