@@ -28,9 +28,10 @@ afterAll(async () => {
   await s.close();
 });
 
-async function agentKey(balance: number, limit: number) {
+/** An agent key; pre-agreed (spends without asking) unless `ask` (./agreement.test.ts). */
+async function agentKey(balance: number, limit: number, ask = false) {
   const owner = await s.t.newWallet(balance);
-  return (await s.t.newAgentKey(owner.key, limit, { askBeforeSpending: false })).key;
+  return (await s.t.newAgentKey(owner.key, limit, { askBeforeSpending: ask })).key;
 }
 
 const VERSION: Record<(typeof CLIENTS)[number], string> = {
@@ -41,7 +42,7 @@ const VERSION: Record<(typeof CLIENTS)[number], string> = {
 
 describe.each(CLIENTS)("%s", (kind) => {
   it("negotiates its era, lists the 14 tools, reads the instructions and calls a tool", async () => {
-    const client = await connect(s.url, await agentKey(1000, 700), { client: kind });
+    const client = await connect(s.url, await agentKey(1000, 700, true), { client: kind });
     expect(client.protocolVersion()).toBe(VERSION[kind]);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(14);
