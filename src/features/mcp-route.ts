@@ -51,13 +51,25 @@ function document(app: Router, tools: readonly string[]) {
     },
     responses: {
       200: {
-        description: "A JSON-RPC response.",
-        content: { "application/json": { schema: { type: "object" } } },
+        description:
+          "A JSON-RPC response; for a batch (revisions that have them), an array of responses. A client that reads SSE may get `text/event-stream` when it asked for progress.",
+        content: {
+          "application/json": { schema: { type: "object" } },
+          "text/event-stream": { schema: { type: "string" } },
+        },
       },
-      400: { description: "A wallet key in the URL, or the key sent twice." },
+      202: {
+        description:
+          "Accepted: the body held only notifications or responses, which have no answer.",
+      },
+      400: {
+        description:
+          "A wallet key or access token in the URL, the key sent twice, or a body that is not JSON (JSON-RPC -32700).",
+      },
       401: { description: "Missing, unknown or revoked key (WWW-Authenticate: Bearer …)." },
       403: { description: "A wallet key: assistants use an agent key with a limit." },
       405: { description: "GET and DELETE: the endpoint is stateless (Allow: POST)." },
+      415: { description: "Content-Type is not application/json (JSON-RPC -32000)." },
     },
   });
 }

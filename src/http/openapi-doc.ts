@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1.0 document, finished in one place with what holds for whole classes of
  * operations rather than for one route: every keyed operation can answer 400, 401 and 402
- * (SPEC: "Every keyed endpoint can answer 400, 401 and 402"), and every POST a caller makes
- * takes an Idempotency-Key header.
+ * (SPEC: "Every keyed endpoint can answer 400, 401 and 402"), every POST body is size-limited
+ * (413), and every POST a caller makes takes an Idempotency-Key header (409 when a keyed
+ * caller reuses one).
  */
 import type { Router } from "./router.js";
 
@@ -12,6 +13,18 @@ const KEYED_ERRORS: Record<string, string> = {
   "401": "Missing, unknown or revoked key.",
   "402":
     "The balance (`needs_topup`) or the agent key's limit (`over_limit`) does not cover the price.",
+};
+
+/** Every POST body is size-limited (JSON_BODY_MAX_BYTES: operations, /mcp, the worker API). */
+const TOO_LARGE = {
+  description: "`too_large`: the body is larger than the limit.",
+  content: { "application/json": { schema: ERROR_REF } },
+};
+/** A keyed call's Idempotency-Key reused with another request, or while the first runs. */
+const KEY_REUSED = {
+  description:
+    "`idempotency_key_reused`: this Idempotency-Key was used with a different request. `idempotency_in_flight`: a request with this key is still in progress.",
+  content: { "application/json": { schema: ERROR_REF } },
 };
 
 const IDEMPOTENCY_HEADER = {
@@ -46,6 +59,10 @@ function finishDocument<T extends object>(doc: T): T {
           };
         }
       }
+      if (method === "post" || method === "patch") {
+        op.responses ??= {};
+        op.responses["413"] ??= TOO_LARGE;
+      }
       if (
         (method === "post" || method === "patch") &&
         !NOT_IDEMPOTENT.some((re) => re.test(path))
@@ -53,6 +70,11 @@ function finishDocument<T extends object>(doc: T): T {
         op.parameters ??= [];
         if (!op.parameters.some((p) => p.in === "header" && p.name === "Idempotency-Key")) {
           op.parameters.push(IDEMPOTENCY_HEADER);
+        }
+        // Only an authenticated caller's key is kept (operations/run.ts), so only keyed calls 409.
+        if (op.security?.some((s) => "bearer" in s || "admin" in s)) {
+          op.responses ??= {};
+          op.responses["409"] ??= KEY_REUSED;
         }
       }
     }
