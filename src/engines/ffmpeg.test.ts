@@ -1,8 +1,8 @@
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ffmpegBinaries, runFfmpeg, runFfprobe } from "./ffmpeg.js";
 import { tempDir } from "../../test/restore/media.js";
+import { ffmpegBinaries, runFfmpeg, runFfprobe } from "./ffmpeg.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

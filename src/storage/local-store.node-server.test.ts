@@ -9,8 +9,6 @@ import { Readable } from "node:stream";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { restoreInputKey } from "../services/restore/job-definition.js";
-import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 import {
   bytes,
   listAllFiles,
@@ -18,6 +16,8 @@ import {
   manualClock,
   SECRET,
 } from "../../test/storage/temp-files.js";
+import { restoreInputKey } from "../services/restore/job-definition.js";
+import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 
 const KEY = restoreInputKey("rj_node1");
 let server: ServerType;

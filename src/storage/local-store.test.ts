@@ -2,11 +2,6 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { restoreInputKey } from "../services/restore/job-definition.js";
-import { createSigner } from "../signing.js";
-import { BlobNotFoundError } from "./blob-store.js";
-import { InvalidKeyError } from "./keys.js";
-import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 import {
   bytes,
   listAllFiles,
@@ -15,6 +10,11 @@ import {
   SECRET,
   streamOf,
 } from "../../test/storage/temp-files.js";
+import { restoreInputKey } from "../services/restore/job-definition.js";
+import { createSigner } from "../signing.js";
+import { BlobNotFoundError } from "./blob-store.js";
+import { InvalidKeyError } from "./keys.js";
+import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 import { signToken } from "./local-token.js";
 
 const BASE = "http://127.0.0.1:8080";

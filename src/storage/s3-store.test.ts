@@ -7,12 +7,12 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SigV4Proxy, startSigV4Proxy } from "../../test/fakes/sigv4-proxy.js";
+import { bytes, listAllFiles, makeTempDir } from "../../test/storage/temp-files.js";
 import { clipImageKey } from "../services/clips/job-definition.js";
 import { restoreInputKey, restoreOutputKey } from "../services/restore/job-definition.js";
 import { BlobNotFoundError } from "./blob-store.js";
-import { bytes, listAllFiles, makeTempDir } from "../../test/storage/temp-files.js";
 import { createS3BlobStore, type S3BlobStore } from "./s3-store.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../../test/fakes/sigv4-proxy.js";
 
 const BUCKET = "kinora-test";
 const CREDS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };

@@ -23,9 +23,9 @@ import { runMigration } from "../../src/services/migrate/run-migration.js";
 import { reconcile } from "../../src/services/reconcile.js";
 import { createSigner } from "../../src/signing.js";
 import { createS3BlobStore } from "../../src/storage/s3-store.js";
-import { startSigV4Proxy } from "../fakes/sigv4-proxy.js";
 import { createTestApp } from "../app.js";
 import { cliCommand } from "../cli/harness.js";
+import { startSigV4Proxy } from "../fakes/sigv4-proxy.js";
 import { buildEmbeddedInstall, type EmbeddedInstall, SIGNING_SECRET } from "./embedded-install.js";
 import { ADMIN_URL, type FreshDatabase, freshDatabase, postgresReachable } from "./postgres.js";
 

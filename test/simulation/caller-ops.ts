@@ -221,8 +221,7 @@ export async function cancelJob(t: TestApp, model: Model, job: SimJob, rand: Ran
   if (k.revoked) return void expect(res.status).toBe(401);
   // A restore can be cancelled until it starts, file or not; a clip only while its image is
   // missing (a clip whose image arrived may already be moderated and queued).
-  const cancellable =
-    job.status === "awaiting_upload" && (job.kind === "restore" || !job.uploaded);
+  const cancellable = job.status === "awaiting_upload" && (job.kind === "restore" || !job.uploaded);
   const expected = cancellable || job.status === "cancelled" ? 200 : 409;
   expect(res.status, `cancel ${job.id} (${job.status}): ${JSON.stringify(res.body)}`).toBe(
     expected,

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate, pipeTo, tempDir } from "../../../test/restore/media.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { measureDurationSec, parseOutTimeSec } from "./duration.js";
-import { generate, pipeTo, tempDir } from "../../../test/restore/media.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

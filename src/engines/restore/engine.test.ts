@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createFfmpegRestoreEngine, MediaError } from "./index.js";
 import { measureQuality } from "./quality.js";
-import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
 let dir: string;

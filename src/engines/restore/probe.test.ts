@@ -1,8 +1,8 @@
 /** The probe pass on real (tiny, synthetic) files: does it measure what it should? */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { measureLoudness, probeForPlan } from "./probe.js";
 import { generate, tempDir } from "../../../test/restore/media.js";
+import { measureLoudness, probeForPlan } from "./probe.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -5,10 +5,10 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate, tempDir } from "../../../test/restore/media.js";
 import { createFfmpegRestoreEngine, type RestoreQuality } from "./index.js";
 import { analyseHum, measureLoudness } from "./probe.js";
 import { measureQuality, parseQualityLog, type QualityScore } from "./quality.js";
-import { generate, tempDir } from "../../../test/restore/media.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
 let dir: string;

@@ -5,9 +5,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate, tempDir } from "../../../test/restore/media.js";
 import { probeForPlan } from "./probe.js";
 import type { SamplingOptions } from "./sampling.js";
-import { generate, tempDir } from "../../../test/restore/media.js";
 import type { InterlaceCounts } from "./types.js";
 
 let dir: string;
