@@ -40,7 +40,9 @@ export interface JobKind {
 
 /** Long polls may take their wait on top of the request's own time-out. */
 const held = (waitSec: number) => ({ extraTimeoutMs: waitSec * 1000 });
-const waitArg = (waitSec: number) => (waitSec > 0 ? { wait_seconds: waitSec } : {});
+/** The bars show progress, so a held read also ends at each progress report. */
+const waitArg = (waitSec: number) =>
+  waitSec > 0 ? { wait_seconds: waitSec, until: "progress" as const } : {};
 
 /** Restores (`rj_…`): read without a key, by the restore contracts. */
 export const RESTORE: JobKind = {
