@@ -229,6 +229,40 @@ export async function cancelJob(t: TestApp, model: Model, job: SimJob, rand: Ran
   if (cancellable) model.end(job, "cancelled", true, t.clock.now().getTime());
 }
 
+/**
+ * A restore's upload still streaming when the job is cancelled: the cancel refunds at once, and
+ * the upload, when its last byte arrives, is refused (409) and leaves no file (checks.ts holds
+ * every cancelled restore to having none).
+ */
+export async function uploadRacingCancel(t: TestApp, model: Model, job: SimJob): Promise<void> {
+  let push: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      push = c;
+    },
+  });
+  const half = Math.floor(job.upload.bytes.length / 2);
+  const put = t.fetchUrl(job.upload.url, {
+    method: "PUT",
+    headers: job.upload.headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
+  push?.enqueue(new Uint8Array(job.upload.bytes.subarray(0, half)));
+  await new Promise((r) => setTimeout(r, 20));
+  const cancel = await t.call("POST", `/cloud/jobs/${job.id}/cancel`, {
+    key: (job.wallet as SimWallet).secret,
+  });
+  expect(cancel.status, `cancel ${job.id} mid-upload: ${JSON.stringify(cancel.body)}`).toBe(200);
+  model.end(job, "cancelled", true, t.clock.now().getTime());
+  push?.enqueue(new Uint8Array(job.upload.bytes.subarray(half)));
+  push?.close();
+  const res = await put;
+  const answer = (await res.json()) as { code?: string };
+  expect(res.status, `upload to ${job.id} finished after its cancel`).toBe(409);
+  expect(answer.code).toBe("wrong_state");
+}
+
 /** The card payment of a checkout restore arrives (webhooks repeat; a late one is refunded). */
 export async function payByCard(t: TestApp, job: SimJob, step: number): Promise<void> {
   await markCheckoutPaid(t.deps, job.id, { paymentRef: `cs_sim_${step}` });

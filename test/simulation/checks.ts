@@ -137,8 +137,11 @@ async function checkFiles(
     inputKey = row.input_key as string;
     outputKey = restoreOutputKey(job.id);
     const ended = ["failed", "refunded", "cancelled"].includes(s);
+    // A cancel deletes the file, and an upload that ends after it is refused and deleted, so
+    // no cancelled restore keeps an input (its price was refunded).
     inputMay =
-      ["pending_payment", "awaiting_upload", "processing"].includes(s) || (ended && endedKept);
+      ["pending_payment", "awaiting_upload", "processing"].includes(s) ||
+      (ended && endedKept && s !== "cancelled");
     outputMay = s === "done" || s === "processing" || (ended && endedKept);
   } else {
     inputKey = row.image_key as string;

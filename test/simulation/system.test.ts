@@ -34,6 +34,7 @@ import {
   topUp,
   topUpRepeat,
   uploadFile,
+  uploadRacingCancel,
 } from "./caller-ops.js";
 import { checkInvariants, newSeen } from "./checks.js";
 import {
@@ -160,6 +161,9 @@ async function step(model: Model, rand: Rand, n: number): Promise<void> {
   }
   if (op < 0.66) {
     const job = someJob(keyed, rand, (j) => j.status === "awaiting_upload");
+    if (job?.kind === "restore" && !job.uploaded && rand() < 0.5) {
+      return uploadRacingCancel(t, model, job);
+    }
     return job ? cancelJob(t, model, job, rand) : undefined;
   }
   if (op < 0.69) {
