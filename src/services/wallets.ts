@@ -2,6 +2,8 @@
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import { notFound, unauthorized } from "../domain/errors.js";
 import { hashSecret, newSecret } from "../domain/ids.js";
+import { LABEL_MAX_LENGTH } from "../domain/limits.js";
+import { inertName } from "../domain/text.js";
 import type { Principal, PrincipalSnapshot } from "./auth.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -22,9 +24,13 @@ interface AgentKeyRow {
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export function agentKeyView(row: AgentKeyRow): AgentKeyView {
+  // A connected app's label is the name the app gave itself: every surface (API, console, CLI)
+  // gets it inert, also when it was stored before names were made inert at registration.
+  const label =
+    row.kind === "connected_app" ? inertName(row.label ?? "", LABEL_MAX_LENGTH) : row.label;
   return {
     id: row.id,
-    label: row.label,
+    label,
     limit_cents: row.limit_cents,
     spent_cents: row.spent_cents,
     remaining_cents: row.limit_cents - row.spent_cents,
@@ -37,7 +43,7 @@ export function agentKeyView(row: AgentKeyRow): AgentKeyView {
       ? {
           connected_app: {
             client_id: row.client_id,
-            client_name: row.label,
+            client_name: label,
             redirect_host: row.redirect_host ?? null,
           },
         }

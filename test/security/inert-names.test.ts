@@ -2,8 +2,8 @@
  * Names an app gives itself are shown inert (issue 21, item 4), in Chromium: a client
  * registered over HTTP with bidirectional overrides, isolates, zero-width and other format
  * characters and an overlong name shows on the consent page without any of them, capped, inside
- * <bdi>, and the page's own "returns to <host>" line is untouched; the console shows a connected
- * app's name the same way, also one stored before the rule (as sent).
+ * <bdi>, and the page's own "returns to <host>" line is untouched; the console and the API (what
+ * the CLI prints) show a connected app's name the same way, also one stored before the rule.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -81,6 +81,15 @@ describe.skipIf(!hasChromium)("names an app gives itself", () => {
       limitCents: 100,
       askBeforeSpending: true,
     });
+    // The API (what the CLI shows) hands it out inert as well.
+    const listed = (await (
+      await fetch(`${s.url}/wallet/keys`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { keys: { label: string; connected_app?: { client_name: string } }[] };
+    expect(listed.keys.length).toBeGreaterThan(0);
+    for (const k of listed.keys) {
+      expect(k.label).not.toMatch(INVISIBLE);
+      expect(k.connected_app?.client_name ?? "").not.toMatch(INVISIBLE);
+    }
     await page.goto(`${s.url}/console`);
     await page.fill("#wallet_key", key);
     await Promise.all([page.waitForLoadState(), page.click("button[type=submit]")]);
