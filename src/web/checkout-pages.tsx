@@ -3,6 +3,18 @@ import { displayCents } from "../domain/money.js";
 import type { CheckoutRow } from "../services/payments/checkouts.js";
 import { Page } from "./layout.js";
 
+/** A top-up starts in the owner's console: its return pages lead back there. */
+function BackToConsole(props: { row: CheckoutRow }) {
+  if (props.row.purpose !== "topup") return null;
+  return (
+    <p>
+      <a class="button pay" id="back-to-console" href="/console">
+        Back to the console
+      </a>
+    </p>
+  );
+}
+
 function what(row: CheckoutRow): string {
   return row.purpose === "topup"
     ? `Balance top-up for wallet ${row.wallet_id}`
@@ -70,6 +82,7 @@ export function DonePage(props: { row: CheckoutRow; testMode: boolean }) {
       <p class="amount">{displayCents(row.amount_cents)}</p>
       <p>{what(row)}</p>
       <p>{paid ? next : "This page refreshes by itself once the payment is confirmed."}</p>
+      <BackToConsole row={row} />
     </Page>
   );
 }
@@ -79,6 +92,7 @@ export function CancelledPage(props: { row: CheckoutRow; testMode: boolean }) {
     <Page title="Cancelled" testMode={props.testMode}>
       <h1 id="result">Checkout cancelled</h1>
       <p>Nothing was charged. You can close this page, or ask for a new checkout link.</p>
+      <BackToConsole row={props.row} />
     </Page>
   );
 }

@@ -1,9 +1,11 @@
 /**
- * The owner's console, server-rendered, no JavaScript: balance and a card top-up, agent keys
- * and connected apps (create with a limit — the secret shown once — see spent/remaining,
- * revoke), restore jobs and clips with status, progress and download links, webhook
- * endpoints with their deliveries (console-webhooks.tsx), and the ledger.
- * Money is shown in dollars.
+ * The owner's console, server-rendered, no JavaScript: balance and a card top-up, a spending
+ * chart (console-spending.tsx), agent keys and connected apps (create with a limit — the secret
+ * shown once —, see spent/remaining, change the limit, revoke after a confirmation), restore
+ * jobs and clips with status, progress, queue estimate, expiry, a before/after still and
+ * download links, webhook endpoints with their deliveries (console-webhooks.tsx), and the
+ * ledger. Money is shown in dollars; a restore's quality by its label, everywhere.
+ * Tables fold into labelled rows on narrow screens (layout.tsx): every cell carries its label.
  */
 
 import type { ClipView } from "../api/clips.js";
@@ -12,14 +14,36 @@ import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
 import { LABEL_MAX_LENGTH } from "../domain/limits.js";
 import { displayCents } from "../domain/money.js";
+import { PRICE_TABLE, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
 import { inertName } from "../domain/text.js";
 import type { LedgerPage } from "../services/ledger-view.js";
+import type { SpendingView } from "../services/spending-view.js";
+import { SpendingChart } from "./console-spending.js";
 import { Webhooks } from "./console-webhooks.js";
 import { Page } from "./layout.js";
 
 const dollars = (cents: number) => displayCents(cents);
-const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
-const pct = (p: number | null) => (p === null ? "" : ` ${Math.round(p * 100)}%`);
+const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
+const plainDollars = (cents: number) => (cents / 100).toFixed(2);
+
+/** A key's name as shown: its label made inert, or its id. */
+export const keyName = (k: Pick<AgentKeyView, "label" | "id">) =>
+  inertName(k.label, LABEL_MAX_LENGTH) || k.id;
+
+/**
+ * Ledger lines written before restores named their quality by label say `(enhanced_max, 95 s)`:
+ * shown with the label, as the jobs table names it.
+ */
+const QUALITY_IN_REASON = new RegExp(`\\((${RESTORE_QUALITIES.join("|")}),`, "g");
+export const withQualityLabels = (reason: string) =>
+  reason.replace(
+    QUALITY_IN_REASON,
+    (_m, q: (typeof RESTORE_QUALITIES)[number]) => `(${PRICE_TABLE[q].label},`,
+  );
+
+function Hidden(props: { csrf: string }) {
+  return <input type="hidden" name="csrf" value={props.csrf} />;
+}
 
 export function SignInPage(props: { csrf: string; error?: string }) {
   return (
@@ -31,7 +55,7 @@ export function SignInPage(props: { csrf: string; error?: string }) {
         </p>
       ) : null}
       <form method="post" action="/console/signin">
-        <input type="hidden" name="csrf" value={props.csrf} />
+        <Hidden csrf={props.csrf} />
         <label for="wallet_key">Wallet key</label>
         <input
           id="wallet_key"
@@ -46,7 +70,118 @@ export function SignInPage(props: { csrf: string; error?: string }) {
         </button>
       </form>
       <p class="muted">The wallet key (pmk_…) was shown once when the balance was created.</p>
+      <h2>No balance yet?</h2>
+      <p>
+        A balance holds the money your agents and apps may spend. It starts at $0.00; its wallet key
+        is shown once, on the next page.
+      </p>
+      <form method="post" action="/console/create">
+        <Hidden csrf={props.csrf} />
+        <button type="submit" id="create-balance">
+          Create a new balance
+        </button>
+      </form>
     </Page>
+  );
+}
+
+/** The Revoke step that asks first: what the key is, what revoking does, and a named button. */
+export function RevokeConfirmPage(props: { k: AgentKeyView; csrf: string }) {
+  const { k } = props;
+  const name = keyName(k);
+  const app = k.kind === "connected_app";
+  return (
+    <Page title="Revoke a key">
+      <h1>
+        Revoke <bdi>{name}</bdi>?
+      </h1>
+      <p>
+        {app ? "This connected app" : "This agent key"} has spent {dollars(k.spent_cents)} of its{" "}
+        {dollars(k.limit_cents)} limit.
+      </p>
+      <p>
+        Once revoked it stops working at once: every request with it is refused
+        {app ? ", and the app's sign-in tokens with it" : ""}. Jobs it started keep running. This
+        cannot be undone; you can create a new key later.
+      </p>
+      <form method="post" action={`/console/keys/${k.id}/revoke`}>
+        <Hidden csrf={props.csrf} />
+        <input type="hidden" name="confirm" value="yes" />
+        <button type="submit" class="pay" id="confirm-revoke">
+          Revoke <bdi>{name}</bdi>
+        </button>
+      </form>
+      <a class="button" href="/console#keys" id="keep">
+        Keep it
+      </a>
+    </Page>
+  );
+}
+
+function KeyRow(props: { k: AgentKeyView; csrf: string }) {
+  const { k, csrf } = props;
+  const name = keyName(k);
+  return (
+    <tr data-key={k.id} class={k.revoked ? "revoked" : undefined}>
+      <td data-label="Name">
+        <bdi>{name}</bdi>
+        {k.connected_app ? (
+          <div class="muted">
+            returns to <bdi>{k.connected_app.redirect_host}</bdi>
+          </div>
+        ) : null}
+      </td>
+      <td data-label="Kind">{k.kind === "connected_app" ? "connected app" : "agent key"}</td>
+      <td data-label="Limit" class="limit">
+        {dollars(k.limit_cents)}
+        {k.revoked ? null : (
+          <details>
+            <summary>
+              Change<span class="sr"> the limit of {name}</span>
+            </summary>
+            <form method="post" action={`/console/keys/${k.id}/limit`} class="limit-form">
+              <Hidden csrf={csrf} />
+              <label for={`limit-${k.id}`}>
+                New limit<span class="sr"> of {name}</span>
+              </label>
+              ${" "}
+              <input
+                id={`limit-${k.id}`}
+                name="limit_dollars"
+                inputmode="decimal"
+                class="short"
+                value={plainDollars(k.limit_cents)}
+                required
+              />{" "}
+              <button type="submit">
+                Save<span class="sr"> the limit of {name}</span>
+              </button>
+              <div class="muted">At least what it spent ({dollars(k.spent_cents)}).</div>
+            </form>
+          </details>
+        )}
+      </td>
+      <td data-label="Spent">{dollars(k.spent_cents)}</td>
+      <td data-label="Left" class="left">
+        {k.revoked ? (
+          <span class="state">revoked — can spend nothing</span>
+        ) : (
+          dollars(k.remaining_cents)
+        )}
+      </td>
+      <td data-label="Asks first">{k.ask_before_spending ? "yes" : "no"}</td>
+      <td class="actions">
+        {k.revoked ? (
+          <span class="state">revoked</span>
+        ) : (
+          <form method="get" action={`/console/keys/${k.id}/revoke`}>
+            <button type="submit">
+              Revoke<span class="sr"> {name}</span>
+            </button>
+          </form>
+        )}
+      </td>
+    </tr>
   );
 }
 
@@ -54,52 +189,31 @@ function Keys(props: { keys: AgentKeyView[]; csrf: string }) {
   return (
     <section id="keys">
       <h2>Agent keys and connected apps</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Kind</th>
-            <th>Limit</th>
-            <th>Spent</th>
-            <th>Left</th>
-            <th>Asks first</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((k) => (
-            <tr data-key={k.id}>
-              <td>
-                <bdi>{inertName(k.label, LABEL_MAX_LENGTH) || k.id}</bdi>
-                {k.connected_app ? (
-                  <div class="muted">
-                    returns to <bdi>{k.connected_app.redirect_host}</bdi>
-                  </div>
-                ) : null}
-              </td>
-              <td>{k.kind === "connected_app" ? "connected app" : "agent key"}</td>
-              <td>{dollars(k.limit_cents)}</td>
-              <td>{dollars(k.spent_cents)}</td>
-              <td>{dollars(k.remaining_cents)}</td>
-              <td>{k.ask_before_spending ? "yes" : "no"}</td>
-              <td>
-                {k.revoked ? (
-                  "revoked"
-                ) : (
-                  <form method="post" action={`/console/keys/${k.id}/revoke`}>
-                    <input type="hidden" name="csrf" value={props.csrf} />
-                    <button type="submit">Revoke</button>
-                  </form>
-                )}
-              </td>
+      {props.keys.length === 0 ? (
+        <p class="muted">No agent keys or connected apps yet.</p>
+      ) : (
+        <table class="keys">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Limit</th>
+              <th scope="col">Spent</th>
+              <th scope="col">Left</th>
+              <th scope="col">Asks first</th>
+              <th scope="col">Revoke</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {props.keys.length === 0 ? <p class="muted">No agent keys or connected apps yet.</p> : null}
+          </thead>
+          <tbody>
+            {props.keys.map((k) => (
+              <KeyRow k={k} csrf={props.csrf} />
+            ))}
+          </tbody>
+        </table>
+      )}
       <h3>New agent key</h3>
       <form method="post" action="/console/keys">
-        <input type="hidden" name="csrf" value={props.csrf} />
+        <Hidden csrf={props.csrf} />
         <label for="label">Label</label>
         <input id="label" name="label" type="text" maxlength={100} placeholder="my assistant" />
         <label for="limit_dollars">Spending limit</label>${" "}
@@ -117,47 +231,154 @@ function Keys(props: { keys: AgentKeyView[]; csrf: string }) {
   );
 }
 
-function Jobs(props: { restores: RestoreJobView[]; clips: ClipView[] }) {
+const ordinal = (n: number) => {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${s}`;
+};
+
+const aboutTime = (sec: number) =>
+  sec < 60
+    ? `about ${Math.max(1, Math.round(sec / 5) * 5)} s`
+    : `about ${Math.round(sec / 60)} min`;
+
+/** Status with progress and the server's queue estimate, for a job of either kind. */
+function JobStatus(props: {
+  status: string;
+  progress: number | null;
+  queue: RestoreJobView["queue"] | ClipView["queue"];
+}) {
+  const { status, progress, queue } = props;
+  const running = status === "processing" || status === "queued";
+  const pct = progress === null ? null : Math.round(progress * 100);
+  return (
+    <td data-label="Status" class="status">
+      <span class="state">{status}</span>
+      {running && pct !== null ? (
+        <div>
+          <progress max={100} value={pct}>
+            {pct}%
+          </progress>{" "}
+          {pct}%
+        </div>
+      ) : null}
+      {running && queue ? (
+        <div class="muted queue">
+          {queue.position === 0 ? "running" : `${ordinal(queue.position)} in the queue`} · done in{" "}
+          {aboutTime(queue.eta_seconds)}
+        </div>
+      ) : null}
+    </td>
+  );
+}
+
+/** When a job's files go (or its upload is due), worded by status. */
+function Expiry(props: { status: string; expiresAt: string | null }) {
+  const { status, expiresAt } = props;
+  let text = "—";
+  if (expiresAt && status === "done") text = `deleted ${when(expiresAt)}`;
+  else if (expiresAt && (status === "awaiting_upload" || status === "pending_payment")) {
+    text = `upload by ${when(expiresAt)}`;
+  }
+  return (
+    <td data-label="Files" class="expiry">
+      {text}
+    </td>
+  );
+}
+
+function Result(props: { url: string | null | undefined; error: string | null; what: string }) {
+  return (
+    <td data-label="Result">
+      {props.url ? (
+        <a href={props.url}>
+          Download<span class="sr"> {props.what}</span>
+        </a>
+      ) : (
+        (props.error ?? "")
+      )}
+    </td>
+  );
+}
+
+function Jobs(props: { restores: RestoreJobView[]; clips: ClipView[]; stills: Set<string> }) {
   return (
     <section id="jobs">
       <h2>Restore jobs</h2>
-      <table>
-        <tbody>
-          {props.restores.map((j) => (
-            <tr data-job={j.id}>
-              <td>{j.filename}</td>
-              <td>{j.quality_label}</td>
-              <td class="status">
-                {j.status}
-                {j.status === "processing" ? pct(j.progress) : ""}
-              </td>
-              <td>{j.display_price}</td>
-              <td>{when(j.created_at)}</td>
-              <td>{j.download_url ? <a href={j.download_url}>Download</a> : (j.error ?? "")}</td>
+      {props.restores.length === 0 ? (
+        <p class="muted">No restores yet.</p>
+      ) : (
+        <table class="jobs restores">
+          <thead>
+            <tr>
+              <th scope="col">Video</th>
+              <th scope="col">Quality</th>
+              <th scope="col">Status</th>
+              <th scope="col">Price</th>
+              <th scope="col">Created</th>
+              <th scope="col">Files</th>
+              <th scope="col">Result</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {props.restores.length === 0 ? <p class="muted">No restores yet.</p> : null}
+          </thead>
+          <tbody>
+            {props.restores.map((j) => (
+              <tr data-job={j.id}>
+                <td data-label="Video" class="video">
+                  <bdi>{j.filename}</bdi>
+                  {props.stills.has(j.id) ? (
+                    <figure class="still">
+                      <img
+                        src={`/console/jobs/${j.id}/still`}
+                        width={480}
+                        alt={`The same frame of ${j.filename} before (left) and after (right) the restore`}
+                      />
+                      <figcaption class="muted">before · after</figcaption>
+                    </figure>
+                  ) : null}
+                </td>
+                <td data-label="Quality">{j.quality_label}</td>
+                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
+                <td data-label="Price">{j.display_price}</td>
+                <td data-label="Created">{when(j.created_at)}</td>
+                <Expiry status={j.status} expiresAt={j.expires_at} />
+                <Result url={j.download_url} error={j.error} what={j.filename} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h2>Clips</h2>
-      <table>
-        <tbody>
-          {props.clips.map((j) => (
-            <tr data-job={j.id}>
-              <td>{j.prompt.slice(0, 60)}</td>
-              <td>{j.size}</td>
-              <td class="status">
-                {j.status}
-                {j.status === "processing" ? pct(j.progress) : ""}
-              </td>
-              <td>{dollars(j.amount_cents)}</td>
-              <td>{when(j.created_at)}</td>
-              <td>{j.download_url ? <a href={j.download_url}>Download</a> : (j.error ?? "")}</td>
+      {props.clips.length === 0 ? (
+        <p class="muted">No clips yet.</p>
+      ) : (
+        <table class="jobs clips">
+          <thead>
+            <tr>
+              <th scope="col">Prompt</th>
+              <th scope="col">Size</th>
+              <th scope="col">Status</th>
+              <th scope="col">Price</th>
+              <th scope="col">Created</th>
+              <th scope="col">Files</th>
+              <th scope="col">Result</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {props.clips.length === 0 ? <p class="muted">No clips yet.</p> : null}
+          </thead>
+          <tbody>
+            {props.clips.map((j) => (
+              <tr data-job={j.id}>
+                <td data-label="Prompt">
+                  <bdi>{j.prompt.slice(0, 60)}</bdi>
+                </td>
+                <td data-label="Size">{j.size}</td>
+                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
+                <td data-label="Price">{dollars(j.amount_cents)}</td>
+                <td data-label="Created">{when(j.created_at)}</td>
+                <Expiry status={j.status} expiresAt={j.expires_at} />
+                <Result url={j.download_url} error={j.error} what={`clip ${j.id}`} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
@@ -166,26 +387,29 @@ function Ledger(props: { ledger: LedgerPage }) {
   return (
     <section id="ledger">
       <h2>Ledger</h2>
-      <table>
+      <table class="ledger">
         <thead>
           <tr>
-            <th>When</th>
-            <th>Kind</th>
-            <th>Amount</th>
-            <th>What</th>
+            <th scope="col">When</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Amount</th>
+            <th scope="col">What</th>
           </tr>
         </thead>
         <tbody>
           {props.ledger.entries.map((e) => (
             <tr data-entry={String(e.id)}>
-              <td>{when(e.created_at)}</td>
-              <td>{e.kind}</td>
-              <td class="amount-cell">{e.display}</td>
-              <td>{e.reason}</td>
+              <td data-label="When">{when(e.created_at)}</td>
+              <td data-label="Kind">{e.kind.replace("_", " ")}</td>
+              <td data-label="Amount" class="amount-cell">
+                {e.display}
+              </td>
+              <td data-label="What">{withQualityLabels(e.reason)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      {props.ledger.entries.length === 0 ? <p class="muted">Nothing yet.</p> : null}
       {props.ledger.next_before !== null ? (
         <p>
           <a href={`/console?ledger_before=${props.ledger.next_before}#ledger`} id="older">
@@ -203,9 +427,15 @@ export interface DashboardView {
   keys: AgentKeyView[];
   restores: RestoreJobView[];
   clips: ClipView[];
+  /** Restore jobs whose before/after still is stored. */
+  stills: Set<string>;
+  spending: SpendingView;
   ledger: LedgerPage;
   csrf: string;
+  /** Why an action was refused. */
   notice?: string;
+  /** What an action did. */
+  done?: string;
   newSecret?: { label: string; key: string };
   endpoints: WebhookEndpointView[];
   newWebhookSecret?: { url: string; secret: string };
@@ -216,13 +446,14 @@ export function DashboardPage(props: { v: DashboardView }) {
   return (
     <Page title="Console" wide>
       <nav>
+        <a href="#spending">Spending</a>
         <a href="#keys">Keys</a>
         <a href="#jobs">Jobs</a>
         <a href="#webhooks">Webhooks</a>
         <a href="#ledger">Ledger</a>
       </nav>
-      <form method="post" action="/console/signout" style="float:right">
-        <input type="hidden" name="csrf" value={v.csrf} />
+      <form method="post" action="/console/signout" class="signout">
+        <Hidden csrf={v.csrf} />
         <button type="submit">Sign out</button>
       </form>
       <h1>Your balance</h1>
@@ -234,20 +465,27 @@ export function DashboardPage(props: { v: DashboardView }) {
         {v.wallet.paused ? " — paused by the operator: it can be topped up but cannot spend." : ""}
       </p>
       {v.notice ? (
-        <p class="error" role="status">
+        <p class="error" role="alert">
           {v.notice}
+        </p>
+      ) : null}
+      {v.done ? (
+        <p class="ok" role="status" id="done">
+          {v.done}
         </p>
       ) : null}
       {v.newSecret ? (
         <section id="new-key">
-          <h3>New key “{v.newSecret.label}” — shown only now</h3>
+          <h3>
+            New key “<bdi>{v.newSecret.label}</bdi>” — shown only now
+          </h3>
           <code class="secret" id="new-secret">
             {v.newSecret.key}
           </code>
         </section>
       ) : null}
       <form method="post" action="/console/topup">
-        <input type="hidden" name="csrf" value={v.csrf} />
+        <Hidden csrf={v.csrf} />
         <label for="topup_dollars">Add money by card</label>${" "}
         <input
           id="topup_dollars"
@@ -260,8 +498,12 @@ export function DashboardPage(props: { v: DashboardView }) {
           Top up
         </button>
       </form>
+      <SpendingChart
+        spending={v.spending}
+        keys={v.keys.map((k) => ({ id: k.id, name: keyName(k) }))}
+      />
       <Keys keys={v.keys} csrf={v.csrf} />
-      <Jobs restores={v.restores} clips={v.clips} />
+      <Jobs restores={v.restores} clips={v.clips} stills={v.stills} />
       <Webhooks endpoints={v.endpoints} csrf={v.csrf} newSecret={v.newWebhookSecret} />
       <Ledger ledger={v.ledger} />
     </Page>

@@ -1,18 +1,28 @@
 /**
  * /console: the wallet owner's pages. Sign in with the wallet key (rate-limited per address),
  * then the dashboard; every form carries the CSRF token of this browser, and every action is
- * a call to the same service the REST API uses, as the wallet key would make it.
+ * a call to the same service the REST API uses, as the wallet key would make it. Without a
+ * balance, the sign-in page creates one (its wallet key shown once, as on the consent page).
  */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { ApiError, unauthorized } from "../domain/errors.js";
+import { displayCents } from "../domain/money.js";
 import { withoutControlChars } from "../domain/text.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../domain/webhooks.js";
 import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
-import { createAgentKey, listAgentKeys, revokeAgentKey } from "../services/agent-keys.js";
+import {
+  changeKeyLimit,
+  createAgentKey,
+  listAgentKeys,
+  revokeAgentKey,
+} from "../services/agent-keys.js";
 import { authenticate, type Principal } from "../services/auth.js";
 import { listClips } from "../services/clips/commands.js";
 import type { ClipDeps } from "../services/clips/deps.js";
@@ -22,8 +32,10 @@ import type { PaymentsDeps } from "../services/payments/deps.js";
 import type { Platform } from "../services/platform.js";
 import { signInBucket } from "../services/rate-buckets.js";
 import type { Limit } from "../services/rate-limit.js";
+import { restoreStillKey } from "../services/restore/job-definition.js";
 import { listRestoreJobs } from "../services/restore/list.js";
-import { walletView } from "../services/wallets.js";
+import { spendingByDay } from "../services/spending-view.js";
+import { createWallet, walletView } from "../services/wallets.js";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -31,8 +43,15 @@ import {
   listEndpoints,
   sendTestEvent,
 } from "../services/webhooks/endpoints.js";
+import { NewWalletPage } from "./consent-pages.js";
 import { parseDollars } from "./consent-routes.js";
-import { DashboardPage, type DashboardView, SignInPage } from "./console-pages.js";
+import {
+  DashboardPage,
+  type DashboardView,
+  keyName,
+  RevokeConfirmPage,
+  SignInPage,
+} from "./console-pages.js";
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, endSession, readSession, startSession } from "./session.js";
 
@@ -45,7 +64,7 @@ interface ConsoleDeps {
   signInLimit: Limit;
 }
 
-type Status = 200 | 400 | 401 | 403 | 429;
+type Status = 200 | 400 | 401 | 403 | 404 | 429;
 
 /** The wallet owner's console: sign in, keys, webhooks, ledger. */
 export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
@@ -57,7 +76,9 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
    * need not be on the host the owner typed (localhost vs PUBLIC_URL's 127.0.0.1, or Stripe).
    */
   function page(c: Context<AppEnv>, node: JSX.Element, status: Status = 200) {
-    const headers = decisionPageHeaders([deps.payments.checkout.pageOrigin()]);
+    const headers = decisionPageHeaders([deps.payments.checkout.pageOrigin()], {
+      selfImages: true,
+    });
     for (const [k, v] of Object.entries(headers)) c.header(k, v);
     return c.html(`<!doctype html>${String(node)}`, status);
   }
@@ -70,18 +91,24 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   ) {
     const principal: Principal = { kind: "wallet", walletId };
     const before = Number(c.req.query("ledger_before"));
-    const [wallet, keys, restores, clips, ledger, endpoints] = await Promise.all([
+    const [wallet, keys, restores, clips, ledger, endpoints, spending] = await Promise.all([
       walletView(web, principal),
       listAgentKeys(web, walletId),
       listRestoreJobs(web, principal, { limit: 20 }),
       listClips(deps.clips, principal),
       listLedger(web, walletId, Number.isSafeInteger(before) && before > 0 ? { before } : {}),
       listEndpoints(deps.webhooks, walletId),
+      spendingByDay(web, walletId, 30),
     ]);
+    // A done restore's still exists unless the worker could not make one (or it predates them).
+    const done = restores.jobs.filter((j) => j.status === "done");
+    const heads = await Promise.all(done.map((j) => web.storage.head(restoreStillKey(j.id))));
     const v: DashboardView = {
       wallet,
       keys,
       restores: restores.jobs,
+      stills: new Set(done.filter((_, i) => heads[i]).map((j) => j.id)),
+      spending,
       clips: clips.slice(0, 20),
       ledger,
       endpoints,
@@ -155,6 +182,40 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     return c.redirect("/console", 303);
   });
 
+  // A new balance from the sign-in page: the same create as POST /wallet (and its per-address
+  // limit), signed in at once, the wallet key shown in this response only.
+  app.post("/console/create", async (c) => {
+    const form = await formOf(c);
+    if (!csrfValid(web, c, form.csrf)) {
+      return page(
+        c,
+        <SignInPage csrf={csrfToken(web, c)} error="That form expired; try again." />,
+        403,
+      );
+    }
+    const d = web.config.rateLimits.enabled
+      ? await web.rateLimiter.take(
+          `create:${clientAddress(c, web.config.trustProxy)}`,
+          web.config.rateLimits.create,
+        )
+      : { ok: true, resetSec: 0 };
+    if (!d.ok) {
+      c.header("Retry-After", String(d.resetSec));
+      const error = `Too many new balances from this address; wait ${d.resetSec} seconds.`;
+      return page(c, <SignInPage csrf={csrfToken(web, c)} error={error} />, 429);
+    }
+    const created = await createWallet(web, {});
+    await startSession(web, c, created.wallet.wallet_id);
+    const node = (
+      <NewWalletPage
+        walletKey={created.key}
+        walletId={created.wallet.wallet_id}
+        continueUrl="/console"
+      />
+    );
+    return page(c, node);
+  });
+
   app.post("/console/signout", async (c) => {
     const form = await formOf(c);
     if (csrfValid(web, c, form.csrf)) await endSession(web, c);
@@ -216,10 +277,30 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     });
   });
 
+  /** The wallet's key `id`, or undefined. */
+  const keyOf = async (walletId: string, id: string) =>
+    (await listAgentKeys(web, walletId)).find((k) => k.id === id);
+
+  // Revoking asks first, on a page of its own (no script needed): GET shows it, and a POST
+  // without the confirmation's field shows it too rather than acting.
+  const confirmRevoke = async (c: Context<AppEnv>, walletId: string) => {
+    const k = await keyOf(walletId, c.req.param("id") ?? "");
+    if (!k) return dashboard(c, walletId, { notice: "No such key in this wallet." }, 404);
+    if (k.revoked) return dashboard(c, walletId, { done: `${keyName(k)} is already revoked.` });
+    return page(c, <RevokeConfirmPage k={k} csrf={csrfToken(web, c)} />);
+  };
+
+  app.get("/console/keys/:id/revoke", async (c) => {
+    const session = await readSession(web, c);
+    if (!session) return c.redirect("/console", 303);
+    return confirmRevoke(c, session.walletId);
+  });
+
   app.post("/console/keys/:id/revoke", async (c) => {
     const form = await formOf(c);
     const s = await formSession(c, form);
     if ("answer" in s) return s.answer;
+    if (form.confirm !== "yes") return confirmRevoke(c, s.walletId);
     try {
       await revokeAgentKey(web, s.walletId, c.req.param("id"));
     } catch (err) {
@@ -227,6 +308,70 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       return dashboard(c, s.walletId, { notice: "No such key in this wallet." }, 400);
     }
     return c.redirect("/console#keys", 303);
+  });
+
+  // The same change as PATCH /wallet/keys/{id}: never below what the key spent, never revoked.
+  app.post("/console/keys/:id/limit", async (c) => {
+    const form = await formOf(c);
+    const s = await formSession(c, form);
+    if ("answer" in s) return s.answer;
+    const k = await keyOf(s.walletId, c.req.param("id") ?? "");
+    if (!k) return dashboard(c, s.walletId, { notice: "No such key in this wallet." }, 404);
+    const name = keyName(k);
+    const cents = parseDollars(form.limit_dollars ?? "");
+    if (cents === null) {
+      const notice = `Limit of ${name} not changed: give dollars from 0.01 to 1000.00.`;
+      return dashboard(c, s.walletId, { notice }, 400);
+    }
+    if (cents < k.spent_cents) {
+      const notice = `Limit of ${name} not changed: it already spent ${displayCents(k.spent_cents)}, and its limit cannot be lower.`;
+      return dashboard(c, s.walletId, { notice }, 400);
+    }
+    try {
+      const changed = await changeKeyLimit(web, s.walletId, k.id, cents);
+      const done = `The limit of ${name} is now ${displayCents(changed.limit_cents)}; it has ${displayCents(changed.remaining_cents)} left.`;
+      return dashboard(c, s.walletId, { done });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return dashboard(
+        c,
+        s.walletId,
+        { notice: `Limit of ${name} not changed: ${err.detail}` },
+        400,
+      );
+    }
+  });
+
+  // A done restore's before/after still, to the signed-in owner of the job only; read from
+  // storage here (never a storage link, which anyone holding it could open).
+  app.get("/console/jobs/:id/still", async (c) => {
+    const session = await readSession(web, c);
+    if (!session) return c.text("Sign in to the console first.", 401);
+    const id = c.req.param("id") ?? "";
+    const job = /^rj_[A-Za-z0-9_-]{1,100}$/.test(id)
+      ? await web.db
+          .selectFrom("restore_jobs")
+          .select("id")
+          .where("id", "=", id)
+          .where("wallet_id", "=", session.walletId)
+          .where("status", "=", "done")
+          .executeTakeFirst()
+      : undefined;
+    const key = job ? restoreStillKey(job.id) : null;
+    if (!key || !(await web.storage.head(key))) return c.text("No such still.", 404);
+    const dir = await mkdtemp(path.join(tmpdir(), "kinora-still-"));
+    try {
+      const file = path.join(dir, "still.jpg");
+      await web.storage.downloadToFile(key, file);
+      const body = await readFile(file);
+      return c.body(new Uint8Array(body), 200, {
+        "content-type": "image/jpeg",
+        "cache-control": "private, max-age=300",
+        "x-content-type-options": "nosniff",
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   registerWebhookForms(app, { formOf, formSession, dashboard, webhooks: deps.webhooks });

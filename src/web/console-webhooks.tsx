@@ -14,24 +14,24 @@ function Deliveries(props: { deliveries: WebhookDeliveryView[] }) {
     <table class="deliveries">
       <thead>
         <tr>
-          <th>Event</th>
-          <th>State</th>
-          <th>Attempts</th>
-          <th>Last answer</th>
-          <th>Next try</th>
+          <th scope="col">Event</th>
+          <th scope="col">State</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Last answer</th>
+          <th scope="col">Next try</th>
         </tr>
       </thead>
       <tbody>
         {props.deliveries.map((d) => (
           <tr data-delivery={d.id}>
-            <td>
+            <td data-label="Event">
               {d.type}
               <div class="muted">{d.event_id}</div>
             </td>
-            <td>{d.state}</td>
-            <td>{d.attempts}</td>
-            <td>{d.last_status_code ?? d.last_error ?? "—"}</td>
-            <td>{when(d.next_attempt_at)}</td>
+            <td data-label="State">{d.state}</td>
+            <td data-label="Attempts">{d.attempts}</td>
+            <td data-label="Last answer">{d.last_status_code ?? d.last_error ?? "—"}</td>
+            <td data-label="Next try">{when(d.next_attempt_at)}</td>
           </tr>
         ))}
       </tbody>

@@ -14,14 +14,41 @@ a.button{display:inline-block;text-decoration:none;padding:.6rem 1.4rem;border-r
 label{display:block;font-weight:600;margin:.8rem 0 .2rem}
 fieldset label{display:inline;font-weight:400}
 fieldset{border:1px solid #d6d3d1;border-radius:8px;margin:1rem 0}
-input[type=password],input[type=text],input[inputmode]{font:inherit;padding:.5rem;border:1px solid #a8a29e;border-radius:6px;width:14rem}
+input[type=password],input[type=text],input[type=url],input[inputmode]{font:inherit;padding:.5rem;border:1px solid #a8a29e;border-radius:6px;width:14rem}
 .host{font-size:1.25rem;background:#fef3c7;padding:.6rem;border-radius:8px}
 .error{color:#b91c1c;font-weight:600}
 .secret{display:block;word-break:break-all;background:#1c1917;color:#fef3c7;padding:.8rem;border-radius:8px}
-table{border-collapse:collapse;width:100%;font-size:.9rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}
 td,th{border-bottom:1px solid #e7e5e4;padding:.35rem .4rem;text-align:left;vertical-align:top}
+th{font-size:.8rem;color:#57534e}
+main{overflow-wrap:break-word}
+code,.secret,.endpoint h3{overflow-wrap:anywhere}
 main.wide{max-width:60rem}
-nav a{margin-right:1rem}
+nav a{margin-right:1rem;display:inline-block}
+h1,h2,h3{line-height:1.2}
+.sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.ok{color:#166534;font-weight:600}
+.signout{float:right}
+.state{font-weight:600}
+tr.revoked td{color:#78716c}
+input.short{width:5rem}
+details summary{cursor:pointer;color:#1d4ed8;font-size:.85rem}
+.still{margin:.4rem 0 0}
+.still img{display:block;width:100%;max-width:20rem;height:auto;border-radius:4px}
+.chart{display:block;width:100%;height:auto;max-height:14rem}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;vertical-align:middle}
+progress{width:6rem;vertical-align:middle}
+@media (max-width:40rem){
+main{margin:0;padding:1rem;border-radius:0;box-shadow:none}
+input[type=password],input[type=text],input[type=url]{width:100%;box-sizing:border-box}
+button,a.button{margin:.3rem .3rem .3rem 0}
+table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+table,tbody,tr,td,th{display:block}
+tr{border-bottom:2px solid #d6d3d1;padding:.4rem 0}
+td{border:0;padding:.1rem 0}
+td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#57534e}
+.signout{float:none}
+}
 `;
 
 export function Page(props: {
@@ -39,7 +66,8 @@ export function Page(props: {
         <meta name="robots" content="noindex" />
         {props.refreshSec ? <meta http-equiv="refresh" content={String(props.refreshSec)} /> : null}
         <title>{props.title} · kinora</title>
-        <style>{CSS}</style>
+        {/* A constant: raw, so the quotes of its `content` strings are not escaped. */}
+        <style dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
       <body>
         {props.testMode ? (
@@ -67,11 +95,16 @@ export const PAGE_HEADERS = {
  * "Allow"), no scripts, forms only to kinora — and, on the consent page, to where the app
  * returns (browsers apply form-action to the redirect that follows the form).
  */
-export function decisionPageHeaders(formTargets: string[] = []) {
+export function decisionPageHeaders(
+  formTargets: string[] = [],
+  opts: { selfImages?: boolean } = {},
+) {
   const targets = ["'self'", ...formTargets].join(" ");
+  // The console shows its own images (a restore's before/after still), from kinora only.
+  const images = opts.selfImages ? " img-src 'self';" : "";
   return {
     ...PAGE_HEADERS,
-    "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action ${targets}; frame-ancestors 'none'; base-uri 'none'`,
+    "content-security-policy": `default-src 'none';${images} style-src 'unsafe-inline'; form-action ${targets}; frame-ancestors 'none'; base-uri 'none'`,
     "x-frame-options": "DENY",
   };
 }

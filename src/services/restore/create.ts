@@ -7,6 +7,7 @@ import { invalidField } from "../../domain/errors.js";
 import { RESTORE_UPLOAD_WINDOW_SEC } from "../../domain/restore/limits.js";
 import {
   DEFAULT_QUALITY,
+  PRICE_TABLE,
   priceRestore,
   type RestoreQuality,
   restoreLimitProblem,
@@ -126,7 +127,8 @@ export async function createRestoreJob(
           agentKeyId: principal.kind === "agent" ? principal.keyId : null,
           amountCents: price.amountCents,
           jobId: id,
-          reason: `restore ${id} (${quality}, ${input.durationSec} s)`,
+          // The quality's label, as the job shows it (quality_label), so the ledger names it alike.
+          reason: `restore ${id} (${PRICE_TABLE[quality].label}, ${input.durationSec} s)`,
         },
         p.events,
       );

@@ -52,21 +52,33 @@ export const RestoreWorkParams = z.object({
       storeHeaders: z.record(z.string(), z.string()),
     })
     .optional(),
+  /**
+   * Where the worker stores the before/after still of a done restore (headers for `outputUrl`,
+   * naming the job's `still` file); absent from servers that want none.
+   */
+  still: z.object({ headers: z.record(z.string(), z.string()) }).optional(),
 });
 /** RestoreWorkParams, parsed. */
 export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
 
-/** Restore files: `restore/rj_…/input` (the caller's video) and `…/output` (the result). */
+/**
+ * Restore files: `restore/rj_…/input` (the caller's video), `…/output` (the result) and
+ * `…/still` (a JPEG of one frame before and after, for the owner's console).
+ */
 const RESTORE_FILES: JobFileLayout = {
   area: "restore",
   idPattern: /^rj_[A-Za-z0-9_-]{1,100}$/,
-  files: ["input", "output"],
+  files: ["input", "output", "still"],
 };
 
 /** Where the video a caller uploads for restore job `jobId` lives. */
 export const restoreInputKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "input");
 /** Where the restored video of job `jobId` lives. */
 export const restoreOutputKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "output");
+/** Where the before/after still of job `jobId` lives (deleted with the job's other files). */
+export const restoreStillKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "still");
+/** The most a still may weigh: a 480 px wide JPEG is tens of kilobytes. */
+const STILL_MAX_BYTES = 2 * 1024 * 1024;
 
 /** Balance refund (no-op for card-paid jobs) plus the card-refund outbox row when paid by card. */
 export async function refundRestore(
@@ -123,6 +135,12 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
     expSec,
   });
   const { stored, source } = await sourceOf(row, deps, expSec);
+  const stillToken = signOutputToken(deps.signer, {
+    key: restoreStillKey(row.id),
+    jobId: row.id,
+    maxBytes: STILL_MAX_BYTES,
+    expSec,
+  });
   const params: RestoreWorkParams = {
     quality: row.quality,
     declaredDurationSec: row.duration_sec,
@@ -131,6 +149,7 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
     filename: row.filename,
     contentType: stored?.contentType ?? row.content_type,
     ...(source ? { source } : {}),
+    still: { headers: { [OUTPUT_TOKEN_HEADER]: stillToken } },
   };
   return {
     inputUrl: await deps.storage.presignDownload(row.input_key, {
@@ -166,6 +185,7 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
       fetched: { statuses: ["processing"], sourceColumn: "source_url" },
     },
     output: { statuses: ["processing"], once: false },
+    still: { statuses: ["processing"], once: false },
   },
   refund: refundRestore,
   variant: (row) => row.quality,
@@ -192,7 +212,7 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   exhausted: RESTORE_MESSAGES.attemptsExhausted,
   workerLost: (attempts) =>
     RESTORE_MESSAGES.attemptsExhausted(attempts, RESTORE_MESSAGES.workerLost),
-  files: (row) => [row.input_key, restoreOutputKey(row.id)],
+  files: (row) => [row.input_key, restoreOutputKey(row.id), restoreStillKey(row.id)],
   // The input is no longer needed once the result exists; after a failure it stays until
   // retention (the caller may want to see what went wrong — and a card refund may be pending).
   filesAfterEnd: (row, outcome) => (outcome === "done" ? [row.input_key] : []),

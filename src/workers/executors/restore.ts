@@ -2,7 +2,7 @@
  * The restore Executor: get the input (download it, or fetch a video_url job's from its URL
  * into storage), measure its real length (refused and refunded when far above the declared
  * one; noted to the server at once, which gives back what a shorter length does not cost),
- * restore it with the configured engine, store the result.
+ * restore it with the configured engine, store the result and its before/after still.
  */
 import path from "node:path";
 import { tooLong } from "../../domain/restore/limits.js";
@@ -14,6 +14,7 @@ import type { VideoFetchSeam } from "../../services/restore/deps.js";
 import { RestoreWorkParams, restoreJobs } from "../../services/restore/job-definition.js";
 import type { RestoreNote } from "../../services/restore/measurement.js";
 import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./restore-source.js";
+import { makeBeforeAfterStill } from "./restore-still.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
 
 const asFinal = (err: unknown) =>
@@ -89,6 +90,16 @@ export function createRestoreExecutor(opts: {
         })
         .catch((err) => Promise.reject(asFinal(err)));
       const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
+      // The still is a courtesy: a restore without one is still done.
+      const still = params.still
+        ? await storeStill(fetchImpl, item, params.still.headers, ctx, {
+            inputPath,
+            outputPath,
+            durationSec: realSec,
+            width: result.width,
+            height: result.height,
+          })
+        : false;
       ctx.progress(1);
       return {
         outputBytes,
@@ -97,8 +108,35 @@ export function createRestoreExecutor(opts: {
           width: result.width,
           height: result.height,
           engine: opts.engine.name,
+          still,
         },
       };
     },
   };
+}
+
+/** Makes the before/after still and stores it by its ticket; false when either step failed. */
+async function storeStill(
+  fetchImpl: FetchLike,
+  item: WorkItem<RestoreWorkParams>,
+  headers: Record<string, string>,
+  ctx: ExecuteContext,
+  files: {
+    inputPath: string;
+    outputPath: string;
+    durationSec: number;
+    width: number;
+    height: number;
+  },
+): Promise<boolean> {
+  const stillPath = path.join(ctx.workDir, "still.jpg");
+  try {
+    await makeBeforeAfterStill({ ...files, stillPath, signal: ctx.signal });
+    const target = { outputUrl: item.outputUrl, outputHeaders: headers };
+    await uploadOutput(fetchImpl, target, stillPath, "image/jpeg", ctx.signal);
+    return true;
+  } catch {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    return false;
+  }
 }
