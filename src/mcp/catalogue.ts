@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
 import { outputJsonSchema, toolInputJsonSchema } from "./schema.js";
+import { TASK_TOOLS } from "./task-tools.js";
 
 export interface Catalogue {
   tools: Tool[];
@@ -30,6 +31,8 @@ export function catalogue(operations: readonly Operation[]): Catalogue {
         inputSchema: toolInputJsonSchema(contract) as Tool["inputSchema"],
         outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
         annotations: { title: tool.title, ...tool.annotations },
+        // 2025-11-25 clients call these as tasks only where the tool says it may (./tasks.ts).
+        ...(tool.name in TASK_TOOLS ? { execution: { taskSupport: "optional" as const } } : {}),
       };
     }),
   };

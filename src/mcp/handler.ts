@@ -22,6 +22,7 @@ import { answerHotCall, hotLegacyCall, hotModernCall, type JsonAnswer } from "./
 import { jsonRpcError } from "./json-rpc.js";
 import { acceptsSse, serveLegacy } from "./legacy.js";
 import { createMcpServer } from "./server.js";
+import { answerTaskRequest, taskRequest } from "./tasks.js";
 
 /** The MCP endpoint of one set of services (made once per process). */
 export interface McpEndpoint {
@@ -105,8 +106,14 @@ export function createMcpEndpoint(
       const { body } = parsed;
       const ctx: McpContext = { ...services, ...caller, requestId, signal: req.signal };
       const route = classify(req, body);
+      const version = req.headers.get("mcp-protocol-version") ?? undefined;
+      // Task requests (tasks/*, a job-starting call of a client that takes tasks): ./tasks.ts.
+      if (route.kind !== "reject") {
+        const era = route.kind;
+        const task = taskRequest(era, era === "modern" ? route.message : body);
+        if (task) return answerTaskRequest(era, task, ctx, version);
+      }
       if (route.kind === "legacy") {
-        const version = req.headers.get("mcp-protocol-version") ?? undefined;
         const hot = fastPath ? hotLegacyCall(body, version, byName) : undefined;
         return hot ? answerHotCall(hot, ctx) : serveLegacy(req, body, ctx);
       }

@@ -18,6 +18,7 @@ import { catalogue } from "./catalogue.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
 import { instructionsFor } from "./instructions.js";
 import { verifyRequestState } from "./request-state.js";
+import { LEGACY_TASKS_CAPABILITY, TASKS_EXTENSION } from "./task-tools.js";
 
 /** The name and version every era's handshake (`initialize`, `server/discover`) reports. */
 export const SERVER_INFO = { name: "kinora", title: "kinora", version: "1.0.0" } as const;
@@ -64,7 +65,12 @@ export function createMcpServer(ctx: McpContext, serving: Serving): Server {
   const { tools, byName } = catalogue(ctx.operations);
   const { signer } = ctx.deps;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      // Tasks are answered by ./tasks.ts (both eras' declarations; each client reads its own).
+      tasks: LEGACY_TASKS_CAPABILITY,
+      extensions: { [TASKS_EXTENSION]: {} },
+    },
     instructions: instructionsFor(ctx.principal),
     requestState: {
       verify: (state) => verifyRequestState(signer, ctx.principal.keyId, state, Date.now()),

@@ -1,0 +1,389 @@
+/**
+ * MCP Tasks over real HTTP: the job is the task. The official v2 client speaking 2025-11-25
+ * (the task methods) and 2026-07-28 (the Tasks extension), each driven by the official
+ * ext-tasks requester, follows a restore from start_restore to done; a job waiting for its
+ * upload is cancelled (and refunded) through tasks/cancel; a running one says why it cannot be;
+ * and another key can neither read nor cancel a task — not even with its id in hand.
+ */
+import { writeFile } from "node:fs/promises";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
+import {
+  createTaskSessionFromClient,
+  type RawClientDispatch,
+  resultFromTaskOutcome,
+} from "@modelcontextprotocol/ext-tasks/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RestoreEngine } from "../../src/engines/contracts.js";
+import type { FeatureFactory } from "../../src/feature.js";
+import { clipsFeature } from "../../src/features/clips.js";
+import { mcpFeature } from "../../src/features/mcp.js";
+import { paymentsFeature } from "../../src/features/payments.js";
+import { restoreFeature } from "../../src/features/restore.js";
+import { createDbWorkSource } from "../../src/jobs/work-source.js";
+import { silentLogger } from "../../src/logger.js";
+import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
+import { startWorkerLoop } from "../../src/workers/loop.js";
+import { stubClassifier } from "../clips/helpers.js";
+import { type ServedApp, serveTestApp } from "../served.js";
+import { INIT, type Json, modern, rpc } from "./helpers.js";
+
+/** Restores nothing in about 1.5 s, reporting progress five times. */
+const slowEngine: RestoreEngine = {
+  name: "slow-test",
+  measureDurationSec: async () => 2,
+  async restore(job) {
+    for (let i = 1; i <= 5; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      job.onProgress?.(i / 5);
+    }
+    await writeFile(job.outputPath, new Uint8Array(2048).fill(1));
+    return { durationSec: 2, width: 320, height: 240, plan: {}, elapsedMs: 1500 };
+  },
+};
+
+const slowRestore: FeatureFactory = async (p) => ({
+  ...(await restoreFeature()(p)),
+  executors: [createRestoreExecutor({ engine: slowEngine })],
+});
+
+let s: ServedApp;
+let stop: () => Promise<void>;
+beforeAll(async () => {
+  s = await serveTestApp({
+    features: [
+      slowRestore,
+      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
+      paymentsFeature(),
+      mcpFeature(),
+    ],
+  });
+  const source = await createDbWorkSource(
+    s.t.database,
+    s.t.features.flatMap((f) => f.queues ?? []),
+    { leaseMs: 60_000, pollMs: 100 },
+  );
+  const loop = startWorkerLoop({
+    workerId: "tasks-w0",
+    source,
+    executors: s.t.features.flatMap((f) => f.executors ?? []),
+    log: silentLogger,
+    claimWaitMs: 200,
+    heartbeatMs: 100,
+  });
+  stop = async () => {
+    await loop.stop(5000);
+    await source.close();
+  };
+});
+afterAll(async () => {
+  await stop?.();
+  await s?.close();
+});
+
+async function rest(method: string, p: string, opts: { key?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${s.url}${p}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A pre-agreed agent key of a fresh wallet with $100. */
+async function agentKey() {
+  const owner = await s.t.newWallet(10_000);
+  const made = await rest("POST", "/wallet/keys", {
+    key: owner.key,
+    body: { limit_cents: 5000, ask_before_spending: false },
+  });
+  return { key: made.body.key as string, owner: owner.key };
+}
+
+const BYTES = new Uint8Array(4096).fill(9);
+const CREATE = {
+  duration_sec: 2,
+  quality: "faithful",
+  filename: "v.mp4",
+  content_type: "video/mp4",
+  size: BYTES.length,
+};
+
+/** A balance-paid restore with its file uploaded, not started. */
+async function uploadedRestore(key: string): Promise<string> {
+  const created = (await rest("POST", "/cloud/jobs", { key, body: CREATE })).body;
+  const put = await fetch(created.upload_url, {
+    method: "PUT",
+    headers: created.upload_headers,
+    body: BYTES,
+  });
+  expect(put.status).toBe(200);
+  return created.job.id;
+}
+
+const ERAS = ["2025-11-25", "2026-07-28"] as const;
+type Era = (typeof ERAS)[number];
+
+/** The official v2 client in `era`, with an ext-tasks session over it. */
+async function taskSession(key: string, era: Era) {
+  const url = new URL(`${s.url}/mcp`);
+  const headers = { authorization: `Bearer ${key}` };
+  const client = new V2Client(
+    { name: "kinora-test", version: "1.0.0" },
+    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(new V2Transport(url, { requestInit: { headers } }));
+  await client.listTools();
+  // The SDK client has no 2026-07-28 task codec: ext-tasks asks the host for a raw request path.
+  let id = 100;
+  const rawDispatch: RawClientDispatch = async (request) => {
+    const req = request as Json;
+    const h: Record<string, string> = {
+      ...headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": req.method,
+    };
+    const name = req.params?.name ?? req.params?.taskId;
+    if (typeof name === "string") h["mcp-name"] = name;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ jsonrpc: "2.0", id: id++, ...req }),
+    });
+    const body = (await res.json()) as Json;
+    return body.error
+      ? { kind: "error", error: body.error }
+      : { kind: "result", result: body.result };
+  };
+  const endpointId = `kinora-${era}`;
+  const session =
+    era === "2026-07-28"
+      ? createTaskSessionFromClient(client, {
+          endpointId,
+          rawDispatch,
+          v2RequestFraming: {
+            protocolVersion: "2026-07-28",
+            clientInfo: { name: "kinora-test", version: "1.0.0" },
+            clientCapabilities: {},
+          },
+        })
+      : createTaskSessionFromClient(client, { endpointId });
+  return {
+    client,
+    session,
+    close: async () => {
+      await session.close();
+      await client.close();
+    },
+  };
+}
+
+describe.each(ERAS)("%s", (era) => {
+  it("start_restore as a task: the ext-tasks client follows the job to done", async () => {
+    const { key } = await agentKey();
+    const id = await uploadedRestore(key);
+    const { session, close } = await taskSession(key, era);
+    const execution = await session.callTool(
+      "start_restore",
+      { job_id: id },
+      { task: { preference: "prefer" } },
+    );
+    expect(execution.kind).toBe("task");
+    const { outcome } = await execution.settle();
+    const result = resultFromTaskOutcome(outcome) as Json;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.job).toMatchObject({ id, status: "done" });
+    expect(result.structuredContent.job.download_url).toEqual(expect.any(String));
+    await close();
+  });
+});
+
+const TASKS_CAPS = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+
+/** One raw task-era request of `key` (the SDK clients hide the wire shapes checked here). */
+async function send(
+  era: Era,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = TASKS_CAPS,
+) {
+  const auth = { authorization: `Bearer ${key}` };
+  if (era === "2025-11-25") {
+    const body = { jsonrpc: "2.0", id: 7, method, params };
+    return rpc(s.url, body, { ...auth, "mcp-protocol-version": era });
+  }
+  const framed = modern(method, params, { capabilities });
+  const name: Record<string, string> =
+    typeof params.taskId === "string" ? { "mcp-name": params.taskId } : {};
+  return rpc(s.url, framed.body, { ...auth, ...framed.headers, ...name });
+}
+
+/** A start_restore made a task by `key` in `era`: its id. */
+async function startedTask(era: Era, key: string): Promise<{ taskId: string; jobId: string }> {
+  const jobId = await uploadedRestore(key);
+  const args = { name: "start_restore", arguments: { job_id: jobId } };
+  const res = await send(
+    era,
+    key,
+    "tools/call",
+    era === "2025-11-25" ? { ...args, task: {} } : args,
+  );
+  const result = res.body.result;
+  const taskId = era === "2025-11-25" ? result.task.taskId : result.taskId;
+  expect(taskId, JSON.stringify(res.body)).toEqual(expect.any(String));
+  return { taskId, jobId };
+}
+
+describe.each(ERAS)("%s, raw", (era) => {
+  it("another key can neither read, wait for nor cancel a task, even with its id", async () => {
+    const a = await agentKey();
+    const b = await agentKey();
+    // The same wallet's other agent key is another key too.
+    const sibling = (
+      await rest("POST", "/wallet/keys", {
+        key: a.owner,
+        body: { limit_cents: 500, ask_before_spending: false },
+      })
+    ).body.key as string;
+    const { taskId, jobId } = await startedTask(era, a.key);
+    const methods =
+      era === "2025-11-25"
+        ? ["tasks/get", "tasks/result", "tasks/cancel"]
+        : ["tasks/get", "tasks/cancel"];
+    for (const other of [b.key, sibling]) {
+      for (const method of methods) {
+        const res = await send(era, other, method, { taskId });
+        expect(res.body.error, `${method} ${JSON.stringify(res.body)}`).toMatchObject({
+          code: -32602,
+          message: "Failed to retrieve task: Task not found",
+        });
+        expect(JSON.stringify(res.body)).not.toContain(jobId);
+      }
+    }
+    // A forged or altered id is not found either.
+    const forged = await send(era, b.key, "tasks/get", { taskId: `${taskId.slice(0, -2)}xx` });
+    expect(forged.body.error.code).toBe(-32602);
+    // The owner's key still reads its task, which ran untouched.
+    const own = await send(era, a.key, "tasks/get", { taskId });
+    expect(own.body.result.status).toMatch(/working|completed/);
+    const job = (await rest("GET", `/cloud/jobs/${jobId}?wait=20`)).body.job;
+    expect(job.status).toBe("done");
+  });
+
+  it("a running job cannot be cancelled: tasks/cancel says why and the task keeps working", async () => {
+    const { key } = await agentKey();
+    const { taskId } = await startedTask(era, key);
+    const res = await send(era, key, "tasks/cancel", { taskId });
+    expect(res.body.error.code).toBe(-32602);
+    expect(res.body.error.message).toMatch(/Cannot cancel task/);
+    const job = await send(era, key, "tasks/get", { taskId });
+    expect(job.body.result.status).toMatch(/working|completed/);
+    // Once done, cancelling is refused as the spec says: the task is terminal.
+    let done: Json;
+    do {
+      await new Promise((r) => setTimeout(r, 300));
+      done = (await send(era, key, "tasks/get", { taskId })).body.result;
+    } while (done.status === "working");
+    expect(done.status).toBe("completed");
+    const late = await send(era, key, "tasks/cancel", { taskId });
+    expect(late.body.error.message).toMatch(/terminal status completed/);
+    if (era === "2026-07-28") {
+      expect(done.resultType).toBe("complete");
+      expect(done.result.structuredContent.job.status).toBe("done");
+    } else {
+      const result = await send(era, key, "tasks/result", { taskId });
+      expect(result.body.result.structuredContent.job.status).toBe("done");
+      expect(result.body.result._meta["io.modelcontextprotocol/related-task"]).toEqual({ taskId });
+    }
+  });
+});
+
+describe("2025-11-25 task details", () => {
+  it("declares tasks at initialize and taskSupport on the four tools that start jobs", async () => {
+    const { key } = await agentKey();
+    const init = await rpc(
+      s.url,
+      { ...INIT, params: { ...INIT.params, protocolVersion: "2025-11-25" } },
+      { authorization: `Bearer ${key}` },
+    );
+    expect(init.body.result.capabilities.tasks).toEqual({
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+    const list = await send("2025-11-25", key, "tools/list", {});
+    const tasked = list.body.result.tools
+      .filter((t: Json) => t.execution?.taskSupport === "optional")
+      .map((t: Json) => t.name)
+      .sort();
+    expect(tasked).toEqual(["create_restore", "make_clip", "start_clip", "start_restore"]);
+  });
+
+  it("create_restore as a task: the model gets upload_url at once; tasks/cancel cancels and refunds", async () => {
+    const { key } = await agentKey();
+    const res = await send("2025-11-25", key, "tools/call", {
+      name: "create_restore",
+      arguments: CREATE,
+      task: {},
+    });
+    const { task, _meta } = res.body.result;
+    expect(task).toMatchObject({ status: "working", ttl: expect.any(Number) });
+    expect(task.statusMessage).toMatch(/upload/);
+    const first = JSON.parse(_meta["io.modelcontextprotocol/model-immediate-response"]);
+    expect(first.upload_url).toEqual(expect.any(String));
+    const before = (await send("2025-11-25", key, "tools/call", { name: "get_balance" })).body;
+    const cancelled = await send("2025-11-25", key, "tasks/cancel", { taskId: task.taskId });
+    expect(cancelled.body.result).toMatchObject({ taskId: task.taskId, status: "cancelled" });
+    const after = (await send("2025-11-25", key, "tools/call", { name: "get_balance" })).body;
+    expect(after.result.structuredContent.wallet.balance_cents).toBe(
+      before.result.structuredContent.wallet.balance_cents + first.job.amount_cents,
+    );
+    const result = await send("2025-11-25", key, "tasks/result", { taskId: task.taskId });
+    expect(result.body.error.message).toMatch(/cancelled/);
+  });
+
+  it("a refused call asked as a task is a failed task whose result is the refusal", async () => {
+    const owner = await s.t.newWallet(50);
+    const key = (await s.t.newAgentKey(owner.key, 5000, { askBeforeSpending: false })).key;
+    const res = await send("2025-11-25", key, "tools/call", {
+      name: "create_restore",
+      arguments: CREATE,
+      task: {},
+    });
+    const { task } = res.body.result;
+    expect(task.status).toBe("failed");
+    const result = (await send("2025-11-25", key, "tasks/result", { taskId: task.taskId })).body
+      .result;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0].text)).toMatchObject({ code: "needs_topup" });
+  });
+});
+
+describe("2026-07-28 task details", () => {
+  it("server/discover declares the extension; tasks/* without it is -32021; a job waiting for its upload is answered as is", async () => {
+    const { key } = await agentKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const discover = modern("server/discover", {}, {});
+    const found = await rpc(s.url, discover.body, { ...auth, ...discover.headers });
+    expect(found.body.result.capabilities.extensions).toMatchObject(TASKS_CAPS.extensions);
+    const { taskId } = await startedTask("2026-07-28", key);
+    const bare = await send("2026-07-28", key, "tasks/get", { taskId }, {});
+    expect(bare.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: TASKS_CAPS },
+    });
+    const created = await send("2026-07-28", key, "tools/call", {
+      name: "create_restore",
+      arguments: CREATE,
+    });
+    expect(created.body.result.resultType).toBe("complete");
+    expect(created.body.result.structuredContent.upload_url).toEqual(expect.any(String));
+  });
+});
