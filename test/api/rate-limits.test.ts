@@ -55,7 +55,11 @@ describe("rate limits", () => {
           jsonrpc: "2.0",
           id: 1,
           method: "tools/call",
-          params: { name: "make_clip", arguments: { prompt: "waves", content_type: "image/png" } },
+          // The key must ask its owner: the assistant passes the price the owner agreed to.
+          params: {
+            name: "make_clip",
+            arguments: { prompt: "waves", content_type: "image/png", max_price_cents: 59 },
+          },
         },
       });
     // The fourth spend of the minute, over MCP, is the last one allowed…
