@@ -304,6 +304,13 @@ function Jobs(props: { restores: RestoreJobView[]; clips: ClipView[]; stills: Se
   return (
     <section id="jobs">
       <h2>Restore jobs</h2>
+      <p class="muted">
+        Progress and queue estimates are as of this page's loading:{" "}
+        <a href="/console#jobs" id="refresh-jobs">
+          refresh
+        </a>
+        .
+      </p>
       {props.restores.length === 0 ? (
         <p class="muted">No restores yet.</p>
       ) : (

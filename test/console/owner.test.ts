@@ -13,10 +13,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobEngineDeps } from "../../src/feature.js";
 import { clipsFeature } from "../../src/features/clips.js";
 import { consoleFeature } from "../../src/features/console.js";
 import { paymentsFeature } from "../../src/features/payments.js";
 import { restoreFeature } from "../../src/features/restore.js";
+import { sweepJobs } from "../../src/jobs/retention.js";
+import { restoreJobs } from "../../src/services/restore/job-definition.js";
 import { hasChromium, launchChromium } from "../browser.js";
 import { createUploadStart, makeImage, stubClassifier } from "../clips/helpers.js";
 import { jobBody, makeVideo } from "../restore/helpers.js";
@@ -211,11 +214,23 @@ describe.skipIf(!hasChromium)("the console for people", () => {
       await page.locator(`#spending tr[data-spender="${spender.id}"]`).textContent(),
     ).toContain(job.display_price);
     await context.close();
+    // It goes with the job's files: once they expire, the retention sweep deletes it too.
+    s.t.clock.set(new Date(Date.parse(job.expires_at) + 1000));
+    await sweepJobs(restoreJobs, jobEngineDeps(s.t.platform));
+    expect(await s.t.deps.storage.head(`restore/${id}/still`)).toBeNull();
+    const after = await s.t.call("GET", `/cloud/jobs/${id}`, { key: spender.key });
+    expect(after.body.job.status).toBe("expired");
   }, 120_000);
 
   it("changes a key's limit, never below what it spent", async () => {
     const owner = await s.t.newWallet(5000);
-    const k = await newKey(owner.key, "Kitchen tablet", 500);
+    const k = await newKey(owner.key, "Kitchen tablet", 500, false);
+    // It spends $2.99 (a restore paid at creation, its video never sent).
+    const spent = await s.t.call("POST", "/cloud/jobs", {
+      key: k.key,
+      body: jobBody({ sizeBytes: 1000 }, { quality: "faithful" }),
+    });
+    expect(spent.status).toBe(200);
     const context = await signedIn(owner.key);
     const page = await context.newPage();
     await page.goto(`${s.url}/console`);
@@ -238,6 +253,14 @@ describe.skipIf(!hasChromium)("the console for people", () => {
     await page.getByRole("button", { name: "Save the limit of Kitchen tablet" }).click();
     await page.waitForSelector("p.error");
     expect(await page.textContent("p.error")).toContain("Limit of Kitchen tablet not changed");
+    // Refused with a reason: below what it spent; the limit stays.
+    await page.locator(`tr[data-key="${k.id}"] summary`).click();
+    await page.getByLabel("New limit of Kitchen tablet").fill("2.00");
+    await page.getByRole("button", { name: "Save the limit of Kitchen tablet" }).click();
+    await page.waitForSelector("p.error");
+    expect(await page.textContent("p.error")).toContain("it already spent $2.99");
+    const kept = await s.t.call("GET", "/wallet", { key: k.key });
+    expect(kept.body.wallet.agent_key.limit_cents).toBe(1250);
     await context.close();
   });
 
