@@ -1,0 +1,26 @@
+/**
+ * `@kinora/client`: a typed SDK for kinora's REST API — one method per operation, typed errors,
+ * automatic Idempotency-Key and safe retries on money-moving calls, an upload helper and
+ * wait helpers over held reads. Built on `fetch`; no runtime dependencies.
+ */
+export {
+  type CallOptions,
+  createKinora,
+  type Input,
+  type Kinora,
+  type KinoraOptions,
+  type MethodArgs,
+  type OperationMethods,
+  type Output,
+} from "./client.js";
+export { type ErrorBody, KinoraError, KinoraNetworkError } from "./errors.js";
+export * from "./generated.js";
+export type { RetryOptions } from "./retry.js";
+export type { UploadOptions, UploadSource, UploadTarget } from "./upload.js";
+export {
+  type ClipJob,
+  FINAL_CLIP_STATUSES,
+  FINAL_RESTORE_STATUSES,
+  type RestoreJob,
+  type WaitOptions,
+} from "./wait.js";

@@ -1,0 +1,43 @@
+/**
+ * `@kinora/client`'s generated types are the server's: packages/client/src/generated.ts is what
+ * scripts/gen-client.ts makes from today's OpenAPI document and contracts, byte for byte (run
+ * `npm run gen:client` after changing a contract). And the package stays publishable and light:
+ * not private, no runtime dependencies, ESM with its types.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { GENERATED_PATH, generate, loadContracts } from "../../scripts/gen-client.js";
+
+const pkgDir = path.dirname(path.dirname(GENERATED_PATH));
+
+describe("@kinora/client", () => {
+  it("generated.ts is up to date with the contracts (npm run gen:client)", async () => {
+    const expected = await generate();
+    const current = readFileSync(GENERATED_PATH, "utf8");
+    expect(
+      current === expected,
+      "packages/client/src/generated.ts is stale: npm run gen:client",
+    ).toBe(true);
+  });
+
+  it("has a method for every REST operation, spending ones marked", async () => {
+    const { OPERATIONS } = await import("../../packages/client/src/generated.js");
+    const contracts = await loadContracts();
+    expect(Object.keys(OPERATIONS).sort()).toEqual([...contracts.keys()].sort());
+    for (const [id, c] of contracts) {
+      expect(OPERATIONS[id as keyof typeof OPERATIONS].spends, id).toBe(c.spends);
+    }
+    expect(OPERATIONS.createRestore.spends).toBe(true);
+    expect(OPERATIONS.getRestore.spends).toBe(false);
+  });
+
+  it("is publishable with no runtime dependencies", () => {
+    const pkg = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+    expect(pkg.name).toBe("@kinora/client");
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.type).toBe("module");
+    expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
+  });
+});
