@@ -59,7 +59,11 @@ describe("kinora clip", () => {
     expect(res.code, res.stderr).toBe(0);
     const doc = JSON.parse(res.stdout);
     expect(doc.job).toMatchObject({ status: "done", size: "720p", seed: 7, amount_cents: 99 });
-    expect(doc.output).toBe(path.join(media.dir, `${doc.job.id}.mp4`));
+    // Named from the image and the prompt, safe characters only, with the id's tail.
+    expect(path.basename(doc.output)).toBe(
+      `harbour_slow-push-in-gulls-and-waves_clip_${doc.job.id.slice(-4)}.mp4`,
+    );
+    expect(path.dirname(doc.output)).toBe(media.dir);
     expect(existsSync(doc.output)).toBe(true);
     expect(doc.size_bytes).toBeGreaterThan(10_000);
     expect(await balanceOf(s, walletId)).toBe(1000 - 99);
@@ -72,6 +76,15 @@ describe("kinora clip", () => {
     expect(shown.stdout).toContain("Clip      5 s 720p, seed 7");
     expect(shown.stdout).toContain("Price     $0.99");
     expect(shown.stdout).toContain(`Download  kinora get ${doc.job.id} --download PATH`);
+    // The whole state: how long the files are kept, and the result's own links.
+    expect(shown.stdout).toMatch(/Kept {6}until \d{4}-\d\d-\d\dT.*, then its files are deleted/);
+    expect(shown.stdout).toMatch(/Link {6}http:\/\/127\.0\.0\.1:\d+\/\S+ \(temporary\)/);
+    // get --download into a directory: the clip's own name there, never over an earlier file.
+    const again = await s.runCli(["get", doc.job.id, "--download", media.dir, "--json"], { home });
+    expect(again.code, again.stderr).toBe(0);
+    expect(path.basename(JSON.parse(again.stdout).output)).toBe(
+      `slow-push-in-gulls-and-waves_clip_${doc.job.id.slice(-4)}.mp4`,
+    );
   });
 
   it("with an image URL the server fetches the image; nothing is uploaded", async () => {

@@ -4,7 +4,6 @@
  * and after the upload, a checkout-paid restore without a key, the no-terminal rule, not enough
  * balance, and the progress bar drawn on a pseudo-terminal.
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,12 +11,11 @@ import { ffprobeDuration, makeVideo } from "../restore/helpers.js";
 import {
   balanceOf,
   type CliServer,
-  cliCommand,
   payTestCheckout,
-  ROOT,
   scratchDir,
   startCliServer,
 } from "./harness.js";
+import { runCliInPty, stripAnsi } from "./pty.js";
 
 let s: CliServer;
 const media = scratchDir();
@@ -148,12 +146,17 @@ describe("kinora restore", () => {
     expect(jobs).toEqual([]);
   });
 
-  it("not enough balance: exit 3 with the server's detail, nothing charged", async () => {
+  it("not enough balance: exit 3 saying how to top up, before anything is created", async () => {
     const { home, walletId } = await signedIn(100);
     const res = await s.runCli(["restore", video.path, "--yes", "--json"], { home });
     expect(res.code).toBe(3);
-    expect(JSON.parse(res.stdout).error).toMatchObject({ status: 402, needs_topup: true });
-    expect(res.stderr).toMatch(/kinora restore: .+/);
+    expect(JSON.parse(res.stdout).error).toMatchObject({
+      code: "needs_topup",
+      needs_topup: true,
+      price_cents: 499,
+    });
+    expect(res.stderr).toContain("The balance is $1.00, $3.99 short of the price.");
+    expect(res.stderr).toContain("Top up first: kinora topup 5");
     expect(await balanceOf(s, walletId)).toBe(100);
   });
 
@@ -162,20 +165,15 @@ describe("kinora restore", () => {
     s.faults.downloadBytesPerSec = 40_000;
     try {
       const out = path.join(media.dir, "pty.mp4");
-      const [node, args] = cliCommand([
-        "restore",
-        video.path,
-        "-q",
-        "standard",
-        "--out",
-        out,
-        "--yes",
-      ]);
-      const line = [node, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-      const { code, output } = await runInPty(line, { HOME: home, XDG_CONFIG_HOME: home });
+      const { code, output } = await runCliInPty(
+        ["restore", video.path, "-q", "standard", "--out", out, "--yes"],
+        { HOME: home, XDG_CONFIG_HOME: home },
+      );
       expect(code, output).toBe(0);
       const plain = stripAnsi(output);
       for (const bar of ["upload", "restore", "download"]) expect(plain).toContain(`${bar} `);
+      // The restore bar carries the server's estimate (queue.eta_seconds), not the time waited.
+      expect(plain).toMatch(/restore +\[[^\]]*\] \d+% \| [^|]+ \| (about \d+[hms]|any moment now)/);
       const percents = [...plain.matchAll(/download \[[^\]]*\] (\d+)%/g)].map((m) => Number(m[1]));
       const distinct = [...new Set(percents)];
       expect(distinct.length, plain).toBeGreaterThanOrEqual(3);
@@ -188,32 +186,3 @@ describe("kinora restore", () => {
     }
   });
 });
-
-/** The screen text without colour, cursor and erase sequences. */
-function stripAnsi(text: string): string {
-  const esc = String.fromCharCode(27);
-  return text.replace(new RegExp(`${esc}\\[[0-9;?]*[A-Za-z]|${esc}[78]`, "g"), "");
-}
-
-/** Runs a shell command line under a pseudo-terminal (util-linux `script`), capturing the screen. */
-function runInPty(
-  commandLine: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qfec", commandLine, "/dev/null"], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, TERM: "xterm-256color", COLUMNS: "120", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => {
-      output += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      output += c.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}

@@ -18,6 +18,8 @@ interface FollowOptions<J> {
   state(job: J): JobState;
   terminal: ReadonlySet<string>;
   onUpdate?(job: J): void;
+  /** Every answer, changed or not (a queue estimate moves between status changes). */
+  onRead?(job: J): void;
   onRetry?(attempt: number, delayMs: number, reason: string): void;
   signal?: AbortSignal;
   /** Long-poll seconds to ask for (the API allows 0–25). */
@@ -50,6 +52,7 @@ export async function followJob<J>(opts: FollowOptions<J>): Promise<J> {
       await pause(delayMs, opts.signal);
       continue;
     }
+    opts.onRead?.(job);
     const state = opts.state(job);
     const changed = !last || state.status !== last.status || state.progress !== last.progress;
     last = state;

@@ -81,11 +81,63 @@ export function paidByCheckout(job: Job): boolean {
   return "paid_from_balance" in job && job.paid_from_balance === false;
 }
 
-/** The result's default file name: `NAME-restored.mp4` for a restore, `clip_ID.mp4` for a clip. */
-export function resultFileName(job: Job): string {
-  if (!("filename" in job)) return `${job.id}.mp4`;
-  const base = job.filename.replace(/\.[A-Za-z0-9]{1,5}$/, "") || "video";
-  return `${base}-restored.mp4`;
+/** Lower-case ASCII words joined by `-` (accents dropped, everything else a separator), at
+ * most `max` characters, cut at a word boundary when it can be. */
+export function slug(text: string, max = 40): string {
+  const words = text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  if (words.length <= max) return words;
+  const cut = words.slice(0, max + 1);
+  const boundary = cut.lastIndexOf("-");
+  return (boundary > max / 2 ? cut.slice(0, boundary) : words.slice(0, max)).replace(/-+$/, "");
+}
+
+/** A name without its directory and extension, from a path or an http(s) URL. */
+function stem(nameOrUrl: string): string {
+  let name = nameOrUrl;
+  try {
+    if (/^https?:\/\//i.test(nameOrUrl)) name = decodeURIComponent(new URL(nameOrUrl).pathname);
+  } catch {
+    // Not a URL after all: use it as a name.
+  }
+  const base = name.split(/[\\/]/).pop() ?? "";
+  return base.replace(/\.[A-Za-z0-9]{1,5}$/, "");
+}
+
+/**
+ * The result's default file name, of safe characters only: `NAME-restored.mp4` for a restore;
+ * for a clip the image's name and the prompt's first words with the id's tail,
+ * `harbour_slow-push-in-gulls_clip_ab12.mp4`. `image` is the local file or URL it was made from
+ * (a clip read back by id knows only its image_url). The caller picks a free name beside it.
+ */
+export function resultFileName(job: Job, image?: string): string {
+  if (!("filename" in job)) {
+    const from = image ?? job.image_url ?? "";
+    const parts = [slug(stem(from), 30), slug(job.prompt, 40)].filter(Boolean);
+    const tail = job.id.slice(-4);
+    return `${[...parts, "clip", tail].join("_")}.mp4`;
+  }
+  // The person's own name, kept as it is, but never a path (a name from the server could be).
+  const base = stem(job.filename)
+    .replace(/[\p{Cc}/\\:]+/gu, "-")
+    .replace(/^\.+/, "");
+  return `${base || "video"}-restored.mp4`;
+}
+
+/**
+ * Where the job stands in the server's queue, and its estimate: `2 ahead in the queue` with
+ * the seconds the server expects until done (null when it gives none).
+ */
+export function queueText(job: Job): { where: string; etaSeconds: number | null } {
+  const q = job.queue;
+  if (!q) return { where: "", etaSeconds: null };
+  const where =
+    q.position === 0 ? "" : q.ahead === 0 ? "next in the queue" : `${q.ahead} ahead in the queue`;
+  return { where, etaSeconds: q.eta_seconds };
 }
 
 /** A short status for a progress bar or a log line. */

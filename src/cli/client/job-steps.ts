@@ -8,8 +8,15 @@ import { downloadFile } from "./download.js";
 import { isAbort } from "./failures.js";
 import { FOLLOW_WAIT_SEC, followJob } from "./follow.js";
 import { dollars, formatBytes } from "./format.js";
-import { type Job, type JobKind, paidByCheckout, readJob, statusText } from "./job-kinds.js";
-import { byteProgress, jobProgress, type ProgressBar } from "./progress.js";
+import {
+  type Job,
+  type JobKind,
+  paidByCheckout,
+  queueText,
+  readJob,
+  statusText,
+} from "./job-kinds.js";
+import { byteProgress, etaText, jobProgress, type ProgressBar } from "./progress.js";
 import { uploadFile } from "./upload.js";
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -58,9 +65,14 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
       terminal: kind.terminal,
       signal: ctx.signal,
       waitSec: FOLLOW_WAIT_SEC,
+      onRead: (j) => {
+        const { where, etaSeconds } = queueText(j);
+        const status = where ? `${statusText(j)}, ${where}` : statusText(j);
+        bar.update(j.status === "done" ? 1 : (j.progress ?? 0), status, etaSeconds);
+      },
       onUpdate: (j) => {
-        bar.update(j.status === "done" ? 1 : (j.progress ?? 0), statusText(j));
-        if (!out.interactive && j.status !== lastStatus) out.note(`${id}: ${statusText(j)}`);
+        // A log gets a line per status, with the server's queue place and estimate.
+        if (!out.interactive && j.status !== lastStatus) out.note(`${id}: ${followLine(j)}`);
         lastStatus = j.status;
       },
       onRetry: (_attempt, delayMs, reason) => {
@@ -74,6 +86,13 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
     bar.stop();
     throw err;
   }
+}
+
+/** A job's status with its queue place and the server's estimate, for a log line. */
+export function followLine(job: Job): string {
+  const { where, etaSeconds } = queueText(job);
+  const extra = [where, etaSeconds === null ? "" : etaText(etaSeconds)].filter(Boolean);
+  return extra.length > 0 ? `${statusText(job)} (${extra.join(", ")})` : statusText(job);
 }
 
 /** Downloads a result with a bar (drawn once the size is known); resolves with its size. */

@@ -37,5 +37,10 @@ export function callOperation<C extends AnyContract>(
     const query = renamed as Record<string, string | number | undefined>;
     return api.request<OutputOf<C>>("GET", path, { ...opts, query, auth });
   }
-  return api.request<OutputOf<C>>("POST", path, { ...opts, body: renamed, auth });
+  // POST, PATCH…: the contract's own method, with the input as the JSON body.
+  return api.request<OutputOf<C>>(rest.method.toUpperCase(), path, {
+    ...opts,
+    body: renamed,
+    auth,
+  });
 }

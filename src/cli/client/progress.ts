@@ -66,20 +66,53 @@ export function byteProgress(out: Output, label: string, totalBytes: number): Pr
   };
 }
 
-/** A job's progress (0..1 from the server) with its status: `restoring [██░░] 40% | processing`. */
-export function jobProgress(out: Output, label: string): ProgressBar {
-  if (!out.interactive) return SILENT;
-  const bar = makeBar(out, "{label} [{bar}] {percentage}% | {status} | {duration_formatted}", 100, {
-    label,
-    status: "starting",
-  });
+/** A job's bar: its progress, a status, and the server's estimate of the seconds left. */
+export interface JobBar {
+  update(fraction: number, status: string, etaSeconds: number | null): void;
+  stop(): void;
+}
+
+/** "about 2m 20s left" from seconds; "any moment now" once the estimate has run out. */
+export function etaText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s <= 0) return "any moment now";
+  if (s < 60) return `about ${s}s left`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `about ${m}m ${String(s % 60).padStart(2, "0")}s left`;
+  return `about ${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m left`;
+}
+
+/**
+ * A job's progress (0..1 from the server) with its status, queue place and the server's ETA:
+ * `restore [██░░] 40% | 2 ahead in the queue | about 1m 05s left`. The estimate counts down
+ * between reads (it is re-based on each answer); without one the time waited so far is shown.
+ */
+export function jobProgress(out: Output, label: string): JobBar {
+  if (!out.interactive) return { update() {}, stop() {} };
+  const startedAt = Date.now();
+  let doneBy: number | null = null;
+  let status = "starting";
+  let percent = 0;
+  const payload = () => {
+    const waited = Math.round((Date.now() - startedAt) / 1000);
+    const eta = doneBy === null ? `${waited}s so far` : etaText((doneBy - Date.now()) / 1000);
+    return { label, status, eta };
+  };
+  const bar = makeBar(out, "{label} [{bar}] {percentage}% | {status} | {eta}", 100, payload());
+  // Redraw each second so the estimate counts down between the server's answers.
+  const tick = setInterval(() => bar.update(percent, payload()), 1000);
+  tick.unref();
   return {
-    update: (fraction, status) =>
-      bar.update(Math.round(Math.max(0, Math.min(1, fraction)) * 100), {
-        label,
-        status: status ?? "",
-      }),
-    stop: () => bar.stop(),
+    update: (fraction, text, etaSeconds) => {
+      percent = Math.round(Math.max(0, Math.min(1, fraction)) * 100);
+      status = text;
+      doneBy = etaSeconds === null ? null : Date.now() + etaSeconds * 1000;
+      bar.update(percent, payload());
+    },
+    stop: () => {
+      clearInterval(tick);
+      bar.stop();
+    },
   };
 }
 

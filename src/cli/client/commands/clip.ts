@@ -7,6 +7,7 @@ import path from "node:path";
 import { createClip, quoteClip, startClip } from "../../../api/contracts/clips.js";
 import type { OutputOf } from "../../../api/operation.js";
 import type { ClipImageType, ClipSize } from "../../../domain/clips/rules.js";
+import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
   type ClientContext,
@@ -134,6 +135,8 @@ async function clip(ctx: ClientContext): Promise<number> {
   const what = src.file
     ? `${path.basename(src.file.path)} (${formatBytes(src.file.sizeBytes)})`
     : src.imageUrl;
+  // A price the key cannot pay is never put to the person: say what is missing instead.
+  await ensureCanPay(ctx, price.amount_cents, `A ${opts.size} clip`);
   const question = `Make a 5-second ${opts.size} clip from ${what}, "${truncate(prompt, 60)}", for ${price.display} from your balance?`;
   if (!(await confirmSpend(ctx.out, question, flagArg(ctx.args, "yes")))) {
     throw new CliFailure("No clip made; nothing was charged.", EXIT.failed);
@@ -155,7 +158,9 @@ async function clip(ctx: ClientContext): Promise<number> {
     throw new CliFailure(`${job.id} is done but has no download link.`, EXIT.server);
   const given = stringArg(ctx.args, "out");
   const dir = src.file ? path.dirname(path.resolve(src.file.path)) : process.cwd();
-  const dest = given ? path.resolve(given) : freePath(dir, resultFileName(job));
+  const dest = given
+    ? path.resolve(given)
+    : freePath(dir, resultFileName(job, src.file?.path ?? src.imageUrl));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest).catch((err: unknown) => {
     throw resumeHint(err, job.id, "download");
   });
@@ -182,8 +187,9 @@ export const clipCommand: ClientCommand = {
 Turns one still image (a JPEG, PNG or WebP file, or a public http(s) URL the server
 fetches) and a prompt into a 5-second clip with sound, paid from the balance
 ($0.59 at 480p, $0.99 at 720p). Shows the price and asks first (unless --yes),
-uploads the image, follows the clip and saves it — next to the image as
-clip_ID.mp4 unless --out says otherwise.
+uploads the image, follows the clip and saves it — next to the image, named from
+the image and the prompt (harbour_slow-push-in_clip_ab12.mp4; never overwriting a
+file) unless --out says otherwise.
 
 A prompt that breaks the content rule (no sexual or nude content, nothing
 suggestive involving a minor) is refused before anything is charged: the refusal

@@ -20,12 +20,14 @@ import {
   type Job,
   type JobKind,
   kindOf,
+  paidByCheckout,
   readJob,
   resultFileName,
   statusText,
 } from "../job-kinds.js";
 import { downloadStep, followStep } from "../job-steps.js";
 import { callOperation } from "../operations.js";
+import { etaText } from "../progress.js";
 
 type Listed = Job & { kind: "restore" | "clip" };
 
@@ -89,16 +91,86 @@ function whatLines(job: Job): string[] {
   ];
 }
 
-/** The price, and how it was paid; a restore shorter than declared shows what came back. */
-function priceLine(job: Job): string {
-  if (!("filename" in job)) return line("Price", dollars(job.amount_cents));
-  const paid = job.paid_from_balance ? "from the balance" : "by checkout";
-  const back = job.declared_amount_cents - job.amount_cents;
-  const refund =
-    back > 0
-      ? ` (${dollars(back)} of ${dollars(job.declared_amount_cents)} refunded: shorter than declared)`
-      : "";
-  return line("Price", `${dollars(job.amount_cents)} ${paid}${refund}`);
+/** Statuses in which the price went back (the whole of it). */
+const REFUNDED = new Set(["failed", "refunded", "refused", "cancelled"]);
+
+/** The price, how it was paid, and what came back: a refund, or a shorter restore's part. */
+function priceLines(job: Job): string[] {
+  const byCard = paidByCheckout(job);
+  const paid =
+    job.status === "pending_payment"
+      ? "by checkout, not paid yet"
+      : byCard
+        ? "by checkout"
+        : "from the balance";
+  const lines = [line("Price", `${dollars(job.amount_cents)} ${paid}`)];
+  if ("filename" in job) {
+    const back = job.declared_amount_cents - job.amount_cents;
+    if (back > 0) {
+      lines.push(
+        line(
+          "Refund",
+          `${dollars(back)} of ${dollars(job.declared_amount_cents)} back: shorter than declared`,
+        ),
+      );
+    }
+  }
+  if (REFUNDED.has(job.status)) {
+    const to = byCard ? "to the card" : "to the balance";
+    lines.push(line("Refund", `${dollars(job.amount_cents)} ${to} (${job.status})`));
+  }
+  return lines;
+}
+
+/** Where it stands now: progress, the server's queue place and estimate. */
+function progressLines(kind: JobKind, job: Job): string[] {
+  if (kind.terminal.has(job.status)) return [];
+  const lines: string[] = [];
+  if (job.progress !== null && job.progress !== undefined) {
+    lines.push(line("Progress", `${Math.round(job.progress * 100)}%`));
+  }
+  if (job.queue) {
+    const q = job.queue;
+    const where =
+      q.position === 0
+        ? "a worker is running it"
+        : q.ahead === 0
+          ? "next in the queue"
+          : `${q.ahead} ahead in the queue`;
+    lines.push(
+      line("Queue", `${where}; ${etaText(q.eta_seconds)} (done about ${q.estimated_done_at})`),
+    );
+  }
+  return lines;
+}
+
+/** The deadline or deletion time `expires_at` means in this status. */
+function expiryLine(job: Job): string[] {
+  if (!job.expires_at) return [];
+  switch (job.status) {
+    case "awaiting_upload":
+      return [line("Expires", `${job.expires_at}: upload the file by then or the job expires`)];
+    case "pending_payment":
+      return [line("Expires", `${job.expires_at}: pay by then or the job expires`)];
+    case "done":
+      return [line("Kept", `until ${job.expires_at}, then its files are deleted`)];
+    default:
+      return [];
+  }
+}
+
+/** The result's links (temporary: each read gives fresh ones) and the command that saves it. */
+function linkLines(kind: JobKind, job: Job): string[] {
+  if (job.download_url) {
+    const watch = "video_url" in job && job.video_url ? [line("Watch", job.video_url)] : [];
+    return [
+      line("Download", `kinora get ${job.id} --download PATH`),
+      line("Link", `${job.download_url} (temporary)`),
+      ...watch,
+    ];
+  }
+  if (!kind.terminal.has(job.status)) return [line("Follow", `kinora get ${job.id} --follow`)];
+  return [];
 }
 
 /** The job's own webhook and its latest deliveries, newest first. */
@@ -115,27 +187,24 @@ function webhookLines(hook: JobWebhookView | null | undefined): string[] {
   return lines;
 }
 
-/** `kinora get`'s lines for a person: every field of the job view worth reading. */
+/**
+ * `kinora get`'s lines for a person: the job's whole state — status, what it is, progress and
+ * the server's queue estimate, price and refunds, times and expiry, errors, webhook, links.
+ */
 export function jobLines(kind: JobKind, job: Job): string[] {
   const progress =
     job.status === "processing" && job.progress ? ` ${Math.round(job.progress * 100)}%` : "";
   const lines = [`${job.id}  ${kind.name}  ${statusText(job)}${progress}`, ...whatLines(job)];
-  lines.push(priceLine(job), line("Created", `${job.created_at} (${formatAge(job.created_at)})`));
+  lines.push(...progressLines(kind, job), ...priceLines(job));
+  lines.push(line("Created", `${job.created_at} (${formatAge(job.created_at)})`));
   if (job.finished_at) lines.push(line("Finished", job.finished_at));
-  if (job.queue) {
-    const ahead = job.queue.position === 0 ? "running now" : `${job.queue.ahead} ahead`;
-    lines.push(line("Queue", `${ahead}, done in about ${formatDuration(job.queue.eta_seconds)}`));
-  }
-  if (job.expires_at && !kind.terminal.has(job.status)) lines.push(line("Expires", job.expires_at));
+  lines.push(...expiryLine(job));
   if (job.error) {
     const code = "error_code" in job && job.error_code ? ` (${job.error_code})` : "";
     lines.push(line("Error", `${job.error}${code}`));
   }
   if ("refused" in job && job.refused) lines.push(line("Refused", job.refused));
-  lines.push(...webhookLines(job.webhook));
-  if (job.download_url) lines.push(line("Download", `kinora get ${job.id} --download PATH`));
-  else if (!kind.terminal.has(job.status))
-    lines.push(line("Follow", `kinora get ${job.id} --follow`));
+  lines.push(...webhookLines(job.webhook), ...linkLines(kind, job));
   return lines;
 }
 
@@ -215,8 +284,10 @@ export const getCommand: ClientCommand = {
   options: { follow: { type: "boolean" }, download: { type: "string" } },
   help: `Usage: kinora get JOB_ID [--follow] [--download PATH]
 
-Shows a restore (rj_…) or clip (clip_…): its status, what it is, the price, the
-queue estimate, any error, and its webhook with the latest deliveries. --follow
+Shows a restore (rj_…) or clip (clip_…) whole: its status, what it is, progress
+and the server's queue place and estimate, the price and any refund, when it was
+made and finished, its upload or payment deadline or how long its files are kept,
+any error, its webhook with the latest deliveries, and its result links. --follow
 waits for it to finish with a progress bar; --download waits too and saves the result to PATH (a directory gets
 the result's own name). This is how to pick up a job after Ctrl-C.
 

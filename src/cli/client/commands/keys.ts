@@ -1,5 +1,10 @@
-/** `kinora keys [create|revoke]`: agent keys, sub-keys with a spending limit. */
-import { createAgentKey, listAgentKeys, revokeAgentKey } from "../../../api/contracts/wallet.js";
+/** `kinora keys [create|limit|revoke]`: agent keys, sub-keys with a spending limit. */
+import {
+  changeAgentKeyLimit,
+  createAgentKey,
+  listAgentKeys,
+  revokeAgentKey,
+} from "../../../api/contracts/wallet.js";
 import { type ClientCommand, type ClientContext, COMMON_HELP, stringArg } from "../command.js";
 import { UsageError } from "../failures.js";
 import { dollars, formatAge, parseDollars, table } from "../format.js";
@@ -53,9 +58,28 @@ async function revokeKey(ctx: ClientContext, id: string | undefined): Promise<nu
   return 0;
 }
 
+const LIMIT_USAGE = "Usage: kinora keys limit KEY_ID DOLLARS  (see kinora keys)";
+
+/** The owner sets a key's total limit (never below what it already spent). */
+async function limitKey(ctx: ClientContext, id: string | undefined, amount: string | undefined) {
+  ctx.api.requireKey();
+  if (!id || !amount) throw new UsageError(LIMIT_USAGE);
+  const res = await callOperation(ctx.api, changeAgentKeyLimit, {
+    key_id: id,
+    limit_cents: parseDollars(amount, "DOLLARS"),
+  });
+  const k = res.agent_key;
+  ctx.out.result(
+    res,
+    `${k.id}${k.label ? ` "${k.label}"` : ""} now has a ${dollars(k.limit_cents)} limit: ${dollars(k.spent_cents)} spent, ${dollars(k.remaining_cents)} left.`,
+  );
+  return 0;
+}
+
 async function keys(ctx: ClientContext): Promise<number> {
-  const [sub, id, extra] = ctx.args.positionals;
-  if (extra || (sub !== "revoke" && id))
+  const [sub, id, amount, extra] = ctx.args.positionals;
+  const allowed = sub === "limit" ? 3 : sub === "revoke" ? 2 : 1;
+  if (extra || ctx.args.positionals.length > allowed)
     throw new UsageError("Too many arguments; see kinora keys --help.");
   switch (sub) {
     case undefined:
@@ -63,29 +87,36 @@ async function keys(ctx: ClientContext): Promise<number> {
       return listKeys(ctx);
     case "create":
       return createKey(ctx);
+    case "limit":
+      return limitKey(ctx, id, amount);
     case "revoke":
       return revokeKey(ctx, id);
     default:
-      throw new UsageError(`Unknown keys command "${sub}": use list, create or revoke.`);
+      throw new UsageError(`Unknown keys command "${sub}": use list, create, limit or revoke.`);
   }
 }
 
-/** `kinora keys`: list, create and revoke agent keys. */
+/** `kinora keys`: list, create, re-limit and revoke agent keys. */
 export const keysCommand: ClientCommand = {
   name: "keys",
-  summary: "list, create (keys create --limit 5) and revoke agent keys",
+  summary: "list, create (keys create --limit 5), limit and revoke agent keys",
   options: { limit: { type: "string" }, label: { type: "string" } },
   help: `Usage: kinora keys
        kinora keys create --limit DOLLARS [--label NAME]
+       kinora keys limit KEY_ID DOLLARS
        kinora keys revoke KEY_ID
 
 Agent keys (pak_…) spend from this wallet up to their limit — for assistants and
-scripts. Listing, creating and revoking need the wallet key (pmk_…). A new key's
-secret is printed once; it cannot be shown again.
+scripts. Listing, creating, changing a limit and revoking need the wallet key
+(pmk_…). A new key's secret is printed once; it cannot be shown again.
+
+keys limit sets a key's (or a connected app's) total limit: what it may spend in
+all, never below what it already spent. The change is written to the ledger.
 
 Examples:
   kinora keys
   kinora keys create --limit 5 --label "my assistant"
+  kinora keys limit key_3mJr7AoUXx7Wqd2vBZLWmU 20
   kinora keys revoke key_3mJr7AoUXx7Wqd2vBZLWmU
 
 ${COMMON_HELP}`,

@@ -13,6 +13,7 @@ import {
 } from "../../../api/contracts/restore.js";
 import type { OutputOf } from "../../../api/operation.js";
 import type { RestoreQuality } from "../../../domain/restore/pricing.js";
+import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
   type ClientContext,
@@ -92,6 +93,10 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
   const quote = await callOperation(ctx.api, quoteRestore, requestFields(p));
   const picture = p.facts.width ? `, ${p.facts.width}×${p.facts.height}` : "";
   const payer = p.payWith === "balance" ? "from your balance" : "by card (checkout link)";
+  // A price the key cannot pay is never put to the person: say what is missing instead.
+  if (p.payWith === "balance") {
+    await ensureCanPay(ctx, quote.amount_cents, `Restoring ${path.basename(p.file)}`);
+  }
   const question = `Restore ${path.basename(p.file)} (${formatDuration(p.facts.durationSec)}${picture}, ${formatBytes(p.sizeBytes)}) at ${quote.quality_label} for ${quote.display}, paid ${payer}?`;
   if (!(await confirmSpend(ctx.out, question, flagArg(ctx.args, "yes")))) {
     throw new CliFailure("Not restored; nothing was charged.", EXIT.failed);

@@ -1,0 +1,82 @@
+/**
+ * The CLI under a pseudo-terminal (util-linux `script`), as a person at a keyboard runs it:
+ * stdin and stderr are a TTY, so bars are drawn and questions asked. Keys can be typed at
+ * chosen moments — after a prompt appears, or before anything is shown (type-ahead).
+ */
+import { spawn } from "node:child_process";
+import { cliCommand, ROOT } from "./harness.js";
+
+/** What a person types: `keys` once `after` shows on the screen (at once when absent). */
+export interface Keystrokes {
+  after?: RegExp;
+  keys: string;
+}
+
+/** A finished run: its exit code and everything drawn on the terminal. */
+interface PtyResult {
+  code: number | null;
+  output: string;
+}
+
+/** Keys as a terminal sends them. */
+export const KEY = {
+  enter: "\r",
+  up: "\x1b[A",
+  down: "\x1b[B",
+  right: "\x1b[C",
+  left: "\x1b[D",
+  ctrlC: "\x03",
+} as const;
+
+/** The screen text without colour, cursor and erase sequences. */
+export function stripAnsi(text: string): string {
+  const esc = String.fromCharCode(27);
+  return text.replace(new RegExp(`${esc}\\[[0-9;?]*[A-Za-z]|${esc}[78]`, "g"), "");
+}
+
+/**
+ * Runs `kinora ARGS` on a pseudo-terminal with `env`, typing `typed` in order (each waits for
+ * its `after` on the screen), and resolves once it exits.
+ */
+export function runCliInPty(
+  args: string[],
+  env: Record<string, string>,
+  typed: Keystrokes[] = [],
+  timeoutMs = 60_000,
+): Promise<PtyResult> {
+  const [node, argv] = cliCommand(args);
+  const line = [node, ...argv].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  return new Promise((resolve, reject) => {
+    const child = spawn("script", ["-qfec", line, "/dev/null"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, TERM: "xterm-256color", COLUMNS: "120", ...env },
+      // Our stdin stays open until the program exits: script passes it on to the terminal.
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    const queue = [...typed];
+    const typeDue = () => {
+      while (queue[0] && (!queue[0].after || queue[0].after.test(stripAnsi(output)))) {
+        const next = queue.shift();
+        if (next) child.stdin.write(next.keys);
+      }
+    };
+    const onData = (c: Buffer) => {
+      output += c.toString("utf8");
+      typeDue();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`timed out under the pty:\n${stripAnsi(output)}`));
+    }, timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      resolve({ code, output });
+    });
+    typeDue();
+  });
+}
