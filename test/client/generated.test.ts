@@ -19,7 +19,8 @@ describe("@kinora/client", () => {
       current === expected,
       "packages/client/src/generated.ts is stale: npm run gen:client",
     ).toBe(true);
-  });
+    // Builds the whole app on a fresh database (as src/http/openapi-doc.test.ts does): slow when busy.
+  }, 180_000);
 
   it("has a method for every REST operation, spending ones marked", async () => {
     const { OPERATIONS } = await import("../../packages/client/src/generated.js");
