@@ -8,7 +8,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { McpContext } from "./context.js";
-import { jsonRpcError } from "./json-rpc.js";
+import { invalidParams, jsonRpcError } from "./json-rpc.js";
 import { createMcpServer } from "./server.js";
 
 /** The only revision that had JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
@@ -84,7 +84,7 @@ function releasedAtEnd(res: Response, release: () => void): Response {
 /** Answers one 2025-era POST whose JSON body (a message or a batch) is already parsed. */
 export async function serveLegacy(req: Request, body: unknown, ctx: McpContext): Promise<Response> {
   const versionHeader = req.headers.get("mcp-protocol-version") ?? undefined;
-  const refused = refusedBatch(body, versionHeader);
+  const refused = refusedBatch(body, versionHeader) ?? invalidParams(body);
   if (refused) return refused;
   const sse = acceptsSse(req);
   const server = createMcpServer(ctx, { era: "legacy", acceptsSse: sse, versionHeader });
