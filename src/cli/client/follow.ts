@@ -42,7 +42,9 @@ export async function followJob<J>(opts: FollowOptions<J>): Promise<J> {
     const startedAt = Date.now();
     let job: J;
     try {
-      job = await opts.read(opts.waitSec ?? FOLLOW_WAIT_SEC);
+      // The first read answers at once: the bar shows where the job stands (its queue place
+      // and estimate) from the start, not after the first change.
+      job = await opts.read(last === undefined ? 0 : (opts.waitSec ?? FOLLOW_WAIT_SEC));
       failures = 0;
     } catch (err) {
       if (opts.signal?.aborted || isAbort(err)) throw new Interrupted();

@@ -95,11 +95,12 @@ export function jobProgress(out: Output, label: string): JobBar {
   let percent = 0;
   const payload = () => {
     const waited = Math.round((Date.now() - startedAt) / 1000);
-    const eta = doneBy === null ? `${waited}s so far` : etaText((doneBy - Date.now()) / 1000);
-    return { label, status, eta };
+    const left = doneBy === null ? `${waited}s so far` : etaText((doneBy - Date.now()) / 1000);
+    return { label, status, left };
   };
-  const bar = makeBar(out, "{label} [{bar}] {percentage}% | {status} | {eta}", 100, payload());
-  // Redraw each second so the estimate counts down between the server's answers.
+  const bar = makeBar(out, "{label} [{bar}] {percentage}% | {status} | {left}", 100, payload());
+  // Redraw each second so the estimate counts down between the server's answers. (Not named
+  // {eta}: cli-progress fills that token itself, from its own rate.)
   const tick = setInterval(() => bar.update(percent, payload()), 1000);
   tick.unref();
   return {
