@@ -26,7 +26,7 @@ import { createDbWorkSource } from "../../src/jobs/work-source.js";
 import { silentLogger } from "../../src/logger.js";
 import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
 import { startWorkerLoop } from "../../src/workers/loop.js";
-import { stubClassifier } from "../clips/helpers.js";
+import { makeImage, stubClassifier } from "../clips/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 import { INIT, type Json, modern, rpc } from "./helpers.js";
 
@@ -385,5 +385,73 @@ describe("2026-07-28 task details", () => {
     });
     expect(created.body.result.resultType).toBe("complete");
     expect(created.body.result.structuredContent.upload_url).toEqual(expect.any(String));
+  });
+});
+
+describe("2026-07-28 tasks and the owner's agreement", () => {
+  it("a key that must ask: the form comes first, the yes spends once, a forged state is refused", async () => {
+    const owner = await s.t.newWallet(10_000);
+    const key = (await s.t.newAgentKey(owner.key, 5000, { askBeforeSpending: true })).key;
+    const caps = { ...TASKS_CAPS, elicitation: { form: {} } };
+    const args = { name: "create_restore", arguments: CREATE };
+    const asked = (await send("2026-07-28", key, "tools/call", args, caps)).body.result;
+    expect(asked.resultType).toBe("input_required");
+    expect(asked.inputRequests.confirm.params.message).toMatch(/\$/);
+    const forged = await send(
+      "2026-07-28",
+      key,
+      "tools/call",
+      { ...args, requestState: `${asked.requestState}x`, inputResponses: {} },
+      caps,
+    );
+    expect(forged.body.error).toMatchObject({ code: -32602 });
+    const yes = {
+      ...args,
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: "accept", content: { agree: true } } },
+    };
+    const bought = (await send("2026-07-28", key, "tools/call", yes, caps)).body.result;
+    // The job waits for its upload: answered as is, not as a task.
+    expect(bought.resultType).toBe("complete");
+    expect(bought.structuredContent.job.status).toBe("awaiting_upload");
+    const again = (await send("2026-07-28", key, "tools/call", yes, caps)).body.result;
+    expect(again.structuredContent.job.id).toBe(bought.structuredContent.job.id);
+  });
+});
+
+describe.each(ERAS)("%s clips", (era) => {
+  it("start_clip as a task: working while queued, its image arrived so it cannot be cancelled", async () => {
+    const { key } = await agentKey();
+    const image = await makeImage(320, 240);
+    const created = (
+      await rest("POST", "/motion/jobs", {
+        key,
+        body: {
+          prompt: "slow push in, rain",
+          content_type: "image/jpeg",
+          image_bytes: image.length,
+        },
+      })
+    ).body;
+    const put = await fetch(created.upload_url, {
+      method: "PUT",
+      headers: created.upload_headers,
+      body: new Uint8Array(image),
+    });
+    expect(put.ok).toBe(true);
+    const args = { name: "start_clip", arguments: { job_id: created.job.id } };
+    const res = await send(
+      era,
+      key,
+      "tools/call",
+      era === "2025-11-25" ? { ...args, task: {} } : args,
+    );
+    const task = era === "2025-11-25" ? res.body.result.task : res.body.result;
+    expect(task).toMatchObject({ status: "working", statusMessage: "queued" });
+    if (era === "2026-07-28") expect(task.resultType).toBe("task");
+    const read = (await send(era, key, "tasks/get", { taskId: task.taskId })).body.result;
+    expect(read).toMatchObject({ taskId: task.taskId, status: "working" });
+    const cancel = await send(era, key, "tasks/cancel", { taskId: task.taskId });
+    expect(cancel.body.error.message).toMatch(/^Cannot cancel task: The clip is queued/);
   });
 });
