@@ -267,9 +267,15 @@ describe("retries", () => {
     const err = await client.quoteRestore({ duration_sec: 60 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KinoraNetworkError);
     expect(sent).toHaveLength(1);
+    // A spending call without a key: the server would not keep its Idempotency-Key, so no retry.
+    await expect(
+      client.createRestore(restoreInput({ email: "owner@example.com" })),
+    ).rejects.toBeInstanceOf(KinoraNetworkError);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.headers.get("idempotency-key")).toBeTruthy();
     // A read is repeated (1 + 3 retries by default).
     await expect(client.getRestorePrices()).rejects.toBeInstanceOf(KinoraNetworkError);
-    expect(sent).toHaveLength(5);
+    expect(sent).toHaveLength(6);
   });
 
   it("retries an upload whose connection broke, re-sending the whole file", async () => {

@@ -6,7 +6,8 @@
  * - reads (GET), and POST/PATCH calls that carry an Idempotency-Key (every spending call gets one
  *   automatically; pass `idempotencyKey` for others): on network errors, 5xx, 429 and
  *   `idempotency_in_flight`; the same key goes with every attempt, so the server replays the
- *   first answer instead of acting twice;
+ *   first answer instead of acting twice (it keeps keys only for calls made with a key, so a
+ *   call without one is treated like the next case);
  * - any other POST/PATCH: only on 429 (refused before it ran), since repeating it could act twice.
  * A 429 or 503 waits as long as its Retry-After says (up to `maxRetryAfterMs`).
  */
@@ -118,7 +119,9 @@ export function createKinora(options: KinoraOptions): Kinora {
       body = JSON.stringify(fields);
     }
 
-    const safeToRepeat = route.method === "GET" || Boolean(headers["idempotency-key"]);
+    // The server keeps (and replays) Idempotency-Keys only for authenticated calls.
+    const safeToRepeat =
+      route.method === "GET" || (Boolean(headers["idempotency-key"]) && Boolean(key));
     const maxRetries = opts.maxRetries ?? options.maxRetries ?? 3;
     const baseMs = opts.retryBaseMs ?? options.retryBaseMs ?? 500;
     const maxWait = opts.maxRetryAfterMs ?? options.maxRetryAfterMs ?? 60_000;

@@ -33,7 +33,17 @@ interface Opened {
   size: number;
   /** A fresh stream of the whole source, for each attempt. */
   stream(): Promise<ReadableStream<Uint8Array>>;
+  /** The source itself, where the runtime cannot stream a request body. */
+  blob?: Blob;
 }
+
+/**
+ * Node's fetch streams request bodies (`duplex: "half"`), which is what gives progress; browsers
+ * mostly do not (Chromium only over HTTP/2), so there a Blob is sent whole and progress jumps.
+ */
+const streamsRequestBodies = () =>
+  typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node ===
+  "string";
 
 async function open(source: UploadSource): Promise<Opened> {
   if (typeof source === "string") {
@@ -49,7 +59,7 @@ async function open(source: UploadSource): Promise<Opened> {
     };
   }
   const blob = source instanceof Blob ? source : new Blob([source as BlobPart]);
-  return { size: blob.size, stream: async () => blob.stream() };
+  return { size: blob.size, stream: async () => blob.stream(), blob };
 }
 
 /** The stream, reporting the running byte count as the connection pulls it. */
@@ -105,7 +115,10 @@ export async function upload(
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
     options.onProgress?.(0, file.size);
-    const body = counted(await file.stream(), (sent) => options.onProgress?.(sent, file.size));
+    const body =
+      file.blob && !streamsRequestBodies()
+        ? file.blob
+        : counted(await file.stream(), (sent) => options.onProgress?.(sent, file.size));
     let reason: string;
     let asked: number | undefined;
     try {
