@@ -88,10 +88,39 @@ describe("kinora get's lines", () => {
     const lines = jobLines(RESTORE, job);
     expect(lines[0]).toBe("rj_1  restore  processing 50%");
     expect(lines).toContain("Length    10:00 declared, measured 4:00, 720×576");
+    expect(lines).toContain("Price     $2.99 from the balance");
+    expect(lines).toContain("Refund    $2.00 of $4.99 back: shorter than declared");
+    expect(lines).toContain("Progress  50%");
     expect(lines).toContain(
-      "Price     $2.99 from the balance ($2.00 of $4.99 refunded: shorter than declared)",
+      `Queue     a worker is running it; about 1m 30s left (done about ${AT})`,
     );
-    expect(lines).toContain("Queue     running now, done in about 1:30");
+    expect(lines).toContain(`Follow    kinora get rj_1 --follow`);
     expect(lines.some((l) => l.startsWith("Webhook"))).toBe(false);
+
+    // Waiting in line for its upload deadline; failed and refunded; done with its links.
+    const waiting = jobLines(RESTORE, {
+      ...job,
+      status: "awaiting_upload",
+      progress: null,
+      queue: null,
+    });
+    expect(waiting).toContain(`Expires   ${AT}: upload the file by then or the job expires`);
+    const failed = jobLines(RESTORE, {
+      ...job,
+      status: "failed",
+      queue: null,
+      error: "The encoder crashed.",
+    });
+    expect(failed).toContain("Refund    $2.99 to the balance (failed)");
+    expect(failed).toContain("Error     The encoder crashed.");
+    const done = jobLines(RESTORE, {
+      ...job,
+      status: "done",
+      queue: null,
+      download_url: "https://files.example/d/rj_1",
+    });
+    expect(done).toContain(`Kept      until ${AT}, then its files are deleted`);
+    expect(done).toContain("Link      https://files.example/d/rj_1 (temporary)");
+    expect(done.some((l) => l.startsWith("Queue") || l.startsWith("Refund    $2.99"))).toBe(false);
   });
 });
