@@ -71,6 +71,19 @@ describe("the price question on a terminal", () => {
     expect(await jobsOf(wallet.walletId)).toBe(0);
   });
 
+  it("Ctrl-C at the question is an interruption (exit 130); Ctrl-D is No", async () => {
+    const wallet = await s.t.newWallet(2000);
+    const home = s.signIn(wallet.key);
+    const interrupted = await restoreAtKeyboard(home, [{ after: QUESTION, keys: KEY.ctrlC }]);
+    expect(interrupted.code, interrupted.screen).toBe(130);
+    expect(interrupted.screen).toContain("Cancelled; nothing was charged.");
+    const ended = await restoreAtKeyboard(home, [{ after: QUESTION, keys: "\x04" }]);
+    expect(ended.code, ended.screen).toBe(1);
+    expect(ended.screen).toContain("Not restored; nothing was charged.");
+    expect(await balanceOf(s, wallet.walletId)).toBe(2000);
+    expect(await jobsOf(wallet.walletId)).toBe(0);
+  });
+
   it("an agent key over its limit is told before any question; the owner raises it with kinora keys limit; then `yes` buys", async () => {
     const wallet = await s.t.newWallet(2000);
     const owner = s.signIn(wallet.key);
