@@ -67,7 +67,9 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
       waitSec: FOLLOW_WAIT_SEC,
       onRead: (j) => {
         const { where, etaSeconds } = queueText(j);
-        const status = where ? `${statusText(j)}, ${where}` : statusText(j);
+        // A started restore is `processing` while it waits its turn: say it is waiting.
+        const now = where && j.status === "processing" ? "waiting for a worker" : statusText(j);
+        const status = where ? `${now}, ${where}` : now;
         bar.update(j.status === "done" ? 1 : (j.progress ?? 0), status, etaSeconds);
       },
       onUpdate: (j) => {
@@ -92,7 +94,8 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
 export function followLine(job: Job): string {
   const { where, etaSeconds } = queueText(job);
   const extra = [where, etaSeconds === null ? "" : etaText(etaSeconds)].filter(Boolean);
-  return extra.length > 0 ? `${statusText(job)} (${extra.join(", ")})` : statusText(job);
+  const now = where && job.status === "processing" ? "waiting for a worker" : statusText(job);
+  return extra.length > 0 ? `${now} (${extra.join(", ")})` : now;
 }
 
 /** Downloads a result with a bar (drawn once the size is known); resolves with its size. */
