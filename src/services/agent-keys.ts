@@ -176,8 +176,8 @@ export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: st
 /**
  * Sets an agent key's (or connected app's) limit: never below what it already spent, never on
  * a revoked key. The change is a ledger entry that moves no money (`key_limit`), written in the
- * same transaction, so the wallet's history shows who may spend what since when. The key row is
- * locked first, so a charge racing the change sees either the old limit or the new one, whole.
+ * same transaction, so the wallet's history shows who may spend what since when. The wallet and
+ * key rows are locked as a charge locks them, so a racing charge sees the old limit or the new.
  * Setting the limit it already has changes nothing and writes nothing.
  */
 export async function changeKeyLimit(
@@ -188,6 +188,10 @@ export async function changeKeyLimit(
 ): Promise<AgentKeyView> {
   checkLimit(limitCents);
   const row = await deps.db.transaction().execute(async (tx) => {
+    // Locks in the order charges take them (ledger.ts: the wallet, then the key): the ledger
+    // entry below takes a share lock on the wallet row, which would deadlock against a charge
+    // holding the wallet and waiting for this key.
+    await tx.selectFrom("wallets").select("id").where("id", "=", walletId).forUpdate().execute();
     const key = await tx
       .selectFrom("agent_keys")
       .select(KEY_COLUMNS)

@@ -113,22 +113,27 @@ describe("PATCH /wallet/keys/{id}", () => {
     expect(await limitEntries(owner.walletId)).toHaveLength(0);
   });
 
-  it("never lets a key end above its limit when spending races a lowering", async () => {
-    const owner = await t.newWallet(100_000);
-    const agent = await t.newAgentKey(owner.key, 5000);
-    const results = await Promise.all([
-      ...Array.from({ length: 8 }, () => spend(agent.key)),
-      limit(owner.key, agent.id, { limit_cents: 900 }),
-      ...Array.from({ length: 8 }, () => spend(agent.key)),
-    ]);
-    const lowered = results[8];
-    const key = await keyOf(owner.key, agent.id);
-    expect(key.spent_cents).toBeLessThanOrEqual(key.limit_cents);
-    if (lowered?.status === 200) expect(key.limit_cents).toBe(900);
-    else expect(lowered?.body.code).toBe("invalid_field");
-    const charged = results.filter((r, i) => i !== 8 && r.status === 200).length;
-    expect(key.spent_cents).toBe(charged * 299);
-    const wallet = (await t.call("GET", "/wallet", { key: owner.key })).body.wallet;
-    expect(wallet.balance_cents).toBe(100_000 - charged * 299);
-  });
+  // Rounds: a lock-order mistake (a deadlock answered 500) shows only in some interleavings.
+  it.each([1, 2, 3])(
+    "never lets a key end above its limit when spending races a lowering (round %i)",
+    async () => {
+      const owner = await t.newWallet(100_000);
+      const agent = await t.newAgentKey(owner.key, 5000);
+      const results = await Promise.all([
+        ...Array.from({ length: 8 }, () => spend(agent.key)),
+        limit(owner.key, agent.id, { limit_cents: 900 }),
+        ...Array.from({ length: 8 }, () => spend(agent.key)),
+      ]);
+      const lowered = results[8];
+      expect([200, 400]).toContain(lowered?.status);
+      const key = await keyOf(owner.key, agent.id);
+      expect(key.spent_cents).toBeLessThanOrEqual(key.limit_cents);
+      if (lowered?.status === 200) expect(key.limit_cents).toBe(900);
+      else expect(lowered?.body.code).toBe("invalid_field");
+      const charged = results.filter((r, i) => i !== 8 && r.status === 200).length;
+      expect(key.spent_cents).toBe(charged * 299);
+      const wallet = (await t.call("GET", "/wallet", { key: owner.key })).body.wallet;
+      expect(wallet.balance_cents).toBe(100_000 - charged * 299);
+    },
+  );
 });
