@@ -22,7 +22,7 @@ import { answerHotCall, hotLegacyCall, hotModernCall, type JsonAnswer } from "./
 import { jsonRpcError } from "./json-rpc.js";
 import { acceptsSse, serveLegacy } from "./legacy.js";
 import { createMcpServer } from "./server.js";
-import { answerTaskRequest, taskRequest } from "./tasks.js";
+import { answerTaskRequest, taskRequest } from "./task-requests.js";
 
 /** The MCP endpoint of one set of services (made once per process). */
 export interface McpEndpoint {
