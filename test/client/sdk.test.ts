@@ -6,7 +6,7 @@
  * charged once; Retry-After honoured; a non-idempotent call not repeated; an upload retried;
  * aborts and timeouts that end waits and calls at once.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createKinora,
@@ -14,36 +14,13 @@ import {
   KinoraError,
   KinoraNetworkError,
 } from "../../packages/client/src/index.js";
-import type { RestoreEngine } from "../../src/engines/contracts.js";
-import type { FeatureFactory } from "../../src/feature.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { createDbWorkSource } from "../../src/jobs/work-source.js";
-import { silentLogger } from "../../src/logger.js";
-import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
-import { startWorkerLoop } from "../../src/workers/loop.js";
 import { ADMIN_TOKEN } from "../app.js";
 import { makeVideo } from "../restore/helpers.js";
 import { tempDir } from "../restore/media.js";
+import { startQuickWorker, steppedRestoreFeature } from "../restore/stepped.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 
-/** Restores nothing, quickly: four progress reports 150 ms apart, then a small "result". */
-const quickEngine: RestoreEngine = {
-  name: "sdk-test",
-  measureDurationSec: async () => 2,
-  async restore(job) {
-    for (let i = 1; i <= 4; i++) {
-      await new Promise((r) => setTimeout(r, 150));
-      job.onProgress?.(i / 4);
-    }
-    await writeFile(job.outputPath, new Uint8Array(2048).fill(1));
-    return { durationSec: 2, width: 320, height: 240, plan: {}, elapsedMs: 600 };
-  },
-};
-
-const quickRestore: FeatureFactory = async (p) => ({
-  ...(await restoreFeature()(p)),
-  executors: [createRestoreExecutor({ engine: quickEngine })],
-});
+const quickRestore = steppedRestoreFeature(4, 150);
 
 let s: ServedApp;
 let stop: () => Promise<void>;
@@ -56,23 +33,7 @@ let walletKey: string;
 
 beforeAll(async () => {
   s = await serveTestApp({ features: [quickRestore] });
-  const source = await createDbWorkSource(
-    s.t.database,
-    s.t.features.flatMap((f) => f.queues ?? []),
-    { leaseMs: 60_000, pollMs: 100 },
-  );
-  const loop = startWorkerLoop({
-    workerId: "sdk-w0",
-    source,
-    executors: s.t.features.flatMap((f) => f.executors ?? []),
-    log: silentLogger,
-    claimWaitMs: 200,
-    heartbeatMs: 100,
-  });
-  stop = async () => {
-    await loop.stop(5000);
-    await source.close();
-  };
+  stop = await startQuickWorker(s.t, "sdk-w0");
   const tmp = await tempDir();
   cleanup = tmp.cleanup;
   video = await makeVideo(tmp.dir, 2);

@@ -1,11 +1,3 @@
-/**
- * MCP Tasks over real HTTP: the job is the task. The official v2 client speaking 2025-11-25
- * (the task methods) and 2026-07-28 (the Tasks extension), each driven by the official
- * ext-tasks requester, follows a restore from start_restore to done; a job waiting for its
- * upload is cancelled (and refunded) through tasks/cancel; a running one says why it cannot be;
- * and another key can neither read nor cancel a task — not even with its id in hand.
- */
-import { writeFile } from "node:fs/promises";
 import {
   Client as V2Client,
   StreamableHTTPClientTransport as V2Transport,
@@ -16,38 +8,15 @@ import {
   resultFromTaskOutcome,
 } from "@modelcontextprotocol/ext-tasks/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RestoreEngine } from "../../src/engines/contracts.js";
-import type { FeatureFactory } from "../../src/feature.js";
 import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { createDbWorkSource } from "../../src/jobs/work-source.js";
-import { silentLogger } from "../../src/logger.js";
-import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
-import { startWorkerLoop } from "../../src/workers/loop.js";
 import { makeImage, stubClassifier } from "../clips/helpers.js";
+import { startQuickWorker, steppedRestoreFeature } from "../restore/stepped.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 import { INIT, type Json, modern, rpc } from "./helpers.js";
 
-/** Restores nothing in about 1.5 s, reporting progress five times. */
-const slowEngine: RestoreEngine = {
-  name: "slow-test",
-  measureDurationSec: async () => 2,
-  async restore(job) {
-    for (let i = 1; i <= 5; i++) {
-      await new Promise((r) => setTimeout(r, 300));
-      job.onProgress?.(i / 5);
-    }
-    await writeFile(job.outputPath, new Uint8Array(2048).fill(1));
-    return { durationSec: 2, width: 320, height: 240, plan: {}, elapsedMs: 1500 };
-  },
-};
-
-const slowRestore: FeatureFactory = async (p) => ({
-  ...(await restoreFeature()(p)),
-  executors: [createRestoreExecutor({ engine: slowEngine })],
-});
+const slowRestore = steppedRestoreFeature(5, 300);
 
 let s: ServedApp;
 let stop: () => Promise<void>;
@@ -60,23 +29,7 @@ beforeAll(async () => {
       mcpFeature(),
     ],
   });
-  const source = await createDbWorkSource(
-    s.t.database,
-    s.t.features.flatMap((f) => f.queues ?? []),
-    { leaseMs: 60_000, pollMs: 100 },
-  );
-  const loop = startWorkerLoop({
-    workerId: "tasks-w0",
-    source,
-    executors: s.t.features.flatMap((f) => f.executors ?? []),
-    log: silentLogger,
-    claimWaitMs: 200,
-    heartbeatMs: 100,
-  });
-  stop = async () => {
-    await loop.stop(5000);
-    await source.close();
-  };
+  stop = await startQuickWorker(s.t, "tasks-w0");
 });
 afterAll(async () => {
   await stop?.();

@@ -1,47 +1,15 @@
-/**
- * Following a long job in few calls: `?wait=` (REST) and `wait_seconds` (MCP) hold the answer
- * until the status changes or the time is up — progress alone ends the wait only with
- * `until: "progress"` (one definition for both surfaces) — and an MCP client that sends a
- * progressToken gets progress notifications while it waits. Real HTTP, the official SDK
- * clients after tools/list, a worker loop with short heartbeats and an engine that takes about
- * 3 s, reporting progress ten times.
- */
-import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RestoreEngine } from "../../src/engines/contracts.js";
-import type { FeatureFactory } from "../../src/feature.js";
 import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { createDbWorkSource } from "../../src/jobs/work-source.js";
-import { silentLogger } from "../../src/logger.js";
-import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
-import { startWorkerLoop } from "../../src/workers/loop.js";
 import { stubClassifier } from "../clips/helpers.js";
 import { CLIENTS, call, connect, type Json, refusal } from "../mcp/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
+import { startQuickWorker, steppedRestoreFeature } from "./stepped.js";
 
 const STEPS = 10;
 const STEP_MS = 300;
-/** Restores nothing, slowly: ten progress reports 300 ms apart, then a small "result". */
-const slowEngine: RestoreEngine = {
-  name: "slow-test",
-  measureDurationSec: async () => 2,
-  async restore(job) {
-    for (let i = 1; i <= STEPS; i++) {
-      await new Promise((r) => setTimeout(r, STEP_MS));
-      job.onProgress?.(i / STEPS);
-    }
-    await writeFile(job.outputPath, new Uint8Array(2048).fill(1));
-    return { durationSec: 2, width: 320, height: 240, plan: {}, elapsedMs: STEPS * STEP_MS };
-  },
-};
-
-const slowRestore: FeatureFactory = async (p) => ({
-  ...(await restoreFeature()(p)),
-  executors: [createRestoreExecutor({ engine: slowEngine })],
-});
+const slowRestore = steppedRestoreFeature(STEPS, STEP_MS);
 
 let s: ServedApp;
 let stop: () => Promise<void>;
@@ -54,24 +22,7 @@ beforeAll(async () => {
       mcpFeature(),
     ],
   });
-  const source = await createDbWorkSource(
-    s.t.database,
-    s.t.features.flatMap((f) => f.queues ?? []),
-    { leaseMs: 60_000, pollMs: 100 },
-  );
-  // Heartbeats (which carry progress to readers) every 100 ms instead of every 5 s.
-  const loop = startWorkerLoop({
-    workerId: "wait-w0",
-    source,
-    executors: s.t.features.flatMap((f) => f.executors ?? []),
-    log: silentLogger,
-    claimWaitMs: 200,
-    heartbeatMs: 100,
-  });
-  stop = async () => {
-    await loop.stop(5000);
-    await source.close();
-  };
+  stop = await startQuickWorker(s.t, "wait-w0");
 });
 afterAll(async () => {
   await stop?.();
