@@ -117,7 +117,8 @@ export interface Contract<
    * What a spending call takes from the balance, from its input alone; null when this call
    * charges nothing there (a job paid by checkout). With it the input has `max_price_cents`
    * (./spend.ts): the runner refuses a higher price before the handler runs, and MCP asks a key
-   * that must ask its owner first.
+   * that must ask its owner first. May throw an ApiError when the input has no price (over a
+   * service limit): that refusal is the answer, before any price is compared.
    */
   price?: (input: z.output<I>) => SpendQuote | null;
   rest?: RestBinding;

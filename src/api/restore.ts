@@ -7,6 +7,7 @@ import {
   priceRestore,
   RESTORE_LIMITS,
   RESTORE_QUALITIES,
+  restoreLimitProblem,
 } from "../domain/restore/pricing.js";
 import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
 import { Email, QueueEstimate, Wallet } from "./schemas.js";
@@ -222,6 +223,15 @@ export type RestoreJobView = z.input<typeof RestoreJob>;
  */
 export function restoreSpend(input: z.output<typeof CreateBody>): SpendQuote | null {
   if (input.pay_with === "checkout") return null;
+  // A video over a limit has no price: say which limit, as the handler would, rather than
+  // compare an absurd figure (2^53 seconds) with max_price_cents.
+  const problem = restoreLimitProblem({
+    durationSec: input.duration_sec,
+    width: input.width,
+    height: input.height,
+    sizeBytes: input.size,
+  });
+  if (problem) throw problem;
   const price = priceRestore({
     durationSec: input.duration_sec,
     quality: input.quality ?? DEFAULT_QUALITY,

@@ -175,7 +175,7 @@ describe(`fuzzing every operation (FUZZ_SEED=${SEED})`, () => {
           body: req.body,
         });
         const text = await res.text();
-        const where = `FUZZ_SEED=${SEED} request ${requests}: ${req.method} ${req.url.slice(0, 200)} as ${req.cred} body=${(req.body ?? "").slice(0, 200)} → ${res.status} ${text.slice(0, 300)}`;
+        const where = `FUZZ_SEED=${SEED} request ${requests}: ${req.method} ${req.url.slice(0, 200)} as ${req.cred} body=${(req.body ?? "").slice(0, res.status >= 500 ? 4000 : 200)} → ${res.status} ${text.slice(0, 300)}`;
         requests++;
         if (res.status === 503 && mayBeOff(op.path)) continue;
         expect(res.status, where).toBeLessThan(500);

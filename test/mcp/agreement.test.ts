@@ -107,6 +107,27 @@ describe("max_price_cents", () => {
     expect(await balanceOf(owner.key)).toBe(5000 - 499);
   });
 
+  it("never prices a video over a limit: the limit is the answer (found by the fuzzer: 2^53 s answered 500)", async () => {
+    const owner = await s.t.newWallet(5000);
+    for (const key of [owner.key, undefined]) {
+      const res = await s.t.call("POST", "/cloud/jobs", {
+        key,
+        body: {
+          duration_sec: 2 ** 53,
+          quality: "enhanced",
+          content_type: "video/mp4",
+          size: 1000,
+          max_price_cents: 272_482,
+          ...(key ? {} : { email: "u847@example.com" }),
+        },
+      });
+      expect(res.status, String(key)).toBe(422);
+      expect(res.body).toMatchObject({ code: "over_a_limit" });
+      expect(res.body.detail).toMatch(/^duration_sec: must be at most 7200 seconds/);
+    }
+    expect(await balanceOf(owner.key)).toBe(5000);
+  });
+
   it("is a bounded integer: a bad value is a 400 naming the field", async () => {
     const owner = await s.t.newWallet(5000);
     for (const bad of [-1, 1.5, "59", 10_000_001]) {
