@@ -1,8 +1,15 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // In the repository the CLI uses the SDK's source, as the root build does (tsconfig paths).
+  resolve: {
+    alias: {
+      "@kinora/client": fileURLToPath(new URL("packages/client/src/index.ts", import.meta.url)),
+    },
+  },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "test/**/*.test.ts", "packages/*/src/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -24,7 +24,7 @@ const dist = path.join(root, "dist");
  * import from node_modules: CommonJS packages, packages that find their own files at run time
  * (PGlite's wasm, sharp, ffmpeg, swagger-ui), and the heavy ones loaded only when used.
  */
-const BUNDLED = [/^kysely(\/|$)/, /^hono(\/|$)/, /^@hono\//, /^zod(\/|$)/];
+const BUNDLED = [/^kysely(\/|$)/, /^hono(\/|$)/, /^@hono\//, /^zod(\/|$)/, /^@kinora\/client$/];
 
 const externalUnlessBundled = {
   name: "external-unless-bundled",

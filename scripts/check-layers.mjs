@@ -199,8 +199,63 @@ function cycles(graph) {
   return found;
 }
 
+/**
+ * The published packages (packages/*) stand alone: a module there imports only its own package,
+ * Node's built-ins and the packages its package.json names — never the server's src/ — so what
+ * `npm pack` ships is what runs, and the client never carries server code.
+ */
+export function checkPackages() {
+  const problems = [];
+  const packagesDir = join(root, "packages");
+  for (const entry of readdirSync(packagesDir, { withFileTypes: true })) {
+    const dir = join(packagesDir, entry.name);
+    const srcDir = join(dir, "src");
+    if (!entry.isDirectory()) continue;
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    let files;
+    try {
+      files = sourceFiles(srcDir);
+    } catch {
+      continue;
+    }
+    const named = new Set([
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.devDependencies ?? {}),
+      ...Object.keys(pkg.optionalDependencies ?? {}),
+      ...Object.keys(pkg.peerDependencies ?? {}),
+    ]);
+    for (const path of files) {
+      const text = readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+      const file = relative(root, path);
+      for (const m of text.matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2];
+        if (spec.startsWith(".")) {
+          if (relative(dir, resolve(dirname(path), spec)).startsWith("..")) {
+            problems.push(`${file} imports outside its package: ${spec}`);
+          }
+        } else if (!spec.startsWith("node:")) {
+          const name = spec.startsWith("@")
+            ? spec.split("/").slice(0, 2).join("/")
+            : spec.split("/")[0];
+          if (!named.has(name)) {
+            problems.push(
+              `${file} imports ${name}, which ${pkg.name}'s package.json does not name`,
+            );
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const problems = checkLayers();
+  const problems = [...checkLayers(), ...checkPackages()];
   if (process.argv.includes("--json")) console.log(JSON.stringify(problems, null, 2));
   else for (const p of problems) console.error(p);
   if (problems.length > 0) {

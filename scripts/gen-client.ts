@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ERROR_CODES as ERROR_TABLE_ROWS } from "../src/domain/error-codes.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the generated module lives. */
@@ -220,6 +221,16 @@ export function renderGenerated(docJson: Json, contracts: Map<string, ContractFa
     "",
     "/** One of the server's error codes. */",
     "export type ErrorCode = (typeof ERROR_CODES)[number];",
+    "",
+    "/**",
+    " * Each code's row of the server's table: its HTTP status, the exit code the `kinora` command",
+    " * line ends with (1 other refusal, 3 refused or not enough money, 4 server), and its meaning.",
+    " */",
+    `export const ERROR_TABLE: Record<ErrorCode, { status: number; exit: 1 | 3 | 4; meaning: string }> = ${JSON.stringify(
+      Object.fromEntries(
+        allCodes.map((c) => [c, ERROR_TABLE_ROWS[c as keyof typeof ERROR_TABLE_ROWS]]),
+      ),
+    )};`,
     "",
     "/** The named schemas of the OpenAPI document (components.schemas). */",
     "export interface Schemas {",

@@ -1,11 +1,15 @@
 /** The layer rule holds over src/: see scripts/check-layers.mjs and docs/architecture.md. */
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without type declarations
-import { checkLayers, layerOf, mutualFolders } from "../scripts/check-layers.mjs";
+import { checkLayers, checkPackages, layerOf, mutualFolders } from "../scripts/check-layers.mjs";
 
 describe("layers", () => {
   it("every import points down a layer, no surface imports another, no cycle, no mutual folders", () => {
     expect(checkLayers()).toEqual([]);
+  });
+
+  it("keeps each published package (packages/*) to itself and the packages it names", () => {
+    expect(checkPackages()).toEqual([]);
   });
 
   it("places modules in the layers the architecture names", () => {

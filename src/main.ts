@@ -3,8 +3,12 @@
  * commands that talk to a server over HTTP. The server side is imported only when asked for,
  * so a client command starts in a fraction of a second.
  */
-import { clientEnv } from "./cli/client/env.js";
-import { clientUsageLines, findClientCommand, runClientCommand } from "./cli/client/index.js";
+import { clientEnv } from "../packages/cli/src/env.js";
+import {
+  clientUsageLines,
+  findClientCommand,
+  runClientCommand,
+} from "../packages/cli/src/index.js";
 
 const USAGE = `Usage: kinora <command>   (kinora <command> --help for its options and examples)
 

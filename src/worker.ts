@@ -8,8 +8,8 @@
  * Scratch files live in one directory per process, swept at the next start after a crash.
  */
 import { hostname } from "node:os";
-import { CliFailure, UsageError } from "./cli/client/failures.js";
-import { parseCommandLine } from "./cli/client/index.js";
+import { CliFailure, UsageError } from "../packages/cli/src/failures.js";
+import { parseCommandLine } from "../packages/cli/src/index.js";
 import { loadConfig } from "./config.js";
 import { type ExecutorSeams, type JobKindEntry, workerExecutors } from "./features/job-kind.js";
 import { JOB_KINDS } from "./job-kinds.js";

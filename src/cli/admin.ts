@@ -5,27 +5,17 @@
  * 2 usage) — with ADMIN_TOKEN as the credential. `migrate` is the exception: it copies a
  * stopped embedded install and so runs on its machine (./migrate.ts).
  */
-import {
-  adjustWalletBalance,
-  listHeldCheckouts,
-  pauseWallet,
-  reconcileLedger,
-  refundUsdc,
-  releaseHeldCheckout,
-  unpauseWallet,
-} from "../api/contracts/admin.js";
-import type { AnyContract } from "../api/operation.js";
+import type { Input, OperationId, Output } from "@kinora/client";
 import {
   type ClientCommand,
   type ClientContext,
   COMMON_HELP,
   stringArg,
-} from "./client/command.js";
-import { clientEnv } from "./client/env.js";
-import { EXIT } from "./client/exit-codes.js";
-import { ApiFailure, CliFailure, UsageError } from "./client/failures.js";
-import { runClientCommand } from "./client/index.js";
-import { callOperation } from "./client/operations.js";
+} from "../../packages/cli/src/command.js";
+import { clientEnv } from "../../packages/cli/src/env.js";
+import { EXIT } from "../../packages/cli/src/exit-codes.js";
+import { ApiFailure, CliFailure, UsageError } from "../../packages/cli/src/failures.js";
+import { runClientCommand } from "../../packages/cli/src/index.js";
 
 const USAGE =
   "Usage: kinora admin credit|pause|unpause|usdc-refund|held|release|reconcile|migrate …";
@@ -40,13 +30,13 @@ function amountFlag(ctx: ClientContext, usage: string): number | undefined {
 }
 
 /** Calls an admin operation; a refusal reads `STATUS: detail`, as operators' scripts grep it. */
-async function call<C extends AnyContract>(
+async function call<K extends OperationId>(
   ctx: ClientContext,
-  contract: C,
-  args: Parameters<typeof callOperation<C>>[2],
-) {
+  id: K,
+  input: Input<K>,
+): Promise<Output<K>> {
   try {
-    return await callOperation(ctx.api, contract, args);
+    return await ctx.api.call(id, input);
   } catch (err) {
     if (err instanceof ApiFailure) {
       throw new CliFailure(`${err.status}: ${err.message}`, err.exitCode, err.fields);
@@ -74,8 +64,8 @@ async function admin(ctx: ClientContext): Promise<number> {
         );
       }
       const reference = stringArg(ctx.args, "reference");
-      result = await call(ctx, adjustWalletBalance, {
-        wallet_id: id,
+      result = await call(ctx, "adjustWalletBalance", {
+        id,
         amount_cents: cents,
         reason: reason ?? "operator credit",
         ...(reference ? { reference } : {}),
@@ -85,8 +75,8 @@ async function admin(ctx: ClientContext): Promise<number> {
     case "pause":
     case "unpause":
       if (!id || amount) throw new UsageError(`Usage: kinora admin ${sub} <wallet_id>`);
-      result = await call(ctx, sub === "pause" ? pauseWallet : unpauseWallet, {
-        wallet_id: id,
+      result = await call(ctx, sub === "pause" ? "pauseWallet" : "unpauseWallet", {
+        id,
         ...(reason ? { reason } : {}),
       });
       break;
@@ -95,29 +85,29 @@ async function admin(ctx: ClientContext): Promise<number> {
         "Usage: kinora admin usdc-refund <wallet_id> [--amount CENTS]  (default: all USDC-funded balance left)";
       const cents = amountFlag(ctx, usage);
       if (!id || amount) throw new UsageError(usage);
-      result = await call(ctx, refundUsdc, {
-        wallet_id: id,
+      result = await call(ctx, "refundUsdc", {
+        id,
         ...(cents === undefined ? {} : { amount_cents: cents }),
       });
       break;
     }
     case "held":
       if (id) throw new UsageError("Usage: kinora admin held");
-      result = await call(ctx, listHeldCheckouts, {});
+      result = await call(ctx, "listHeldCheckouts", {});
       break;
     case "release": {
       const usage = "Usage: kinora admin release <checkout_id> [--amount CENTS]";
       const cents = amountFlag(ctx, usage);
       if (!id || amount) throw new UsageError(usage);
-      result = await call(ctx, releaseHeldCheckout, {
-        checkout_id: id,
+      result = await call(ctx, "releaseHeldCheckout", {
+        id,
         ...(cents === undefined ? {} : { amount_cents: cents }),
       });
       break;
     }
     case "reconcile": {
       if (id) throw new UsageError("Usage: kinora admin reconcile");
-      const report = await call(ctx, reconcileLedger, {});
+      const report = await call(ctx, "reconcileLedger", {});
       ctx.out.result(report, JSON.stringify(report, null, 2));
       return report.ok ? EXIT.ok : EXIT.refused;
     }

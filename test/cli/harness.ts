@@ -60,12 +60,19 @@ export interface CliServer {
   newHome(): string;
   /** A fresh config home holding what `kinora login` saves for this server and key. */
   signIn(key: string): string;
-  spawnCli(args: string[], opts?: { home?: string; env?: Record<string, string> }): RunningCli;
-  runCli(
-    args: string[],
-    opts?: { home?: string; env?: Record<string, string>; input?: string },
-  ): Promise<CliResult>;
+  spawnCli(args: string[], opts?: CliOptions): RunningCli;
+  runCli(args: string[], opts?: CliOptions & { input?: string }): Promise<CliResult>;
   close(): Promise<void>;
+}
+
+/** How one CLI run is started. */
+export interface CliOptions {
+  home?: string;
+  env?: Record<string, string>;
+  /** Another `kinora` executable (e.g. an installed package's bin); default: the source. */
+  bin?: string;
+  /** The working directory (default: the repository). */
+  cwd?: string;
 }
 
 /** The environment a CLI child gets: nothing of the test process but PATH. */
@@ -152,7 +159,11 @@ export async function startCliServer(): Promise<CliServer> {
     return home;
   };
   const spawnCli: CliServer["spawnCli"] = (args, opts = {}) =>
-    spawnRunning(args, childEnv(opts.home ?? newHome(), opts.env));
+    spawnRunning(
+      opts.bin ? [process.execPath, [opts.bin, ...args]] : cliCommand(args),
+      childEnv(opts.home ?? newHome(), opts.env),
+      opts.cwd ?? ROOT,
+    );
   return {
     url: served.url,
     t: served.app,
@@ -172,9 +183,12 @@ export async function startCliServer(): Promise<CliServer> {
   };
 }
 
-function spawnRunning(args: string[], env: NodeJS.ProcessEnv): RunningCli {
-  const [cmd, argv] = cliCommand(args);
-  const child = spawn(cmd, argv, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+function spawnRunning(
+  [cmd, argv]: [string, string[]],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): RunningCli {
+  const child = spawn(cmd, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const watchers = new Set<() => void>();

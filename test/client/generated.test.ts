@@ -33,6 +33,16 @@ describe("@kinora/client", () => {
     expect(OPERATIONS.getRestore.spends).toBe(false);
   });
 
+  it("shows money and error rows exactly as the server does", async () => {
+    const { formatCents, ERROR_TABLE } = await import("../../packages/client/src/index.js");
+    const { displayCents } = await import("../../src/domain/money.js");
+    const { ERROR_CODES } = await import("../../src/domain/error-codes.js");
+    for (const cents of [0, 1, 99, 299, 100_000, 123_456_789, -150]) {
+      expect(formatCents(cents)).toBe(displayCents(cents));
+    }
+    expect(ERROR_TABLE).toEqual(ERROR_CODES);
+  });
+
   it("is publishable with no runtime dependencies", () => {
     const pkg = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
     expect(pkg.name).toBe("@kinora/client");

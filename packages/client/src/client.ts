@@ -107,7 +107,8 @@ export function createKinora(options: KinoraOptions): Kinora {
 
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
     if (options.userAgent) headers["user-agent"] = options.userAgent;
-    const key = opts.apiKey ?? options.apiKey;
+    // A key never travels to an operation that takes none (prices, a restore read by its id).
+    const key = route.auth === "none" ? undefined : (opts.apiKey ?? options.apiKey);
     if (key) headers.authorization = `Bearer ${key}`;
     const idempotencyKey =
       opts.idempotencyKey ?? (route.spends ? globalThis.crypto.randomUUID() : undefined);

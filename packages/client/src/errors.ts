@@ -53,11 +53,12 @@ export class KinoraNetworkError extends Error {
     readonly operation: string,
     cause: unknown,
   ) {
-    super(`${operation}: no answer from the server (${describe(cause)})`, { cause });
+    super(`${operation}: no answer from the server (${describeFailure(cause)})`, { cause });
   }
 }
 
-function describe(err: unknown): string {
+/** Why a request got no answer, as a person reads it: "ECONNRESET", "fetch failed". */
+export function describeFailure(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   return cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
 }
@@ -94,7 +95,10 @@ export async function errorFromResponse(operation: string, res: Response): Promi
           : res.status >= 500
             ? "upstream_failed"
             : "invalid_request";
-  const detail = `HTTP ${res.status}${text ? `: ${text.replace(/\s+/g, " ").slice(0, 300)}` : ""}`;
+  // S3 (behind an upload or download link) says why in XML: <Error><Message>…</Message>.
+  const xml = /<Message>([^<]{1,500})<\/Message>/.exec(text)?.[1];
+  const said = xml ?? text.replace(/\s+/g, " ").slice(0, 300);
+  const detail = `HTTP ${res.status}${said ? `: ${said}` : ""}`;
   return new KinoraError(operation, res.status, { code, detail, request_id: requestId });
 }
 

@@ -15,7 +15,8 @@ export {
 } from "./client.js";
 export { type ErrorBody, KinoraError, KinoraNetworkError } from "./errors.js";
 export * from "./generated.js";
-export type { RetryOptions } from "./retry.js";
+export { formatCents } from "./money.js";
+export { backoffMs, type RetryOptions, sleep } from "./retry.js";
 export type { UploadOptions, UploadSource, UploadTarget } from "./upload.js";
 export {
   type ClipJob,

@@ -6,7 +6,13 @@
  * storage keeps nothing of a broken upload. Links are one-shot: a 409 on a retry means an earlier
  * attempt arrived whole and only its answer was lost, so the upload counts as done.
  */
-import { errorFromResponse, isAbort, KinoraError, KinoraNetworkError } from "./errors.js";
+import {
+  describeFailure,
+  errorFromResponse,
+  isAbort,
+  KinoraError,
+  KinoraNetworkError,
+} from "./errors.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 
 /** Where to upload: the answer of createRestore or createClip. */
@@ -142,7 +148,7 @@ export async function upload(
       if (err instanceof KinoraError) throw err;
       if (isAbort(err, signal)) throw signal?.reason ?? err;
       if (attempt > maxRetries) throw new KinoraNetworkError("upload", err);
-      reason = (err as Error).message;
+      reason = describeFailure(err);
     }
     const delay = asked ?? backoffMs(attempt, options.retryBaseMs);
     options.onRetry?.(attempt, delay, reason);

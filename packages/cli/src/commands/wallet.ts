@@ -1,9 +1,7 @@
 /** `kinora wallet` (balance and allowance) and `kinora topup` (a checkout link, then the credit). */
 
-import { createTopUpLink } from "../../../api/contracts/payments.js";
-import { getWallet } from "../../../api/contracts/wallet.js";
-import type { OutputOf } from "../../../api/operation.js";
-import type { WalletView } from "../../../api/schemas.js";
+import type { Output, Wallet } from "@kinora/client";
+import { sleep } from "@kinora/client";
 import {
   type ClientCommand,
   type ClientContext,
@@ -15,12 +13,10 @@ import { EXIT } from "../exit-codes.js";
 import { ApiFailure, CliFailure, Interrupted, UsageError } from "../failures.js";
 import { dollars, parseDollars } from "../format.js";
 import { openUrl } from "../open-url.js";
-import { callOperation } from "../operations.js";
 import { spinner } from "../progress.js";
-import { sleep } from "../timing.js";
 
 /** The wallet as a few lines for a person. */
-export function walletLines(w: WalletView): string[] {
+export function walletLines(w: Wallet): string[] {
   const lines = [
     `Wallet     ${w.wallet_id}${w.email ? ` (${w.email})` : ""}`,
     `Balance    ${dollars(w.balance_cents)}`,
@@ -35,9 +31,9 @@ export function walletLines(w: WalletView): string[] {
   return lines;
 }
 
-async function readWallet(ctx: ClientContext): Promise<WalletView> {
+async function readWallet(ctx: ClientContext): Promise<Wallet> {
   ctx.api.requireKey();
-  return (await callOperation(ctx.api, getWallet, {})).wallet;
+  return (await ctx.api.call("getWallet", {})).wallet;
 }
 
 async function wallet(ctx: ClientContext): Promise<number> {
@@ -46,7 +42,7 @@ async function wallet(ctx: ClientContext): Promise<number> {
   return 0;
 }
 
-type Checkout = OutputOf<typeof createTopUpLink>;
+type Checkout = Output<"createTopUpLink">;
 
 const POLL_MS = 2000;
 
@@ -60,19 +56,21 @@ async function topup(ctx: ClientContext): Promise<number> {
   if (!Number.isFinite(timeoutMin) || timeoutMin <= 0)
     throw new UsageError("--timeout must be a number of minutes.");
   const before = await readWallet(ctx);
-  const checkout = await callOperation(ctx.api, createTopUpLink, {
-    amount_cents: amountCents,
-  }).catch((err: unknown) => {
-    // The API speaks cents; the person typed dollars.
-    if (err instanceof ApiFailure && err.status === 400) {
-      throw new CliFailure(
-        `${dollars(amountCents)} was refused: ${err.message}`,
-        err.exitCode,
-        err.fields,
-      );
-    }
-    throw err;
-  });
+  const checkout = await ctx.api
+    .call("createTopUpLink", {
+      amount_cents: amountCents,
+    })
+    .catch((err: unknown) => {
+      // The API speaks cents; the person typed dollars.
+      if (err instanceof ApiFailure && err.status === 400) {
+        throw new CliFailure(
+          `${dollars(amountCents)} was refused: ${err.message}`,
+          err.exitCode,
+          err.fields,
+        );
+      }
+      throw err;
+    });
   const wait = !flagArg(args, "no-wait");
   const linkLine = `Pay ${checkout.display} here: ${checkout.checkout_url}`;
   // The link must reach a person even under --json while we wait; stdout stays the one document.
@@ -100,7 +98,7 @@ async function waitForCredit(
   target: number,
   timeoutMin: number,
   checkout: Checkout,
-): Promise<WalletView> {
+): Promise<Wallet> {
   // Our own clock only: comparing with the server's expires_at would trip over clock skew.
   const until = Date.now() + timeoutMin * 60_000;
   const spin = await spinner(

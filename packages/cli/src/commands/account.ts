@@ -1,13 +1,11 @@
 /** `kinora login` and `kinora logout`: the server and key the other commands use. */
 
-import { getWallet } from "../../../api/contracts/wallet.js";
-import type { WalletView } from "../../../api/schemas.js";
+import type { Wallet } from "@kinora/client";
 import { type ClientCommand, type ClientContext, COMMON_HELP, stringArg } from "../command.js";
 import { readConfigFile, writeConfigFile } from "../config-file.js";
 import { normaliseServer } from "../context.js";
 import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { ApiClient } from "../http.js";
-import { callOperation } from "../operations.js";
 import { askSecret } from "../prompts.js";
 import { walletLines } from "./wallet.js";
 
@@ -25,9 +23,9 @@ async function login(ctx: ClientContext): Promise<number> {
       "That is not a kinora key: wallet keys start with pmk_, agent keys with pak_.",
     );
   }
-  let wallet: WalletView;
+  let wallet: Wallet;
   try {
-    wallet = (await callOperation(new ApiClient(server, key, ctx.signal), getWallet, {})).wallet;
+    wallet = (await new ApiClient(server, key, ctx.signal).call("getWallet", {})).wallet;
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
       throw new CliFailure(

@@ -1,9 +1,7 @@
 /** `kinora jobs`, `kinora get ID`, `kinora cancel ID`: the jobs already made. */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { listClips } from "../../../api/contracts/clips.js";
-import { listRestores } from "../../../api/contracts/restore.js";
-import type { JobWebhookView } from "../../../api/webhooks.js";
+import type { RestoreJob } from "@kinora/client";
 import {
   type ClientCommand,
   type ClientContext,
@@ -26,7 +24,6 @@ import {
   statusText,
 } from "../job-kinds.js";
 import { downloadStep, followStep } from "../job-steps.js";
-import { callOperation } from "../operations.js";
 import { etaText } from "../progress.js";
 
 type Listed = Job & { kind: "restore" | "clip" };
@@ -38,8 +35,8 @@ async function jobs(ctx: ClientContext): Promise<number> {
     throw new UsageError("--limit must be a whole number from 1 to 100.");
   }
   const [restores, clips] = await Promise.all([
-    callOperation(ctx.api, listRestores, { limit }),
-    callOperation(ctx.api, listClips, {}),
+    ctx.api.call("listRestores", { limit }),
+    ctx.api.call("listClips", {}),
   ]);
   const all: Listed[] = [
     ...restores.jobs.map((j) => ({ ...j, kind: "restore" as const })),
@@ -174,7 +171,10 @@ function linkLines(kind: JobKind, job: Job): string[] {
 }
 
 /** The job's own webhook and its latest deliveries, newest first. */
-function webhookLines(hook: JobWebhookView | null | undefined): string[] {
+/** A job's own webhook as reads show it. */
+type JobWebhook = RestoreJob["webhook"];
+
+function webhookLines(hook: JobWebhook | null | undefined): string[] {
   if (!hook) return [];
   const lines = [line("Webhook", `${hook.url} (${hook.events.join(", ")})`)];
   for (const d of hook.deliveries) {

@@ -1,6 +1,5 @@
+import type { ClipJob, RestoreJob } from "@kinora/client";
 import { describe, expect, it } from "vitest";
-import type { ClipView } from "../../../api/clips.js";
-import type { RestoreJobView } from "../../../api/restore.js";
 import { CLIP, RESTORE } from "../job-kinds.js";
 import { jobLines } from "./jobs.js";
 
@@ -23,7 +22,7 @@ const delivery = {
 
 describe("kinora get's lines", () => {
   it("show a clip's webhook and each delivery's state, attempts and last answer", () => {
-    const clip: ClipView = {
+    const clip: ClipJob = {
       id: "clip_1",
       status: "done",
       size: "480p",
@@ -57,7 +56,7 @@ describe("kinora get's lines", () => {
   });
 
   it("show a restore's measured length, the refund of the difference and the queue", () => {
-    const job: RestoreJobView = {
+    const job: RestoreJob = {
       id: "rj_1",
       status: "processing",
       quality: "enhanced",

@@ -4,13 +4,10 @@
  * before asking anything, saying what is missing — money on the balance, room under the key's
  * limit, or an operator's pause — and how to fix it, with the error table's exit code.
  */
-import { getWallet } from "../../api/contracts/wallet.js";
-import type { WalletView } from "../../api/schemas.js";
-import { type ErrorCode, exitOf } from "../../domain/error-codes.js";
+import { ERROR_TABLE, type ErrorCode, type Wallet } from "@kinora/client";
 import type { ClientContext } from "./command.js";
 import { CliFailure } from "./failures.js";
 import { dollars } from "./format.js";
-import { callOperation } from "./operations.js";
 
 /** What stops a payment: the error code the server would answer, and what to tell the person. */
 interface Shortfall {
@@ -29,7 +26,7 @@ const wholeDollars = (cents: number) => Math.ceil(cents / 100);
  * Why `w`'s key cannot pay `priceCents` from the balance, each reason with its fix; empty when
  * it can. The order is the order to fix them in.
  */
-export function shortfalls(w: WalletView, priceCents: number): Shortfall[] {
+export function shortfalls(w: Wallet, priceCents: number): Shortfall[] {
   if (w.paused) {
     return [
       {
@@ -76,7 +73,7 @@ export async function ensureCanPay(
   priceCents: number,
   what: string,
 ): Promise<void> {
-  const { wallet } = await callOperation(ctx.api, getWallet, {});
+  const { wallet } = await ctx.api.call("getWallet", {});
   const found = shortfalls(wallet, priceCents);
   const first = found[0];
   if (!first) return;
@@ -84,7 +81,7 @@ export async function ensureCanPay(
     `${what} costs ${dollars(priceCents)}, which this key cannot pay now; nothing was charged.`,
     ...found.flatMap((f) => f.lines.map((l) => `  ${l}`)),
   ].join("\n");
-  throw new CliFailure(message, exitOf(first.code), {
+  throw new CliFailure(message, ERROR_TABLE[first.code].exit, {
     code: first.code,
     missing: found.map((f) => f.code),
     price_cents: priceCents,

@@ -1,16 +1,16 @@
+import type { Wallet } from "@kinora/client";
 import { describe, expect, it } from "vitest";
-import type { WalletView } from "../../api/schemas.js";
 import { shortfalls } from "./affordability.js";
 
 const AT = "2026-11-25T20:00:00.000Z";
-const owner: WalletView = {
+const owner: Wallet = {
   wallet_id: "wal_1",
   balance_cents: 1000,
   spendable_cents: 1000,
   paused: false,
   email: null,
 };
-const agent = (limit: number, spent: number, balance = 1000): WalletView => ({
+const agent = (limit: number, spent: number, balance = 1000): Wallet => ({
   ...owner,
   balance_cents: balance,
   spendable_cents: Math.min(balance, limit - spent),

@@ -32,7 +32,7 @@ export async function uploadStep(
   let bar = byteProgress(out, label, opts.sizeBytes);
   const startedAt = Date.now();
   try {
-    const { attempts } = await uploadFile({
+    const { attempts } = await uploadFile(ctx.api.kinora, {
       ...opts,
       signal: ctx.signal,
       onProgress: (bytes) => bar.update(bytes),

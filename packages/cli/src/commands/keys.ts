@@ -1,18 +1,11 @@
 /** `kinora keys [create|limit|revoke]`: agent keys, sub-keys with a spending limit. */
-import {
-  changeAgentKeyLimit,
-  createAgentKey,
-  listAgentKeys,
-  revokeAgentKey,
-} from "../../../api/contracts/wallet.js";
 import { type ClientCommand, type ClientContext, COMMON_HELP, stringArg } from "../command.js";
 import { UsageError } from "../failures.js";
 import { dollars, formatAge, parseDollars, table } from "../format.js";
-import { callOperation } from "../operations.js";
 
 async function listKeys(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
-  const { keys } = await callOperation(ctx.api, listAgentKeys, {});
+  const { keys } = await ctx.api.call("listAgentKeys", {});
   const rows = keys.map((k) => [
     k.id,
     k.label || "-",
@@ -37,7 +30,7 @@ async function createKey(ctx: ClientContext): Promise<number> {
   if (!limit)
     throw new UsageError("--limit is required: the most the key may ever spend, in dollars.");
   const label = stringArg(ctx.args, "label");
-  const res = await callOperation(ctx.api, createAgentKey, {
+  const res = await ctx.api.call("createAgentKey", {
     limit_cents: parseDollars(limit, "--limit"),
     ...(label === undefined ? {} : { label }),
   });
@@ -53,7 +46,7 @@ async function createKey(ctx: ClientContext): Promise<number> {
 async function revokeKey(ctx: ClientContext, id: string | undefined): Promise<number> {
   ctx.api.requireKey();
   if (!id) throw new UsageError("Usage: kinora keys revoke KEY_ID  (see kinora keys)");
-  const res = await callOperation(ctx.api, revokeAgentKey, { key_id: id });
+  const res = await ctx.api.call("revokeAgentKey", { id });
   ctx.out.result(res, `Revoked ${res.agent_key.id}: it stops working at once.`);
   return 0;
 }
@@ -64,8 +57,8 @@ const LIMIT_USAGE = "Usage: kinora keys limit KEY_ID DOLLARS  (see kinora keys)"
 async function limitKey(ctx: ClientContext, id: string | undefined, amount: string | undefined) {
   ctx.api.requireKey();
   if (!id || !amount) throw new UsageError(LIMIT_USAGE);
-  const res = await callOperation(ctx.api, changeAgentKeyLimit, {
-    key_id: id,
+  const res = await ctx.api.call("changeAgentKeyLimit", {
+    id,
     limit_cents: parseDollars(amount, "DOLLARS"),
   });
   const k = res.agent_key;

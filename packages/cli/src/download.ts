@@ -9,9 +9,9 @@ import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { backoffMs, sleep } from "@kinora/client";
 import { ApiFailure, Interrupted, isAbort, NetworkFailure } from "./failures.js";
 import { USER_AGENT } from "./http.js";
-import { backoffMs, sleep } from "./timing.js";
 
 interface DownloadOptions {
   url: string;

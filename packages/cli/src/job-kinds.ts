@@ -1,28 +1,27 @@
 /**
  * The two kinds of job the client follows — restores (`rj_…`) and clips (`clip_…`) — each as
- * its operations (read, cancel, list from src/api/contracts) and what each final status means for
- * the person and the exit code. A job is the API's own view type: nothing here redeclares it.
+ * its operations (read, cancel) and what each final status means for the person and the exit
+ * code. A job is the SDK's type, generated from the server's: nothing here redeclares it.
  */
-import type { ClipView } from "../../api/clips.js";
-import { cancelClip, getClip } from "../../api/contracts/clips.js";
-import { cancelRestore, getRestore } from "../../api/contracts/restore.js";
-import type { RestoreJobView } from "../../api/restore.js";
-import type { WalletView } from "../../api/schemas.js";
-import { CLIP_FINAL } from "../../domain/clips/transitions.js";
-import { RESTORE_FINAL } from "../../domain/restore/transitions.js";
+import {
+  type ClipJob,
+  FINAL_CLIP_STATUSES,
+  FINAL_RESTORE_STATUSES,
+  type RestoreJob,
+  type Wallet,
+} from "@kinora/client";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure, UsageError } from "./failures.js";
 import { dollars } from "./format.js";
 import type { ApiClient } from "./http.js";
-import { callOperation } from "./operations.js";
 
 /** A job as the API shows it: a restore or a clip (tell them apart with `"filename" in job`). */
-export type Job = RestoreJobView | ClipView;
+export type Job = RestoreJob | ClipJob;
 
 /** What a cancel answers: the job, refunded, and (for a restore) the wallet after the refund. */
 interface Cancelled {
   job: Job;
-  wallet?: WalletView;
+  wallet?: Wallet;
 }
 
 /** One kind of job as the client handles it. */
@@ -42,26 +41,26 @@ export interface JobKind {
 const held = (waitSec: number) => ({ extraTimeoutMs: waitSec * 1000 });
 /** The bars show progress, so a held read also ends at each progress report. */
 const waitArg = (waitSec: number) =>
-  waitSec > 0 ? { wait_seconds: waitSec, until: "progress" as const } : {};
+  waitSec > 0 ? { wait: waitSec, until: "progress" as const } : {};
 
-/** Restores (`rj_…`): read without a key, by the restore contracts. */
+/** Restores (`rj_…`): read without a key (the SDK sends none to getRestore). */
 export const RESTORE: JobKind = {
   name: "restore",
   keyedRead: false,
-  terminal: new Set(RESTORE_FINAL),
+  terminal: new Set(FINAL_RESTORE_STATUSES),
   read: async (api, id, waitSec) =>
-    (await callOperation(api, getRestore, { job_id: id, ...waitArg(waitSec) }, held(waitSec))).job,
-  cancel: (api, id) => callOperation(api, cancelRestore, { job_id: id }),
+    (await api.call("getRestore", { id, ...waitArg(waitSec) }, held(waitSec))).job,
+  cancel: (api, id) => api.call("cancelRestore", { id }),
 };
 
-/** Clips (`clip_…`): read with a key, by the clip contracts. */
+/** Clips (`clip_…`): read with a key. */
 export const CLIP: JobKind = {
   name: "clip",
   keyedRead: true,
-  terminal: new Set(CLIP_FINAL),
+  terminal: new Set(FINAL_CLIP_STATUSES),
   read: async (api, id, waitSec) =>
-    (await callOperation(api, getClip, { job_id: id, ...waitArg(waitSec) }, held(waitSec))).job,
-  cancel: (api, id) => callOperation(api, cancelClip, { job_id: id }),
+    (await api.call("getClip", { id, ...waitArg(waitSec) }, held(waitSec))).job,
+  cancel: (api, id) => api.call("cancelClip", { id }),
 };
 
 /** The kind a job id belongs to, by its prefix. */

@@ -4,9 +4,7 @@
  */
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import { createClip, quoteClip, startClip } from "../../../api/contracts/clips.js";
-import type { OutputOf } from "../../../api/operation.js";
-import type { ClipImageType, ClipSize } from "../../../domain/clips/rules.js";
+import type { Input, Output } from "@kinora/client";
 import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
@@ -21,7 +19,6 @@ import { ApiFailure, CliFailure, Interrupted, UsageError } from "../failures.js"
 import { dollars, formatBytes, truncate } from "../format.js";
 import { CLIP, failureOf, type Job, resultFileName } from "../job-kinds.js";
 import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
-import { callOperation } from "../operations.js";
 import { confirmSpend } from "../prompts.js";
 import { retryTransient } from "../timing.js";
 import { resumeHint } from "./resume.js";
@@ -31,7 +28,9 @@ interface Source {
   file?: { path: string; sizeBytes: number; contentType: ClipImageType };
 }
 
-type Created = OutputOf<typeof createClip>;
+type Created = Output<"createClip">;
+type ClipImageType = NonNullable<Input<"createClip">["content_type"]>;
+type ClipSize = NonNullable<Input<"createClip">["size"]>;
 
 /** The image type from its first bytes: the server checks the bytes too, not the name. */
 async function sniffImage(file: string): Promise<ClipImageType | undefined> {
@@ -83,7 +82,7 @@ async function create(
   opts: ReturnType<typeof options>,
 ): Promise<Created> {
   try {
-    return await callOperation(ctx.api, createClip, {
+    return await ctx.api.call("createClip", {
       prompt,
       ...opts,
       ...(src.imageUrl
@@ -121,7 +120,7 @@ async function uploadAndStart(ctx: ClientContext, src: Source, created: Created)
   }
   // Starting a queued clip returns it unchanged, so a retry after a lost answer is safe.
   const id = created.job.id;
-  await retryTransient(() => callOperation(ctx.api, startClip, { job_id: id }), ctx.signal);
+  await retryTransient(() => ctx.api.call("startClip", { id }), ctx.signal);
 }
 
 async function clip(ctx: ClientContext): Promise<number> {
@@ -131,7 +130,7 @@ async function clip(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
   const opts = options(ctx);
   const src = await source(image);
-  const price = await callOperation(ctx.api, quoteClip, { size: opts.size });
+  const price = await ctx.api.call("quoteClip", { size: opts.size });
   const what = src.file
     ? `${path.basename(src.file.path)} (${formatBytes(src.file.sizeBytes)})`
     : src.imageUrl;

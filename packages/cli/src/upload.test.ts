@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createKinora } from "@kinora/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiFailure } from "./failures.js";
 import { uploadFile } from "./upload.js";
@@ -35,7 +36,14 @@ afterAll(() => {
 });
 
 const upload = () =>
-  uploadFile({ url, headers: {}, file, sizeBytes: 64 * 1024, onRetry: () => {}, maxAttempts: 3 });
+  uploadFile(createKinora({ baseUrl: url, retryBaseMs: 10 }), {
+    url,
+    headers: {},
+    file,
+    sizeBytes: 64 * 1024,
+    onRetry: () => {},
+    maxAttempts: 3,
+  });
 
 describe("uploadFile", () => {
   it("counts a 409 on a retry as arrived: the first attempt was stored, its answer lost", async () => {

@@ -1,10 +1,10 @@
 /** Formatting for people: dollars, sizes, lengths, ages and plain-text tables. */
-import { displayCents } from "../../domain/money.js";
+import { formatCents } from "@kinora/client";
 import { UsageError } from "./failures.js";
 
-/** Cents as dollars, through the same function the server uses: 299 → "$2.99". */
+/** Cents as dollars, as the server shows them (the SDK's formatCents): 299 → "$2.99". */
 export function dollars(cents: number): string {
-  return displayCents(cents);
+  return formatCents(cents);
 }
 
 /** "20", "20.5", "$20.50" → 2050 cents; anything else is a usage error naming `what`. */

@@ -4,8 +4,9 @@
  * comes back quickly with nothing new the client paces itself (about one read a second) — the
  * same code works, efficiently, against either. Brief outages are ridden out with back-off.
  */
+
+import { backoffMs, sleep } from "@kinora/client";
 import { Interrupted, isAbort, isTransient } from "./failures.js";
-import { backoffMs, sleep } from "./timing.js";
 
 interface JobState {
   status: string;

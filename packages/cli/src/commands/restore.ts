@@ -5,14 +5,7 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import {
-  createRestore,
-  createRestoreCheckout,
-  quoteRestore,
-  startRestore,
-} from "../../../api/contracts/restore.js";
-import type { OutputOf } from "../../../api/operation.js";
-import type { RestoreQuality } from "../../../domain/restore/pricing.js";
+import type { Input, Output } from "@kinora/client";
 import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
@@ -28,7 +21,6 @@ import { dollars, formatBytes, formatDuration } from "../format.js";
 import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
 import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { openUrl } from "../open-url.js";
-import { callOperation } from "../operations.js";
 import { probeVideo, type VideoFacts } from "../probe.js";
 import { confirmSpend } from "../prompts.js";
 import { retryTransient } from "../timing.js";
@@ -43,7 +35,8 @@ const QUALITIES: Record<string, RestoreQuality> = {
   enhanced_max: "enhanced_max",
 };
 
-type Created = OutputOf<typeof createRestore>;
+type Created = Output<"createRestore">;
+type RestoreQuality = NonNullable<Input<"createRestore">["quality"]>;
 
 interface Plan {
   file: string;
@@ -90,7 +83,7 @@ function requestFields(p: Plan) {
 }
 
 async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
-  const quote = await callOperation(ctx.api, quoteRestore, requestFields(p));
+  const quote = await ctx.api.call("quoteRestore", requestFields(p));
   const picture = p.facts.width ? `, ${p.facts.width}×${p.facts.height}` : "";
   const payer = p.payWith === "balance" ? "from your balance" : "by card (checkout link)";
   // A price the key cannot pay is never put to the person: say what is missing instead.
@@ -104,7 +97,7 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
 }
 
 async function create(ctx: ClientContext, p: Plan): Promise<Created> {
-  const created = await callOperation(ctx.api, createRestore, {
+  const created = await ctx.api.call("createRestore", {
     ...requestFields(p),
     filename: path.basename(p.file),
     content_type: p.facts.contentType,
@@ -148,10 +141,10 @@ async function start(ctx: ClientContext, created: Created): Promise<void> {
   const id = created.job.id;
   if (created.paid_from_balance) {
     // Starting a started job returns it unchanged, so a retry after a lost answer is safe.
-    await retryTransient(() => callOperation(ctx.api, startRestore, { job_id: id }), ctx.signal);
+    await retryTransient(() => ctx.api.call("startRestore", { id }), ctx.signal);
     return;
   }
-  const { checkout_url } = await callOperation(ctx.api, createRestoreCheckout, { job_id: id });
+  const { checkout_url } = await ctx.api.call("createRestoreCheckout", { id });
   ctx.out.warn(`Pay ${created.display_price} here to start the restore: ${checkout_url}`);
   if (flagArg(ctx.args, "open") && !(await openUrl(checkout_url))) {
     ctx.out.warn("Could not open a browser; open the link yourself.");

@@ -6,8 +6,7 @@
  * not. `kinora admin` exits by the same function.
  */
 
-import type { ErrorBody } from "../../api/schemas.js";
-import { exitOf, isErrorCode } from "../../domain/error-codes.js";
+import { ERROR_TABLE, type ErrorBody, type ErrorCode } from "@kinora/client";
 
 /** Exit codes of every client command. */
 export const EXIT = {
@@ -27,16 +26,21 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
- * An error answer as the client holds it: kinora's error body (the one schema, ErrorBody in
- * api/schemas.ts), every field optional because storage links (S3) and proxies answer without
- * them. A `code` is trusted only once isErrorCode says it is in this client's table.
+ * An error answer as the client holds it: kinora's error body (the SDK's ErrorBody), every field
+ * optional because storage links (S3) and proxies answer without them. A `code` is trusted only
+ * once it is a row of the SDK's table (generated from the server's).
  */
 export type ErrorAnswer = Partial<ErrorBody>;
+
+/** Whether a value is a code of the server's table, as this client knows it. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_TABLE, value);
+}
 
 /** status + body → exit code: the server's error table first (its `exit` column); without a
  * known code, 402 and 422-refused → 3, 5xx → 4, any other 4xx → 1. */
 export function exitCodeForResponse(status: number, body: ErrorAnswer = {}): ExitCode {
-  if (isErrorCode(body.code)) return exitOf(body.code);
+  if (isErrorCode(body.code)) return ERROR_TABLE[body.code].exit;
   if (status === 402 || body.needs_topup || body.over_limit) return EXIT.refused;
   if (status === 422 && body.refused) return EXIT.refused;
   if (status >= 500) return EXIT.server;

@@ -1,5 +1,5 @@
+import { ERROR_CODES, ERROR_TABLE } from "@kinora/client";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODE_NAMES, exitOf, statusOf } from "../../domain/error-codes.js";
 import { EXIT, exitCodeForNetworkFailure, exitCodeForResponse } from "./exit-codes.js";
 
 describe("exit codes from error responses", () => {
@@ -25,9 +25,10 @@ describe("exit codes from error responses", () => {
   });
 
   it("exits by the table's exit column for every code, whatever the status said", () => {
-    for (const code of ERROR_CODE_NAMES) {
-      expect(exitCodeForResponse(statusOf(code), { code }), code).toBe(exitOf(code));
-      expect(exitCodeForResponse(500, { code }), code).toBe(exitOf(code));
+    for (const code of ERROR_CODES) {
+      const row = ERROR_TABLE[code];
+      expect(exitCodeForResponse(row.status, { code }), code).toBe(row.exit);
+      expect(exitCodeForResponse(500, { code }), code).toBe(row.exit);
     }
   });
 

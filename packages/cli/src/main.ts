@@ -1,0 +1,100 @@
+/**
+ * The `kinora` command of the client package: the user commands (./index.ts) over a server's
+ * public API, and `serve`, `worker` and `admin` handed to the server package (`@kinora/server`)
+ * when it is installed beside this one — the client itself carries no server code, so it
+ * installs in a few MB. Without the server package those three say in one line how to get it.
+ */
+import { clientEnv } from "./env.js";
+import { clientUsageLines, findClientCommand, runClientCommand } from "./index.js";
+
+/** The commands the server package runs. */
+const SERVER_COMMANDS = new Set(["serve", "worker", "admin"]);
+
+/** What the server package exports for the client to hand its commands to. */
+interface ServerPackage {
+  runServerCommand(argv: string[]): Promise<number>;
+  serverUsageLines?(): string[];
+}
+
+/** The server package when it is installed where this client can import it; null otherwise. */
+async function loadServer(): Promise<ServerPackage | null> {
+  const name = "@kinora/server";
+  try {
+    return (await import(name)) as ServerPackage;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const missing =
+      (e.code === "ERR_MODULE_NOT_FOUND" || e.code === "MODULE_NOT_FOUND") &&
+      String(e.message).includes(name);
+    if (missing) return null;
+    throw err;
+  }
+}
+
+const NO_SERVER =
+  "runs a kinora server, which is not installed beside this client: npm install -g @kinora/server (or, from a clone of the repository, npm install && npm start).";
+
+async function usage(): Promise<string> {
+  const server = await loadServer();
+  const serverLines = server?.serverUsageLines?.() ?? [
+    "  serve | worker | admin …           need the server package: npm install -g @kinora/server",
+  ];
+  return [
+    "Usage: kinora <command>   (kinora <command> --help for its options and examples)",
+    "",
+    "Use a server (your wallet, restores and clips):",
+    ...clientUsageLines(),
+    "",
+    "Run a server:",
+    ...serverLines,
+    "",
+    "Commands take --server URL (default http://127.0.0.1:8080, or KINORA_SERVER, or the server",
+    "saved by kinora login) and --json.",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const client = findClientCommand(command);
+  if (client) return runClientCommand(client, rest, { env: clientEnv(process.env) });
+  if (command !== undefined && SERVER_COMMANDS.has(command)) {
+    const server = await loadServer();
+    if (!server) {
+      process.stderr.write(`kinora ${command} ${NO_SERVER}\n`);
+      return 2;
+    }
+    return server.runServerCommand(argv);
+  }
+  switch (command) {
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h": {
+      const topic = findClientCommand(rest[0]);
+      process.stdout.write(`${topic ? topic.help : await usage()}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${await usage()}\n`);
+      return 2;
+  }
+}
+
+/** Exits once stdout and stderr have taken everything written (pipes are async on some OSes). */
+async function exitAfterFlush(code: number): Promise<never> {
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write("", resolve))),
+  );
+  process.exit(code);
+}
+
+main(process.argv.slice(2)).then(
+  // A negative code means "keep running" (a server that stops on its own signal).
+  (code) => {
+    if (code >= 0) void exitAfterFlush(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`kinora: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
