@@ -1,5 +1,6 @@
 /**
- * Whether dist/ was compiled from the src/ on disk: a digest of every source file's path, size
+ * Whether dist/ was compiled from the sources on disk (src/, and the client and SDK sources it
+ * bundles from packages/): a digest of every source file's path, size
  * and modification time (the way make decides), stored in dist/ by the build. Stat-only, so
  * checking ~300 files at each start costs a few milliseconds.
  */
@@ -23,6 +24,8 @@ export function sourceFingerprint(root) {
   const hash = createHash("sha256");
   const files = [
     ...listFiles(path.join(root, "src")),
+    ...listFiles(path.join(root, "packages", "cli", "src")),
+    ...listFiles(path.join(root, "packages", "client", "src")),
     path.join(root, "scripts", "build.mjs"),
     path.join(root, "package.json"),
   ].sort();
