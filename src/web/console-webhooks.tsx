@@ -55,11 +55,15 @@ function Endpoint(props: { e: WebhookEndpointView; csrf: string }) {
       <Deliveries deliveries={e.deliveries} />
       <form method="post" action={`/console/webhooks/${e.id}/test`} style="display:inline">
         <input type="hidden" name="csrf" value={csrf} />
-        <button type="submit">Send test event</button>
+        <button type="submit">
+          Send test event<span class="sr"> to {e.url}</span>
+        </button>
       </form>{" "}
       <form method="post" action={`/console/webhooks/${e.id}/delete`} style="display:inline">
         <input type="hidden" name="csrf" value={csrf} />
-        <button type="submit">Delete</button>
+        <button type="submit">
+          Delete<span class="sr"> the endpoint {e.url}</span>
+        </button>
       </form>
     </div>
   );
