@@ -244,6 +244,8 @@ export interface CheckoutsTable {
   /** What the provider says was paid, when it says so (a mismatch holds the checkout). */
   paid_amount_cents: ColumnType<number | null, number | null | undefined, number | null>;
   held_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The console origin a top-up started from; its return pages link back there. */
+  return_origin: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** payment_events: provider events acted on, once each. */

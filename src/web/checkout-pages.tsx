@@ -3,12 +3,15 @@ import { displayCents } from "../domain/money.js";
 import type { CheckoutRow } from "../services/payments/checkouts.js";
 import { Page } from "./layout.js";
 
-/** A top-up starts in the owner's console: its return pages lead back there. */
+/**
+ * A top-up starts in the owner's console: its return pages lead back there — to the origin it
+ * was started from (where the owner's session is), else to this host's console.
+ */
 function BackToConsole(props: { row: CheckoutRow }) {
   if (props.row.purpose !== "topup") return null;
   return (
     <p>
-      <a class="button pay" id="back-to-console" href="/console">
+      <a class="button pay" id="back-to-console" href={`${props.row.return_origin ?? ""}/console`}>
         Back to the console
       </a>
     </p>

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { ApiError, unauthorized } from "../domain/errors.js";
+import { CARD_TOPUP_CENTS } from "../domain/limits.js";
 import { displayCents } from "../domain/money.js";
 import { withoutControlChars } from "../domain/text.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../domain/webhooks.js";
@@ -67,6 +68,21 @@ interface ConsoleDeps {
 type Status = 200 | 400 | 401 | 403 | 404 | 429;
 
 /** The wallet owner's console: sign in, keys, webhooks, ledger. */
+/** Host names that always mean this machine: the console may be opened at any of them. */
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where the checkout's return pages should lead back to the console: the origin the owner
+ * is signed in at (their session cookie lives there) when it is PUBLIC_URL's own or a loopback
+ * name (localhost vs 127.0.0.1); null for any other Host header, so a forged one cannot put a
+ * foreign link on kinora's pages — those pages then link to /console on their own host.
+ */
+export function consoleReturnOrigin(requestUrl: string, publicUrl: string): string | null {
+  const here = new URL(requestUrl);
+  if (here.origin === new URL(publicUrl).origin) return here.origin;
+  return LOOPBACK_NAMES.has(here.hostname) ? here.origin : null;
+}
+
 export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   app.use("/console/*", smallBody);
   const web = deps.platform;
@@ -227,13 +243,17 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     const s = await formSession(c, form);
     if ("answer" in s) return s.answer;
     const cents = parseDollars(form.amount_dollars ?? "");
-    if (cents === null || cents < 500 || cents > 20_000) {
-      return dashboard(c, s.walletId, { notice: "Top up between $5.00 and $200.00." }, 400);
+    // The card top-up's own range (domain/limits.ts), as POST /wallet/topup checks it.
+    const { min, max } = CARD_TOPUP_CENTS;
+    if (cents === null || cents < min || cents > max) {
+      const range = `${displayCents(min)} and ${displayCents(max)}`;
+      return dashboard(c, s.walletId, { notice: `Top up between ${range}.` }, 400);
     }
     // A checkout that cannot open (the provider down, the wallet paused) says so on the page.
     const opened = await openTopupCheckout(deps.payments, {
       walletId: s.walletId,
       amountCents: cents,
+      returnOrigin: consoleReturnOrigin(c.req.url, web.publicUrl),
     }).catch((err: unknown) => {
       if (err instanceof ApiError) return err;
       throw err;

@@ -31,6 +31,7 @@ interface OpenInput {
   amountCents: number;
   email?: string | null;
   description: string;
+  returnOrigin?: string | null;
 }
 
 /** Pages kinora serves for every checkout; also Stripe's success_url and cancel_url. */
@@ -55,6 +56,7 @@ async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<Opene
       job_id: input.jobId ?? null,
       amount_cents: input.amountCents,
       email: input.email ?? null,
+      return_origin: input.returnOrigin ?? null,
       provider: provider.kind,
       created_at: now,
       expires_at: expiresAt,
@@ -109,13 +111,20 @@ async function openCheckout(deps: PaymentsDeps, input: OpenInput): Promise<Opene
 /** A top-up checkout link for a wallet (an open one for the same amount is handed out again). */
 export async function openTopupCheckout(
   deps: PaymentsDeps,
-  input: { walletId: string; amountCents: number; email?: string | null },
+  input: {
+    walletId: string;
+    amountCents: number;
+    email?: string | null;
+    /** The console's origin when the owner started it there (see consoleReturnOrigin). */
+    returnOrigin?: string | null;
+  },
 ): Promise<OpenedCheckout> {
   return openCheckout(deps, {
     purpose: "topup",
     walletId: input.walletId,
     amountCents: input.amountCents,
     email: input.email ?? null,
+    returnOrigin: input.returnOrigin ?? null,
     description: `kinora balance top-up (${displayCents(input.amountCents)})`,
   });
 }
