@@ -13,7 +13,9 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { CLIP_FINAL } from "../src/domain/clips/transitions.js";
 import { ERROR_CODES as ERROR_TABLE_ROWS } from "../src/domain/error-codes.js";
+import { RESTORE_FINAL } from "../src/domain/restore/transitions.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the generated module lives. */
@@ -242,6 +244,13 @@ export function renderGenerated(docJson: Json, contracts: Map<string, ContractFa
   for (const name of Object.keys(schemas)) {
     if (IDENT.test(name)) out.push(`export type ${name} = Schemas[${JSON.stringify(name)}];`);
   }
+  out.push(
+    "",
+    "/** Statuses after which nothing more happens to a restore (the server's final list). */",
+    `export const FINAL_RESTORE_STATUSES: readonly Schemas["RestoreJob"]["status"][] = ${JSON.stringify(RESTORE_FINAL)};`,
+    "/** Statuses after which nothing more happens to a clip. */",
+    `export const FINAL_CLIP_STATUSES: readonly Schemas["Clip"]["status"][] = ${JSON.stringify(CLIP_FINAL)};`,
+  );
   out.push(
     "",
     "/** Each operation's input (path, query and body fields by their REST names), answer and error codes. */",

@@ -577,6 +577,23 @@ export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type CreateWebhookEndpointRequest = Schemas["CreateWebhookEndpointRequest"];
 export type WorkItem = Schemas["WorkItem"];
 
+/** Statuses after which nothing more happens to a restore (the server's final list). */
+export const FINAL_RESTORE_STATUSES: readonly Schemas["RestoreJob"]["status"][] = [
+  "done",
+  "failed",
+  "refunded",
+  "cancelled",
+  "expired",
+];
+/** Statuses after which nothing more happens to a clip. */
+export const FINAL_CLIP_STATUSES: readonly Schemas["Clip"]["status"][] = [
+  "done",
+  "failed",
+  "refused",
+  "expired",
+  "cancelled",
+];
+
 /** Each operation's input (path, query and body fields by their REST names), answer and error codes. */
 export interface Operations {
   /** Credit or debit a wallet — `POST /admin/wallets/{id}/credit` */

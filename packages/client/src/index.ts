@@ -18,10 +18,4 @@ export * from "./generated.js";
 export { formatCents } from "./money.js";
 export { backoffMs, type RetryOptions, sleep } from "./retry.js";
 export type { UploadOptions, UploadSource, UploadTarget } from "./upload.js";
-export {
-  type ClipJob,
-  FINAL_CLIP_STATUSES,
-  FINAL_RESTORE_STATUSES,
-  type RestoreJob,
-  type WaitOptions,
-} from "./wait.js";
+export type { ClipJob, RestoreJob, WaitOptions } from "./wait.js";

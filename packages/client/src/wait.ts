@@ -4,7 +4,7 @@
  * too (`until=progress`) — repeated until the caller's condition holds.
  */
 import type { CallOptions } from "./client.js";
-import type { Schemas } from "./generated.js";
+import { FINAL_CLIP_STATUSES, FINAL_RESTORE_STATUSES, type Schemas } from "./generated.js";
 
 /** A restore job as the server describes it. */
 export type RestoreJob = Schemas["RestoreJob"];
@@ -24,22 +24,6 @@ export interface WaitOptions<J extends { status: string }> {
   /** How long each held read may last, in seconds (default 25, the server's most). */
   holdSeconds?: number;
 }
-
-/** Statuses after which nothing more happens to a job. */
-export const FINAL_RESTORE_STATUSES: readonly RestoreJob["status"][] = [
-  "done",
-  "failed",
-  "refunded",
-  "cancelled",
-  "expired",
-];
-export const FINAL_CLIP_STATUSES: readonly ClipJob["status"][] = [
-  "done",
-  "failed",
-  "refused",
-  "cancelled",
-  "expired",
-];
 
 type HeldRead<J> = (
   input: { id: string; wait: number; until: "status" | "progress" },
