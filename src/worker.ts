@@ -6,6 +6,8 @@
  * the server grants with each job. Stops gracefully on SIGINT/SIGTERM: no new claims, the
  * running job finishes within SHUTDOWN_GRACE_MS or is handed back without using an attempt.
  * Scratch files live in one directory per process, swept at the next start after a crash.
+ * A kind this machine cannot run (no ffmpeg, an optional package not installed) is named at
+ * start with what it lacks and not claimed; a worker that can run no kind exits 1 saying so.
  */
 import { hostname } from "node:os";
 import { CliFailure, UsageError } from "../packages/cli/src/failures.js";
@@ -16,6 +18,7 @@ import { JOB_KINDS } from "./job-kinds.js";
 import { createLogger } from "./logger.js";
 import { createHttpWorkSource } from "./workers/http-source.js";
 import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
+import { executorsOrExplain, NothingToRunError } from "./workers/readiness.js";
 import { openScratch } from "./workers/scratch.js";
 
 /** One line on how to run a remote worker. */
@@ -70,7 +73,10 @@ export async function startRemoteWorkers(
   }
   const log = createLogger(config.logLevel);
   const source = createHttpWorkSource({ server, token, fetch: opts.fetch });
-  const executors = workerExecutors(opts.kinds ?? JOB_KINDS, config, opts.seams);
+  const executors = executorsOrExplain(
+    workerExecutors(opts.kinds ?? JOB_KINDS, config, opts.seams),
+    log,
+  );
   const scratch = await openScratch(config.workers.scratchRoot);
   const loops: RunningWorker[] = [];
   for (let i = 0; i < concurrency; i++) {
@@ -107,6 +113,10 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   try {
     handle = await startRemoteWorkers(argv);
   } catch (err) {
+    if (err instanceof NothingToRunError) {
+      process.stderr.write(`kinora worker: ${err.message}\n`);
+      return 1;
+    }
     if (!(err instanceof CliFailure)) throw err;
     process.stderr.write(`kinora worker: ${err.message}\n`);
     return err.exitCode;

@@ -39,6 +39,8 @@ export interface RestoreEngine {
   /** Real duration by packet scan (not the header); throws for unreadable input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
   restore(job: RestoreJob): Promise<RestoreOutcome>;
+  /** What this machine lacks to run the engine (sentences naming what to install); empty when ready. */
+  unmetNeeds?(): string[];
 }
 
 /** One clip as an engine gets it: the image and the plan's inputs. */
@@ -72,4 +74,6 @@ export interface ClipOutcome {
 export interface ClipEngine {
   readonly name: string;
   makeClip(job: ClipJob): Promise<ClipOutcome>;
+  /** What this machine lacks to run the engine (sentences naming what to install); empty when ready. */
+  unmetNeeds?(): string[];
 }

@@ -72,3 +72,26 @@ describe("runFfprobe", () => {
     ).rejects.toThrow();
   });
 });
+
+describe("ffmpegBinaries", () => {
+  it("takes FFMPEG_PATH and FFPROBE_PATH from the environment when both are set", () => {
+    const saved = { ffmpeg: process.env.FFMPEG_PATH, ffprobe: process.env.FFPROBE_PATH };
+    process.env.FFMPEG_PATH = "/opt/media/bin/ffmpeg";
+    process.env.FFPROBE_PATH = "/opt/media/bin/ffprobe";
+    try {
+      expect(ffmpegBinaries()).toMatchObject({
+        ffmpeg: "/opt/media/bin/ffmpeg",
+        ffprobe: "/opt/media/bin/ffprobe",
+        source: "system",
+      });
+    } finally {
+      for (const [name, value] of [
+        ["FFMPEG_PATH", saved.ffmpeg],
+        ["FFPROBE_PATH", saved.ffprobe],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});

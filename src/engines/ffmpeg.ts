@@ -8,6 +8,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { accessSync, chmodSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import {
+  INSTALL_OPTIONAL,
+  isModuleNotFound,
+  listInWords,
+  MissingMediaError,
+} from "./missing-packages.js";
 
 const require = createRequire(import.meta.url);
 
@@ -49,10 +55,35 @@ function ensureExecutable(file: string) {
   }
 }
 
-function bundledFfprobe(): string {
-  const file = (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+/**
+ * The binary an installer package ships, or MissingMediaError when the package is not
+ * installed (it is an optional dependency of @kinora/server).
+ */
+function bundledBinary(pkg: "@ffmpeg-installer/ffmpeg" | "@ffprobe-installer/ffprobe"): string {
+  let file: string;
+  try {
+    file = (require(pkg) as { path: string }).path;
+  } catch (err) {
+    if (!isModuleNotFound(err)) throw err;
+    throw missingBinaries([pkg === "@ffmpeg-installer/ffmpeg" ? "ffmpeg" : "ffprobe"]);
+  }
   ensureExecutable(file);
   return file;
+}
+
+const bundledFfprobe = () => bundledBinary("@ffprobe-installer/ffprobe");
+
+/** The one sentence a worker without ffmpeg or ffprobe says. */
+function missingBinaries(names: string[]): MissingMediaError {
+  const packages = names.map((n) => `@${n}-installer/${n}`);
+  return new MissingMediaError(
+    `${listInWords(names)} not found (not on PATH, optional ${listInWords(packages)} not installed): install ffmpeg (apt install ffmpeg), or run ${INSTALL_OPTIONAL}, or set FFMPEG_PATH and FFPROBE_PATH.`,
+  );
+}
+
+/** FFMPEG_PATH and FFPROBE_PATH, each used when set. */
+function fromEnvironment(env = process.env): { ffmpeg?: string; ffprobe?: string } {
+  return { ffmpeg: env.FFMPEG_PATH || undefined, ffprobe: env.FFPROBE_PATH || undefined };
 }
 
 /**
@@ -74,18 +105,26 @@ function staticFfprobe(): string | undefined {
 }
 
 /**
- * Finds ffmpeg and ffprobe once per process. `override` (from config FFMPEG_PATH/FFPROBE_PATH)
- * wins; then ffmpeg from the system, else the bundled one; ffprobe the static bundled one when
- * it runs (see staticFfprobe), else the system's.
+ * Finds ffmpeg and ffprobe once per process. `override` (default: FFMPEG_PATH and FFPROBE_PATH
+ * from the environment) wins for each binary it names; then ffmpeg from the system, else the
+ * bundled one; ffprobe the static bundled one when it runs (see staticFfprobe), else the
+ * system's. Throws MissingMediaError, naming what to install, when one is found nowhere.
  */
-export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string }): FfmpegBinaries {
-  if (override?.ffmpeg && override.ffprobe) {
+export function ffmpegBinaries(
+  override: { ffmpeg?: string; ffprobe?: string } = fromEnvironment(),
+): FfmpegBinaries {
+  if (override.ffmpeg && override.ffprobe) {
     return { ffmpeg: override.ffmpeg, ffprobe: override.ffprobe, source: "system" };
   }
   if (cached) return cached;
-  const sysFfmpeg = onPath("ffmpeg");
-  const sysFfprobe = onPath("ffprobe");
-  const fast = staticFfprobe();
+  const sysFfmpeg = override.ffmpeg ?? onPath("ffmpeg");
+  const sysFfprobe = override.ffprobe ?? onPath("ffprobe");
+  const fast = override.ffprobe ? undefined : staticFfprobe();
+  const missing = [
+    ...(sysFfmpeg || canRequire("@ffmpeg-installer/ffmpeg") ? [] : ["ffmpeg"]),
+    ...(fast || sysFfprobe || canRequire("@ffprobe-installer/ffprobe") ? [] : ["ffprobe"]),
+  ];
+  if (missing.length > 0) throw missingBinaries(missing);
   const probe = {
     ffprobe: fast ?? sysFfprobe ?? bundledFfprobe(),
     ffprobeIsStatic: fast !== undefined || sysFfprobe === undefined,
@@ -94,11 +133,33 @@ export function ffmpegBinaries(override?: { ffmpeg?: string; ffprobe?: string })
   if (sysFfmpeg && (fast ?? sysFfprobe)) {
     cached = { ffmpeg: sysFfmpeg, source: "system", ...probe };
   } else {
-    const ffmpeg = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
-    ensureExecutable(ffmpeg);
-    cached = { ffmpeg, source: "bundled", ...probe };
+    cached = { ffmpeg: bundledBinary("@ffmpeg-installer/ffmpeg"), source: "bundled", ...probe };
   }
   return cached;
+}
+
+function canRequire(pkg: string): boolean {
+  try {
+    require.resolve(pkg);
+    return true;
+  } catch (err) {
+    if (isModuleNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Why this machine cannot run ffmpeg and ffprobe (one sentence naming what to install), or
+ * nothing when it can: an engine's `unmetNeeds`, asked by a worker before it claims a job.
+ */
+export function unmetFfmpegNeeds(): string[] {
+  try {
+    ffmpegBinaries();
+    return [];
+  } catch (err) {
+    if (err instanceof MissingMediaError) return [err.message];
+    throw err;
+  }
 }
 
 /** Whether this ffmpeg build has a filter (e.g. "cas", "anlmdn"). Cached per binary. */

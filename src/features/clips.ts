@@ -88,7 +88,8 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
       queues: [kindQueue(clipJobs, p)],
       executors: opts.noExecutor ? [] : [executor],
       start: async () => {
-        if (runsClips) warmSoon(classifier, p);
+        // A classifier missing its packages is reported by the workers (workers/readiness.ts).
+        if (runsClips && !classifier.unmetNeeds?.().length) warmSoon(classifier, p);
         return startSweeper(clipJobs, p, opts.sweepEveryMs);
       },
     };

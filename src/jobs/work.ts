@@ -118,6 +118,11 @@ export interface Executor<P extends WorkParams = WorkParams> {
   readonly kind: JobKind;
   readonly params: z.ZodType<P>;
   execute(item: WorkItem<P>, ctx: ExecuteContext): Promise<WorkResult>;
+  /**
+   * What this machine lacks to run the kind (one sentence each, naming what to install: an
+   * optional package, a program); empty or absent when it can. Asked before claiming work.
+   */
+  unmetNeeds?(): string[];
 }
 
 /** Thrown by an executor for a known failure (retry, final or refused). */

@@ -8,6 +8,7 @@ import type { Executor, JobQueue } from "../jobs/work.js";
 import { createDbWorkSource, type DbWorkSource } from "../jobs/work-source.js";
 import type { Logger } from "../logger.js";
 import { type RunningWorker, startWorkerLoop } from "./loop.js";
+import { readyExecutors } from "./readiness.js";
 import { openScratch } from "./scratch.js";
 
 /** The in-process job system of `kinora serve`: its work source and workers. */
@@ -30,7 +31,9 @@ export async function startJobSystem(opts: {
 }): Promise<JobSystem> {
   const source = await createDbWorkSource(opts.database, opts.queues, { leaseMs: opts.leaseMs });
   const loops: RunningWorker[] = [];
-  const runsJobs = opts.executors.length > 0 && opts.workers > 0;
+  // An API-only node (WORKERS=0) never asks: it must start without the workers' packages.
+  const executors = opts.workers > 0 ? readyExecutors(opts.executors, opts.log) : [];
+  const runsJobs = executors.length > 0;
   const scratch = runsJobs ? await openScratch(opts.scratchRoot) : undefined;
   if (runsJobs) {
     for (let i = 0; i < opts.workers; i++) {
@@ -38,7 +41,7 @@ export async function startJobSystem(opts: {
         startWorkerLoop({
           workerId: `${opts.nodeId}-w${i}`,
           source,
-          executors: opts.executors,
+          executors,
           log: opts.log,
           scratchDir: scratch?.dir,
         }),

@@ -8,7 +8,7 @@
 import { mkdtemp, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { ClipEngine, ClipJob, ClipOutcome } from "../contracts.js";
-import { runFfmpeg } from "../ffmpeg.js";
+import { runFfmpeg, unmetFfmpegNeeds } from "../ffmpeg.js";
 import { buildClipArgs, DEFAULT_X264_THREADS } from "./args.js";
 import { type NormaliseOptions, normaliseImage } from "./image.js";
 import { planClip, workSize } from "./plan.js";
@@ -92,5 +92,9 @@ async function makeClip(input: ClipInput, opts: FfmpegClipEngineOptions): Promis
 
 /** The in-process engine on Debian ffmpeg + sharp. */
 export function createFfmpegClipEngine(opts: FfmpegClipEngineOptions = {}): ClipEngine {
-  return { name: "ffmpeg-cpu", makeClip: (input) => makeClip(input, opts) };
+  return {
+    name: "ffmpeg-cpu",
+    makeClip: (input) => makeClip(input, opts),
+    unmetNeeds: unmetFfmpegNeeds,
+  };
 }

@@ -19,7 +19,7 @@ import type {
   RestoreJob,
   RestoreOutcome,
 } from "../contracts.js";
-import { ffprobeJson } from "../ffmpeg.js";
+import { ffprobeJson, unmetFfmpegNeeds } from "../ffmpeg.js";
 import { CogError, createCogClient } from "./cog-client.js";
 import { saveOutput } from "./outputs.js";
 import {
@@ -254,6 +254,8 @@ export function createCogRestoreEngine(
   return {
     name: cfg.name ?? "cog-restore",
     measureDurationSec: (inputPath, signal) => cfg.measureDurationSec(inputPath, signal),
+    // The length is measured and the result probed here, with ffprobe.
+    unmetNeeds: unmetFfmpegNeeds,
     async restore(args) {
       const startedMs = Date.now();
       // Measured locally first: an unreadable input fails before any GPU time is spent.
@@ -294,6 +296,8 @@ export function createCogClipEngine(cfg: CogEngineConfig & { name?: string }): C
   const maxInline = cfg.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES;
   return {
     name: cfg.name ?? "cog-clip",
+    // The result is probed here, with ffprobe.
+    unmetNeeds: unmetFfmpegNeeds,
     async makeClip(args) {
       const image = await fileInput(args.imagePath, args.imageUrl, maxInline, "image");
       const input = {

@@ -18,6 +18,13 @@
  */
 import type { NSFWJS } from "nsfwjs/core";
 import type { RefusalCode } from "../../domain/clips/prompt-rule.js";
+import {
+  INSTALL_OPTIONAL,
+  isModuleNotFound,
+  listInWords,
+  MissingMediaError,
+  unresolvable,
+} from "../missing-packages.js";
 
 interface ImageVerdict {
   allowed: boolean;
@@ -33,6 +40,26 @@ export interface ImageClassifier {
   classify(image: Buffer): Promise<ImageVerdict>;
   /** Loads whatever the first classify would (a model), ahead of it. */
   warm?(): Promise<void>;
+  /** What this machine lacks to classify (sentences naming what to install); empty when ready. */
+  unmetNeeds?(): string[];
+}
+
+/** The packages the nsfwjs classifier loads: optional dependencies of @kinora/server. */
+const CLASSIFIER_PACKAGES = ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-wasm", "nsfwjs"];
+
+function missingClassifierPackages(packages: readonly string[]): string {
+  // nsfwjs 4.4.0 names one Node version in its engines field (22.13.0), and npm leaves out an
+  // optional dependency whose engines do not match: on any other Node it is installed by name.
+  const nsfwjs = packages.includes("nsfwjs")
+    ? "; npm skips the optional nsfwjs on Node versions other than the one its engines field names, so add it by name: `npm install nsfwjs@4.4.0`"
+    : "";
+  return `The image check needs ${listInWords(packages)} (optional, not installed): run ${INSTALL_OPTIONAL}${nsfwjs}.`;
+}
+
+/** Why the nsfwjs classifier cannot load here (one sentence), or undefined when it can. */
+export function classifierUnavailable(): string | undefined {
+  const missing = unresolvable(CLASSIFIER_PACKAGES);
+  return missing.length > 0 ? missingClassifierPackages(missing) : undefined;
 }
 
 interface NsfwThresholds {
@@ -87,7 +114,13 @@ export function createNsfwjsClassifier(
   let model: Promise<{ nsfw: NSFWJS; scoring: typeof import("./nsfw-scoring.js") }> | undefined;
   const loaded = () => {
     model ??= (async () => {
-      const scoring = await import("./nsfw-scoring.js");
+      const scoring = await import("./nsfw-scoring.js").catch((err: unknown) => {
+        // Installed without the optional packages: say which, not a resolver stack trace.
+        if (!isModuleNotFound(err)) throw err;
+        throw new MissingMediaError(
+          classifierUnavailable() ?? missingClassifierPackages(CLASSIFIER_PACKAGES),
+        );
+      });
       return { nsfw: await scoring.loadModel(), scoring };
     })().catch((err: unknown) => {
       model = undefined;
@@ -104,6 +137,10 @@ export function createNsfwjsClassifier(
     /** Loads the model ahead of the first image (e.g. in the background after listening). */
     async warm() {
       await loaded();
+    },
+    unmetNeeds() {
+      const reason = classifierUnavailable();
+      return reason ? [reason] : [];
     },
   };
 }

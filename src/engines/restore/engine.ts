@@ -5,6 +5,7 @@ import type {
   RestoreJob,
   RestoreOutcome,
 } from "../contracts.js";
+import { unmetFfmpegNeeds } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
 import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
 import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration.js";
@@ -129,5 +130,6 @@ export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {})
     name: "ffmpeg",
     measureDurationSec,
     restore: (input) => restoreWith(opts, input),
+    unmetNeeds: unmetFfmpegNeeds,
   };
 }

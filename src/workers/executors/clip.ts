@@ -84,6 +84,10 @@ export function createClipExecutor(opts: ClipExecutorOptions): Executor<ClipWork
   return {
     kind: clipJobs.kind,
     params: ClipWorkParams,
+    unmetNeeds: () => [
+      ...(opts.engine.unmetNeeds?.() ?? []),
+      ...(opts.classifier.unmetNeeds?.() ?? []),
+    ],
     async execute(item: ClipItem, ctx: ExecuteContext) {
       const source = path.join(ctx.workDir, "source");
       const frame = path.join(ctx.workDir, "frame.png");

@@ -56,6 +56,7 @@ export function createRestoreExecutor(opts: {
   return {
     kind: restoreJobs.kind,
     params: RestoreWorkParams,
+    unmetNeeds: () => opts.engine.unmetNeeds?.() ?? [],
     async execute(item, ctx) {
       const params = item.params;
       const inputPath = path.join(ctx.workDir, "input");
