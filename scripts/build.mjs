@@ -38,16 +38,28 @@ const externalUnlessBundled = {
   },
 };
 
-export async function buildDist({ quiet = false } = {}) {
+/**
+ * Builds src/ into `outDir` (default: the checkout's dist/). `entries` are the modules, relative
+ * to src/, that become entry points (default: the `kinora` command); `template: false` skips the
+ * database template, which a published package (packages/server) builds on its first start
+ * instead, in its own cache directory.
+ */
+export async function buildDist({
+  quiet = false,
+  outDir = dist,
+  entries = ["main.ts"],
+  template = true,
+} = {}) {
   const started = performance.now();
   const fingerprint = sourceFingerprint(root);
-  // Built beside dist/ and swapped in whole, so a process starting meanwhile never loads a mix.
-  const next = `${dist}.${process.pid}.tmp`;
+  // Built beside outDir and swapped in whole, so a process starting meanwhile never loads a mix.
+  const next = `${outDir}.${process.pid}.tmp`;
   rmSync(next, { recursive: true, force: true });
   await build({
-    // main.js is the command; the template builder is run by this script. Every dynamic
-    // import() becomes a chunk of its own, loaded when first used, as under tsx.
-    entryPoints: [path.join(src, "main.ts"), path.join(src, "db", "pglite-template.ts")],
+    // The entries are the commands; the template builder is run by this script (or by the
+    // packaged server on its first start). Every dynamic import() becomes a chunk of its own,
+    // loaded when first used, as under tsx.
+    entryPoints: [...entries, path.join("db", "pglite-template.ts")].map((e) => path.join(src, e)),
     outdir: next,
     outbase: src,
     format: "esm",
@@ -67,15 +79,19 @@ export async function buildDist({ quiet = false } = {}) {
   });
   // The stamp is written last: a build cut short is seen as stale and redone.
   writeFileSync(path.join(next, BUILD_STAMP), `${fingerprint}\n`);
-  const { ensureTemplate } = await import(
-    pathToFileURL(path.join(next, "db", "pglite-template.js")).href
-  );
-  await ensureTemplate();
-  rmSync(dist, { recursive: true, force: true });
-  renameSync(next, dist);
+  if (template) {
+    const { ensureTemplate } = await import(
+      pathToFileURL(path.join(next, "db", "pglite-template.js")).href
+    );
+    await ensureTemplate();
+  }
+  rmSync(outDir, { recursive: true, force: true });
+  renameSync(next, outDir);
   if (!quiet) {
     const ms = Math.round(performance.now() - started);
-    process.stdout.write(`kinora: built dist/ and the database template in ${ms} ms\n`);
+    const what = template ? " and the database template" : "";
+    const where = path.relative(root, outDir) || ".";
+    process.stdout.write(`kinora: built ${where}/${what} in ${ms} ms\n`);
   }
 }
 

@@ -59,6 +59,7 @@ const LAYERS = [
   ["worker.ts", 4, "composition"],
   ["core-tasks.ts", 4, "composition"],
   ["main.ts", 4, "composition"],
+  ["server-commands.ts", 4, "composition"],
 ];
 
 export function layerOf(file) {
