@@ -9,6 +9,12 @@ import {
   findClientCommand,
   runClientCommand,
 } from "../packages/cli/src/index.js";
+import {
+  failureMessage,
+  isServerCommand,
+  runServerCommand,
+  serverUsageLines,
+} from "./server-commands.js";
 
 const USAGE = `Usage: kinora <command>   (kinora <command> --help for its options and examples)
 
@@ -16,22 +22,7 @@ Use a server (your wallet, restores and clips):
 ${clientUsageLines().join("\n")}
 
 Run a server:
-  serve                              start the API (and in-process workers)
-  worker --server URL [--concurrency N]
-                                     run jobs for a server over its worker API (the token
-                                     from WORKER_TOKEN; --token T also works but shows in ps)
-  admin credit <wallet_id> <cents> [--reason TEXT]
-  admin pause <wallet_id> [--reason TEXT]
-  admin unpause <wallet_id>
-  admin usdc-refund <wallet_id> [--amount CENTS]
-                                     send unused USDC-funded balance back in USDC
-  admin held                         card payments held (amount differed from the checkout)
-  admin release <checkout_id> [--amount CENTS]
-                                     apply a held payment after review
-  admin reconcile
-  admin migrate --to postgres://… [--files-to s3] [--dry-run] [--json]
-                                     copy this stopped embedded install (DATA_DIR) into
-                                     PostgreSQL (and S3), then verify (docs/migrating.md)
+${serverUsageLines().join("\n")}
 
 Client and operator commands take --server URL (default http://127.0.0.1:8080; for the
 user commands also KINORA_SERVER or the server saved by kinora login); admin commands read
@@ -41,31 +32,8 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const client = findClientCommand(command);
   if (client) return runClientCommand(client, rest, { env: clientEnv(process.env) });
+  if (isServerCommand(command)) return runServerCommand(argv);
   switch (command) {
-    case "serve": {
-      const config = (await import("./config.js")).loadConfig();
-      const { announceStart, startupStep } = await import("./cli/startup-steps.js");
-      announceStart(config);
-      // The database opens while the rest of the service loads (see server-database.ts).
-      const opening = startupStep(
-        "opening the database",
-        (await import("./server-database.js")).openServerDatabase(config),
-      );
-      opening.catch(() => {}); // awaited by startServer; this only keeps it from being "unhandled"
-      const { startServer } = await startupStep("loading the service", import("./server.js"));
-      const server = await startupStep("starting the service", startServer(config, opening));
-      process.stdout.write(`kinora is listening on ${server.url}  (docs: ${server.url}/docs)\n`);
-      const stop = () => {
-        server.close().then(() => process.exit(0));
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      return -1;
-    }
-    case "worker":
-      return (await import("./worker.js")).runWorkerCommand(rest);
-    case "admin":
-      return (await import("./cli/admin.js")).runAdminCommand(rest);
     case undefined:
     case "help":
     case "--help":
@@ -93,15 +61,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) void exitAfterFlush(code);
   },
   (err: unknown) => {
-    // Matched by name: importing their modules here would load the server's config for every command.
-    const expected = ["ConfigError", "DataDirLockedError"].includes((err as Error)?.name);
-    if (expected) {
-      process.stderr.write(`kinora: ${(err as Error).message}\n`);
-    } else {
-      process.stderr.write(
-        `kinora: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      );
-    }
+    process.stderr.write(`kinora: ${failureMessage(err)}\n`);
     process.exit(1);
   },
 );
