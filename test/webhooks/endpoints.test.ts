@@ -55,6 +55,7 @@ async function register(key: string, body: Record<string, unknown>) {
 async function payloads(secret: string, from: number, n: number) {
   const got = (await receiver.waitFor(from + n, 60_000)).slice(from);
   return got.map(
+    // biome-ignore lint/suspicious/noExplicitAny: a webhook payload or JSON answer read field by field in assertions
     (r) => new Webhook(secret).verify(r.body, r.headers) as { type: string; data: any },
   );
 }
@@ -177,6 +178,7 @@ describe("delivery-time checks and disabling", () => {
       key: ADMIN_TOKEN,
       body: { amount_cents: 100, reason: "test" },
     });
+    // biome-ignore lint/suspicious/noExplicitAny: a webhook payload or JSON answer read field by field in assertions
     let endpoint: any;
     for (let i = 0; i < 200; i++) {
       endpoint = (await t.call("GET", "/wallet/webhooks", { key })).body.endpoints[0];

@@ -47,6 +47,7 @@ async function post(base: string, route: string, body: unknown, key?: string) {
     },
     body: JSON.stringify(body),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: a webhook payload or JSON answer read field by field in assertions
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -100,6 +101,7 @@ describe("a node killed mid-attempt", () => {
       const list = await fetch(`${second.url}/wallet/webhooks`, {
         headers: { authorization: `Bearer ${key}` },
       });
+      // biome-ignore lint/suspicious/noExplicitAny: a webhook payload or JSON answer read field by field in assertions
       const [endpoint] = ((await list.json()) as any).endpoints;
       expect(endpoint.deliveries[0]).toMatchObject({
         state: "delivered",
@@ -146,6 +148,7 @@ describe.skipIf(!onPostgres)("two API nodes on PostgreSQL", () => {
       expect(new Set(got.map((r) => r.id)).size).toBe(n);
       expect(got.every((r) => r.attempt === 1)).toBe(true);
       const amounts = got.map(
+        // biome-ignore lint/suspicious/noExplicitAny: a webhook payload or JSON answer read field by field in assertions
         (r) => (new Webhook(secret).verify(r.body, r.headers) as any).data.amount_cents,
       );
       expect(amounts.sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => 100 + i));
