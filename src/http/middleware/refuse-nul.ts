@@ -3,7 +3,7 @@
  * refused at the edge, before any handler or query runs: a NUL in the path is a 404 (no id
  * can contain one), in the query string a 400 naming where it is. Operations refuse NULs in
  * their input themselves (api/input.ts); the few JSON routes that are not operations (OAuth
- * client registration) take `refuseNulInJsonBody`.
+ * client registration, the worker API) take `refuseNulInJsonBody`.
  */
 import { createMiddleware } from "hono/factory";
 import { nulInField } from "../../api/validation.js";
