@@ -4,6 +4,7 @@
  * so a client command starts in a fraction of a second.
  */
 import { clientEnv } from "../packages/cli/src/env.js";
+import { exitWhenDone } from "../packages/cli/src/exit.js";
 import {
   clientUsageLines,
   findClientCommand,
@@ -48,20 +49,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Exits once stdout and stderr have taken everything written (pipes are async on some OSes). */
-async function exitAfterFlush(code: number): Promise<never> {
-  await Promise.all(
-    [process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write("", resolve))),
-  );
-  process.exit(code);
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) void exitAfterFlush(code);
-  },
-  (err: unknown) => {
-    process.stderr.write(`kinora: ${failureMessage(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone("kinora", main(process.argv.slice(2)), failureMessage);

@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { exitWhenDone } from "../packages/cli/src/exit.js";
 
 /** The commands this module runs. */
 export const SERVER_COMMANDS = ["serve", "worker", "admin"] as const;
@@ -116,4 +117,9 @@ export function failureMessage(err: unknown): string {
   );
   if (expected) return (err as Error).message;
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/** `kinora-server …`: runs the command and ends the process with its exit code. */
+export function serverMain(argv: string[]): void {
+  exitWhenDone("kinora-server", runServerCommand(argv), failureMessage);
 }

@@ -18,3 +18,6 @@ export declare function runServerCommand(argv: string[]): Promise<number>;
 
 /** The line a failed command prints: a configuration or setup problem as its message, else the stack. */
 export declare function failureMessage(err: unknown): string;
+
+/** `kinora-server …`: runs the command and ends the process with its exit code. */
+export declare function serverMain(argv: string[]): void;

@@ -5,6 +5,7 @@
  * installs in a few MB. Without the server package those three say in one line how to get it.
  */
 import { clientEnv } from "./env.js";
+import { exitWhenDone } from "./exit.js";
 import { clientUsageLines, findClientCommand, runClientCommand } from "./index.js";
 
 /** The commands the server package runs. */
@@ -80,21 +81,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Exits once stdout and stderr have taken everything written (pipes are async on some OSes). */
-async function exitAfterFlush(code: number): Promise<never> {
-  await Promise.all(
-    [process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write("", resolve))),
-  );
-  process.exit(code);
-}
-
-main(process.argv.slice(2)).then(
-  // A negative code means "keep running" (a server that stops on its own signal).
-  (code) => {
-    if (code >= 0) void exitAfterFlush(code);
-  },
-  (err: unknown) => {
-    process.stderr.write(`kinora: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone("kinora", main(process.argv.slice(2)));

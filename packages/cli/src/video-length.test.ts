@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { readVideoHeader } from "./video-length.js";
+import { EBML, readVideoHeader } from "./video-length.js";
 
 const run = promisify(execFile);
 let dir: string;
@@ -302,22 +302,8 @@ function topLevelBoxes(file: Buffer) {
   return boxes;
 }
 
-/** Matroska element IDs the fixtures use (from the Matroska specification). */
-const ID = {
-  ebml: 0x1a45dfa3,
-  docType: 0x4282,
-  segment: 0x18538067,
-  info: 0x1549a966,
-  timestampScale: 0x2ad7b1,
-  duration: 0x4489,
-  tracks: 0x1654ae6b,
-  trackEntry: 0xae,
-  trackType: 0x83,
-  video: 0xe0,
-  pixelWidth: 0xb0,
-  pixelHeight: 0xba,
-  void: 0xec,
-};
+/** Matroska element IDs the fixtures use: the reader's own, plus Void for padding. */
+const ID = { ...EBML, ebml: EBML.header, void: 0xec };
 
 const idBytes = (id: number) => Buffer.from(id.toString(16).padStart(2, "0"), "hex");
 

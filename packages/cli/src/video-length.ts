@@ -190,7 +190,8 @@ function frameSize(width: number, height: number): FrameSize {
 
 // ---------------------------------------------------------------- Matroska / WebM (EBML)
 
-const EBML = {
+/** The Matroska element IDs read here (from the Matroska specification). */
+export const EBML = {
   header: 0x1a45dfa3,
   docType: 0x4282,
   segment: 0x18538067,
