@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { EBML, readVideoHeader } from "./video-length.js";
+import { EBML } from "./video-header-matroska.js";
+import { readVideoHeader } from "./video-length.js";
 
 const run = promisify(execFile);
 let dir: string;

@@ -20,20 +20,16 @@
  */
 
 import { type FileHandle, open } from "node:fs/promises";
+import {
+  type FrameSize,
+  frameSize,
+  readAt,
+  type VideoContainer,
+  type VideoHeader,
+} from "./video-header-io.js";
+import { EBML, readMatroska } from "./video-header-matroska.js";
 
-/** Container formats readVideoHeader recognises. */
-export type VideoContainer = "mp4" | "mov" | "matroska" | "webm" | "avi";
-
-/** What a container header says about its video. */
-export interface VideoHeader {
-  /** Length in seconds, as the container header states it. */
-  durationSec: number;
-  /** Frame width in pixels, when the header states it. */
-  width?: number;
-  /** Frame height in pixels, when the header states it. */
-  height?: number;
-  container: VideoContainer;
-}
+export type { VideoContainer, VideoHeader };
 
 /**
  * Reads the length (and frame size, where cheap) of the video at `path` from its container
@@ -61,13 +57,6 @@ export async function readVideoHeader(path: string): Promise<VideoHeader | null>
   } finally {
     await file.close();
   }
-}
-
-/** Up to `length` bytes at `position`; shorter at the end of the file. */
-async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(Math.max(0, length));
-  const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
-  return buffer.subarray(0, bytesRead);
 }
 
 // ---------------------------------------------------------------- MP4 / MOV (ISO BMFF)
@@ -159,11 +148,6 @@ async function readIsoBmff(file: FileHandle, fileSize: number): Promise<VideoHea
   };
 }
 
-interface FrameSize {
-  width?: number;
-  height?: number;
-}
-
 /** A track's `tkhd` width/height (16.16 fixed point), if its handler is `vide`; else undefined. */
 async function videoTrackSize(file: FileHandle, trak: Box): Promise<FrameSize | undefined> {
   const mdia = await findBox(file, trak, "mdia");
@@ -181,167 +165,6 @@ async function videoTrackSize(file: FileHandle, trak: Box): Promise<FrameSize | 
     Math.round(body.readUInt32BE(sizeAt) / 65536),
     Math.round(body.readUInt32BE(sizeAt + 4) / 65536),
   );
-}
-
-/** Width and height when both are stated (non-zero). */
-function frameSize(width: number, height: number): FrameSize {
-  return width > 0 && height > 0 ? { width, height } : {};
-}
-
-// ---------------------------------------------------------------- Matroska / WebM (EBML)
-
-/** The Matroska element IDs read here (from the Matroska specification). */
-export const EBML = {
-  header: 0x1a45dfa3,
-  docType: 0x4282,
-  segment: 0x18538067,
-  info: 0x1549a966,
-  timestampScale: 0x2ad7b1,
-  duration: 0x4489,
-  tracks: 0x1654ae6b,
-  trackEntry: 0xae,
-  trackType: 0x83,
-  video: 0xe0,
-  pixelWidth: 0xb0,
-  pixelHeight: 0xba,
-} as const;
-
-/** How far into the file Info and Tracks are looked for; muxers put them in the first few KB. */
-const MATROSKA_SCAN_LIMIT = 4 * 1024 * 1024;
-/** The most of an Info or Tracks element read (Tracks can hold codec private data). */
-const MATROSKA_MASTER_READ_LIMIT = 256 * 1024;
-const TRACK_TYPE_VIDEO = 1;
-
-interface Element {
-  id: number;
-  dataStart: number;
-  /** undefined: unknown size (the element runs until something that cannot be its child). */
-  size: number | undefined;
-}
-
-/** A variable-length integer at `offset`: an element ID keeps its length marker, a size drops it. */
-function readVint(buf: Buffer, offset: number, isId: boolean) {
-  const first = buf.readUInt8(offset);
-  const length = Math.clz32(first) - 23; // 1..8 for a non-zero byte
-  if (length > 8 || (isId && length > 4) || offset + length > buf.length) return undefined;
-  const valueMask = 0xff >> length;
-  let value = isId ? first : first & valueMask;
-  let allOnes = (first & valueMask) === valueMask;
-  for (let i = 1; i < length; i++) {
-    const byte = buf.readUInt8(offset + i);
-    value = value * 256 + byte;
-    allOnes &&= byte === 0xff;
-  }
-  return { value, length, unknown: !isId && allOnes };
-}
-
-/** The element header at `offset` in `buf` (offsets relative to `buf`). */
-function parseElementHeader(buf: Buffer, offset: number): Element | undefined {
-  if (offset >= buf.length) return undefined;
-  const id = readVint(buf, offset, true);
-  if (!id || offset + id.length >= buf.length) return undefined;
-  const size = readVint(buf, offset + id.length, false);
-  if (!size) return undefined;
-  return {
-    id: id.value,
-    dataStart: offset + id.length + size.length,
-    size: size.unknown ? undefined : size.value,
-  };
-}
-
-/**
- * The children of a master element whose data is `buf[start, end)`. An unknown-size master ends
- * where a 4-byte (top-level) ID appears, since Info, Tracks and their children never use one.
- */
-function childElements(buf: Buffer, start: number, end: number, unknownSize = false) {
-  const children: Array<{ id: number; data: Buffer }> = [];
-  let offset = start;
-  while (offset < end) {
-    const element = parseElementHeader(buf, offset);
-    if (!element || element.size === undefined) break;
-    if (unknownSize && element.id > 0xffffff) break;
-    const elementEnd = element.dataStart + element.size;
-    if (elementEnd > end) break;
-    children.push({ id: element.id, data: buf.subarray(element.dataStart, elementEnd) });
-    offset = elementEnd;
-  }
-  return { children, end: offset };
-}
-
-function readUnsigned(data: Buffer): number {
-  let value = 0;
-  for (const byte of data) value = value * 256 + byte;
-  return value;
-}
-
-async function readMatroska(file: FileHandle, fileSize: number): Promise<VideoHeader | null> {
-  const ebmlHead = await readAt(file, 0, 4096);
-  const ebml = parseElementHeader(ebmlHead, 0);
-  if (!ebml || ebml.size === undefined) return null;
-  const ebmlEnd = ebml.dataStart + ebml.size;
-  const docType = childElements(ebmlHead, ebml.dataStart, ebmlEnd)
-    .children.find((child) => child.id === EBML.docType)
-    ?.data.toString("latin1")
-    .replace(/\0+$/, "");
-  if (docType !== "matroska" && docType !== "webm") return null;
-
-  const segment = parseElementHeader(await readAt(file, ebmlEnd, 12), 0);
-  if (!segment || segment.id !== EBML.segment) return null;
-  const segmentStart = ebmlEnd + segment.dataStart;
-  const segmentEnd = Math.min(fileSize, segmentStart + (segment.size ?? fileSize));
-
-  let info: { durationSec: number } | null | undefined;
-  let frame: FrameSize | undefined;
-  let offset = segmentStart;
-  const scanEnd = Math.min(segmentEnd, MATROSKA_SCAN_LIMIT);
-  while (offset < scanEnd && (info === undefined || frame === undefined)) {
-    const element = parseElementHeader(await readAt(file, offset, 12), 0);
-    if (!element) break;
-    const dataStart = offset + element.dataStart;
-    if (element.id === EBML.info || element.id === EBML.tracks) {
-      const limit = Math.min(MATROSKA_MASTER_READ_LIMIT, segmentEnd - dataStart);
-      const data = await readAt(file, dataStart, Math.min(element.size ?? limit, limit));
-      const { children, end } = childElements(data, 0, data.length, element.size === undefined);
-      if (element.id === EBML.info) info = parseInfo(children);
-      else frame = firstVideoTrackSize(children) ?? {};
-      offset = dataStart + (element.size ?? end);
-    } else {
-      if (element.size === undefined) break; // e.g. a live stream's Cluster: cannot be skipped
-      offset = dataStart + element.size;
-    }
-  }
-  if (!info) return null;
-  return { durationSec: info.durationSec, ...frame, container: docType };
-}
-
-function parseInfo(children: Array<{ id: number; data: Buffer }>): { durationSec: number } | null {
-  let timestampScaleNs = 1_000_000;
-  let duration: number | undefined;
-  for (const { id, data } of children) {
-    if (id === EBML.timestampScale && data.length > 0) timestampScaleNs = readUnsigned(data);
-    if (id === EBML.duration && data.length === 4) duration = data.readFloatBE(0);
-    if (id === EBML.duration && data.length === 8) duration = data.readDoubleBE(0);
-  }
-  const durationSec = ((duration ?? 0) * timestampScaleNs) / 1e9;
-  return Number.isFinite(durationSec) && durationSec > 0 ? { durationSec } : null;
-}
-
-function firstVideoTrackSize(tracks: Array<{ id: number; data: Buffer }>): FrameSize | undefined {
-  for (const track of tracks) {
-    if (track.id !== EBML.trackEntry) continue;
-    const fields = childElements(track.data, 0, track.data.length).children;
-    const type = fields.find((field) => field.id === EBML.trackType);
-    if (!type || readUnsigned(type.data) !== TRACK_TYPE_VIDEO) continue;
-    const video = fields.find((field) => field.id === EBML.video);
-    if (!video) return {};
-    const settings = childElements(video.data, 0, video.data.length).children;
-    const pixels = (id: number) => {
-      const field = settings.find((setting) => setting.id === id);
-      return field ? readUnsigned(field.data) : 0;
-    };
-    return frameSize(pixels(EBML.pixelWidth), pixels(EBML.pixelHeight));
-  }
-  return undefined;
 }
 
 // ---------------------------------------------------------------- AVI (RIFF)
