@@ -13,17 +13,16 @@ import type { RestoreJobView } from "../api/restore.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
 import { LABEL_MAX_LENGTH } from "../domain/limits.js";
-import { displayCents } from "../domain/money.js";
 import { PRICE_TABLE, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
 import { inertName } from "../domain/text.js";
 import type { LedgerPage } from "../services/ledger-view.js";
 import type { SpendingView } from "../services/spending-view.js";
+import { dollars, when } from "./console-format.js";
+import { Jobs } from "./console-jobs.js";
 import { SpendingChart } from "./console-spending.js";
 import { Webhooks } from "./console-webhooks.js";
 import { Page } from "./layout.js";
 
-const dollars = (cents: number) => displayCents(cents);
-const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 const plainDollars = (cents: number) => (cents / 100).toFixed(2);
 
 /** A key's name as shown: its label made inert, or its id. */
@@ -227,165 +226,6 @@ function Keys(props: { keys: AgentKeyView[]; csrf: string }) {
           </button>
         </p>
       </form>
-    </section>
-  );
-}
-
-const ordinal = (n: number) => {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
-  return `${n}${s}`;
-};
-
-const aboutTime = (sec: number) =>
-  sec < 60
-    ? `about ${Math.max(1, Math.round(sec / 5) * 5)} s`
-    : `about ${Math.round(sec / 60)} min`;
-
-/** Status with progress and the server's queue estimate, for a job of either kind. */
-function JobStatus(props: {
-  status: string;
-  progress: number | null;
-  queue: RestoreJobView["queue"] | ClipView["queue"];
-}) {
-  const { status, progress, queue } = props;
-  const running = status === "processing" || status === "queued";
-  const pct = progress === null ? null : Math.round(progress * 100);
-  return (
-    <td data-label="Status" class="status">
-      <span class="state">{status}</span>
-      {running && pct !== null ? (
-        <div>
-          <progress max={100} value={pct}>
-            {pct}%
-          </progress>{" "}
-          {pct}%
-        </div>
-      ) : null}
-      {running && queue ? (
-        <div class="muted queue">
-          {queue.position === 0 ? "running" : `${ordinal(queue.position)} in the queue`} · done in{" "}
-          {aboutTime(queue.eta_seconds)}
-        </div>
-      ) : null}
-    </td>
-  );
-}
-
-/** When a job's files go (or its upload is due), worded by status. */
-function Expiry(props: { status: string; expiresAt: string | null }) {
-  const { status, expiresAt } = props;
-  let text = "—";
-  if (expiresAt && status === "done") text = `deleted ${when(expiresAt)}`;
-  else if (expiresAt && (status === "awaiting_upload" || status === "pending_payment")) {
-    text = `upload by ${when(expiresAt)}`;
-  }
-  return (
-    <td data-label="Files" class="expiry">
-      {text}
-    </td>
-  );
-}
-
-function Result(props: { url: string | null | undefined; error: string | null; what: string }) {
-  return (
-    <td data-label="Result">
-      {props.url ? (
-        <a href={props.url}>
-          Download<span class="sr"> {props.what}</span>
-        </a>
-      ) : (
-        (props.error ?? "")
-      )}
-    </td>
-  );
-}
-
-function Jobs(props: { restores: RestoreJobView[]; clips: ClipView[]; stills: Set<string> }) {
-  return (
-    <section id="jobs">
-      <h2>Restore jobs</h2>
-      <p class="muted">
-        Progress and queue estimates are as of this page's loading:{" "}
-        <a href="/console#jobs" id="refresh-jobs">
-          refresh
-        </a>
-        .
-      </p>
-      {props.restores.length === 0 ? (
-        <p class="muted">No restores yet.</p>
-      ) : (
-        <table class="jobs restores">
-          <thead>
-            <tr>
-              <th scope="col">Video</th>
-              <th scope="col">Quality</th>
-              <th scope="col">Status</th>
-              <th scope="col">Price</th>
-              <th scope="col">Created</th>
-              <th scope="col">Files</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.restores.map((j) => (
-              <tr data-job={j.id}>
-                <td data-label="Video" class="video">
-                  <bdi>{j.filename}</bdi>
-                  {props.stills.has(j.id) ? (
-                    <figure class="still">
-                      <img
-                        src={`/console/jobs/${j.id}/still`}
-                        width={480}
-                        alt={`The same frame of ${j.filename} before (left) and after (right) the restore`}
-                      />
-                      <figcaption class="muted">before · after</figcaption>
-                    </figure>
-                  ) : null}
-                </td>
-                <td data-label="Quality">{j.quality_label}</td>
-                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
-                <td data-label="Price">{j.display_price}</td>
-                <td data-label="Created">{when(j.created_at)}</td>
-                <Expiry status={j.status} expiresAt={j.expires_at} />
-                <Result url={j.download_url} error={j.error} what={j.filename} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <h2>Clips</h2>
-      {props.clips.length === 0 ? (
-        <p class="muted">No clips yet.</p>
-      ) : (
-        <table class="jobs clips">
-          <thead>
-            <tr>
-              <th scope="col">Prompt</th>
-              <th scope="col">Size</th>
-              <th scope="col">Status</th>
-              <th scope="col">Price</th>
-              <th scope="col">Created</th>
-              <th scope="col">Files</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.clips.map((j) => (
-              <tr data-job={j.id}>
-                <td data-label="Prompt">
-                  <bdi>{j.prompt.slice(0, 60)}</bdi>
-                </td>
-                <td data-label="Size">{j.size}</td>
-                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
-                <td data-label="Price">{dollars(j.amount_cents)}</td>
-                <td data-label="Created">{when(j.created_at)}</td>
-                <Expiry status={j.status} expiresAt={j.expires_at} />
-                <Result url={j.download_url} error={j.error} what={`clip ${j.id}`} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
     </section>
   );
 }

@@ -1,0 +1,170 @@
+/**
+ * The console's jobs section: restores and clips with their status in words (queue place,
+ * progress and the server's estimate), how long their files are kept, and their results.
+ */
+import type { ClipView } from "../api/clips.js";
+import type { RestoreJobView } from "../api/restore.js";
+import { dollars, when } from "./console-format.js";
+
+const ordinal = (n: number) => {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${s}`;
+};
+
+const aboutTime = (sec: number) =>
+  sec < 60
+    ? `about ${Math.max(1, Math.round(sec / 5) * 5)} s`
+    : `about ${Math.round(sec / 60)} min`;
+
+/** Status with progress and the server's queue estimate, for a job of either kind. */
+function JobStatus(props: {
+  status: string;
+  progress: number | null;
+  queue: RestoreJobView["queue"] | ClipView["queue"];
+}) {
+  const { status, progress, queue } = props;
+  const running = status === "processing" || status === "queued";
+  const pct = progress === null ? null : Math.round(progress * 100);
+  return (
+    <td data-label="Status" class="status">
+      <span class="state">{status}</span>
+      {running && pct !== null ? (
+        <div>
+          <progress max={100} value={pct}>
+            {pct}%
+          </progress>{" "}
+          {pct}%
+        </div>
+      ) : null}
+      {running && queue ? (
+        <div class="muted queue">
+          {queue.position === 0 ? "running" : `${ordinal(queue.position)} in the queue`} · done in{" "}
+          {aboutTime(queue.eta_seconds)}
+        </div>
+      ) : null}
+    </td>
+  );
+}
+
+/** When a job's files go (or its upload is due), worded by status. */
+function Expiry(props: { status: string; expiresAt: string | null }) {
+  const { status, expiresAt } = props;
+  let text = "—";
+  if (expiresAt && status === "done") text = `deleted ${when(expiresAt)}`;
+  else if (expiresAt && (status === "awaiting_upload" || status === "pending_payment")) {
+    text = `upload by ${when(expiresAt)}`;
+  }
+  return (
+    <td data-label="Files" class="expiry">
+      {text}
+    </td>
+  );
+}
+
+function Result(props: { url: string | null | undefined; error: string | null; what: string }) {
+  return (
+    <td data-label="Result">
+      {props.url ? (
+        <a href={props.url}>
+          Download<span class="sr"> {props.what}</span>
+        </a>
+      ) : (
+        (props.error ?? "")
+      )}
+    </td>
+  );
+}
+
+export function Jobs(props: {
+  restores: RestoreJobView[];
+  clips: ClipView[];
+  stills: Set<string>;
+}) {
+  return (
+    <section id="jobs">
+      <h2>Restore jobs</h2>
+      <p class="muted">
+        Progress and queue estimates are as of this page's loading:{" "}
+        <a href="/console#jobs" id="refresh-jobs">
+          refresh
+        </a>
+        .
+      </p>
+      {props.restores.length === 0 ? (
+        <p class="muted">No restores yet.</p>
+      ) : (
+        <table class="jobs restores">
+          <thead>
+            <tr>
+              <th scope="col">Video</th>
+              <th scope="col">Quality</th>
+              <th scope="col">Status</th>
+              <th scope="col">Price</th>
+              <th scope="col">Created</th>
+              <th scope="col">Files</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.restores.map((j) => (
+              <tr data-job={j.id}>
+                <td data-label="Video" class="video">
+                  <bdi>{j.filename}</bdi>
+                  {props.stills.has(j.id) ? (
+                    <figure class="still">
+                      <img
+                        src={`/console/jobs/${j.id}/still`}
+                        width={480}
+                        alt={`The same frame of ${j.filename} before (left) and after (right) the restore`}
+                      />
+                      <figcaption class="muted">before · after</figcaption>
+                    </figure>
+                  ) : null}
+                </td>
+                <td data-label="Quality">{j.quality_label}</td>
+                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
+                <td data-label="Price">{j.display_price}</td>
+                <td data-label="Created">{when(j.created_at)}</td>
+                <Expiry status={j.status} expiresAt={j.expires_at} />
+                <Result url={j.download_url} error={j.error} what={j.filename} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Clips</h2>
+      {props.clips.length === 0 ? (
+        <p class="muted">No clips yet.</p>
+      ) : (
+        <table class="jobs clips">
+          <thead>
+            <tr>
+              <th scope="col">Prompt</th>
+              <th scope="col">Size</th>
+              <th scope="col">Status</th>
+              <th scope="col">Price</th>
+              <th scope="col">Created</th>
+              <th scope="col">Files</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.clips.map((j) => (
+              <tr data-job={j.id}>
+                <td data-label="Prompt">
+                  <bdi>{j.prompt.slice(0, 60)}</bdi>
+                </td>
+                <td data-label="Size">{j.size}</td>
+                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
+                <td data-label="Price">{dollars(j.amount_cents)}</td>
+                <td data-label="Created">{when(j.created_at)}</td>
+                <Expiry status={j.status} expiresAt={j.expires_at} />
+                <Result url={j.download_url} error={j.error} what={`clip ${j.id}`} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
