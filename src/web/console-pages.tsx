@@ -269,6 +269,9 @@ function Ledger(props: { ledger: LedgerPage }) {
 }
 
 /** What the console's dashboard shows. */
+/** The statuses console pages answer with. */
+export type Status = 200 | 400 | 401 | 403 | 404 | 429;
+
 export interface DashboardView {
   wallet: WalletView;
   keys: AgentKeyView[];

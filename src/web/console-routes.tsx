@@ -13,7 +13,6 @@ import { ApiError, unauthorized } from "../domain/errors.js";
 import { CARD_TOPUP_CENTS } from "../domain/limits.js";
 import { displayCents } from "../domain/money.js";
 import { withoutControlChars } from "../domain/text.js";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../domain/webhooks.js";
 import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
@@ -37,13 +36,7 @@ import { restoreStillKey } from "../services/restore/job-definition.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { spendingByDay } from "../services/spending-view.js";
 import { createWallet, walletView } from "../services/wallets.js";
-import {
-  createEndpoint,
-  deleteEndpoint,
-  type EndpointDeps,
-  listEndpoints,
-  sendTestEvent,
-} from "../services/webhooks/endpoints.js";
+import { type EndpointDeps, listEndpoints } from "../services/webhooks/endpoints.js";
 import { NewWalletPage } from "./consent-pages.js";
 import { parseDollars } from "./consent-routes.js";
 import {
@@ -52,7 +45,9 @@ import {
   keyName,
   RevokeConfirmPage,
   SignInPage,
+  type Status,
 } from "./console-pages.js";
+import { registerWebhookForms } from "./console-webhook-forms.js";
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, endSession, readSession, startSession } from "./session.js";
 
@@ -64,8 +59,6 @@ interface ConsoleDeps {
   payments: PaymentsDeps;
   signInLimit: Limit;
 }
-
-type Status = 200 | 400 | 401 | 403 | 404 | 429;
 
 /** The wallet owner's console: sign in, keys, webhooks, ledger. */
 /** Host names that always mean this machine: the console may be opened at any of them. */
@@ -395,59 +388,4 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   });
 
   registerWebhookForms(app, { formOf, formSession, dashboard, webhooks: deps.webhooks });
-}
-
-interface FormHelpers {
-  formOf(c: Context<AppEnv>): Promise<Record<string, string>>;
-  formSession(
-    c: Context<AppEnv>,
-    form: Record<string, string>,
-  ): Promise<{ answer: Response } | { walletId: string }>;
-  dashboard(
-    c: Context<AppEnv>,
-    walletId: string,
-    extra?: Partial<DashboardView>,
-    status?: Status,
-  ): Promise<Response>;
-  webhooks: EndpointDeps;
-}
-
-/** The webhooks section's forms: register (secret shown once), send a test event, delete. */
-function registerWebhookForms(app: Router, h: FormHelpers) {
-  const refused = async (c: Context<AppEnv>, walletId: string, err: unknown) => {
-    if (!(err instanceof ApiError)) throw err;
-    return h.dashboard(c, walletId, { notice: err.detail }, 400);
-  };
-  app.post("/console/webhooks", async (c) => {
-    const raw = await c.req.text();
-    const form = Object.fromEntries(new URLSearchParams(raw));
-    const s = await h.formSession(c, form);
-    if ("answer" in s) return s.answer;
-    const events = new URLSearchParams(raw).getAll("events") as WebhookEventType[];
-    try {
-      const url = (form.url ?? "").trim();
-      const created = await createEndpoint(h.webhooks, s.walletId, {
-        url,
-        events: events.filter((e) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(e)),
-      });
-      // Shown in this response only, never again.
-      return h.dashboard(c, s.walletId, { newWebhookSecret: { url, secret: created.secret } });
-    } catch (err) {
-      return refused(c, s.walletId, err);
-    }
-  });
-  for (const action of ["test", "delete"] as const) {
-    app.post(`/console/webhooks/:id/${action}`, async (c) => {
-      const s = await h.formSession(c, await h.formOf(c));
-      if ("answer" in s) return s.answer;
-      const id = c.req.param("id") ?? "";
-      try {
-        if (action === "test") await sendTestEvent(h.webhooks, s.walletId, id);
-        else await deleteEndpoint(h.webhooks, s.walletId, id);
-      } catch (err) {
-        return refused(c, s.walletId, err);
-      }
-      return c.redirect("/console#webhooks", 303);
-    });
-  }
 }
