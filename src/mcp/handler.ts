@@ -22,6 +22,7 @@ import { answerHotCall, hotLegacyCall, hotModernCall, type JsonAnswer } from "./
 import { jsonRpcError } from "./json-rpc.js";
 import { acceptsSse, serveLegacy } from "./legacy.js";
 import { createMcpServer } from "./server.js";
+import { headerMismatch, headerMismatchResponse } from "./standard-headers.js";
 import { answerTaskRequest, taskRequest } from "./task-requests.js";
 
 /** The MCP endpoint of one set of services (made once per process). */
@@ -111,6 +112,12 @@ export function createMcpEndpoint(
       if (route.kind !== "reject") {
         const era = route.kind;
         const task = taskRequest(era, era === "modern" ? route.message : body);
+        // Answered here, not by the SDK: so the SDK's header rule is applied here too.
+        const mismatch =
+          task && era === "modern"
+            ? headerMismatch(req.headers, task.method, task.params)
+            : undefined;
+        if (task && mismatch) return headerMismatchResponse(mismatch, task.id);
         if (task) return answerTaskRequest(era, task, ctx, version);
       }
       if (route.kind === "legacy") {

@@ -339,6 +339,26 @@ describe("2026-07-28 task details", () => {
     expect(created.body.result.resultType).toBe("complete");
     expect(created.body.result.structuredContent.upload_url).toEqual(expect.any(String));
   });
+
+  it("tasks/* whose Mcp-Name header does not name the body's task is refused as the SDK refuses it (400, -32020)", async () => {
+    const { key } = await agentKey();
+    const { taskId } = await startedTask("2026-07-28", key);
+    const framed = modern("tasks/get", { taskId }, { capabilities: TASKS_CAPS });
+    const auth = { authorization: `Bearer ${key}` };
+    const names: Record<string, string>[] = [
+      { "mcp-name": "someone-elses-task" },
+      {},
+      { "mcp-name": "=?base64?%%?=" },
+    ];
+    for (const name of names) {
+      const res = await rpc(s.url, framed.body, { ...auth, ...framed.headers, ...name });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error.code).toBe(-32020);
+    }
+    const encoded = `=?base64?${Buffer.from(taskId).toString("base64")}?=`;
+    const ok = await rpc(s.url, framed.body, { ...auth, ...framed.headers, "mcp-name": encoded });
+    expect(ok.body.result.status).toMatch(/working|completed/);
+  });
 });
 
 describe("2026-07-28 tasks and the owner's agreement", () => {
