@@ -7,56 +7,18 @@ import {
   type RawClientDispatch,
   resultFromTaskOutcome,
 } from "@modelcontextprotocol/ext-tasks/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { makeImage, stubClassifier } from "../clips/helpers.js";
-import { startQuickWorker, steppedRestoreFeature } from "../restore/stepped.js";
-import { type ServedApp, serveTestApp } from "../served.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { makeImage } from "../clips/helpers.js";
+import { useSteppedServer } from "../restore/stepped-server.js";
+import type { ServedApp } from "../served.js";
 import { INIT, type Json, modern, rpc } from "./helpers.js";
 
-const slowRestore = steppedRestoreFeature(5, 300);
-
+const server = useSteppedServer({ steps: 5, stepMs: 300, workerId: "tasks-w0" });
+const { rest, agentKey } = server;
 let s: ServedApp;
-let stop: () => Promise<void>;
-beforeAll(async () => {
-  s = await serveTestApp({
-    features: [
-      slowRestore,
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
-  });
-  stop = await startQuickWorker(s.t, "tasks-w0");
+beforeAll(() => {
+  s = server.s;
 });
-afterAll(async () => {
-  await stop?.();
-  await s?.close();
-});
-
-async function rest(method: string, p: string, opts: { key?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${s.url}${p}`, {
-    method,
-    headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
-/** A pre-agreed agent key of a fresh wallet with $100. */
-async function agentKey() {
-  const owner = await s.t.newWallet(10_000);
-  const made = await rest("POST", "/wallet/keys", {
-    key: owner.key,
-    body: { limit_cents: 5000, ask_before_spending: false },
-  });
-  return { key: made.body.key as string, owner: owner.key };
-}
 
 const BYTES = new Uint8Array(4096).fill(9);
 const CREATE = {

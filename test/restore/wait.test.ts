@@ -1,54 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { stubClassifier } from "../clips/helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CLIENTS, call, connect, type Json, refusal } from "../mcp/helpers.js";
-import { type ServedApp, serveTestApp } from "../served.js";
-import { startQuickWorker, steppedRestoreFeature } from "./stepped.js";
+import type { ServedApp } from "../served.js";
+import { useSteppedServer } from "./stepped-server.js";
 
 const STEPS = 10;
 const STEP_MS = 300;
-const slowRestore = steppedRestoreFeature(STEPS, STEP_MS);
-
+const server = useSteppedServer({ steps: STEPS, stepMs: STEP_MS, workerId: "wait-w0" });
+const { rest } = server;
+const agentKey = async () => (await server.agentKey()).key;
 let s: ServedApp;
-let stop: () => Promise<void>;
-beforeAll(async () => {
-  s = await serveTestApp({
-    features: [
-      slowRestore,
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
-  });
-  stop = await startQuickWorker(s.t, "wait-w0");
+beforeAll(() => {
+  s = server.s;
 });
-afterAll(async () => {
-  await stop?.();
-  await s?.close();
-});
-
-async function rest(method: string, p: string, opts: { key?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${s.url}${p}`, {
-    method,
-    headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
-async function agentKey() {
-  const owner = await s.t.newWallet(10_000);
-  const made = await rest("POST", "/wallet/keys", {
-    key: owner.key,
-    body: { limit_cents: 5000, ask_before_spending: false },
-  });
-  return made.body.key as string;
-}
 
 const BYTES = new Uint8Array(4096).fill(9);
 
