@@ -1,14 +1,30 @@
-/** Kysely table types, kept in step with ./migrations by hand (one place, reviewed with them). */
-import type { ColumnType, Generated } from "kysely";
+/**
+ * Kysely table types, kept in step with ./migrations by hand (one place, reviewed with them):
+ * wallets, keys, ledger, jobs and sign-ins here; payments and webhooks in their own files, all
+ * gathered in DB below and re-exported, so callers import every table type from here.
+ */
+import type { Generated } from "kysely";
 import type { ClipStatus } from "../domain/clips/transitions.js";
 import type { RestoreStatus } from "../domain/restore/transitions.js";
+import type { NullableTimestamp, Timestamp } from "./schema-columns.js";
+import type {
+  CheckoutsTable,
+  PaymentEventsTable,
+  TestCheckoutRefundsTable,
+  UsdcPaymentsTable,
+  UsdcRefundsTable,
+} from "./schema-payments.js";
+import type {
+  JobWebhooksTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+  WebhookSecretsTable,
+} from "./schema-webhooks.js";
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<
-  Date | null,
-  Date | string | null | undefined,
-  Date | string | null
->;
+export type * from "./schema-payments.js";
+export type * from "./schema-webhooks.js";
 
 /** wallets: balance in cents, the wallet key's hash, the pause flag. */
 export interface WalletsTable {
@@ -221,164 +237,6 @@ export interface WebSessionsTable {
 }
 
 // Payments (migration 004-payments.sql and later).
-
-/** A checkout's status: open until paid, expired or cancelled; held when the amount differs. */
-export type CheckoutStatus = "open" | "paid" | "expired" | "cancelled" | "refunded" | "held";
-
-/** checkouts: card checkouts for top-ups and restores paid by checkout. */
-export interface CheckoutsTable {
-  id: string;
-  purpose: "topup" | "restore_job";
-  wallet_id: string | null;
-  job_id: string | null;
-  amount_cents: number;
-  email: string | null;
-  provider: "stripe" | "test";
-  provider_session_id: string | null;
-  provider_payment_id: string | null;
-  checkout_url: string | null;
-  status: ColumnType<CheckoutStatus, CheckoutStatus | undefined, CheckoutStatus>;
-  created_at: Timestamp;
-  paid_at: NullableTimestamp;
-  expires_at: Timestamp;
-  /** What the provider says was paid, when it says so (a mismatch holds the checkout). */
-  paid_amount_cents: ColumnType<number | null, number | null | undefined, number | null>;
-  held_reason: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The console origin a top-up started from; its return pages link back there. */
-  return_origin: ColumnType<string | null, string | null | undefined, string | null>;
-}
-
-/** payment_events: provider events acted on, once each. */
-export interface PaymentEventsTable {
-  provider: string;
-  event_id: string;
-  type: string;
-  received_at: Timestamp;
-}
-
-/** test_checkout_refunds: refunds made by the built-in test checkout. */
-export interface TestCheckoutRefundsTable {
-  idempotency_key: string;
-  id: string;
-  provider_payment_id: string;
-  amount_cents: number;
-  reason: string;
-  created_at: Timestamp;
-}
-
-export type UsdcPaymentStatus = "pending" | "confirmed" | "failed" | "unknown";
-
-/** usdc_payments: USDC top-ups, from terms to credited. */
-export interface UsdcPaymentsTable {
-  id: string;
-  wallet_id: string;
-  payer: string;
-  nonce: string;
-  tx_hash: string | null;
-  amount_cents: number;
-  amount_atomic: string;
-  valid_before: number;
-  from_block: number | null;
-  status: ColumnType<UsdcPaymentStatus, UsdcPaymentStatus | undefined, UsdcPaymentStatus>;
-  detail: string | null;
-  checks: ColumnType<number, number | undefined, number>;
-  next_check_at: Timestamp;
-  created_at: Timestamp;
-  confirmed_at: NullableTimestamp;
-}
-
-export type UsdcRefundStatus = "sending" | "sent" | "failed" | "unknown";
-
-/** usdc_refunds: USDC sent back by the operator. */
-export interface UsdcRefundsTable {
-  id: string;
-  wallet_id: string;
-  to_address: string;
-  amount_cents: number;
-  status: ColumnType<UsdcRefundStatus, UsdcRefundStatus | undefined, UsdcRefundStatus>;
-  tx_hash: string | null;
-  error: string | null;
-  created_at: Timestamp;
-  sent_at: NullableTimestamp;
-}
-
-/** webhook_secrets: each wallet's default signing secret (sealed). */
-export interface WebhookSecretsTable {
-  wallet_id: string;
-  /** The wallet's default signing secret, sealed (signing.ts): never stored in clear. */
-  sealed: string;
-  created_at: Timestamp;
-  rotated_at: NullableTimestamp;
-}
-
-/** webhook_endpoints: a wallet's registered receivers. */
-export interface WebhookEndpointsTable {
-  id: string;
-  wallet_id: string;
-  url: string;
-  description: Generated<string>;
-  events: string[];
-  secret_sealed: string;
-  created_at: Timestamp;
-  deleted_at: NullableTimestamp;
-  disabled_at: NullableTimestamp;
-  disabled_reason: string | null;
-  failing_since: NullableTimestamp;
-}
-
-/** job_webhooks: a job's own webhook_url and events (any kind). */
-export interface JobWebhooksTable {
-  job_id: string;
-  wallet_id: string;
-  url: string;
-  events: string[];
-  created_at: Timestamp;
-}
-
-/** webhook_events: events written in the transaction of their cause. */
-export interface WebhookEventsTable {
-  id: string;
-  wallet_id: string;
-  type: string;
-  job_kind: string | null;
-  job_id: string | null;
-  job_status: string | null;
-  data: unknown;
-  dedupe_key: string | null;
-  created_at: Timestamp;
-}
-
-export type WebhookDeliveryState = "pending" | "delivered" | "failed" | "cancelled";
-
-/** webhook_deliveries: one event to one receiver, claimed with a lease and retried. */
-export interface WebhookDeliveriesTable {
-  id: string;
-  event_id: string;
-  wallet_id: string;
-  endpoint_id: string | null;
-  url: string;
-  state: ColumnType<WebhookDeliveryState, WebhookDeliveryState | undefined, WebhookDeliveryState>;
-  attempts: Generated<number>;
-  next_attempt_at: Timestamp;
-  lease_owner: string | null;
-  lease_expires_at: NullableTimestamp;
-  last_attempt_at: NullableTimestamp;
-  last_status_code: number | null;
-  last_error: string | null;
-  delivered_at: NullableTimestamp;
-  created_at: Timestamp;
-}
-
-/** webhook_attempts: each try of a delivery and its answer. */
-export interface WebhookAttemptsTable {
-  delivery_id: string;
-  attempt: number;
-  node: string;
-  started_at: Timestamp;
-  finished_at: NullableTimestamp;
-  status_code: number | null;
-  error: string | null;
-}
 
 /** Every table, for Kysely. */
 export interface DB {
