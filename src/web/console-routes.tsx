@@ -92,6 +92,16 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     return c.html(`<!doctype html>${String(node)}`, status);
   }
 
+  /** The sign-in page again, saying why. */
+  const signIn = (c: Context<AppEnv>, error: string, status: Status) =>
+    page(c, <SignInPage csrf={csrfToken(web, c)} error={error} />, status);
+
+  /** One request of `bucket`'s rate rule (always allowed when the operator turned limits off). */
+  const take = (bucket: string, limit: Limit) =>
+    web.config.rateLimits.enabled
+      ? web.rateLimiter.take(bucket, limit)
+      : Promise.resolve({ ok: true, resetSec: 0 });
+
   async function dashboard(
     c: Context<AppEnv>,
     walletId: string,
@@ -154,29 +164,11 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
 
   app.post("/console/signin", async (c) => {
     const form = await formOf(c);
-    if (!csrfValid(web, c, form.csrf)) {
-      return page(
-        c,
-        <SignInPage csrf={csrfToken(web, c)} error="That form expired; try again." />,
-        403,
-      );
-    }
-    const d = web.config.rateLimits.enabled
-      ? await web.rateLimiter.take(
-          signInBucket(clientAddress(c, web.config.trustProxy)),
-          deps.signInLimit,
-        )
-      : { ok: true, resetSec: 0 };
+    if (!csrfValid(web, c, form.csrf)) return signIn(c, "That form expired; try again.", 403);
+    const d = await take(signInBucket(clientAddress(c, web.config.trustProxy)), deps.signInLimit);
     if (!d.ok) {
       c.header("Retry-After", String(d.resetSec));
-      return page(
-        c,
-        <SignInPage
-          csrf={csrfToken(web, c)}
-          error={`Too many sign-in attempts; wait ${d.resetSec} seconds.`}
-        />,
-        429,
-      );
+      return signIn(c, `Too many sign-in attempts; wait ${d.resetSec} seconds.`, 429);
     }
     const key = (form.wallet_key ?? "").trim();
     try {
@@ -185,8 +177,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       await startSession(web, c, principal.walletId);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      const error = "That is not a wallet key of this kinora (it starts with pmk_).";
-      return page(c, <SignInPage csrf={csrfToken(web, c)} error={error} />, 401);
+      return signIn(c, "That is not a wallet key of this kinora (it starts with pmk_).", 401);
     }
     return c.redirect("/console", 303);
   });
@@ -195,23 +186,12 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
   // limit), signed in at once, the wallet key shown in this response only.
   app.post("/console/create", async (c) => {
     const form = await formOf(c);
-    if (!csrfValid(web, c, form.csrf)) {
-      return page(
-        c,
-        <SignInPage csrf={csrfToken(web, c)} error="That form expired; try again." />,
-        403,
-      );
-    }
-    const d = web.config.rateLimits.enabled
-      ? await web.rateLimiter.take(
-          `create:${clientAddress(c, web.config.trustProxy)}`,
-          web.config.rateLimits.create,
-        )
-      : { ok: true, resetSec: 0 };
+    if (!csrfValid(web, c, form.csrf)) return signIn(c, "That form expired; try again.", 403);
+    const address = clientAddress(c, web.config.trustProxy);
+    const d = await take(`create:${address}`, web.config.rateLimits.create);
     if (!d.ok) {
       c.header("Retry-After", String(d.resetSec));
-      const error = `Too many new balances from this address; wait ${d.resetSec} seconds.`;
-      return page(c, <SignInPage csrf={csrfToken(web, c)} error={error} />, 429);
+      return signIn(c, `Too many new balances from this address; wait ${d.resetSec} seconds.`, 429);
     }
     const created = await createWallet(web, {});
     await startSession(web, c, created.wallet.wallet_id);
