@@ -9,10 +9,28 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { getRequestListener } from "@hono/node-server";
+import { clipsFeature } from "../src/features/clips.js";
+import { mcpFeature } from "../src/features/mcp.js";
+import { paymentsFeature } from "../src/features/payments.js";
+import { restoreFeature } from "../src/features/restore.js";
 import { silentLogger } from "../src/logger.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { type JobSystem, startJobSystem } from "../src/workers/supervisor.js";
 import { createTestApp, type TestApp, type TestAppOptions } from "./app.js";
+import { stubClassifier } from "./clips/helpers.js";
+
+/**
+ * The features of a node that answers but runs no jobs: restores and clips without executors
+ * (jobs wait in their queues), payments and MCP — what most surface tests serve.
+ */
+export function apiOnlyFeatures(): NonNullable<TestAppOptions["features"]> {
+  return [
+    restoreFeature({ noExecutor: true }),
+    clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
+    paymentsFeature(),
+    mcpFeature(),
+  ];
+}
 
 export interface ServedApp {
   url: string;

@@ -5,23 +5,13 @@
  * calls a tool, and sees every kind of refusal as an `isError` result carrying the error body.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { stubClassifier } from "../clips/helpers.js";
-import { type ServedApp, serveTestApp } from "../served.js";
+import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 import { CLIENTS, call, connect, refusal } from "./helpers.js";
 
 let s: ServedApp;
 beforeAll(async () => {
   s = await serveTestApp({
-    features: [
-      restoreFeature({ noExecutor: true }),
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
+    features: apiOnlyFeatures(),
   });
 });
 afterAll(async () => {

@@ -4,12 +4,7 @@
  * context before the first call. Leaner schemas must not cost the inputs their descriptions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { stubClassifier } from "../clips/helpers.js";
-import { type ServedApp, serveTestApp } from "../served.js";
+import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 import { connect, type Json } from "./helpers.js";
 
 /** The budget for the whole tools/list answer, in characters of compact JSON. */
@@ -18,12 +13,7 @@ const TOOLS_LIST_MAX_CHARS = 16_000;
 let s: ServedApp;
 beforeAll(async () => {
   s = await serveTestApp({
-    features: [
-      restoreFeature({ noExecutor: true }),
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
+    features: apiOnlyFeatures(),
   });
 });
 afterAll(async () => {

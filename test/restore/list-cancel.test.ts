@@ -8,13 +8,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { stubClassifier } from "../clips/helpers.js";
 import { call, connect, type Json, refusal } from "../mcp/helpers.js";
-import { type ServedApp, serveTestApp } from "../served.js";
+import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 import { jobBody, makeVideo } from "./helpers.js";
 
 let s: ServedApp;
@@ -22,12 +17,7 @@ let video: { path: string; sizeBytes: number };
 beforeAll(async () => {
   video = await makeVideo(mkdtempSync(path.join(tmpdir(), "kinora-list-")), 1);
   s = await serveTestApp({
-    features: [
-      restoreFeature({ noExecutor: true }),
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
+    features: apiOnlyFeatures(),
   });
 });
 afterAll(async () => {

@@ -4,23 +4,14 @@
  * second copy of the text. Real HTTP and the official MCP SDK client after tools/list.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
-import { mcpFeature } from "../../src/features/mcp.js";
-import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
-import { makeImage, stubClassifier } from "../clips/helpers.js";
+import { makeImage } from "../clips/helpers.js";
 import { call, connect, type Json, type McpClient, refusal } from "../mcp/helpers.js";
-import { type ServedApp, serveTestApp } from "../served.js";
+import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 
 let s: ServedApp;
 beforeAll(async () => {
   s = await serveTestApp({
-    features: [
-      restoreFeature({ noExecutor: true }),
-      clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
-      paymentsFeature(),
-      mcpFeature(),
-    ],
+    features: apiOnlyFeatures(),
   });
 });
 afterAll(async () => {
