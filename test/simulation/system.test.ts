@@ -161,7 +161,14 @@ async function step(model: Model, rand: Rand, n: number): Promise<void> {
   }
   if (op < 0.66) {
     const job = someJob(keyed, rand, (j) => j.status === "awaiting_upload");
-    if (job?.kind === "restore" && !job.uploaded && rand() < 0.5) {
+    // The race needs a restore still waiting for its file with a link that works: someJob may
+    // hand back any job (one already expired, say), which the plain cancel below handles.
+    const racing =
+      job?.kind === "restore" &&
+      job.status === "awaiting_upload" &&
+      !job.uploaded &&
+      t.clock.now().getTime() < job.uploadDeadline;
+    if (racing && rand() < 0.5) {
       return uploadRacingCancel(t, model, job);
     }
     return job ? cancelJob(t, model, job, rand) : undefined;
