@@ -144,6 +144,10 @@ function build(op: { method: string; path: string; op: Schema }, r: Rng): Built 
     if (roll === 0) body = r.pick(RAW_BODIES);
     else {
       const value = valueFor(doc, resolve(doc, media?.schema ?? {}), r);
+      // The worker claim's wait_ms is a long-poll like ?wait= (a valid 20000 waits 20 s for
+      // work that never comes here): keep it to a second, as the query's wait is kept.
+      const claim = value as { wait_ms?: unknown } | null;
+      if (claim && typeof claim.wait_ms === "number" && claim.wait_ms > 1000) claim.wait_ms = 1000;
       body = JSON.stringify(roll < 4 ? value : mutate(value, r));
     }
     headers["content-type"] = r.chance(0.9)
