@@ -2,7 +2,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/restore/media.js";
-import { ffmpegBinaries, runFfmpeg, runFfprobe } from "./ffmpeg.js";
+import { ffmpegBinaries, mediaProcessEnv, runFfmpeg, runFfprobe, runProcess } from "./ffmpeg.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -93,5 +93,26 @@ describe("ffmpegBinaries", () => {
         else process.env[name] = value;
       }
     }
+  });
+});
+
+describe("mediaProcessEnv", () => {
+  it("asks glibc for huge pages, beside the tunables the operator already set", () => {
+    expect(mediaProcessEnv({})).toEqual({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" });
+    expect(mediaProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" })).toEqual({
+      GLIBC_TUNABLES: "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+    });
+  });
+
+  it("leaves an operator's own huge-page setting alone", () => {
+    expect(mediaProcessEnv({ GLIBC_TUNABLES: "glibc.malloc.hugetlb=0" })).toEqual({});
+  });
+
+  it("reaches the child a run starts, under the run's own variables", async () => {
+    const script = await fakeProbe("env", 'printf "%s|%s" "$GLIBC_TUNABLES" "$KINORA_EXTRA"');
+    const run = await runProcess(script, [], { env: { KINORA_EXTRA: "kept" } });
+    expect(run.stdout).toBe(
+      `${mediaProcessEnv().GLIBC_TUNABLES ?? process.env.GLIBC_TUNABLES}|kept`,
+    );
   });
 });

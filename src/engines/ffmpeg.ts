@@ -208,11 +208,29 @@ export interface RunOptions {
   env?: Record<string, string>;
 }
 
-/** Runs a binary with arguments (never through a shell), capturing bounded output. */
+/**
+ * Asks glibc (2.35 and later) to back malloc's large blocks with transparent huge pages. Every
+ * ffmpeg run allocates its frame pools afresh, and a short run pays for that in page faults:
+ * the restore probe's two analysis runs (480p, 10 s) took a median 0.56 s with it against
+ * 0.67 s without (6 interleaved runs each), while a whole encode was unchanged (2.60 s vs
+ * 2.61 s). Other C libraries, older glibc and kernels with huge pages off ignore it. An
+ * operator's own `glibc.malloc.hugetlb` setting wins.
+ */
+export function mediaProcessEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const current = env.GLIBC_TUNABLES;
+  if (current?.includes("glibc.malloc.hugetlb")) return {};
+  const hugePages = "glibc.malloc.hugetlb=1";
+  return { GLIBC_TUNABLES: current ? `${current}:${hugePages}` : hugePages };
+}
+
+/**
+ * Runs a binary with arguments (never through a shell), capturing bounded output, under
+ * `mediaProcessEnv` plus `opts.env`.
+ */
 export function runProcess(bin: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   const cap = opts.maxCaptureBytes ?? 4 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const env = opts.env ? { ...process.env, ...opts.env } : undefined;
+    const env = { ...process.env, ...mediaProcessEnv(), ...opts.env };
     const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], signal: opts.signal, env });
     let stdout = "";
     let stderr = "";
