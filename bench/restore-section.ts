@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/restore-section.ts`: only the cloud restore figures (same as in run.ts).
- * `npx tsx bench/restore-section.ts engine`: only the engine vs bare ffmpeg figures.
+ * `npx tsx bench/restore-section.ts engine`: only the engine vs bare ffmpeg figures (10 s and
+ * 30 s clips) and the worker's order of steps.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { printFigure } from "./lib.js";
 import { benchPickup } from "./pickup.js";
-import { benchRestore } from "./restore.js";
+import { restoreFigures } from "./restore.js";
 import { benchUpload, uploadBenchBytes } from "./upload.js";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -18,7 +19,7 @@ const quick = process.env.BENCH_QUICK === "1";
 async function main() {
   const engineOnly = process.argv[2] === "engine";
   if (!engineOnly) for (const f of await benchUpload(uploadBenchBytes(quick))) printFigure(f);
-  for (const f of await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5)) printFigure(f);
+  for (const f of await restoreFigures(quick)) printFigure(f);
   if (engineOnly) return;
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-"));
   const pglite = await openDatabase({ dataDir: dir });

@@ -1,10 +1,11 @@
 /**
- * Restore wall time through the engine (duration scan + probe + restore + output check) vs bare
- * ffmpeg running the same final chain (buildRestoreArgs of the plan the engine chose) on the
- * same input, and the Standard (faithful) speed as × realtime on a 480p input. Engine and bare
- * runs alternate after one warm-up of each; the headline is the median over pairs of each
- * pair's ratio (a pair runs back to back, so load drifting over the runs cancels), beside the
- * medians of the times themselves.
+ * Restore wall time through the engine (probe + restore + output check; the header's length,
+ * no scan) vs bare ffmpeg running the same final chain (buildRestoreArgs of the plan the engine
+ * chose) on the same input, and the Standard (faithful) speed as × realtime on a 480p input.
+ * Engine and bare runs alternate after one warm-up of each; the headline is the median over
+ * pairs of each pair's ratio (a pair runs back to back, so load drifting over the runs cancels),
+ * beside the medians of the times themselves. `benchWorkerPath` times the worker's order of work
+ * (length scan, probe, restore) with the probe beside the scan against the two in a row.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -53,7 +54,7 @@ async function make480p(file: string, seconds: number) {
   ]);
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
@@ -144,4 +145,83 @@ export async function benchRestore(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The worker's steps on one file (see workers/executors/restore.ts): the packet scan of the
+ * length and the engine's probe side by side, then the restore with both handed over — against
+ * the same steps one after the other (scan, then a restore that probes). Pairs alternate as in
+ * `benchRestore`; the figure is the median pair ratio, below 1 when the overlap pays.
+ */
+export async function benchWorkerPath(
+  seconds: number,
+  quality: RestoreQuality = "faithful",
+  runs = 5,
+): Promise<Figure[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-worker-"));
+  try {
+    const input = path.join(dir, "in.mp4");
+    await make480p(input, seconds);
+    const engine = createFfmpegRestoreEngine();
+    const outputPath = path.join(dir, "out.mp4");
+    const overlapped = () =>
+      timed(async () => {
+        const [durationSec, prepared] = await Promise.all([
+          engine.measureDurationSec(input),
+          engine.prepare({ inputPath: input, quality }),
+        ]);
+        await engine.restore({ inputPath: input, outputPath, quality, durationSec, prepared });
+      });
+    const inARow = () =>
+      timed(async () => {
+        const durationSec = await engine.measureDurationSec(input);
+        await engine.restore({ inputPath: input, outputPath, quality, durationSec });
+      });
+    await overlapped();
+    await inARow();
+    const over: number[] = [];
+    const row: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      if (i % 2 === 0) {
+        over.push(await overlapped());
+        row.push(await inARow());
+      } else {
+        row.push(await inARow());
+        over.push(await overlapped());
+      }
+    }
+    return [
+      {
+        name: `worker steps, probe beside the scan (${seconds}s, pairs)`,
+        value: median(over.map((sec, i) => sec / (row[i] as number))),
+        unit: "×",
+        baselineName: "scan then restore",
+        baseline: 1,
+        better: "lower",
+      },
+      {
+        name: `worker steps, median of ${runs}`,
+        value: median(over),
+        unit: "s",
+        baselineName: "scan then restore",
+        baseline: median(row),
+        better: "lower",
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every restore figure `npm run bench` prints: the engine against bare ffmpeg on a 10 s clip
+ * (the aim) and, unless quick, a 30 s one (the probe's cost is nearly fixed, so this is what it
+ * comes to on a longer tape), then the worker's order of steps.
+ */
+export async function restoreFigures(quick: boolean): Promise<Figure[]> {
+  return [
+    ...(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5)),
+    ...(quick ? [] : await benchRestore(30, "faithful", 3)),
+    ...(await benchWorkerPath(quick ? 4 : 10, "faithful", quick ? 3 : 5)),
+  ];
 }

@@ -19,7 +19,7 @@ import { benchMcpBalance } from "./mcp.js";
 import { benchMetricsOverhead } from "./metrics.js";
 import { benchPickup } from "./pickup.js";
 import { benchPrompt } from "./prompt.js";
-import { benchRestore } from "./restore.js";
+import { restoreFigures } from "./restore.js";
 import { benchUpload, uploadBenchBytes } from "./upload.js";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -105,7 +105,7 @@ async function main() {
     const bytes = uploadBenchBytes(quick);
     show(await benchUpload(bytes, bytes > 1024 ** 3 ? 1 : 3));
   }
-  if (run.has("restore")) show(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5));
+  if (run.has("restore")) show(await restoreFigures(quick));
   if (run.has("pickup")) {
     await withPglite(async (db) => show(await benchPickup(db, "PGlite", quick ? 50 : 300)));
     await withPostgres(async (db) => show(await benchPickup(db, "PostgreSQL", quick ? 50 : 300)));

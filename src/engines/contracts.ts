@@ -6,8 +6,11 @@
 import type { ClipSize } from "../domain/clips/rules.js";
 import type { RestoreQuality } from "../domain/restore/pricing.js";
 
-/** One restore as an engine gets it: the input file and what was asked. */
-export interface RestoreJob {
+/**
+ * One restore as an engine gets it: the input file and what was asked. `Prepared` is what the
+ * engine's own `prepare` returns (the ffmpeg engine's plan); callers only pass it back.
+ */
+export interface RestoreJob<Prepared = unknown> {
   inputPath: string;
   /** A presigned URL of the input, for engines that fetch it themselves (Cog). */
   inputUrl?: string;
@@ -18,6 +21,8 @@ export interface RestoreJob {
   onProgress?: (fraction: number) => void;
   /** The real length just measured, so the engine need not scan the file again. */
   durationSec?: number;
+  /** What this engine's `prepare` decided for the same file and quality: not decided again. */
+  prepared?: Prepared;
 }
 
 /** What a restore engine made: the measured length and the output's facts. */
@@ -34,11 +39,17 @@ export interface RestoreOutcome {
 }
 
 /** Restores a video (ffmpeg in process, or a Cog server). */
-export interface RestoreEngine {
+export interface RestoreEngine<Prepared = unknown> {
   readonly name: string;
   /** Real duration by packet scan (not the header); throws for unreadable input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
-  restore(job: RestoreJob): Promise<RestoreOutcome>;
+  /**
+   * The engine's reading of the file before it spends on the restore (the ffmpeg engine's
+   * probe), for a worker to run while it measures the length; its result goes back as
+   * `RestoreJob.prepared`. Optional: without it, `restore` decides by itself.
+   */
+  prepare?(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<Prepared>;
+  restore(job: RestoreJob<Prepared>): Promise<RestoreOutcome>;
   /** What this machine lacks to run the engine (sentences naming what to install); empty when ready. */
   unmetNeeds?(): string[];
 }

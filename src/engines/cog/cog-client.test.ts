@@ -110,13 +110,31 @@ describe("Cog protocol basics", () => {
 
 describe("CogClient.run", () => {
   it("polls a Replicate-style server to the final prediction", async () => {
-    const server = await fake({ model: quickModel });
+    // The model finishes only once the client has seen it processing: a fixed run time lost
+    // that race on a loaded machine (the first poll came after the end), and a client that
+    // never polls mid-run now fails by timing out.
+    let sawProcessing = () => {};
+    const seen = new Promise<void>((resolve) => {
+      sawProcessing = resolve;
+    });
+    const server = await fake({
+      model: async (ctx) => {
+        ctx.log("step 1/2 50%");
+        await seen;
+        return quickModel(ctx);
+      },
+    });
     const client = createCogClient({ baseUrl: server.url, pollIntervalMs: 20 });
     const updates: Prediction[] = [];
     const final = await client.run(
       newPredictionId(),
       { n: 7 },
-      { onUpdate: (p) => updates.push(p) },
+      {
+        onUpdate: (p) => {
+          updates.push(p);
+          if (p.status === "processing") sawProcessing();
+        },
+      },
     );
     expect(final.status).toBe("succeeded");
     expect(Buffer.from(String(final.output).split(",")[1]!, "base64").toString()).toBe("done:7");

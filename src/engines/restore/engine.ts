@@ -13,13 +13,14 @@ import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
 import { probeForPlan } from "./probe.js";
 import { createProgressParser, type ProgressSpan } from "./progress.js";
 import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
-import type { RestorePlan, RestoreQuality } from "./types.js";
+import type { EncodePlan, RestorePlan, RestoreQuality } from "./types.js";
 
-/** The contract's restore job, plus what a caller that already probed can hand over. */
-export interface RestoreInput extends RestoreJob {
+/**
+ * The contract's restore job; `prepared` is a plan from `prepare` (or `probeForPlan`) of the
+ * same file, so the restore does not probe again.
+ */
+export interface RestoreInput extends RestoreJob<RestorePlan> {
   quality: RestoreQuality;
-  /** A plan from an earlier `probeForPlan` of the same file, to skip probing again. */
-  plan?: RestorePlan;
 }
 
 export interface RestoreResult extends RestoreOutcome {
@@ -38,9 +39,11 @@ export interface RestoreResult extends RestoreOutcome {
 }
 
 /** The ffmpeg engine: the contract, with its richer input and result. */
-export interface RestoreEngine extends RestoreEngineContract {
+export interface RestoreEngine extends RestoreEngineContract<RestorePlan> {
   /** Real duration by packet scan (not the header). Throws MediaError for unreadable/corrupt input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
+  /** The probe and the plan it decides; throws MediaError for unreadable input. */
+  prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<RestorePlan>;
   restore(input: RestoreInput): Promise<RestoreResult>;
 }
 
@@ -75,7 +78,7 @@ async function runPass(
 }
 
 async function restoreWith(
-  opts: FfmpegRestoreEngineOptions,
+  encode: Partial<EncodePlan>,
   input: RestoreInput,
 ): Promise<RestoreResult> {
   const started = Date.now();
@@ -84,13 +87,12 @@ async function restoreWith(
   // Headers once; then the probe. Progress is measured against the caller's packet scan, else
   // the header's length (a lying header only makes progress jump at the end), else a scan of
   // our own beside the probe.
-  const source = input.plan?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
-  const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
+  const source = input.prepared?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
   const headerSec = source.headerDurationSec ?? 0;
   const [lengthSec, plan] = await bothOrAbort(
     signal,
     (s) => input.durationSec ?? (headerSec > 0 ? headerSec : scanDurationSec(inputPath, s)),
-    (s) => input.plan ?? probeForPlan(inputPath, input.quality, s, { source, encode }),
+    (s) => input.prepared ?? probeForPlan(inputPath, input.quality, s, { source, encode }),
   );
   input.onProgress?.(PROBE_SHARE);
   // Written under a temporary name and renamed at the end, so a reader never sees half a file.
@@ -126,10 +128,13 @@ async function restoreWith(
 }
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
+  const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
   return {
     name: "ffmpeg",
     measureDurationSec,
-    restore: (input) => restoreWith(opts, input),
+    prepare: ({ inputPath, quality, signal }) =>
+      probeForPlan(inputPath, quality, signal, { encode }),
+    restore: (input) => restoreWith(encode, input),
     unmetNeeds: unmetFfmpegNeeds,
   };
 }

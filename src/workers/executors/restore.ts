@@ -64,21 +64,33 @@ export function createRestoreExecutor(opts: {
       const input = await getInput(item, ctx, inputPath);
       const start = params.source ? FETCH_PROGRESS : 0.02;
       ctx.progress(start);
-      const realSec = await opts.engine
-        .measureDurationSec(inputPath, ctx.signal)
-        .catch((err) => Promise.reject(asFinal(err)));
-      if (tooLong(realSec, params.declaredDurationSec)) {
-        throw new WorkError({
-          kind: "too_long",
-          message: RESTORE_MESSAGES.tooLong(realSec, params.declaredDurationSec),
-        });
+      // The engine reads the file (its probe) while the length is measured: both only read,
+      // and the restore can start the moment the length is known to be paid for.
+      const early = startEarly(ctx.signal, (signal) =>
+        opts.engine.prepare?.({ inputPath, quality: params.quality, signal }),
+      );
+      let prepared: unknown;
+      let realSec: number;
+      try {
+        realSec = await opts.engine
+          .measureDurationSec(inputPath, ctx.signal)
+          .catch((err) => Promise.reject(asFinal(err)));
+        if (tooLong(realSec, params.declaredDurationSec)) {
+          throw new WorkError({
+            kind: "too_long",
+            message: RESTORE_MESSAGES.tooLong(realSec, params.declaredDurationSec),
+          });
+        }
+        const note: RestoreNote = {
+          measuredDurationSec: realSec,
+          inputBytes: input.bytes,
+          contentType: input.contentType,
+        };
+        await ctx.note(note);
+        prepared = await early.result.catch((err) => Promise.reject(asFinal(err)));
+      } finally {
+        early.stop();
       }
-      const note: RestoreNote = {
-        measuredDurationSec: realSec,
-        inputBytes: input.bytes,
-        contentType: input.contentType,
-      };
-      await ctx.note(note);
       const result = await opts.engine
         .restore({
           inputPath,
@@ -88,6 +100,7 @@ export function createRestoreExecutor(opts: {
           quality: params.quality,
           signal: ctx.signal,
           onProgress: (f) => ctx.progress(start + (0.95 - start) * f),
+          prepared,
         })
         .catch((err) => Promise.reject(asFinal(err)));
       const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
@@ -112,6 +125,29 @@ export function createRestoreExecutor(opts: {
           still,
         },
       };
+    },
+  };
+}
+
+/**
+ * Starts `task` now under its own signal (aborted with the job's), for a result read later.
+ * `stop` aborts it when it is no longer wanted (harmless once it has finished); a failure is
+ * seen only by whoever awaits `result`, never as an unhandled rejection.
+ */
+function startEarly<T>(
+  jobSignal: AbortSignal,
+  task: (signal: AbortSignal) => Promise<T> | undefined,
+): { result: Promise<T | undefined>; stop: () => void } {
+  const own = new AbortController();
+  const forward = () => own.abort(jobSignal.reason);
+  jobSignal.addEventListener("abort", forward, { once: true });
+  const result = Promise.resolve().then(() => task(own.signal));
+  result.catch(() => {});
+  return {
+    result,
+    stop: () => {
+      jobSignal.removeEventListener("abort", forward);
+      own.abort();
     },
   };
 }
