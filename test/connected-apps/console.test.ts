@@ -110,7 +110,7 @@ describe.skipIf(!hasChromium)("the console in Chromium", () => {
     await context.close();
   });
 
-  // The clip is a real 5 s encode by the CPU engine: about 5 s on an idle 2-core machine, but
+  // The clip is a real 5 s encode by the CPU engine: 2.5-4 s beside a running test suite, but
   // 20-60 s and more beside other test files' encodes and browsers (this test timed out at the
   // default 60 s in 2 of 13 loaded runs, its 60 s wait for the clip never getting to report).
   // The wait for the clip ends well before the test's own time-out, so a slow clip says so.
