@@ -54,7 +54,7 @@ async function make480p(file: string, seconds: number) {
   ]);
 }
 
-export const median = (xs: number[]) => {
+const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
@@ -64,6 +64,33 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return (performance.now() - t0) / 1000;
+}
+
+/**
+ * One warm-up of each side (page cache, ffmpeg's libraries, whatever `a` leaves for `b`), then
+ * `runs` timed pairs in alternating order, so neither side always follows the other's cache
+ * state. Each pair runs back to back: its ratio is the least disturbed by load drifting.
+ */
+async function alternatingPairs(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  runs: number,
+): Promise<{ a: number[]; b: number[]; pairRatio: number }> {
+  await a();
+  await b();
+  const aSec: number[] = [];
+  const bSec: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      aSec.push(await timed(a));
+      bSec.push(await timed(b));
+    } else {
+      bSec.push(await timed(b));
+      aSec.push(await timed(a));
+    }
+  }
+  const pairRatio = median(aSec.map((sec, i) => sec / (bSec[i] as number)));
+  return { a: aSec, b: bSec, pairRatio };
 }
 
 /**
@@ -81,39 +108,26 @@ export async function benchRestore(
     await make480p(input, seconds);
     const engine = createFfmpegRestoreEngine();
     let plan: RestorePlan | undefined;
-    const viaEngine = () =>
-      timed(async () => {
-        const out = path.join(dir, "engine.mp4");
-        plan = (await engine.restore({ inputPath: input, outputPath: out, quality })).plan;
-      });
-    const bare = () =>
-      timed(() => {
-        const args = buildRestoreArgs(plan as RestorePlan, input, path.join(dir, "bare.mp4"));
-        // The engine's own binary and environment: the ratio is the engine's extra work only.
-        const bin = ffmpegBinaries().ffmpeg;
-        return run(bin, ["-hide_banner", "-nostdin", "-loglevel", "error", ...args], {
+    const viaEngine = async () => {
+      const out = path.join(dir, "engine.mp4");
+      plan = (await engine.restore({ inputPath: input, outputPath: out, quality })).plan;
+    };
+    // The engine's own binary and environment: the ratio is the engine's extra work only. The
+    // bare run uses the plan of the engine's warm-up run: both run exactly the same chain.
+    const bare = () => {
+      const args = buildRestoreArgs(plan as RestorePlan, input, path.join(dir, "bare.mp4"));
+      return run(
+        ffmpegBinaries().ffmpeg,
+        ["-hide_banner", "-nostdin", "-loglevel", "error", ...args],
+        {
           maxBuffer: 64 * 1024 * 1024,
           env: { ...process.env, ...mediaProcessEnv() },
-        });
-      });
-    await viaEngine(); // warm-up: page cache, ffmpeg's libraries, and the plan for `bare`
-    await bare();
-    const engineSec: number[] = [];
-    const bareSec: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      // Alternate which goes first, so neither side always follows the other's cache state.
-      if (i % 2 === 0) {
-        engineSec.push(await viaEngine());
-        bareSec.push(await bare());
-      } else {
-        bareSec.push(await bare());
-        engineSec.push(await viaEngine());
-      }
-    }
+        },
+      );
+    };
+    const { a: engineSec, b: bareSec, pairRatio } = await alternatingPairs(viaEngine, bare, runs);
     const e = median(engineSec);
     const b = median(bareSec);
-    // Each pair ran back to back: its ratio is the least disturbed by load drifting over runs.
-    const pairRatio = median(engineSec.map((sec, i) => sec / (bareSec[i] as number)));
     return [
       {
         name: `restore wall vs bare ffmpeg (${quality} 480p ${seconds}s, pairs)`,
@@ -164,36 +178,22 @@ export async function benchWorkerPath(
     await make480p(input, seconds);
     const engine = createFfmpegRestoreEngine();
     const outputPath = path.join(dir, "out.mp4");
-    const overlapped = () =>
-      timed(async () => {
-        const [durationSec, prepared] = await Promise.all([
-          engine.measureDurationSec(input),
-          engine.prepare({ inputPath: input, quality }),
-        ]);
-        await engine.restore({ inputPath: input, outputPath, quality, durationSec, prepared });
-      });
-    const inARow = () =>
-      timed(async () => {
-        const durationSec = await engine.measureDurationSec(input);
-        await engine.restore({ inputPath: input, outputPath, quality, durationSec });
-      });
-    await overlapped();
-    await inARow();
-    const over: number[] = [];
-    const row: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      if (i % 2 === 0) {
-        over.push(await overlapped());
-        row.push(await inARow());
-      } else {
-        row.push(await inARow());
-        over.push(await overlapped());
-      }
-    }
+    const overlapped = async () => {
+      const [durationSec, prepared] = await Promise.all([
+        engine.measureDurationSec(input),
+        engine.prepare({ inputPath: input, quality }),
+      ]);
+      await engine.restore({ inputPath: input, outputPath, quality, durationSec, prepared });
+    };
+    const inARow = async () => {
+      const durationSec = await engine.measureDurationSec(input);
+      await engine.restore({ inputPath: input, outputPath, quality, durationSec });
+    };
+    const { a: over, b: row, pairRatio } = await alternatingPairs(overlapped, inARow, runs);
     return [
       {
         name: `worker steps, probe beside the scan (${seconds}s, pairs)`,
-        value: median(over.map((sec, i) => sec / (row[i] as number))),
+        value: pairRatio,
         unit: "×",
         baselineName: "scan then restore",
         baseline: 1,
