@@ -49,7 +49,15 @@ describe("clips on a remote worker", () => {
       heartbeatMs: 500,
     });
     try {
-      const clip = await waitForClip(t, key, created.job.id, ["done", "failed", "refused"], 60_000);
+      // A real CPU encode: seconds alone, up to a minute beside other files' encodes; the wait
+      // ends before the test's limit so a slow clip says where it stuck.
+      const clip = await waitForClip(
+        t,
+        key,
+        created.job.id,
+        ["done", "failed", "refused"],
+        120_000,
+      );
       expect(clip.status).toBe("done");
       const video = await fetch(clip.video_url);
       expect(video.status).toBe(200);
@@ -57,5 +65,5 @@ describe("clips on a remote worker", () => {
     } finally {
       await loop.stop(5_000);
     }
-  });
+  }, 180_000);
 });
