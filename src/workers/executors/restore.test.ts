@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RestoreEngine, RestoreJob } from "../../engines/contracts.js";
 import { MediaError } from "../../engines/restore/index.js";
 import { type ExecuteContext, WorkError, type WorkItem } from "../../jobs/work.js";
@@ -145,13 +145,28 @@ describe("restore executor", () => {
   });
 
   it("cancels the probe with the job", async () => {
-    const { engine, seen } = recordingEngine();
+    // Both steps run until they are stopped, so only the job's own cancel can end them.
+    let probeSignal: AbortSignal | undefined;
+    const untilAborted = (signal: AbortSignal) =>
+      new Promise<never>((_, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
+      );
+    const engine: RestoreEngine = {
+      name: "held",
+      measureDurationSec: (_path, signal) => untilAborted(signal as AbortSignal),
+      prepare: ({ signal }) => {
+        probeSignal = signal;
+        return untilAborted(signal as AbortSignal);
+      },
+      restore: () => Promise.reject(new Error("must not restore")),
+    };
     const job = new AbortController();
     const executor = createRestoreExecutor({ engine, fetch: storage });
     const running = executor.execute(item(10), context(job.signal)).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 5));
-    job.abort(new Error("cancelled by the owner (test)"));
-    await running;
-    expect(seen.prepareSignal?.aborted).toBe(true);
+    await vi.waitFor(() => expect(probeSignal).toBeDefined(), { timeout: 10_000 });
+    const reason = new Error("cancelled by the owner (test)");
+    job.abort(reason);
+    expect(await running).toBe(reason);
+    expect(probeSignal?.reason).toBe(reason);
   });
 });
