@@ -83,6 +83,8 @@ describe("ffmpegBinaries", () => {
         ffmpeg: "/opt/media/bin/ffmpeg",
         ffprobe: "/opt/media/bin/ffprobe",
         source: "system",
+        // The ffmpeg the operator named joins files too.
+        muxer: "/opt/media/bin/ffmpeg",
       });
     } finally {
       for (const [name, value] of [
@@ -93,6 +95,18 @@ describe("ffmpegBinaries", () => {
         else process.env[name] = value;
       }
     }
+  });
+});
+
+describe("the join's ffmpeg", () => {
+  it("is the bundled static build when it runs here, while uploads stay with the system's", () => {
+    const bins = ffmpegBinaries();
+    if (bins.source === "bundled") {
+      expect(bins.muxer).toBe(bins.ffmpeg);
+      return;
+    }
+    expect(bins.ffmpeg).not.toMatch(/@ffmpeg-installer/);
+    expect(bins.muxer).toMatch(/@ffmpeg-installer\/linux-x64\/ffmpeg$/);
   });
 });
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   buildAudioFilter,
+  buildAudioPassArgs,
+  buildMuxArgs,
   buildRestoreArgs,
   buildStabiliseDetectArgs,
   buildVideoFilter,
+  buildVideoPassArgs,
   escapeFilterValue,
   transformsPathFor,
 } from "./chain.js";
@@ -155,6 +158,44 @@ describe("buildRestoreArgs", () => {
     expect(detect).toContain(`vidstabdetect=result=${transformsPathFor("/out/b.mp4")}`);
     expect(detect).toContain("bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,vidstab");
     expect(detect).toMatch(/-f null -$/);
+  });
+});
+
+describe("the two passes and their join", () => {
+  const optionAfter = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+
+  it("split the one-process chain without changing a filter or an encoder setting", () => {
+    const p = plan("enhanced");
+    p.encode.threads = 2;
+    const whole = buildRestoreArgs(p, "/in/a.mov", "/out/b.mp4");
+    const video = buildVideoPassArgs(p, "/in/a.mov", "/out/b.mp4", { faststart: false });
+    const audio = buildAudioPassArgs(p, "/in/a.mov", "/out/s.mp4");
+    for (const flag of ["-vf", "-c:v", "-crf", "-maxrate", "-bufsize", "-colorspace"]) {
+      expect(optionAfter(video, flag)).toBe(optionAfter(whole, flag));
+    }
+    for (const flag of ["-af", "-c:a", "-b:a", "-ac", "-ar"]) {
+      expect(optionAfter(audio, flag)).toBe(optionAfter(whole, flag));
+    }
+    // Each pass maps its own stream only, and neither pays for faststart: the join does.
+    expect(video.join(" ")).toContain("-map 0:0 -vf");
+    expect(video).toContain("-an");
+    expect(audio.join(" ")).toContain("-map 0:1 -vn");
+    expect([...video, ...audio]).not.toContain("-movflags");
+    expect(video.join(" ")).toContain("-threads 2 -filter_threads 2");
+  });
+
+  it("lets a silent file's picture pass write the delivered file itself", () => {
+    const p = plan("faithful", { audio: null });
+    const video = buildVideoPassArgs(p, "/in/a.mov", "/out/b.mp4", { faststart: true });
+    expect(video.join(" ")).toContain("-movflags +faststart -f mp4 /out/b.mp4");
+    expect(() => buildAudioPassArgs(p, "/in/a.mov", "/out/s.mp4")).toThrow(/no sound/);
+  });
+
+  it("joins by copying packets at the timestamps each pass wrote, index first", () => {
+    const join = buildMuxArgs("/w/v.mp4", "/w/a.mp4", "/out/b.mp4").join(" ");
+    expect(join).toContain("-copyts -i /w/v.mp4 -i /w/a.mp4 -map 0:v:0 -map 1:a:0 -c copy");
+    expect(join).toContain("-map_metadata -1");
+    expect(join).toMatch(/-movflags \+faststart -f mp4 \/out\/b\.mp4$/);
   });
 });
 

@@ -136,10 +136,37 @@ function threadArgs(plan: RestorePlan): string[] {
   return t ? ["-threads", String(t), "-filter_threads", String(t)] : [];
 }
 
+/** x264 at the plan's quality and rate cap, and the colour tag a matrix conversion needs. */
+function videoCodecArgs(plan: RestorePlan): string[] {
+  const e = plan.encode;
+  const args = ["-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf)];
+  args.push("-maxrate", `${e.maxrateK}k`, "-bufsize", `${e.bufsizeK}k`);
+  args.push("-profile:v", "high", "-pix_fmt", "yuv420p");
+  if (plan.video.scale?.convertMatrixTo709) args.push("-colorspace", "bt709");
+  return args;
+}
+
+/** The sound's chain and AAC at the delivery rate and channels. */
+function audioCodecArgs(plan: RestorePlan, audio: AudioPlan): string[] {
+  const args = ["-af", buildAudioFilter(audio), "-c:a", "aac"];
+  args.push("-b:a", `${plan.encode.audioBitrateK}k`, "-ac", String(audio.channels));
+  args.push("-ar", String(audio.sampleRate));
+  return args;
+}
+
+/** No subtitles/data, no chapters, no source metadata: phone clips carry GPS positions. */
+const CLEAN_OUTPUT = ["-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1"];
+
+/** Players start an MP4 with its index first before the whole file has arrived. */
+const FASTSTART_MP4 = ["-movflags", "+faststart", "-f", "mp4"];
+
 /**
  * The exact ffmpeg argument list (for `runFfmpeg`, which adds -hide_banner -nostdin) that
- * restores `inputPath` to an MP4 at `outputPath`. When `plan.video.stabilise` is set, run
- * `buildStabiliseDetectArgs` first: it writes the transforms this pass reads.
+ * restores `inputPath` to an MP4 at `outputPath` in one process: the chain as a person would
+ * run it by hand, and what the benchmark times the engine against. The engine runs the same
+ * chain as two passes side by side (`buildVideoPassArgs`, `buildAudioPassArgs`) joined by
+ * `buildMuxArgs`. When `plan.video.stabilise` is set, run `buildStabiliseDetectArgs` first: it
+ * writes the transforms this pass reads.
  */
 export function buildRestoreArgs(
   plan: RestorePlan,
@@ -149,21 +176,55 @@ export function buildRestoreArgs(
   const args = ["-y", "-i", inputPath, "-map", `0:${plan.source.videoStreamIndex}`];
   if (plan.source.audio && plan.audio) args.push("-map", `0:${plan.source.audio.streamIndex}`);
   args.push("-vf", buildVideoFilter(plan, transformsPathFor(outputPath)));
-  const e = plan.encode;
-  args.push("-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf));
-  args.push("-maxrate", `${e.maxrateK}k`, "-bufsize", `${e.bufsizeK}k`);
-  args.push("-profile:v", "high", "-pix_fmt", "yuv420p");
-  if (plan.video.scale?.convertMatrixTo709) args.push("-colorspace", "bt709");
-  if (plan.audio) {
-    args.push("-af", buildAudioFilter(plan.audio), "-c:a", "aac");
-    args.push("-b:a", `${plan.encode.audioBitrateK}k`, "-ac", String(plan.audio.channels));
-    args.push("-ar", String(plan.audio.sampleRate));
-  } else {
-    args.push("-an");
-  }
-  // No subtitles/data, no chapters, no source metadata: phone clips carry GPS positions.
-  args.push("-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1");
-  args.push(...threadArgs(plan), "-movflags", "+faststart", "-f", "mp4", outputPath);
+  args.push(...videoCodecArgs(plan));
+  if (plan.audio) args.push(...audioCodecArgs(plan, plan.audio));
+  else args.push("-an");
+  args.push(...CLEAN_OUTPUT, ...threadArgs(plan), ...FASTSTART_MP4, outputPath);
+  return args;
+}
+
+/**
+ * The picture alone, restored to an MP4 (`faststart` when it is the delivered file, i.e. the
+ * plan has no sound to join). The stabiliser's transforms are read from beside `outputPath`.
+ */
+export function buildVideoPassArgs(
+  plan: RestorePlan,
+  inputPath: string,
+  outputPath: string,
+  opts: { faststart: boolean },
+): string[] {
+  const args = ["-y", "-i", inputPath, "-map", `0:${plan.source.videoStreamIndex}`];
+  args.push("-vf", buildVideoFilter(plan, transformsPathFor(outputPath)));
+  args.push(...videoCodecArgs(plan), "-an", ...CLEAN_OUTPUT, ...threadArgs(plan));
+  args.push(...(opts.faststart ? FASTSTART_MP4 : ["-f", "mp4"]), outputPath);
+  return args;
+}
+
+/**
+ * The sound alone, restored to an MP4 (AAC). Its timestamps count from the input file's start,
+ * as the video pass's do, so `buildMuxArgs` joins them where the one-process chain would.
+ */
+export function buildAudioPassArgs(
+  plan: RestorePlan,
+  inputPath: string,
+  outputPath: string,
+): string[] {
+  if (!plan.audio || !plan.source.audio) throw new Error("the plan has no sound to restore");
+  const args = ["-y", "-i", inputPath, "-map", `0:${plan.source.audio.streamIndex}`, "-vn"];
+  args.push(...audioCodecArgs(plan, plan.audio), ...CLEAN_OUTPUT, ...threadArgs(plan));
+  args.push("-f", "mp4", outputPath);
+  return args;
+}
+
+/**
+ * Joins the two passes' files into the delivered MP4 by copying their packets. `-copyts` keeps
+ * each stream's timestamps as its pass wrote them (both relative to the input's start), so a
+ * track that starts after the picture still does; without it each file would start at zero.
+ */
+export function buildMuxArgs(videoPath: string, audioPath: string, outputPath: string): string[] {
+  const args = ["-y", "-copyts", "-i", videoPath, "-i", audioPath];
+  args.push("-map", "0:v:0", "-map", "1:a:0", "-c", "copy", ...CLEAN_OUTPUT);
+  args.push(...FASTSTART_MP4, outputPath);
   return args;
 }
 

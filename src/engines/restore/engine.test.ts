@@ -3,8 +3,8 @@ import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
-import { runFfmpeg } from "../ffmpeg.js";
-import { createFfmpegRestoreEngine, MediaError } from "./index.js";
+import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
 import { measureQuality } from "./quality.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
@@ -65,6 +65,18 @@ beforeAll(async () => {
   await generate(path("long.mp4"), { video, seconds: 4, extra: ["-movflags", "+faststart"] });
   const long = await readFile(path("long.mp4"));
   await writeFile(path("cut.mp4"), long.subarray(0, Math.floor(long.length / 2)));
+  // The same sound put half a second after the picture starts.
+  await runFfmpeg(
+    ["-y", "-i", path("av.mp4"), "-itsoffset", "0.5", "-i", path("av.mp4")].concat([
+      "-map",
+      "0:v",
+      "-map",
+      "1:a",
+      "-c",
+      "copy",
+      path("late-sound.mp4"),
+    ]),
+  );
   // Matroska written to a pipe has no duration in its header.
   await pipeTo(path("piped.mkv"), ["-i", path("av.mp4"), "-c", "copy", "-f", "matroska"]);
 }, 60_000);
@@ -100,7 +112,9 @@ describe("restore", () => {
     expect(seen[0]).toBe(0);
     expect(seen.at(-1)).toBe(1);
     expect(seen.every((f, i) => i === 0 || f >= (seen[i - 1] as number))).toBe(true);
-    expect(existsSync(`${out}.partial.mp4`)).toBe(false);
+    for (const part of ["partial", "partial.video", "partial.audio"]) {
+      expect(existsSync(`${out}.${part}.mp4`)).toBe(false);
+    }
   });
 
   it("reports the length the packets hold, not a header that promises more", async () => {
@@ -133,7 +147,9 @@ describe("restore", () => {
     });
     expect(result.durationSec).toBeGreaterThan(1.9);
     expect(result.durationSec).toBeLessThan(2.2);
-    // The pass measured its progress against a length (the scan's): it reached its 99 %.
+    // The pass measured its progress against a length (the scan's, which the sound makes a
+    // little longer than the picture), then reached its 99 % when it ended.
+    expect(seen.some((f) => f > 0.5 && f < 0.99)).toBe(true);
     expect(seen).toContain(0.99);
     expect(seen.at(-1)).toBe(1);
   });
@@ -149,6 +165,33 @@ describe("restore", () => {
     expect(s.audio?.codec).toBe("aac");
     // Resized (and converted, were it HD) by zscale at full chroma resolution, not sharpened.
     expect(result.plan.video.scale?.filter).toBe("zscale");
+  });
+
+  it("joins picture and sound where the one-process chain puts them, a late sound included", async () => {
+    const out = path("late-out.mp4");
+    const { plan } = await engine.restore({
+      inputPath: path("late-sound.mp4"),
+      outputPath: out,
+      quality: "faithful",
+    });
+    const bare = path("late-bare.mp4");
+    await runFfmpeg(buildRestoreArgs(plan, path("late-sound.mp4"), bare));
+    const timing = async (file: string) => {
+      const probe = await ffprobeJson(["-show_streams", "-show_packets", file]);
+      const streams = probe.streams as Array<Record<string, unknown>>;
+      const packets = probe.packets as Array<Record<string, unknown>>;
+      return {
+        starts: streams.map((s) => [s.codec_type, s.start_time]),
+        firstAudio: packets
+          .filter((p) => p.codec_type === "audio")
+          .slice(0, 3)
+          .map((p) => p.pts),
+      };
+    };
+    const ours = await timing(out);
+    expect(ours).toEqual(await timing(bare));
+    expect(Number(ours.starts.find(([type]) => type === "audio")?.[1])).toBeGreaterThan(0.4);
+    expect(await moovFirst(out)).toBe(true);
   });
 
   it("restores a file without audio to a valid video-only MP4", async () => {
@@ -229,6 +272,8 @@ describe("restore", () => {
     await expect(pending).rejects.toThrow("cancelled by test");
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(existsSync(out)).toBe(false);
-    expect(existsSync(`${out}.partial.mp4`)).toBe(false);
+    for (const part of ["partial", "partial.video", "partial.audio"]) {
+      expect(existsSync(`${out}.${part}.mp4`)).toBe(false);
+    }
   });
 });

@@ -1,4 +1,7 @@
-/** The ffmpeg restoration engine: measure, probe, (detect shake,) restore, verify. */
+/**
+ * The ffmpeg restoration engine: headers, then the picture and the sound side by side (each
+ * measured, decided and encoded on its own), joined into one MP4 and checked.
+ */
 import { rename, rm } from "node:fs/promises";
 import type {
   RestoreEngine as RestoreEngineContract,
@@ -7,19 +10,32 @@ import type {
 } from "../contracts.js";
 import { unmetFfmpegNeeds } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
-import { buildRestoreArgs, buildStabiliseDetectArgs, transformsPathFor } from "./chain.js";
+import {
+  buildAudioPassArgs,
+  buildMuxArgs,
+  buildStabiliseDetectArgs,
+  buildVideoPassArgs,
+  transformsPathFor,
+} from "./chain.js";
 import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration.js";
 import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
-import { probeForPlan } from "./probe.js";
+import { decidePlan } from "./plan.js";
+import {
+  ffmpegCapabilities,
+  NOTHING_MEASURED,
+  readAudio,
+  readVideo,
+  type VideoReading,
+} from "./probe.js";
 import { createProgressParser, type ProgressSpan } from "./progress.js";
 import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
-import type { EncodePlan, RestorePlan, RestoreQuality } from "./types.js";
+import type { EncodePlan, Measurements, RestorePlan, RestoreQuality, SourceInfo } from "./types.js";
 
 /**
- * The contract's restore job; `prepared` is a plan from `prepare` (or `probeForPlan`) of the
- * same file, so the restore does not probe again.
+ * The contract's restore job; `prepared` is the video half of the probe from `prepare` (or
+ * `readVideo`) of the same file, so the restore does not measure the picture again.
  */
-export interface RestoreInput extends RestoreJob<RestorePlan> {
+export interface RestoreInput extends RestoreJob<VideoReading> {
   quality: RestoreQuality;
 }
 
@@ -39,11 +55,14 @@ export interface RestoreResult extends RestoreOutcome {
 }
 
 /** The ffmpeg engine: the contract, with its richer input and result. */
-export interface RestoreEngine extends RestoreEngineContract<RestorePlan> {
+export interface RestoreEngine extends RestoreEngineContract<VideoReading> {
   /** Real duration by packet scan (not the header). Throws MediaError for unreadable/corrupt input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
-  /** The probe and the plan it decides; throws MediaError for unreadable input. */
-  prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<RestorePlan>;
+  /**
+   * The picture's half of the probe (the sound is measured during the restore, beside the
+   * picture's encode); throws MediaError for unreadable input.
+   */
+  prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<VideoReading>;
   restore(input: RestoreInput): Promise<RestoreResult>;
 }
 
@@ -65,18 +84,108 @@ async function runPass(
   input: RestoreInput,
   span: ProgressSpan,
 ): Promise<number | null> {
-  const onStderr = input.onProgress
-    ? createProgressParser(durationSec, input.onProgress, span)
-    : undefined;
+  let reached = -1;
+  const report = (fraction: number) => {
+    if (fraction <= reached) return;
+    reached = fraction;
+    input.onProgress?.(fraction);
+  };
+  const onStderr = input.onProgress ? createProgressParser(durationSec, report, span) : undefined;
   // -progress is a global option, so it goes first; it does not change the output. (No
   // -stats_period: the bundled 2018 fallback ffmpeg lacks it, and its 0.5 s default suits us.)
   const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], {
     signal: input.signal,
     onStderr,
   });
+  // The pass is done even when its stream ended short of the length (the sound ran on longer).
+  report(span.to);
   return parseOutTimeSec(run.stderr);
 }
 
+/** Where a restore keeps its passes' files: beside the output, under names a reader skips. */
+function workFiles(outputPath: string) {
+  return {
+    partial: `${outputPath}.partial.mp4`,
+    video: `${outputPath}.partial.video.mp4`,
+    audio: `${outputPath}.partial.audio.mp4`,
+  };
+}
+
+interface Context {
+  encode: Partial<EncodePlan>;
+  input: RestoreInput;
+  source: SourceInfo;
+}
+
+const planOf = (ctx: Context, measured: Measurements): RestorePlan =>
+  decidePlan({
+    quality: ctx.input.quality,
+    source: ctx.source,
+    measured,
+    caps: ffmpegCapabilities,
+    encode: ctx.encode,
+  });
+
+/**
+ * The picture: its measurements (or the prepared ones), its plan, the stabiliser's detect pass
+ * when the plan steadies the picture, and the encode, with progress. Resolves with the video
+ * measurements and where the decode of every packet ended.
+ */
+async function pictureBranch(
+  ctx: Context,
+  outputPath: string,
+  signal: AbortSignal,
+): Promise<{ measured: Measurements; decodedSec: number | null; lengthSec: number }> {
+  const { input, source } = ctx;
+  const headerSec = source.headerDurationSec ?? 0;
+  // Progress is measured against the caller's packet scan, else the header's length (a lying
+  // header only makes progress jump at the end), else a scan of our own beside the probe.
+  const [lengthSec, reading] = await bothOrAbort(
+    signal,
+    (s) => input.durationSec ?? (headerSec > 0 ? headerSec : scanDurationSec(input.inputPath, s)),
+    (s) => input.prepared ?? readVideo(input.inputPath, input.quality, s, { source }),
+  );
+  input.onProgress?.(PROBE_SHARE);
+  const plan = planOf(ctx, reading.measured);
+  const run = { ...input, signal };
+  let from = PROBE_SHARE;
+  if (plan.video.stabilise) {
+    const span = { from, to: from + DETECT_SHARE };
+    await runPass(
+      buildStabiliseDetectArgs(plan, input.inputPath, outputPath),
+      lengthSec,
+      run,
+      span,
+    );
+    from = span.to;
+  }
+  const args = buildVideoPassArgs(plan, input.inputPath, outputPath, {
+    faststart: !source.audio,
+  });
+  const decodedSec = await runPass(args, lengthSec, run, { from, to: 0.99 });
+  return { measured: reading.measured, decodedSec, lengthSec };
+}
+
+/** The sound: hum and loudness measured, then its chain encoded. */
+async function soundBranch(
+  ctx: Context,
+  outputPath: string,
+  signal: AbortSignal,
+): Promise<{ measured: Measurements; decodedSec: number | null }> {
+  const { input, source } = ctx;
+  const heard = await readAudio(input.inputPath, input.quality, source, signal);
+  const measured = { ...NOTHING_MEASURED, ...heard };
+  const args = buildAudioPassArgs(planOf(ctx, measured), input.inputPath, outputPath);
+  const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], { signal });
+  return { measured, decodedSec: parseOutTimeSec(run.stderr) };
+}
+
+/**
+ * The picture and the sound go side by side, each as soon as it is measured: the sound's
+ * loudness pass reads the whole track, and it now runs while the picture encodes instead of
+ * before. The two files are then joined by copying packets. A failure or cancel on either side
+ * stops the other; nothing is left behind but the finished file.
+ */
 async function restoreWith(
   encode: Partial<EncodePlan>,
   input: RestoreInput,
@@ -84,33 +193,31 @@ async function restoreWith(
   const started = Date.now();
   const { inputPath, outputPath, signal } = input;
   input.onProgress?.(0);
-  // Headers once; then the probe. Progress is measured against the caller's packet scan, else
-  // the header's length (a lying header only makes progress jump at the end), else a scan of
-  // our own beside the probe.
   const source = input.prepared?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
-  const headerSec = source.headerDurationSec ?? 0;
-  const [lengthSec, plan] = await bothOrAbort(
-    signal,
-    (s) => input.durationSec ?? (headerSec > 0 ? headerSec : scanDurationSec(inputPath, s)),
-    (s) => input.prepared ?? probeForPlan(inputPath, input.quality, s, { source, encode }),
-  );
-  input.onProgress?.(PROBE_SHARE);
-  // Written under a temporary name and renamed at the end, so a reader never sees half a file.
-  const partial = `${outputPath}.partial.mp4`;
+  const ctx: Context = { encode, input, source };
+  const files = workFiles(outputPath);
+  // Without sound the picture's pass writes the delivered file itself.
+  const videoPath = source.audio ? files.video : files.partial;
   try {
-    let from = PROBE_SHARE;
-    if (plan.video.stabilise) {
-      const span = { from, to: from + DETECT_SHARE };
-      await runPass(buildStabiliseDetectArgs(plan, inputPath, partial), lengthSec, input, span);
-      from = span.to;
+    const [picture, sound] = await bothOrAbort(
+      signal,
+      (s) => pictureBranch(ctx, videoPath, s),
+      async (s) => (source.audio ? soundBranch(ctx, files.audio, s) : null),
+    );
+    if (sound) {
+      const join = buildMuxArgs(files.video, files.audio, files.partial);
+      await runFfmpegForMedia(join, { signal }, "muxer");
     }
-    const args = buildRestoreArgs(plan, inputPath, partial);
-    const decodedSec = await runPass(args, lengthSec, input, { from, to: 0.99 });
+    const plan = planOf(ctx, { ...picture.measured, ...pickSound(sound?.measured) });
+    const decodedSec = longest(picture.decodedSec, sound?.decodedSec ?? null);
     // A header's length is only a claim: then the decode of every packet says where it ended.
-    const durationSec = input.durationSec === undefined && headerSec > 0 ? decodedSec : lengthSec;
+    const headerSec = source.headerDurationSec ?? 0;
+    const durationSec =
+      input.durationSec === undefined && headerSec > 0 ? decodedSec : picture.lengthSec;
     if (durationSec === null) throw new MediaError("corrupt", CORRUPT_MESSAGE);
-    const out = parseSourceInfo(await probeJson(partial, signal));
-    await rename(partial, outputPath);
+    const out = parseSourceInfo(await probeJson(files.partial, signal));
+    // Written under a temporary name and renamed at the end, so a reader never sees half a file.
+    await rename(files.partial, outputPath);
     input.onProgress?.(1);
     return {
       durationSec: Math.round(durationSec * 1000) / 1000,
@@ -120,11 +227,24 @@ async function restoreWith(
       elapsedMs: Date.now() - started,
     };
   } catch (err) {
-    await rm(partial, { force: true });
+    await rm(files.partial, { force: true });
     throw err;
   } finally {
-    await rm(transformsPathFor(partial), { force: true });
+    await Promise.all(
+      [files.video, files.audio, transformsPathFor(videoPath)].map((f) => rm(f, { force: true })),
+    );
   }
+}
+
+/** The sound's own measurements, to lay over the picture's. */
+function pickSound(m: Measurements | undefined): Partial<Measurements> {
+  return m ? { hum: m.hum, loudness: m.loudness, humSamples: m.humSamples } : {};
+}
+
+/** Where the longer of the two decodes ended; null when the picture's did not say. */
+function longest(video: number | null, audio: number | null): number | null {
+  if (video === null) return null;
+  return audio === null ? video : Math.max(video, audio);
 }
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
@@ -132,8 +252,7 @@ export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {})
   return {
     name: "ffmpeg",
     measureDurationSec,
-    prepare: ({ inputPath, quality, signal }) =>
-      probeForPlan(inputPath, quality, signal, { encode }),
+    prepare: ({ inputPath, quality, signal }) => readVideo(inputPath, quality, signal),
     restore: (input) => restoreWith(encode, input),
     unmetNeeds: unmetFfmpegNeeds,
   };

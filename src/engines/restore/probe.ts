@@ -47,7 +47,8 @@ export async function probeSource(inputPath: string, signal?: AbortSignal): Prom
   return parseSourceInfo(await probeJson(inputPath, signal));
 }
 
-const noMeasurements: Measurements = {
+/** Nothing measured yet: each half of the probe fills in its own part. */
+export const NOTHING_MEASURED: Measurements = {
   windowSec: 0,
   interlace: null,
   shakeRatio: null,
@@ -70,7 +71,7 @@ async function analyseAudio(
 ): Promise<Pick<Measurements, "hum" | "loudness">> {
   const { quality, source, caps, samples } = input;
   const streamIndex = source.audio?.streamIndex;
-  const plain = decideAudio(quality, source, noMeasurements, caps, []);
+  const plain = decideAudio(quality, source, NOTHING_MEASURED, caps, []);
   if (!plain?.loudness) {
     return {
       hum: await analyseHum(inputPath, dir, { samples, signal, streamIndex }),
@@ -78,7 +79,7 @@ async function analyseAudio(
     };
   }
   const both = await analyseHumAndLoudness(inputPath, dir, plain, { samples, signal, streamIndex });
-  const draft = decideAudio(quality, source, { ...noMeasurements, hum: both.hum }, caps, []);
+  const draft = decideAudio(quality, source, { ...NOTHING_MEASURED, hum: both.hum }, caps, []);
   if (!draft?.hum) return { hum: both.hum, loudness: both.plainLoudness };
   return {
     hum: both.hum,
@@ -87,8 +88,80 @@ async function analyseAudio(
 }
 
 /**
- * Probes the file and decides the whole chain. Throws MediaError for unreadable input or input
- * without video. The returned plan is plain data: `buildRestoreArgs(plan, …)` reproduces it.
+ * The video half of the probe: the headers' facts and what the video analysis measured (no
+ * sound measured yet). Enough to decide the picture's whole chain and start encoding it while
+ * the sound is still being measured; `prepare` hands it to `restore`.
+ */
+export interface VideoReading {
+  source: SourceInfo;
+  /** The video measurements; `hum` and `loudness` are null here. */
+  measured: Measurements;
+}
+
+/** What the audio half measured: hum over its excerpts and the loudness of the whole track. */
+export type AudioReading = Pick<Measurements, "hum" | "loudness" | "humSamples">;
+
+/** Interlacing, noise and (for the enhanced qualities) levels and shake over a few excerpts. */
+export async function readVideo(
+  inputPath: string,
+  quality: RestoreQuality,
+  signal?: AbortSignal,
+  opts: Omit<ProbeOptions, "signal" | "encode"> = {},
+): Promise<VideoReading> {
+  const caps = opts.caps ?? ffmpegCapabilities;
+  const sampling = { ...DEFAULT_SAMPLING, ...opts.sampling };
+  const source = opts.source ?? (await probeSource(inputPath, signal));
+  // Shake and levels only matter where we would act on them: faithful never stabilises nor
+  // stretches levels, so it only needs idet.
+  const shake = quality !== "faithful" && caps.has("vidstabdetect");
+  const levels = quality !== "faithful";
+  const samples = planSamples(
+    source.headerDurationSec,
+    sampling,
+    shake ? SHAKE_SAMPLE_SEC : undefined,
+  );
+  const dir = await mkdtemp(join(tmpdir(), "kinora-probe-video-"));
+  try {
+    const video = await analyseVideo(inputPath, source, dir, { samples, levels, shake, signal });
+    return {
+      source,
+      measured: { ...NOTHING_MEASURED, windowSec: sampledSeconds(samples), ...video },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Hum and loudness of the sound track (`source.audio`, which the caller has checked). */
+export async function readAudio(
+  inputPath: string,
+  quality: RestoreQuality,
+  source: SourceInfo,
+  signal?: AbortSignal,
+  opts: Pick<ProbeOptions, "sampling" | "caps"> = {},
+): Promise<AudioReading> {
+  const caps = opts.caps ?? ffmpegCapabilities;
+  const sampling = { ...DEFAULT_SAMPLING, ...opts.sampling };
+  const humSamples = planSamples(source.headerDurationSec, sampling, HUM_SAMPLE_SEC);
+  const dir = await mkdtemp(join(tmpdir(), "kinora-probe-audio-"));
+  try {
+    const unstoppable = new AbortController().signal;
+    const measured = await analyseAudio(
+      inputPath,
+      dir,
+      { quality, source, caps, samples: humSamples },
+      signal ?? unstoppable,
+    );
+    return { ...measured, humSamples };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Probes the file and decides the whole chain: both halves side by side. Throws MediaError for
+ * unreadable input or input without video. The returned plan is plain data:
+ * `buildRestoreArgs(plan, …)` reproduces it.
  */
 export async function probeForPlan(
   inputPath: string,
@@ -97,33 +170,13 @@ export async function probeForPlan(
   opts: Omit<ProbeOptions, "signal"> = {},
 ): Promise<RestorePlan> {
   const caps = opts.caps ?? ffmpegCapabilities;
-  const sampling = { ...DEFAULT_SAMPLING, ...opts.sampling };
   const source = opts.source ?? (await probeSource(inputPath, signal));
-  const duration = source.headerDurationSec;
-  // Shake and levels only matter where we would act on them: faithful never stabilises nor
-  // stretches levels, so it only needs idet.
-  const shake = quality !== "faithful" && caps.has("vidstabdetect");
-  const levels = quality !== "faithful";
-  const samples = planSamples(duration, sampling, shake ? SHAKE_SAMPLE_SEC : undefined);
-  const humSamples = planSamples(duration, sampling, HUM_SAMPLE_SEC);
-  const dir = await mkdtemp(join(tmpdir(), "kinora-probe-"));
-  try {
-    const [video, audio] = await bothOrAbort(
-      signal,
-      (s) => analyseVideo(inputPath, source, dir, { samples, levels, shake, signal: s }),
-      async (s) =>
-        source.audio
-          ? analyseAudio(inputPath, dir, { quality, source, caps, samples: humSamples }, s)
-          : { hum: null, loudness: null },
-    );
-    const measured: Measurements = {
-      windowSec: sampledSeconds(samples),
-      humSamples: source.audio ? humSamples : undefined,
-      ...video,
-      ...audio,
-    };
-    return decidePlan({ quality, source, measured, caps, encode: opts.encode });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const [video, audio] = await bothOrAbort(
+    signal,
+    (s) => readVideo(inputPath, quality, s, { ...opts, source, caps }),
+    async (s) =>
+      source.audio ? readAudio(inputPath, quality, source, s, { ...opts, caps }) : null,
+  );
+  const measured: Measurements = { ...video.measured, ...audio };
+  return decidePlan({ quality, source, measured, caps, encode: opts.encode });
 }

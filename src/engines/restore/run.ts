@@ -19,14 +19,20 @@ export function errorTail(stderr: string, lines = 8): string {
 }
 
 /**
- * Runs ffmpeg (adding -hide_banner -nostdin). A non-zero exit becomes a MediaError when stderr
+ * Runs ffmpeg (adding -hide_banner -nostdin), or with `binary` "muxer" the build that joins our
+ * own files (`FfmpegBinaries.muxer`). A non-zero exit becomes a MediaError when stderr
  * shows the input is unreadable, else an FfmpegError; an abort rejects with the signal's reason.
  */
-export async function runFfmpegForMedia(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+export async function runFfmpegForMedia(
+  args: string[],
+  opts: RunOptions = {},
+  binary: "ffmpeg" | "muxer" = "ffmpeg",
+): Promise<RunResult> {
   opts.signal?.throwIfAborted();
   let result: RunResult;
   try {
-    result = await runProcess(ffmpegBinaries().ffmpeg, ["-hide_banner", "-nostdin", ...args], opts);
+    const bin = ffmpegBinaries()[binary];
+    result = await runProcess(bin, ["-hide_banner", "-nostdin", ...args], opts);
   } catch (err) {
     if (opts.signal?.aborted) throw opts.signal.reason;
     throw err;
