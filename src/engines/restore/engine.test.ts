@@ -194,6 +194,26 @@ describe("restore", () => {
     expect(await moovFirst(out)).toBe(true);
   });
 
+  it("restores from what prepare read, deciding exactly what a restore that probes decides", async () => {
+    const reading = await engine.prepare({ inputPath: path("av.mp4"), quality: "enhanced" });
+    // The picture is read; the sound's loudness pass may still be running, for the restore.
+    expect(reading.audio).toBeInstanceOf(Promise);
+    const prepared = await engine.restore({
+      inputPath: path("av.mp4"),
+      outputPath: path("prepared-out.mp4"),
+      quality: "enhanced",
+      prepared: reading,
+    });
+    const probed = await engine.restore({
+      inputPath: path("av.mp4"),
+      outputPath: path("probed-out.mp4"),
+      quality: "enhanced",
+    });
+    expect(prepared.plan.measured.loudness).not.toBeNull();
+    expect(prepared.plan).toEqual(probed.plan);
+    expect((await summarise(path("prepared-out.mp4"))).audio?.codec).toBe("aac");
+  });
+
   it("restores a file without audio to a valid video-only MP4", async () => {
     const result = await engine.restore({
       inputPath: path("silent.mp4"),

@@ -23,19 +23,20 @@ import { decidePlan } from "./plan.js";
 import {
   ffmpegCapabilities,
   NOTHING_MEASURED,
+  type ProbeReading,
   readAudio,
+  readBoth,
   readVideo,
-  type VideoReading,
 } from "./probe.js";
 import { createProgressParser, type ProgressSpan } from "./progress.js";
 import { bothOrAbort, probeJson, runFfmpegForMedia } from "./run.js";
 import type { EncodePlan, Measurements, RestorePlan, RestoreQuality, SourceInfo } from "./types.js";
 
 /**
- * The contract's restore job; `prepared` is the video half of the probe from `prepare` (or
- * `readVideo`) of the same file, so the restore does not measure the picture again.
+ * The contract's restore job; `prepared` is the probe's reading from `prepare` (or `readBoth`)
+ * of the same file, so the restore does not measure it again.
  */
-export interface RestoreInput extends RestoreJob<VideoReading> {
+export interface RestoreInput extends RestoreJob<ProbeReading> {
   quality: RestoreQuality;
 }
 
@@ -55,14 +56,11 @@ export interface RestoreResult extends RestoreOutcome {
 }
 
 /** The ffmpeg engine: the contract, with its richer input and result. */
-export interface RestoreEngine extends RestoreEngineContract<VideoReading> {
+export interface RestoreEngine extends RestoreEngineContract<ProbeReading> {
   /** Real duration by packet scan (not the header). Throws MediaError for unreadable/corrupt input. */
   measureDurationSec(inputPath: string, signal?: AbortSignal): Promise<number>;
-  /**
-   * The picture's half of the probe (the sound is measured during the restore, beside the
-   * picture's encode); throws MediaError for unreadable input.
-   */
-  prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<VideoReading>;
+  /** The probe: picture and sound measured side by side; throws MediaError for unreadable input. */
+  prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<ProbeReading>;
   restore(input: RestoreInput): Promise<RestoreResult>;
 }
 
@@ -173,7 +171,10 @@ async function soundBranch(
   signal: AbortSignal,
 ): Promise<{ measured: Measurements; decodedSec: number | null }> {
   const { input, source } = ctx;
-  const heard = await readAudio(input.inputPath, input.quality, source, signal);
+  const prepared = input.prepared?.audio;
+  const heard = prepared
+    ? await untilAborted(prepared, signal)
+    : await readAudio(input.inputPath, input.quality, source, signal);
   const measured = { ...NOTHING_MEASURED, ...heard };
   const args = buildAudioPassArgs(planOf(ctx, measured), input.inputPath, outputPath);
   const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], { signal });
@@ -236,6 +237,19 @@ async function restoreWith(
   }
 }
 
+/**
+ * `promise`, or the signal's reason as soon as it aborts: a prepared analysis runs under its
+ * own signal, and a failed picture must not wait for it.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
+
 /** The sound's own measurements, to lay over the picture's. */
 function pickSound(m: Measurements | undefined): Partial<Measurements> {
   return m ? { hum: m.hum, loudness: m.loudness, humSamples: m.humSamples } : {};
@@ -252,7 +266,7 @@ export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {})
   return {
     name: "ffmpeg",
     measureDurationSec,
-    prepare: ({ inputPath, quality, signal }) => readVideo(inputPath, quality, signal),
+    prepare: ({ inputPath, quality, signal }) => readBoth(inputPath, quality, signal),
     restore: (input) => restoreWith(encode, input),
     unmetNeeds: unmetFfmpegNeeds,
   };

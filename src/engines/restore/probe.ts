@@ -158,10 +158,52 @@ export async function readAudio(
   }
 }
 
+/** Both halves of the probe: what `prepare` returns for `restore`. */
+export interface ProbeReading extends VideoReading {
+  /**
+   * The sound's half, still at work when the picture's is done: the loudness pass reads the
+   * whole track, and `restore` waits for it only before the sound's own encode, never before
+   * the picture's. Null for a file without sound.
+   */
+  audio: Promise<AudioReading> | null;
+}
+
 /**
- * Probes the file and decides the whole chain: both halves side by side. Throws MediaError for
- * unreadable input or input without video. The returned plan is plain data:
- * `buildRestoreArgs(plan, …)` reproduces it.
+ * Both halves at once. Resolves when the picture is read; the sound's analysis, under the same
+ * signal, runs on (on a short file it finishes beside the picture's, on the core the picture's
+ * one-thread decode leaves; on a long tape its loudness pass outlasts it by minutes). Should
+ * the picture's half fail, the sound's is stopped.
+ */
+export async function readBoth(
+  inputPath: string,
+  quality: RestoreQuality,
+  signal?: AbortSignal,
+  opts: Omit<ProbeOptions, "signal" | "encode"> = {},
+): Promise<ProbeReading> {
+  const caps = opts.caps ?? ffmpegCapabilities;
+  const source = opts.source ?? (await probeSource(inputPath, signal));
+  const sound = new AbortController();
+  const forward = () => sound.abort(signal?.reason);
+  signal?.addEventListener("abort", forward, { once: true });
+  const audio = source.audio
+    ? readAudio(inputPath, quality, source, sound.signal, { ...opts, caps })
+    : null;
+  // Whoever awaits it sees its failure; nobody awaiting it (a restore never run) is no error.
+  void (audio ?? Promise.resolve())
+    .catch(() => {})
+    .finally(() => signal?.removeEventListener("abort", forward));
+  try {
+    const video = await readVideo(inputPath, quality, signal, { ...opts, source, caps });
+    return { ...video, audio };
+  } catch (err) {
+    sound.abort(err);
+    throw err;
+  }
+}
+
+/**
+ * Probes the file and decides the whole chain. Throws MediaError for unreadable input or input
+ * without video. The returned plan is plain data: `buildRestoreArgs(plan, …)` reproduces it.
  */
 export async function probeForPlan(
   inputPath: string,
@@ -170,13 +212,7 @@ export async function probeForPlan(
   opts: Omit<ProbeOptions, "signal"> = {},
 ): Promise<RestorePlan> {
   const caps = opts.caps ?? ffmpegCapabilities;
-  const source = opts.source ?? (await probeSource(inputPath, signal));
-  const [video, audio] = await bothOrAbort(
-    signal,
-    (s) => readVideo(inputPath, quality, s, { ...opts, source, caps }),
-    async (s) =>
-      source.audio ? readAudio(inputPath, quality, source, s, { ...opts, caps }) : null,
-  );
-  const measured: Measurements = { ...video.measured, ...audio };
-  return decidePlan({ quality, source, measured, caps, encode: opts.encode });
+  const reading = await readBoth(inputPath, quality, signal, { ...opts, caps });
+  const measured: Measurements = { ...reading.measured, ...(await reading.audio) };
+  return decidePlan({ quality, source: reading.source, measured, caps, encode: opts.encode });
 }

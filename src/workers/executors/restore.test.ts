@@ -95,7 +95,7 @@ function recordingEngine(
       return { plan: "decided once" };
     },
     async restore(job) {
-      seen.events.push("restore");
+      seen.events.push(`restore (prepare's signal aborted: ${seen.prepareSignal?.aborted})`);
       seen.restoredWith = job;
       await writeFile(job.outputPath, new Uint8Array(64));
       return { durationSec: 10, width: 640, height: 480, plan: {}, elapsedMs: 1 };
@@ -113,6 +113,9 @@ describe("restore executor", () => {
     expect(seen.events.indexOf("prepare:start")).toBeLessThan(seen.events.indexOf("measure:end"));
     expect(seen.restoredWith?.prepared).toEqual({ plan: "decided once" });
     expect(seen.restoredWith?.durationSec).toBe(10);
+    // What the engine prepared may still be at work while it restores: stopped only after.
+    expect(seen.events).toContain("restore (prepare's signal aborted: false)");
+    expect(seen.prepareSignal?.aborted).toBe(true);
   });
 
   it("stops the probe and never restores a file longer than was paid for", async () => {
@@ -122,7 +125,7 @@ describe("restore executor", () => {
     expect(failure).toBeInstanceOf(WorkError);
     expect((failure as WorkError).failure.kind).toBe("too_long");
     expect(seen.prepareSignal?.aborted).toBe(true);
-    expect(seen.events).not.toContain("restore");
+    expect(seen.events.join()).not.toContain("restore");
   });
 
   it("stops the probe when the file cannot be read, and the scan's error is the answer", async () => {
@@ -132,7 +135,7 @@ describe("restore executor", () => {
     expect((failure as WorkError).failure.kind).toBe("final");
     expect((failure as WorkError).message).toBe("unreadable (test)");
     expect(seen.prepareSignal?.aborted).toBe(true);
-    expect(seen.events).not.toContain("restore");
+    expect(seen.events.join()).not.toContain("restore");
   });
 
   it("fails the job for good when the probe finds the file unusable", async () => {
@@ -141,7 +144,7 @@ describe("restore executor", () => {
     const failure = await executor.execute(item(10), context()).catch((e: unknown) => e);
     expect((failure as WorkError).failure.kind).toBe("final");
     expect((failure as WorkError).message).toBe("no picture (test)");
-    expect(seen.events).not.toContain("restore");
+    expect(seen.events.join()).not.toContain("restore");
   });
 
   it("cancels the probe with the job", async () => {

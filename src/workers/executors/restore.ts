@@ -7,7 +7,7 @@
 import path from "node:path";
 import { tooLong } from "../../domain/restore/limits.js";
 import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
-import type { RestoreEngine } from "../../engines/contracts.js";
+import type { RestoreEngine, RestoreOutcome } from "../../engines/contracts.js";
 import { MediaError } from "../../engines/restore/index.js";
 import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
 import type { VideoFetchSeam } from "../../services/restore/deps.js";
@@ -71,10 +71,9 @@ export function createRestoreExecutor(opts: {
       );
       let prepared: unknown;
       let realSec: number;
+      let result: RestoreOutcome;
       try {
-        realSec = await opts.engine
-          .measureDurationSec(inputPath, ctx.signal)
-          .catch((err) => Promise.reject(asFinal(err)));
+        realSec = await opts.engine.measureDurationSec(inputPath, ctx.signal);
         if (tooLong(realSec, params.declaredDurationSec)) {
           throw new WorkError({
             kind: "too_long",
@@ -87,12 +86,8 @@ export function createRestoreExecutor(opts: {
           contentType: input.contentType,
         };
         await ctx.note(note);
-        prepared = await early.result.catch((err) => Promise.reject(asFinal(err)));
-      } finally {
-        early.stop();
-      }
-      const result = await opts.engine
-        .restore({
+        prepared = await early.result;
+        result = await opts.engine.restore({
           inputPath,
           inputUrl: item.inputUrl,
           outputPath,
@@ -101,8 +96,14 @@ export function createRestoreExecutor(opts: {
           signal: ctx.signal,
           onProgress: (f) => ctx.progress(start + (0.95 - start) * f),
           prepared,
-        })
-        .catch((err) => Promise.reject(asFinal(err)));
+        });
+      } catch (err) {
+        throw asFinal(err);
+      } finally {
+        // Only now: what the engine prepared may still be at work for the restore (the ffmpeg
+        // engine's sound analysis runs on beside the picture's encode).
+        early.stop();
+      }
       const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
       // The still is a courtesy: a restore without one is still done.
       const still = params.still
