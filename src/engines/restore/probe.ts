@@ -11,7 +11,7 @@ import { parseSourceInfo } from "./analysis.js";
 import { type Capabilities, decideAudio, decidePlan } from "./plan.js";
 import { analyseHum, analyseHumAndLoudness, measureLoudness } from "./probe-audio.js";
 import { analyseVideo } from "./probe-video.js";
-import { bothOrAbort, probeJson } from "./run.js";
+import { probeJson } from "./run.js";
 import { DEFAULT_SAMPLING, planSamples, type SamplingOptions, sampledSeconds } from "./sampling.js";
 import type {
   EncodePlan,
