@@ -223,7 +223,9 @@ export function buildAudioPassArgs(
  */
 export function buildMuxArgs(videoPath: string, audioPath: string, outputPath: string): string[] {
   const args = ["-y", "-copyts", "-i", videoPath, "-i", audioPath];
-  args.push("-map", "0:v:0", "-map", "1:a:0", "-c", "copy", ...CLEAN_OUTPUT);
+  // `?`: a track whose header promised sound but that holds no packet leaves the sound's pass
+  // an MP4 without a stream; the delivered file is then picture only, as in one process.
+  args.push("-map", "0:v:0", "-map", "1:a:0?", "-c", "copy", ...CLEAN_OUTPUT);
   args.push(...FASTSTART_MP4, outputPath);
   return args;
 }

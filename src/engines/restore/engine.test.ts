@@ -77,6 +77,14 @@ beforeAll(async () => {
       path("late-sound.mp4"),
     ]),
   );
+  // A sound track whose header is there but whose packets are not.
+  await runFfmpeg(
+    ["-y", "-i", path("av.mp4"), "-map", "0:v", "-map", "0:a", "-c", "copy"].concat([
+      "-bsf:a",
+      "noise=drop=1",
+      path("empty-sound.mkv"),
+    ]),
+  );
   // Matroska written to a pipe has no duration in its header.
   await pipeTo(path("piped.mkv"), ["-i", path("av.mp4"), "-c", "copy", "-f", "matroska"]);
 }, 60_000);
@@ -212,6 +220,18 @@ describe("restore", () => {
     expect(prepared.plan.measured.loudness).not.toBeNull();
     expect(prepared.plan).toEqual(probed.plan);
     expect((await summarise(path("prepared-out.mp4"))).audio?.codec).toBe("aac");
+  });
+
+  it("restores a sound track without a single packet to a picture-only MP4", async () => {
+    const out = path("empty-sound-out.mp4");
+    await engine.restore({
+      inputPath: path("empty-sound.mkv"),
+      outputPath: out,
+      quality: "faithful",
+    });
+    const s = await summarise(out);
+    expect(s.video?.codec).toBe("h264");
+    expect(s.audio).toBeUndefined();
   });
 
   it("restores a file without audio to a valid video-only MP4", async () => {
