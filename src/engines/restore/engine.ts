@@ -183,9 +183,9 @@ async function soundBranch(
 
 /**
  * The picture and the sound go side by side, each as soon as it is measured: the sound's
- * loudness pass reads the whole track, and it now runs while the picture encodes instead of
- * before. The two files are then joined by copying packets. A failure or cancel on either side
- * stops the other; nothing is left behind but the finished file.
+ * loudness pass reads the whole track, so it runs beside the picture's analysis and encode
+ * instead of holding the encode back. The two files are then joined by copying packets. A
+ * failure or cancel on either side stops the other; nothing is left behind but the finished file.
  */
 async function restoreWith(
   encode: Partial<EncodePlan>,
