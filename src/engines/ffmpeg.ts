@@ -96,15 +96,19 @@ function fromEnvironment(env = process.env): { ffmpeg?: string; ffprobe?: string
  * headers or a few packets, so its cost is mostly start-up: Debian's ffprobe links ~215 shared
  * libraries (libavdevice pulls in SDL, X11, PulseAudio…) and takes 80–100 ms to start here, the
  * static build ~10 ms. That build (2023) is newer than Debian 12's 5.1 and prints the same JSON.
- * ffmpeg itself stays Debian's: it decodes and filters, where the filters it has matter.
+ * ffmpeg itself stays Debian's for everything that decodes: its filters, and its fixes.
  */
 function staticFfprobe(): string | undefined {
+  return bundledIfItRuns(bundledFfprobe);
+}
+
+/** The bundled binary when it is installed and runs here (no build for this platform: none). */
+function bundledIfItRuns(locate: () => string): string | undefined {
   try {
-    const file = bundledFfprobe();
+    const file = locate();
     const check = spawnSync(file, ["-version"], { stdio: "ignore", timeout: 10_000 });
     return check.status === 0 ? file : undefined;
   } catch {
-    // No build for this platform, or it cannot run here: the system's ffprobe does the job.
     return undefined;
   }
 }
@@ -116,13 +120,7 @@ function staticFfprobe(): string | undefined {
  * It never reads an upload: decoding what customers send stays with a maintained build.
  */
 function staticFfmpeg(): string | undefined {
-  try {
-    const file = bundledBinary("@ffmpeg-installer/ffmpeg");
-    const check = spawnSync(file, ["-version"], { stdio: "ignore", timeout: 10_000 });
-    return check.status === 0 ? file : undefined;
-  } catch {
-    return undefined;
-  }
+  return bundledIfItRuns(() => bundledBinary("@ffmpeg-installer/ffmpeg"));
 }
 
 /**

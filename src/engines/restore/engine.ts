@@ -21,6 +21,7 @@ import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration
 import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
 import { decidePlan } from "./plan.js";
 import {
+  type AudioReading,
   ffmpegCapabilities,
   NOTHING_MEASURED,
   type ProbeReading,
@@ -169,16 +170,16 @@ async function soundBranch(
   ctx: Context,
   outputPath: string,
   signal: AbortSignal,
-): Promise<{ measured: Measurements; decodedSec: number | null }> {
+): Promise<{ heard: AudioReading; decodedSec: number | null }> {
   const { input, source } = ctx;
   const prepared = input.prepared?.audio;
   const heard = prepared
     ? await untilAborted(prepared, signal)
     : await readAudio(input.inputPath, input.quality, source, signal);
-  const measured = { ...NOTHING_MEASURED, ...heard };
-  const args = buildAudioPassArgs(planOf(ctx, measured), input.inputPath, outputPath);
+  const plan = planOf(ctx, { ...NOTHING_MEASURED, ...heard });
+  const args = buildAudioPassArgs(plan, input.inputPath, outputPath);
   const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], { signal });
-  return { measured, decodedSec: parseOutTimeSec(run.stderr) };
+  return { heard, decodedSec: parseOutTimeSec(run.stderr) };
 }
 
 /**
@@ -209,7 +210,7 @@ async function restoreWith(
       const join = buildMuxArgs(files.video, files.audio, files.partial);
       await runFfmpegForMedia(join, { signal }, "muxer");
     }
-    const plan = planOf(ctx, { ...picture.measured, ...pickSound(sound?.measured) });
+    const plan = planOf(ctx, { ...picture.measured, ...sound?.heard });
     const decodedSec = longest(picture.decodedSec, sound?.decodedSec ?? null);
     // A header's length is only a claim: then the decode of every packet says where it ended.
     const headerSec = source.headerDurationSec ?? 0;
@@ -248,11 +249,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", stop, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
   });
-}
-
-/** The sound's own measurements, to lay over the picture's. */
-function pickSound(m: Measurements | undefined): Partial<Measurements> {
-  return m ? { hum: m.hum, loudness: m.loudness, humSamples: m.humSamples } : {};
 }
 
 /** Where the longer of the two decodes ended; null when the picture's did not say. */

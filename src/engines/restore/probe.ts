@@ -67,7 +67,7 @@ async function analyseAudio(
   inputPath: string,
   dir: string,
   input: { quality: RestoreQuality; source: SourceInfo; caps: Capabilities; samples: Sample[] },
-  signal: AbortSignal,
+  signal?: AbortSignal,
 ): Promise<Pick<Measurements, "hum" | "loudness">> {
   const { quality, source, caps, samples } = input;
   const streamIndex = source.audio?.streamIndex;
@@ -120,16 +120,13 @@ export async function readVideo(
     sampling,
     shake ? SHAKE_SAMPLE_SEC : undefined,
   );
-  const dir = await mkdtemp(join(tmpdir(), "kinora-probe-video-"));
-  try {
+  return inScratchDir("kinora-probe-video-", async (dir) => {
     const video = await analyseVideo(inputPath, source, dir, { samples, levels, shake, signal });
     return {
       source,
       measured: { ...NOTHING_MEASURED, windowSec: sampledSeconds(samples), ...video },
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Hum and loudness of the sound track (`source.audio`, which the caller has checked). */
@@ -143,16 +140,17 @@ export async function readAudio(
   const caps = opts.caps ?? ffmpegCapabilities;
   const sampling = { ...DEFAULT_SAMPLING, ...opts.sampling };
   const humSamples = planSamples(source.headerDurationSec, sampling, HUM_SAMPLE_SEC);
-  const dir = await mkdtemp(join(tmpdir(), "kinora-probe-audio-"));
+  return inScratchDir("kinora-probe-audio-", async (dir) => {
+    const input = { quality, source, caps, samples: humSamples };
+    return { ...(await analyseAudio(inputPath, dir, input, signal)), humSamples };
+  });
+}
+
+/** Runs `task` in a fresh temporary folder, removed afterwards whatever happened. */
+async function inScratchDir<T>(prefix: string, task: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   try {
-    const unstoppable = new AbortController().signal;
-    const measured = await analyseAudio(
-      inputPath,
-      dir,
-      { quality, source, caps, samples: humSamples },
-      signal ?? unstoppable,
-    );
-    return { ...measured, humSamples };
+    return await task(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
