@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
+import type { AudioReading } from "./probe.js";
 import { measureQuality } from "./quality.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
@@ -91,6 +92,25 @@ beforeAll(async () => {
 
 afterAll(() => cleanup());
 
+/**
+ * What `prepare` reads, with the sound's analysis held back until the picture's encode reports
+ * progress (as a long track's loudness pass would be), and the progress listener that lets it
+ * go: the restore then encodes the sound beside the picture and joins the two files.
+ */
+async function soundAfterPicture(inputPath: string) {
+  const reading = await engine.prepare({ inputPath, quality: "faithful" });
+  let release: () => void = () => {};
+  const encoding = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const heardLater = Promise.all([reading.audio as Promise<AudioReading>, encoding]).then(
+    ([heard]) => heard,
+  );
+  // Past the probe's 5 %, the picture's pass is under way.
+  const onProgress = (fraction: number) => fraction > 0.05 && release();
+  return { prepared: { ...reading, audio: heardLater }, onProgress };
+}
+
 /** Whether the MP4 index comes before the media data (what +faststart guarantees). */
 async function moovFirst(file: string): Promise<boolean> {
   const handle = await open(file, "r");
@@ -175,15 +195,18 @@ describe("restore", () => {
     expect(result.plan.video.scale?.filter).toBe("zscale");
   });
 
-  it("joins picture and sound where the one-process chain puts them, a late sound included", async () => {
+  it("joins a sound measured after the picture where the one-process chain puts it, late start included", async () => {
+    const inputPath = path("late-sound.mp4");
     const out = path("late-out.mp4");
-    const { plan } = await engine.restore({
-      inputPath: path("late-sound.mp4"),
+    const { plan, soundPass } = await engine.restore({
+      inputPath,
       outputPath: out,
       quality: "faithful",
+      ...(await soundAfterPicture(inputPath)),
     });
+    expect(soundPass).toBe("joined");
     const bare = path("late-bare.mp4");
-    await runFfmpeg(buildRestoreArgs(plan, path("late-sound.mp4"), bare));
+    await runFfmpeg(buildRestoreArgs(plan, inputPath, bare));
     const timing = async (file: string) => {
       const probe = await ffprobeJson(["-show_streams", "-show_packets", file]);
       const streams = probe.streams as Array<Record<string, unknown>>;
@@ -200,6 +223,32 @@ describe("restore", () => {
     expect(ours).toEqual(await timing(bare));
     expect(Number(ours.starts.find(([type]) => type === "audio")?.[1])).toBeGreaterThan(0.4);
     expect(await moovFirst(out)).toBe(true);
+  });
+
+  it("encodes a sound measured in time in the picture's own pass: the one-process chain", async () => {
+    const inputPath = path("late-sound.mp4");
+    const reading = await engine.prepare({ inputPath, quality: "faithful" });
+    await reading.audio;
+    const out = path("along-out.mp4");
+    const { plan, soundPass } = await engine.restore({
+      inputPath,
+      outputPath: out,
+      quality: "faithful",
+      prepared: reading,
+    });
+    expect(soundPass).toBe("with-picture");
+    const bare = path("along-bare.mp4");
+    await runFfmpeg(buildRestoreArgs(plan, inputPath, bare));
+    const streams = async (file: string) => {
+      const probe = await ffprobeJson(["-show_streams", file]);
+      const list = probe.streams as Array<Record<string, unknown>>;
+      return list.map((s) => [s.codec_type, s.start_time, s.duration, s.nb_frames]);
+    };
+    expect(await streams(out)).toEqual(await streams(bare));
+    expect(await moovFirst(out)).toBe(true);
+    for (const part of ["partial", "partial.video", "partial.audio"]) {
+      expect(existsSync(`${out}.${part}.mp4`)).toBe(false);
+    }
   });
 
   it("restores from what prepare read, deciding exactly what a restore that probes decides", async () => {
@@ -222,16 +271,21 @@ describe("restore", () => {
     expect((await summarise(path("prepared-out.mp4"))).audio?.codec).toBe("aac");
   });
 
-  it("restores a sound track without a single packet to a picture-only MP4", async () => {
-    const out = path("empty-sound-out.mp4");
-    await engine.restore({
-      inputPath: path("empty-sound.mkv"),
-      outputPath: out,
-      quality: "faithful",
-    });
-    const s = await summarise(out);
-    expect(s.video?.codec).toBe("h264");
-    expect(s.audio).toBeUndefined();
+  it("restores a sound track without a single packet to a picture-only MP4, joined or not", async () => {
+    const inputPath = path("empty-sound.mkv");
+    for (const joined of [false, true]) {
+      const out = path(`empty-sound-${joined}.mp4`);
+      const result = await engine.restore({
+        inputPath,
+        outputPath: out,
+        quality: "faithful",
+        ...(joined ? await soundAfterPicture(inputPath) : {}),
+      });
+      if (joined) expect(result.soundPass).toBe("joined");
+      const s = await summarise(out);
+      expect(s.video?.codec).toBe("h264");
+      expect(s.audio).toBeUndefined();
+    }
   });
 
   it("restores a file without audio to a valid video-only MP4", async () => {

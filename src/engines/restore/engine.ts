@@ -13,6 +13,7 @@ import { parseSourceInfo } from "./analysis.js";
 import {
   buildAudioPassArgs,
   buildMuxArgs,
+  buildRestoreArgs,
   buildStabiliseDetectArgs,
   buildVideoPassArgs,
   transformsPathFor,
@@ -52,6 +53,13 @@ export interface RestoreResult extends RestoreOutcome {
   width: number;
   height: number;
   plan: RestorePlan;
+  /**
+   * How the sound was encoded: "with-picture" in the picture's own pass (its analysis was done
+   * by the time the picture's was: short files), "joined" in a pass beside it whose file was
+   * then joined to the picture's (its loudness pass was still reading a long track); null
+   * without sound.
+   */
+  soundPass: "with-picture" | "joined" | null;
   /** Wall time of the whole restore, for speed reporting. */
   elapsedMs: number;
 }
@@ -114,6 +122,29 @@ interface Context {
   encode: Partial<EncodePlan>;
   input: RestoreInput;
   source: SourceInfo;
+  /** Where the sound's branch meets the picture's; null without sound. */
+  handoff: SoundHandoff | null;
+  files: ReturnType<typeof workFiles>;
+}
+
+/**
+ * The sound's analysis, as far as it has come when the picture is read, and the picture's
+ * answer: whether its pass takes the sound along (one process, no join) or leaves it to a pass
+ * of its own.
+ */
+interface SoundHandoff {
+  /** Set as soon as the sound's analysis has arrived. */
+  heard: AudioReading | null;
+  takeAlong: (withPicture: boolean) => void;
+  tookAlong: Promise<boolean>;
+}
+
+function soundHandoff(): SoundHandoff {
+  let takeAlong: (withPicture: boolean) => void = () => {};
+  const tookAlong = new Promise<boolean>((resolve) => {
+    takeAlong = resolve;
+  });
+  return { heard: null, takeAlong, tookAlong };
 }
 
 const planOf = (ctx: Context, measured: Measurements): RestorePlan =>
@@ -127,15 +158,17 @@ const planOf = (ctx: Context, measured: Measurements): RestorePlan =>
 
 /**
  * The picture: its measurements (or the prepared ones), its plan, the stabiliser's detect pass
- * when the plan steadies the picture, and the encode, with progress. Resolves with the video
- * measurements and where the decode of every packet ended.
+ * when the plan steadies the picture, and the encode, with progress. When the sound's analysis
+ * has already arrived, the encode takes the sound along (the one-process chain, written
+ * straight to the delivered file); else it writes the picture alone and the sound's branch
+ * encodes the sound beside it. Resolves with the video measurements, where the decode of every
+ * packet ended.
  */
 async function pictureBranch(
   ctx: Context,
-  outputPath: string,
   signal: AbortSignal,
 ): Promise<{ measured: Measurements; decodedSec: number | null; lengthSec: number }> {
-  const { input, source } = ctx;
+  const { input, source, handoff, files } = ctx;
   const headerSec = source.headerDurationSec ?? 0;
   // Progress is measured against the caller's packet scan, else the header's length (a lying
   // header only makes progress jump at the end), else a scan of our own beside the probe.
@@ -145,7 +178,15 @@ async function pictureBranch(
     (s) => input.prepared ?? readVideo(input.inputPath, input.quality, s, { source }),
   );
   input.onProgress?.(PROBE_SHARE);
-  const plan = planOf(ctx, reading.measured);
+  // Let every callback of a promise that has already settled run (a prepared sound's among
+  // them), so an analysis that is done counts as done.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
+  const heard = handoff?.heard ?? null;
+  handoff?.takeAlong(heard !== null);
+  const plan = planOf(ctx, { ...reading.measured, ...heard });
+  // Without sound, or with it along, this pass writes the delivered file itself.
+  const outputPath = handoff && !heard ? files.video : files.partial;
   const run = { ...input, signal };
   let from = PROBE_SHARE;
   if (plan.video.stabilise) {
@@ -158,35 +199,44 @@ async function pictureBranch(
     );
     from = span.to;
   }
-  const args = buildVideoPassArgs(plan, input.inputPath, outputPath, {
-    faststart: !source.audio,
-  });
+  const args = heard
+    ? buildRestoreArgs(plan, input.inputPath, outputPath)
+    : buildVideoPassArgs(plan, input.inputPath, outputPath, { faststart: !handoff });
   const decodedSec = await runPass(args, lengthSec, run, { from, to: 0.99 });
   return { measured: reading.measured, decodedSec, lengthSec };
 }
 
-/** The sound: hum and loudness measured, then its chain encoded. */
+/**
+ * The sound: hum and loudness measured; then, unless the picture's pass took it along, its
+ * chain encoded on its own.
+ */
 async function soundBranch(
   ctx: Context,
-  outputPath: string,
+  handoff: SoundHandoff,
   signal: AbortSignal,
-): Promise<{ heard: AudioReading; decodedSec: number | null }> {
-  const { input, source } = ctx;
+): Promise<{ heard: AudioReading; decodedSec: number | null; joined: boolean }> {
+  const { input, source, files } = ctx;
   const prepared = input.prepared?.audio;
   const heard = prepared
     ? await untilAborted(prepared, signal)
     : await readAudio(input.inputPath, input.quality, source, signal);
+  handoff.heard = heard;
+  if (await untilAborted(handoff.tookAlong, signal)) {
+    return { heard, decodedSec: null, joined: false };
+  }
   const plan = planOf(ctx, { ...NOTHING_MEASURED, ...heard });
-  const args = buildAudioPassArgs(plan, input.inputPath, outputPath);
+  const args = buildAudioPassArgs(plan, input.inputPath, files.audio);
   const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], { signal });
-  return { heard, decodedSec: parseOutTimeSec(run.stderr) };
+  return { heard, decodedSec: parseOutTimeSec(run.stderr), joined: true };
 }
 
 /**
- * The picture and the sound go side by side, each as soon as it is measured: the sound's
- * loudness pass reads the whole track, so it runs beside the picture's analysis and encode
- * instead of holding the encode back. The two files are then joined by copying packets. A
- * failure or cancel on either side stops the other; nothing is left behind but the finished file.
+ * The picture and the sound go side by side, each as soon as it is measured. On a short file
+ * the sound's analysis is done before the picture's, and one pass encodes both, as a person
+ * would by hand. On a long one the sound's loudness pass reads the whole track: the picture's
+ * encode does not wait for it; the sound is encoded beside it once measured and the two files
+ * are joined by copying packets. A failure or cancel on either side stops the other; nothing is
+ * left behind but the finished file.
  */
 async function restoreWith(
   encode: Partial<EncodePlan>,
@@ -196,17 +246,16 @@ async function restoreWith(
   const { inputPath, outputPath, signal } = input;
   input.onProgress?.(0);
   const source = input.prepared?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
-  const ctx: Context = { encode, input, source };
   const files = workFiles(outputPath);
-  // Without sound the picture's pass writes the delivered file itself.
-  const videoPath = source.audio ? files.video : files.partial;
+  const handoff = source.audio ? soundHandoff() : null;
+  const ctx: Context = { encode, input, source, handoff, files };
   try {
     const [picture, sound] = await bothOrAbort(
       signal,
-      (s) => pictureBranch(ctx, videoPath, s),
-      async (s) => (source.audio ? soundBranch(ctx, files.audio, s) : null),
+      (s) => pictureBranch(ctx, s),
+      async (s) => (handoff ? soundBranch(ctx, handoff, s) : null),
     );
-    if (sound) {
+    if (sound?.joined) {
       const join = buildMuxArgs(files.video, files.audio, files.partial);
       await runFfmpegForMedia(join, { signal }, "muxer");
     }
@@ -226,15 +275,20 @@ async function restoreWith(
       width: out.width,
       height: out.height,
       plan,
+      soundPass: sound ? (sound.joined ? "joined" : "with-picture") : null,
       elapsedMs: Date.now() - started,
     };
   } catch (err) {
     await rm(files.partial, { force: true });
     throw err;
   } finally {
-    await Promise.all(
-      [files.video, files.audio, transformsPathFor(videoPath)].map((f) => rm(f, { force: true })),
-    );
+    // The stabiliser's transforms sit beside whichever file the picture's pass wrote.
+    const leftovers = [
+      files.video,
+      files.audio,
+      ...[files.video, files.partial].map(transformsPathFor),
+    ];
+    await Promise.all(leftovers.map((f) => rm(f, { force: true })));
   }
 }
 
