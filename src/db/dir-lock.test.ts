@@ -28,6 +28,13 @@ describe("DATA_DIR lock", () => {
     acquireDirLock(dir).release();
   });
 
+  it("leaves no exit listener behind once released", () => {
+    const dir = tempDir();
+    const before = process.listenerCount("exit");
+    for (let i = 0; i < 20; i++) acquireDirLock(dir).release();
+    expect(process.listenerCount("exit")).toBe(before);
+  });
+
   it("takes over a lock left by a process that no longer exists", () => {
     const dir = tempDir();
     // pid 2^22+1 is above Linux's default pid_max, so no live process holds it.

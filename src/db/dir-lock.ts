@@ -86,6 +86,9 @@ export function acquireDirLock(dir: string): DirLock {
         if (released) return;
         released = true;
         held.delete(file);
+        // A process that opens and closes databases over and over (a test runner, a host
+        // embedding kinora) must not collect one exit listener per lock it ever held.
+        process.off("exit", release);
         try {
           if (readFileSync(file, "utf8") === content) unlinkSync(file);
         } catch {
