@@ -1,7 +1,7 @@
 /**
- * Restore wall time through the engine (headers; picture and sound each probed, decided and
- * encoded side by side; the join; the output check; the header's length, no scan) vs bare
- * ffmpeg running the same final chain in one process (buildRestoreArgs of the plan the engine
+ * Restore wall time through the engine (headers; picture and sound probed side by side; on
+ * this short clip one encode of both, no join; the output check; the header's length, no
+ * scan) vs bare ffmpeg running the same final chain in one process (buildRestoreArgs of the plan the engine
  * chose, as a person would run it by hand) on the same input, and the Standard (faithful) speed
  * as × realtime on a 480p input.
  * Engine and bare runs alternate after one warm-up of each; the headline is the median over
