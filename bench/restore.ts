@@ -62,7 +62,15 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
 
+/**
+ * Idle time before every timed run, on both sides alike: a worker between jobs. The engine
+ * starts its spare analysis ffmpeg after each restore (≈ 0.1 s to load); without a pause
+ * that start would land inside the next run, the bare one's half the time.
+ */
+const BETWEEN_JOBS_MS = 300;
+
 async function timed(fn: () => Promise<unknown>): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, BETWEEN_JOBS_MS));
   const t0 = performance.now();
   await fn();
   return (performance.now() - t0) / 1000;
@@ -128,6 +136,7 @@ export async function benchRestore(
       );
     };
     const { a: engineSec, b: bareSec, pairRatio } = await alternatingPairs(viaEngine, bare, runs);
+    engine.close();
     const e = median(engineSec);
     const b = median(bareSec);
     return [
@@ -192,6 +201,7 @@ export async function benchWorkerPath(
       await engine.restore({ inputPath: input, outputPath, quality, durationSec });
     };
     const { a: over, b: row, pairRatio } = await alternatingPairs(overlapped, inARow, runs);
+    engine.close();
     return [
       {
         name: `worker steps, probe beside the scan (${seconds}s, pairs)`,

@@ -200,6 +200,29 @@ export function hasFilter(name: string, bins: FfmpegBinaries = ffmpegBinaries())
   return filters.has(name);
 }
 
+const optionCache = new Map<string, boolean>();
+
+/**
+ * Whether this ffmpeg build's `filter` takes `option` (e.g. movie's "dec_threads", which the
+ * 2018 fallback build lacks). Cached per binary and filter.
+ */
+export function hasFilterOption(
+  filter: string,
+  option: string,
+  bins: FfmpegBinaries = ffmpegBinaries(),
+): boolean {
+  const key = `${bins.ffmpeg}\0${filter}\0${option}`;
+  let known = optionCache.get(key);
+  if (known === undefined) {
+    const out = spawnSync(bins.ffmpeg, ["-hide_banner", "-h", `filter=${filter}`], {
+      encoding: "utf8",
+    });
+    known = new RegExp(`^\\s+${option}\\s`, "m").test(out.stdout ?? "");
+    optionCache.set(key, known);
+  }
+  return known;
+}
+
 /** How an ffmpeg or ffprobe run ended, with its stderr tail. */
 export interface RunResult {
   code: number;

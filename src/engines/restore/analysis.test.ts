@@ -3,8 +3,8 @@ import {
   type FieldMotion,
   humProminence,
   humProminenceOf,
+  parseEbur128,
   parseIdetSummary,
-  parseLoudnorm,
   parseSignalstats,
   parseSourceInfo,
   parseVidstabMotions,
@@ -230,22 +230,30 @@ describe("humProminence", () => {
   });
 });
 
-describe("parseLoudnorm", () => {
-  const block = (i: string) =>
-    `[Parsed_loudnorm_1 @ 0x1] \n{\n\t"input_i" : "${i}",\n\t"input_tp" : "-3.10",\n\t"input_lra" : "5.20",\n\t"input_thresh" : "-33.40",\n\t"output_i" : "-16.02",\n\t"target_offset" : "0.02"\n}\n`;
+describe("parseEbur128", () => {
+  const summary = (i: string, lra = "5.2", peak = "-3.1") =>
+    `[Parsed_ebur128_0 @ 0x1] t: 9.9  TARGET:-23 LUFS    M: -23.1 S: -23.4     I: -23.5 LUFS\n` +
+    `[Parsed_ebur128_0 @ 0x1] Summary:\n\n  Integrated loudness:\n    I:         ${i} LUFS\n` +
+    `    Threshold: -33.4 LUFS\n\n  Loudness range:\n    LRA:         ${lra} LU\n` +
+    `    Threshold: -43.5 LUFS\n    LRA low:   -26.1 LUFS\n    LRA high:  -20.9 LUFS\n\n` +
+    `  True peak:\n    Peak:       ${peak} dBFS\n`;
 
-  it("reads the first-pass measurement", () => {
-    expect(parseLoudnorm(`size=N/A\n${block("-23.40")}`)).toEqual({
+  it("reads the summary, not the running lines before it", () => {
+    expect(parseEbur128(`size=N/A\n${summary("-23.4")}`)).toEqual({
       inputI: -23.4,
       inputTp: -3.1,
       inputLra: 5.2,
       inputThresh: -33.4,
-      targetOffset: 0.02,
+      targetOffset: 0,
     });
   });
 
-  it("returns null for silence (-inf) and for missing output", () => {
-    expect(parseLoudnorm(block("-inf"))).toBeNull();
-    expect(parseLoudnorm("no json")).toBeNull();
+  it("passes a range below its tenths as 0.05 LU, which loudnorm's linear pass accepts", () => {
+    expect(parseEbur128(summary("-23.4", "0.0"))?.inputLra).toBe(0.05);
+  });
+
+  it("returns null for silence (no peak) and for missing output", () => {
+    expect(parseEbur128(summary("-70.0", "0.0", "-inf"))).toBeNull();
+    expect(parseEbur128("no summary")).toBeNull();
   });
 });

@@ -87,6 +87,7 @@ export function parseSourceInfo(probe: Json): SourceInfo {
       : null,
     headerDurationSec: num(format.duration) ?? num(video.duration),
     startTimeSec: num(format.start_time) ?? 0,
+    ...(typeof format.format_name === "string" ? { container: format.format_name } : {}),
   };
 }
 
@@ -310,26 +311,36 @@ export function humProminenceOf(
   return { db50: score(50), db60: score(60) };
 }
 
-/** loudnorm's `print_format=json` block; null when absent or the audio is silent (-inf). */
-export function parseLoudnorm(stderr: string): LoudnessMeasurement | null {
-  const start = stderr.lastIndexOf('"input_i"');
-  if (start < 0) return null;
-  const open = stderr.lastIndexOf("{", start);
-  const close = stderr.indexOf("}", start);
-  if (open < 0 || close < 0) return null;
-  let raw: Json;
-  try {
-    raw = JSON.parse(stderr.slice(open, close + 1)) as Json;
-  } catch {
-    return null;
-  }
-  const m = {
-    inputI: num(raw.input_i),
-    inputTp: num(raw.input_tp),
-    inputLra: num(raw.input_lra),
-    inputThresh: num(raw.input_thresh),
-    targetOffset: num(raw.target_offset),
+/** Below this loudness range loudnorm's linear pass reads "not measured" (see parseEbur128). */
+const LEAST_LRA = 0.05;
+
+/**
+ * The ebur128 filter's closing summary (EBU R128 by ITU-R BS.1770: integrated loudness and its
+ * relative gate, loudness range, true peak) as the measurement loudnorm's linear pass takes;
+ * null when absent or the sound is silent (no peak). ebur128 prints tenths, so a range under
+ * 0.05 LU reads 0.0, which loudnorm takes for "not given" (and leaves its linear mode for): it
+ * is passed as 0.05. `targetOffset` is 0: it only tunes loudnorm's dynamic mode.
+ */
+export function parseEbur128(stderr: string): LoudnessMeasurement | null {
+  const at = stderr.lastIndexOf("Summary:");
+  if (at < 0) return null;
+  const summary = stderr.slice(at);
+  const integrated = /\bI:\s+(\S+) LUFS\s+Threshold:\s+(\S+) LUFS/.exec(summary);
+  const range = /\bLRA:\s+(\S+) LU\b/.exec(summary);
+  const peak = /\bPeak:\s+(\S+) dBFS/.exec(summary);
+  const [inputI, inputThresh, inputLra, inputTp] = [
+    integrated?.[1],
+    integrated?.[2],
+    range?.[1],
+    peak?.[1],
+  ].map((v) => (v === undefined ? Number.NaN : Number(v)));
+  const all = [inputI, inputThresh, inputLra, inputTp] as number[];
+  if (!all.every(Number.isFinite)) return null;
+  return {
+    inputI: inputI as number,
+    inputTp: inputTp as number,
+    inputLra: Math.max(LEAST_LRA, inputLra as number),
+    inputThresh: inputThresh as number,
+    targetOffset: 0,
   };
-  if (Object.values(m).some((v) => v === null)) return null;
-  return m as LoudnessMeasurement;
 }

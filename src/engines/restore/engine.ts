@@ -20,6 +20,7 @@ import {
 } from "./chain.js";
 import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration.js";
 import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
+import { createGraphRunner, type GraphRunner } from "./graph-process.js";
 import { decidePlan } from "./plan.js";
 import {
   type AudioReading,
@@ -71,6 +72,8 @@ export interface RestoreEngine extends RestoreEngineContract<ProbeReading> {
   /** The probe: picture and sound measured side by side; throws MediaError for unreadable input. */
   prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<ProbeReading>;
   restore(input: RestoreInput): Promise<RestoreResult>;
+  /** Stops the spare analysis ffmpeg; a later restore starts its analysis cold. */
+  close(): void;
 }
 
 export interface FfmpegRestoreEngineOptions {
@@ -78,6 +81,11 @@ export interface FfmpegRestoreEngineOptions {
   threads?: number;
   /** x264 preset; default "veryfast" (the speed/size trade-off measured in FACTS.md). */
   x264Preset?: string;
+  /**
+   * Keep one ffmpeg started ahead for the next video analysis (default true): it saves that
+   * restore ffmpeg's load time (≈ 0.08 s of CPU for Debian's build) on its critical path.
+   */
+  spareAnalysis?: boolean;
 }
 
 /** Share of the progress bar the probe and the stabiliser's detect pass stand for. */
@@ -120,6 +128,8 @@ function workFiles(outputPath: string) {
 
 interface Context {
   encode: Partial<EncodePlan>;
+  /** Runs the video analysis (the engine's, with its spare ffmpeg). */
+  runner: GraphRunner;
   input: RestoreInput;
   source: SourceInfo;
   /** Where the sound's branch meets the picture's; null without sound. */
@@ -168,14 +178,14 @@ async function pictureBranch(
   ctx: Context,
   signal: AbortSignal,
 ): Promise<{ measured: Measurements; decodedSec: number | null; lengthSec: number }> {
-  const { input, source, handoff, files } = ctx;
+  const { input, source, handoff, files, runner } = ctx;
   const headerSec = source.headerDurationSec ?? 0;
   // Progress is measured against the caller's packet scan, else the header's length (a lying
   // header only makes progress jump at the end), else a scan of our own beside the probe.
   const [lengthSec, reading] = await bothOrAbort(
     signal,
     (s) => input.durationSec ?? (headerSec > 0 ? headerSec : scanDurationSec(input.inputPath, s)),
-    (s) => input.prepared ?? readVideo(input.inputPath, input.quality, s, { source }),
+    (s) => input.prepared ?? readVideo(input.inputPath, input.quality, s, { source, runner }),
   );
   input.onProgress?.(PROBE_SHARE);
   // Let every callback of a promise that has already settled run (a prepared sound's among
@@ -240,6 +250,7 @@ async function soundBranch(
  */
 async function restoreWith(
   encode: Partial<EncodePlan>,
+  runner: GraphRunner,
   input: RestoreInput,
 ): Promise<RestoreResult> {
   const started = Date.now();
@@ -248,7 +259,7 @@ async function restoreWith(
   const source = input.prepared?.source ?? parseSourceInfo(await probeJson(inputPath, signal));
   const files = workFiles(outputPath);
   const handoff = source.audio ? soundHandoff() : null;
-  const ctx: Context = { encode, input, source, handoff, files };
+  const ctx: Context = { encode, runner, input, source, handoff, files };
   try {
     const [picture, sound] = await bothOrAbort(
       signal,
@@ -313,11 +324,15 @@ function longest(video: number | null, audio: number | null): number | null {
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
   const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
+  // The video analysis is the critical path before the encode: after each one a spare ffmpeg
+  // is started for the next, so the next restore does not wait for ffmpeg to load.
+  const runner = createGraphRunner({ spare: opts.spareAnalysis ?? true });
   return {
     name: "ffmpeg",
     measureDurationSec,
-    prepare: ({ inputPath, quality, signal }) => readBoth(inputPath, quality, signal),
-    restore: (input) => restoreWith(encode, input),
+    prepare: ({ inputPath, quality, signal }) => readBoth(inputPath, quality, signal, { runner }),
+    restore: (input) => restoreWith(encode, runner, input),
     unmetNeeds: unmetFfmpegNeeds,
+    close: () => runner.close(),
   };
 }

@@ -52,29 +52,62 @@ export function planeNoise(plane: Uint8Array, width: number, height: number): nu
   return blocks[Math.floor(blocks.length * QUIET_SHARE)] as number;
 }
 
+/** Noise of raw yuv420p frames as they arrive, one frame at a time. */
+export interface NoiseMeter {
+  /** The next bytes of the frames laid end to end (chunks may split a frame anywhere). */
+  push(chunk: Uint8Array): void;
+  /** The median over the whole frames pushed, per plane; null before a whole frame. */
+  result(): NoiseLevel | null;
+}
+
+/**
+ * A meter for frames of `width` × `height`: each frame is measured as soon as its last byte
+ * comes, so the measuring runs beside the ffmpeg that writes them, and only one frame is held.
+ */
+export function createNoiseMeter(width: number, height: number): NoiseMeter {
+  const cw = width >> 1;
+  const ch = height >> 1;
+  const lumaBytes = width * height;
+  const frame = new Uint8Array(lumaBytes + 2 * cw * ch);
+  let filled = 0;
+  const ys: number[] = [];
+  const cs: number[] = [];
+  const measure = () => {
+    ys.push(planeNoise(frame.subarray(0, lumaBytes), width, height));
+    const u = planeNoise(frame.subarray(lumaBytes, lumaBytes + cw * ch), cw, ch);
+    const v = planeNoise(frame.subarray(lumaBytes + cw * ch), cw, ch);
+    cs.push((u + v) / 2);
+  };
+  return {
+    push(chunk) {
+      let at = 0;
+      while (at < chunk.length) {
+        const take = Math.min(frame.length - filled, chunk.length - at);
+        frame.set(chunk.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled === frame.length) {
+          measure();
+          filled = 0;
+        }
+      }
+    },
+    result() {
+      if (ys.length === 0) return null;
+      const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+      return { y: round2(mid(ys)), c: round2(mid(cs)) };
+    },
+  };
+}
+
 /**
  * Noise of raw yuv420p frames laid end to end (`width` × `height` each); the median over
  * frames per plane. Null when there is no whole frame.
  */
 export function yuv420Noise(raw: Uint8Array, width: number, height: number): NoiseLevel | null {
-  const cw = width >> 1;
-  const ch = height >> 1;
-  const frameBytes = width * height + 2 * cw * ch;
-  const frames = Math.floor(raw.length / frameBytes);
-  if (frames === 0) return null;
-  const ys: number[] = [];
-  const cs: number[] = [];
-  for (let f = 0; f < frames; f++) {
-    const base = f * frameBytes;
-    const at = (offset: number, length: number) =>
-      raw.subarray(base + offset, base + offset + length);
-    ys.push(planeNoise(at(0, width * height), width, height));
-    const u = planeNoise(at(width * height, cw * ch), cw, ch);
-    const v = planeNoise(at(width * height + cw * ch, cw * ch), cw, ch);
-    cs.push((u + v) / 2);
-  }
-  const mid = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1] as number;
-  return { y: round2(mid(ys)), c: round2(mid(cs)) };
+  const meter = createNoiseMeter(width, height);
+  meter.push(raw);
+  return meter.result();
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -3,8 +3,9 @@
  * (signalstats) and camera shake (vidstabdetect), all in one ffmpeg run over a few excerpts.
  */
 import { readFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { runFfprobe } from "../ffmpeg.js";
+import { hasFilterOption, runFfprobe } from "../ffmpeg.js";
 import {
   parseSignalstats,
   parseVidstabMotions,
@@ -12,8 +13,9 @@ import {
   sumIdetSummaries,
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
-import { yuv420Noise } from "./noise.js";
-import { runFfmpegForMedia } from "./run.js";
+import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
+import { createNoiseMeter } from "./noise.js";
+import { ffmpegFailure } from "./run.js";
 import { planReads } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
 
@@ -46,50 +48,117 @@ export async function seekLandings(
   return run.code === 0 && times.length === samples.length ? times.map((t) => t - t0) : null;
 }
 
-interface Inputs {
-  args: string[];
+interface Heads {
   /** One chain head per excerpt, each ready for `,filter`. */
   heads: string[];
   /** Filtergraph text that feeds the heads (a split), or "". */
   prelude: string;
+  /** ffmpeg inputs the heads read (`[i:s]`); none when the graph opens the file itself. */
+  inputs?: string[];
 }
 
 /**
- * One input per excerpt (`-ss` before `-i`): nothing outside the excerpts is decoded. Without
- * accurate seeking an excerpt that starts on a keyframe keeps that keyframe (the 1 ms nudge
- * keeps rounding from landing on the keyframe before); one that does not, starts exactly.
+ * Whether the graph can open the file itself (`movie`): for MP4/MOV, whose demuxer seeks by
+ * presentation time. ffmpeg's `-ss` moves a seek 3/23 s earlier on containers that seek by
+ * decode time when frames are reordered (MPEG-TS/PS, AVI…); movie does not, and on a
+ * B-frame MPEG-2 transport stream it landed on the keyframe a second after the excerpt. Those
+ * keep `-ss` inputs (and a process started for them); MP4/MOV excerpts read the same frames
+ * either way (checked byte for byte on the noise frames, and idet's counts).
  */
+const graphOpensFile = (source: SourceInfo) => /(^|,)(mov|mp4)(,|$)/.test(source.container ?? "");
+
+/** One `-ss` input per excerpt, as `seekingHeads` reads them, for the other containers. */
 function seekingInputs(
   path: string,
   source: SourceInfo,
   samples: Sample[],
   planned: Sample[],
-): Inputs {
-  const args: string[] = [];
+): Heads {
+  const inputs: string[] = [];
   const heads = samples.map((s, i) => {
     const moved = s.startSec !== planned[i]?.startSec;
-    if (moved) args.push("-noaccurate_seek", "-ss", sec(s.startSec + 0.001));
-    else if (s.startSec > 0) args.push("-ss", sec(s.startSec));
-    // One decoder thread per excerpt: a frame-threaded decoder's start-up and its frames of
-    // delay cost more than they save on half a second of video (480p probe: 0.60 → 0.40 s wall,
-    // 11 % less CPU), and this run is on the critical path before the encode.
-    args.push("-threads", "1", "-t", sec(s.seconds), "-noautorotate", "-i", path);
+    if (moved) inputs.push("-noaccurate_seek", "-ss", sec(s.startSec + 0.001));
+    else if (s.startSec > 0) inputs.push("-ss", sec(s.startSec));
+    const threads = String(EXCERPT_DECODE_THREADS);
+    inputs.push("-threads", threads, "-t", sec(s.seconds), "-noautorotate", "-i", path);
     return `[${i}:${source.videoStreamIndex}]null`;
   });
-  return { args, heads, prelude: "" };
+  return { heads, prelude: "", inputs };
 }
 
-/** One input read straight through and cut into the excerpts (when GOPs are long). */
-function throughInputs(path: string, source: SourceInfo, samples: Sample[]): Inputs {
+/**
+ * Decoder threads per excerpt. Frame threads cost a start-up and frames of delay on each
+ * half-second excerpt, so all the cores (ffmpeg's choice) lost: 480p probe 0.60 s against
+ * 0.40 s on one. Two win since the sound's analysis (ebur128) leaves the other core after
+ * ≈ 0.2 s: the picture's then ends ≈ 50 ms sooner (0.30 s against 0.35 s before the encode,
+ * 8 restores each), and this run is the critical path before the encode.
+ */
+const EXCERPT_DECODE_THREADS = Math.min(2, availableParallelism());
+
+/** Whether movie can be told its decoder's threads (not in the 2018 fallback build). */
+const movieHasDecThreads = () => hasFilterOption("movie", "dec_threads");
+
+/** More digits than `sec`: start times are added to the container's own, not rounded. */
+const sec6 = (x: number): string => String(Math.round(x * 1e6) / 1e6);
+
+/**
+ * A `movie` source: the video stream of `path`, seeked (like `-ss` before `-i`) to `seekSec`
+ * from the file's start. Its frames keep the file's timestamps (the container's start time
+ * included), and it never rotates them (like `-noautorotate`). `few`: EXCERPT_DECODE_THREADS
+ * decoder threads (the 2018 fallback ffmpeg's movie has no such option and uses them all).
+ */
+function movie(path: string, source: SourceInfo, seekSec: number, few: boolean): string {
+  const options = [`filename=${escapeFilterValue(path)}`, `streams=${source.videoStreamIndex}`];
+  if (seekSec > 0) options.push(`seek_point=${sec6(seekSec)}`);
+  if (few && movieHasDecThreads()) options.push(`dec_threads=${EXCERPT_DECODE_THREADS}`);
+  return `movie=${options.join(":")}`;
+}
+
+/**
+ * One source per excerpt, each seeking to its excerpt: nothing outside the excerpts is decoded.
+ * A seek lands on the keyframe at or before it. An excerpt moved onto that keyframe starts
+ * there (the 1 ms nudge keeps rounding from landing on the keyframe before); one that was not,
+ * starts exactly (frames before it are decoded and dropped, as an accurate `-ss` does). Each
+ * lasts its length from its first frame, as `-t` does.
+ */
+function seekingHeads(
+  path: string,
+  source: SourceInfo,
+  samples: Sample[],
+  planned: Sample[],
+): Heads {
+  const t0 = source.startTimeSec ?? 0;
+  const heads = samples.map((s, i) => {
+    const moved = s.startSec !== planned[i]?.startSec;
+    if (moved)
+      return `${movie(path, source, s.startSec + 0.001, true)},trim=duration=${sec(s.seconds)}`;
+    const start = s.startSec > 0 ? `start=${sec6(t0 + s.startSec)}:` : "";
+    return `${movie(path, source, s.startSec, true)},trim=${start}duration=${sec(s.seconds)}`;
+  });
+  return { heads, prelude: "" };
+}
+
+/**
+ * One source read straight through and cut into the excerpts (when GOPs are long): opened by
+ * the graph (timestamps as in the file, so the cuts add its start time) or, where the graph
+ * does not open the file, an input (timestamps from 0).
+ */
+function throughHeads(path: string, source: SourceInfo, samples: Sample[]): Heads {
+  const own = graphOpensFile(source);
+  const t0 = own ? (source.startTimeSec ?? 0) : 0;
   const last = samples.at(-1) as Sample;
-  const args = ["-t", sec(last.startSec + last.seconds), "-noautorotate", "-i", path];
   const outs = samples.map((_, i) => `[t${i}]`).join("");
-  const prelude = `[0:${source.videoStreamIndex}]split=${samples.length}${outs};`;
+  const length = sec(last.startSec + last.seconds);
+  const read = own
+    ? `${movie(path, source, 0, false)},trim=duration=${length}`
+    : `[0:${source.videoStreamIndex}]null`;
+  const prelude = `${read},split=${samples.length}${outs};`;
   // trim ends its branch after the excerpt, so concat moves on without buffering frames.
   const heads = samples.map(
-    (s, i) => `[t${i}]trim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}`,
+    (s, i) => `[t${i}]trim=start=${sec6(t0 + s.startSec)}:end=${sec6(t0 + s.startSec + s.seconds)}`,
   );
-  return { args, heads, prelude };
+  const inputs = own ? undefined : ["-t", length, "-noautorotate", "-i", path];
+  return { heads, prelude, inputs };
 }
 
 /**
@@ -97,7 +166,7 @@ function throughInputs(path: string, source: SourceInfo, samples: Sample[]): Inp
  * verdict into the next), then the excerpts back to back. `frames` > 0 trims every excerpt to
  * that many frames, so the shake analysis can cut them apart again.
  */
-function frontGraph(inputs: Inputs, frames: number): string {
+function frontGraph(inputs: Heads, frames: number): string {
   const trim = frames > 0 ? `,trim=end_frame=${frames}` : "";
   const idet = "idet=intl_thres=1.2";
   if (inputs.heads.length === 1) return `${inputs.prelude}${inputs.heads[0]},${idet}`;
@@ -136,6 +205,8 @@ export interface VideoAnalysisOptions {
   /** Measure camera shake (vidstabdetect): only where we would stabilise. */
   shake: boolean;
   signal?: AbortSignal;
+  /** Runs the analysis graph; default a fresh ffmpeg each time (an engine keeps a spare). */
+  runner?: GraphRunner;
 }
 
 /** idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy. */
@@ -153,10 +224,11 @@ export async function analyseVideo(
   const landings =
     samples.length > 1 ? await seekLandings(inputPath, source, samples, opts.signal) : null;
   const reads = planReads(samples, landings);
-  const inputs =
+  const seek = graphOpensFile(source) ? seekingHeads : seekingInputs;
+  const heads =
     reads.mode === "seek"
-      ? seekingInputs(inputPath, source, reads.samples, samples)
-      : throughInputs(inputPath, source, samples);
+      ? seek(inputPath, source, reads.samples, samples)
+      : throughHeads(inputPath, source, samples);
   // One field per frame: combing would read as vertical jitter. Progressive input just loses
   // every other line, which motion search does not mind.
   const fieldHeight = Math.floor(source.height / 2);
@@ -166,31 +238,25 @@ export async function analyseVideo(
   const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
   // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
   // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
-  const front = frontGraph(inputs, frames);
+  const front = frontGraph(heads, frames);
   const noise = noiseFrames(source);
-  const noisePath = join(dir, "noise.yuv");
+  // The levels and shake branches write their files and end in the graph; the noise frames
+  // are its one output, measured as they come.
   const branches = [
-    opts.levels ? stats : null,
-    opts.shake ? motion : null,
-    `${noise.filter},format=yuv420p`,
+    opts.levels ? `${stats},nullsink` : null,
+    opts.shake ? `${motion},nullsink` : null,
+    `${noise.filter},format=yuv420p[out0]`,
   ].filter((b): b is string => b !== null);
   const labels = branches.map((_, i) => `[b${i}]`).join("");
   let graph = `${front},format=yuv420p,split=${branches.length}${labels}`;
   branches.forEach((b, i) => {
-    graph += `;[b${i}]${b}[o${i}]`;
+    graph += `;[b${i}]${b}`;
   });
-  // Passthrough: the noise branch's selected frames are written once each, not repeated to a
-  // constant rate (-vsync is global, so the 2018 fallback ffmpeg understands it too).
-  const args = [...inputs.args, "-filter_complex", graph, "-vsync", "0"];
-  branches.forEach((_, i) => {
-    const last = i === branches.length - 1;
-    args.push(
-      "-map",
-      `[o${i}]`,
-      ...(last ? ["-f", "rawvideo", "-y", noisePath] : ["-f", "null", "-"]),
-    );
-  });
-  const run = await runFfmpegForMedia(args, { signal: opts.signal });
+  const meter = createNoiseMeter(noise.width, noise.height);
+  const runner = opts.runner ?? coldGraphRunner;
+  const onFrames = (chunk: Buffer) => meter.push(chunk);
+  const run = await runner.run(graph, { signal: opts.signal, onFrames, inputs: heads.inputs });
+  if (run.code !== 0) throw ffmpegFailure(run.code, run.stderr);
   const levels = opts.levels
     ? parseSignalstats(await readFile(statsPath, "utf8").catch(() => ""))
     : null;
@@ -200,8 +266,7 @@ export async function analyseVideo(
     const motions = parseVidstabMotions(trf);
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
-  const raw = await readFile(noisePath).catch(() => null);
-  const noiseLevel = raw ? yuv420Noise(raw, noise.width, noise.height) : null;
+  const noiseLevel = meter.result();
   const interlace = sumIdetSummaries(run.stderr);
   return { interlace, shakeRatio: shake, levels, noise: noiseLevel, samples: reads.samples };
 }

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hasFilter } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
+import type { GraphRunner } from "./graph-process.js";
 import { type Capabilities, decideAudio, decidePlan } from "./plan.js";
 import { analyseHum, analyseHumAndLoudness, measureLoudness } from "./probe-audio.js";
 import { analyseVideo } from "./probe-video.js";
@@ -33,6 +34,8 @@ export interface ProbeOptions {
   caps?: Capabilities;
   /** Headers already read (`probeSource`), to skip reading them again. */
   source?: SourceInfo;
+  /** Runs the video analysis's graph; default a fresh ffmpeg (an engine keeps a spare). */
+  runner?: GraphRunner;
 }
 
 /** Excerpts for vid.stab: it follows motion over a few frames, so give it whole seconds. */
@@ -121,7 +124,14 @@ export async function readVideo(
     shake ? SHAKE_SAMPLE_SEC : undefined,
   );
   return inScratchDir("kinora-probe-video-", async (dir) => {
-    const video = await analyseVideo(inputPath, source, dir, { samples, levels, shake, signal });
+    const runner = opts.runner;
+    const video = await analyseVideo(inputPath, source, dir, {
+      samples,
+      levels,
+      shake,
+      signal,
+      runner,
+    });
     return {
       source,
       measured: { ...NOTHING_MEASURED, windowSec: sampledSeconds(samples), ...video },

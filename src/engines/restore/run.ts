@@ -38,14 +38,19 @@ export async function runFfmpegForMedia(
     throw err;
   }
   if (opts.signal?.aborted) throw opts.signal.reason;
-  if (result.code !== 0) {
-    const tail = errorTail(result.stderr);
-    throw (
-      mediaErrorFromStderr(result.stderr) ??
-      new FfmpegError(`ffmpeg exited with code ${result.code}`, tail)
-    );
-  }
+  if (result.code !== 0) throw ffmpegFailure(result.code, result.stderr);
   return result;
+}
+
+/**
+ * The error for an ffmpeg run that exited with `code`: a MediaError when its stderr shows the
+ * input is at fault, else an FfmpegError carrying the end of stderr.
+ */
+export function ffmpegFailure(code: number, stderr: string): Error {
+  return (
+    mediaErrorFromStderr(stderr) ??
+    new FfmpegError(`ffmpeg exited with code ${code}`, errorTail(stderr))
+  );
 }
 
 /** ffprobe JSON of the container and streams; an unreadable file is a MediaError. */

@@ -30,6 +30,8 @@ export interface SourceInfo {
   headerDurationSec: number | null;
   /** The container's first timestamp (MPEG-TS rarely starts at 0); seeks are relative to it. */
   startTimeSec?: number;
+  /** ffprobe's name of the container (e.g. "mov,mp4,m4a,3gp,3g2,mj2", "mpegts"). */
+  container?: string;
 }
 
 /** One excerpt of the file the probe analysed: `seconds` of media from `startSec`. */
@@ -46,7 +48,10 @@ export interface InterlaceCounts {
   undetermined: number;
 }
 
-/** Loudness as measured by loudnorm's first pass (LUFS / dBTP / LU). */
+/**
+ * Loudness of the input as loudnorm's linear pass takes it (LUFS / dBTP / LU), measured by
+ * ebur128 (see parseEbur128); `targetOffset` only tunes loudnorm's dynamic mode.
+ */
 export interface LoudnessMeasurement {
   inputI: number;
   inputTp: number;

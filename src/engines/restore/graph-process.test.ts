@@ -1,0 +1,127 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createGraphRunner, type GraphRunner } from "./graph-process.js";
+
+/** `frames` frames of w×h grey, each its own shade, as the graph's one output. */
+const greyFrames = (w: number, h: number, frames: number) =>
+  `testsrc2=s=${w}x${h}:r=25:d=${frames / 25},format=gray[out0]`;
+
+async function collect(runner: GraphRunner, graph: string, signal?: AbortSignal) {
+  const chunks: Buffer[] = [];
+  const run = await runner.run(graph, { signal, onFrames: (c) => chunks.push(c) });
+  return { ...run, bytes: Buffer.concat(chunks) };
+}
+
+const runners: GraphRunner[] = [];
+const runner = (spare: boolean) => {
+  const r = createGraphRunner({ spare });
+  runners.push(r);
+  return r;
+};
+afterEach(() => {
+  for (const r of runners.splice(0)) r.close();
+});
+
+describe("graph runner", () => {
+  it("runs a graph read from stdin and streams its output's raw frames", async () => {
+    const run = await collect(runner(false), greyFrames(32, 16, 5));
+    expect(run.code).toBe(0);
+    expect(run.bytes.length).toBe(32 * 16 * 5);
+    expect(run.warm).toBe(false);
+  });
+
+  it("keeps a spare for the next run, which then starts warm, and gives the same frames", async () => {
+    const r = runner(true);
+    const cold = await collect(r, greyFrames(32, 16, 3));
+    const warm = await collect(r, greyFrames(32, 16, 3));
+    expect([cold.warm, warm.warm]).toEqual([false, true]);
+    expect(warm.bytes.equals(cold.bytes)).toBe(true);
+    const again = await collect(r, greyFrames(16, 16, 2));
+    expect(again).toMatchObject({ code: 0, warm: true });
+    expect(again.bytes.length).toBe(16 * 16 * 2);
+  });
+
+  it("gives each of two runs at once its own process and its own frames", async () => {
+    const r = runner(true);
+    await collect(r, greyFrames(8, 8, 1));
+    const [a, b] = await Promise.all([
+      collect(r, greyFrames(32, 16, 4)),
+      collect(r, greyFrames(16, 8, 6)),
+    ]);
+    expect([a.bytes.length, b.bytes.length]).toEqual([32 * 16 * 4, 16 * 8 * 6]);
+    expect([a.warm, b.warm].sort()).toEqual([false, true]);
+  });
+
+  it("reports a graph ffmpeg refuses by its exit and log, and the next run still works", async () => {
+    const r = runner(true);
+    const bad = await collect(r, "nosuchfilter[out0]");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/No such filter/);
+    expect((await collect(r, greyFrames(8, 8, 1))).code).toBe(0);
+  });
+
+  it("kills the process on abort and rejects with the reason; the runner goes on", async () => {
+    const r = runner(true);
+    await collect(r, greyFrames(8, 8, 1));
+    const stop = new AbortController();
+    const endless = "testsrc2=s=64x64:r=25,format=gray,realtime[out0]";
+    const running = collect(r, endless, stop.signal);
+    setTimeout(() => stop.abort(new Error("cancelled by test")), 200);
+    await expect(running).rejects.toThrow("cancelled by test");
+    const after = await collect(r, greyFrames(8, 8, 2));
+    expect(after).toMatchObject({ code: 0, warm: true });
+  });
+
+  it("starts cold again after close, and keeps no spare", async () => {
+    const r = runner(true);
+    await collect(r, greyFrames(8, 8, 1));
+    r.close();
+    const run = await collect(r, greyFrames(8, 8, 1));
+    expect(run).toMatchObject({ code: 0, warm: false });
+    expect((await collect(r, greyFrames(8, 8, 1))).warm).toBe(false);
+  });
+
+  it("lets its process exit with a spare waiting, and the spare ends with it", async () => {
+    const module = fileURLToPath(new URL("./graph-process.ts", import.meta.url));
+    // The spare's pid is not exposed: the child lists its own ffmpeg children before it ends.
+    const script = `
+      import { readdirSync, readFileSync } from "node:fs";
+      const { createGraphRunner } = await import(${JSON.stringify(module)});
+      const r = createGraphRunner({ spare: true });
+      await r.run("testsrc2=s=8x8:d=0.04,format=gray[out0]");
+      const kids = readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
+        try {
+          const stat = readFileSync("/proc/" + p + "/stat", "utf8");
+          return stat.includes("(ffmpeg)") && stat.split(") ")[1].split(" ")[1] === String(process.pid);
+        } catch { return false; }
+      });
+      console.log(kids.join(" "));
+    `;
+    const args = ["--import", "tsx", "--input-type=module", "-e", script];
+    // Held open by its spare, it would never end: stopped (and failed) after 15 s.
+    const child = spawn(process.execPath, args, { timeout: 15_000 });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    const started = Date.now();
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const pids = out.trim().split(/\s+/).map(Number);
+    expect(pids).toHaveLength(1);
+    // Its stdin closed with its parent: it reads an empty graph and exits.
+    const gone = async (pid: number) => {
+      for (let i = 0; i < 50; i++) {
+        const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+        // Exited: reaped, or a zombie its new parent has yet to reap.
+        if (stat === null || stat.split(") ")[1]?.startsWith("Z")) return true;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return false;
+    };
+    expect(await gone(pids[0] as number)).toBe(true);
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * ffmpeg running one filter graph that arrives on its stdin (`-f lavfi -graph_file pipe:0`),
+ * the graph's one output, `out0`, written to stdout as raw frames.
+ *
+ * Nothing on that command line depends on the graph, so the process can start before the
+ * graph is known. Debian's ffmpeg spends ≈ 0.08 s of CPU before `main` (the dynamic loader
+ * binding ~215 libraries, built BIND_NOW); a spare started between jobs has paid that when the
+ * video analysis, the restore's critical path before its encode, asks for it. The graph reads
+ * the upload itself (`movie` sources), so the spare needs no path, no seek and no stream.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import { ffmpegBinaries, mediaProcessEnv } from "../ffmpeg.js";
+
+/** How a graph's run ended. */
+export interface GraphRun {
+  code: number;
+  /** The signal that ended the process, or null when it exited by itself. */
+  signal: NodeJS.Signals | null;
+  /** The end of stderr (the log: idet's summaries, or the error). */
+  stderr: string;
+  /** Whether the run took a spare, started before the graph was asked for. */
+  warm: boolean;
+}
+
+export interface GraphRunOptions {
+  signal?: AbortSignal;
+  /**
+   * Input options and files (`-ss … -i file …`) the graph's `[i:s]` pads read, for sources a
+   * graph cannot open alike (see probe-video.ts). Such a run needs its own fresh process.
+   */
+  inputs?: string[];
+  /** Each chunk of `out0`'s raw frames, in order; without it they are read and dropped. */
+  onFrames?: (chunk: Buffer) => void;
+}
+
+/** Runs filter graphs, each in its own ffmpeg process. */
+export interface GraphRunner {
+  /** Runs `graph` (lavfi syntax; its one open output labelled `out0`). */
+  run(graph: string, opts?: GraphRunOptions): Promise<GraphRun>;
+  /** Stops the spare, if one waits; later runs start their process cold. */
+  close(): void;
+}
+
+/**
+ * Passthrough: every frame the graph gives is written once, never repeated to a constant rate
+ * (-vsync is global, so the 2018 fallback ffmpeg understands it too).
+ */
+const RAW_OUTPUT = ["-vsync", "0", "-f", "rawvideo", "pipe:1"];
+
+/** A graph whose sources are its own: it is the one input (lavfi), read from stdin. */
+const GRAPH_ARGS = [
+  ...["-hide_banner", "-nostdin", "-f", "lavfi", "-graph_file", "pipe:0", "-i", "graph"],
+  ...["-map", "0:0", ...RAW_OUTPUT],
+];
+
+/** A graph over inputs: the same stdin and output, the graph as a complex filtergraph. */
+const graphOverInputs = (inputs: string[]) => [
+  ...["-hide_banner", "-nostdin", ...inputs, "-filter_complex_script", "pipe:0"],
+  ...["-map", "[out0]", ...RAW_OUTPUT],
+];
+
+/** stderr kept per run: the summaries and errors we read are at its end. */
+const STDERR_CAP = 1024 * 1024;
+
+function startProcess(args = GRAPH_ARGS): ChildProcessWithoutNullStreams {
+  const env = { ...process.env, ...mediaProcessEnv() };
+  const child = spawn(ffmpegBinaries().ffmpeg, args, { stdio: "pipe", env });
+  // A process that died before its graph came (or a write to it) must not crash the server:
+  // the run that takes it sees the exit, and a spare that died is simply not taken.
+  child.on("error", () => {});
+  child.stdin.on("error", () => {});
+  return child;
+}
+
+/** Whether a started process can still take a graph. */
+const alive = (child: ChildProcessWithoutNullStreams) =>
+  child.pid !== undefined && child.exitCode === null && child.signalCode === null && !child.killed;
+
+/** A waiting spare keeps neither the event loop alive nor the process from exiting. */
+function setHeld(child: ChildProcessWithoutNullStreams, held: boolean) {
+  // A child's pipes are sockets (typed as plain streams).
+  const pipes = [child.stdin, child.stdout, child.stderr] as unknown as Socket[];
+  for (const handle of [child, ...pipes]) {
+    if (held) handle.ref();
+    else handle.unref();
+  }
+}
+
+/** Hands `graph` to `child` and collects what it writes until it exits. */
+function feed(
+  child: ChildProcessWithoutNullStreams,
+  graph: string,
+  opts: GraphRunOptions,
+): Promise<Omit<GraphRun, "warm">> {
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (d: string) => {
+      stderr += d;
+      if (stderr.length > STDERR_CAP) stderr = stderr.slice(-STDERR_CAP / 2);
+    });
+    child.stdout.on("data", (chunk: Buffer) => opts.onFrames?.(chunk));
+    const stop = () => child.kill("SIGKILL");
+    opts.signal?.addEventListener("abort", stop, { once: true });
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      opts.signal?.removeEventListener("abort", stop);
+      if (opts.signal?.aborted) reject(opts.signal.reason);
+      else resolve({ code: code ?? -1, signal, stderr });
+    });
+    if (opts.signal?.aborted) stop();
+    else child.stdin.end(graph);
+  });
+}
+
+/**
+ * Runs graphs in fresh processes (`spare: false`), or keeps one spare process waiting for the
+ * next graph (`spare: true`): started once a run is over, so its start-up falls between jobs,
+ * not inside one. A spare costs an idle ffmpeg (≈ 50 MB resident, mostly its shared libraries) and ends with this process:
+ * its stdin closes, it reads an empty graph and exits.
+ */
+export function createGraphRunner(opts: { spare: boolean }): GraphRunner {
+  let spare: ChildProcessWithoutNullStreams | null = null;
+  let closed = false;
+  const take = (): { child: ChildProcessWithoutNullStreams; warm: boolean } => {
+    const ready = spare && alive(spare) ? spare : null;
+    if (spare && !ready) spare.kill("SIGKILL");
+    spare = null;
+    const child = ready ?? startProcess();
+    setHeld(child, true);
+    return { child, warm: ready !== null };
+  };
+  const restock = () => {
+    if (!opts.spare || closed || (spare && alive(spare))) return;
+    try {
+      spare = startProcess();
+      setHeld(spare, false);
+    } catch {
+      // Cannot start ffmpeg now: the next run tries again, and reports why.
+      spare = null;
+    }
+  };
+  return {
+    async run(graph, runOpts = {}) {
+      runOpts.signal?.throwIfAborted();
+      if (runOpts.inputs) {
+        return {
+          ...(await feed(startProcess(graphOverInputs(runOpts.inputs)), graph, runOpts)),
+          warm: false,
+        };
+      }
+      const { child, warm } = take();
+      try {
+        return { ...(await feed(child, graph, runOpts)), warm };
+      } finally {
+        restock();
+      }
+    },
+    close() {
+      closed = true;
+      spare?.kill("SIGKILL");
+      spare = null;
+    },
+  };
+}
+
+/** Runs every graph in a fresh process: for one-off analyses (tests, the CLI). */
+export const coldGraphRunner: GraphRunner = createGraphRunner({ spare: false });
