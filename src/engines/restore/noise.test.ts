@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planeNoise, yuv420Noise } from "./noise.js";
+import { createNoiseMeter, planeNoise, yuv420Noise } from "./noise.js";
 
 /** Deterministic Gaussian-ish noise (sum of uniforms) so the test never flakes. */
 function noisyPlane(
@@ -53,5 +53,25 @@ describe("noise estimate", () => {
     expect(level?.y).toBeLessThan(2.6);
     expect(level?.c).toBeGreaterThan(7.5);
     expect(yuv420Noise(new Uint8Array(10), w, h)).toBeNull();
+  });
+
+  it("measures frames that arrive in chunks cut anywhere as it measures them whole", () => {
+    const w = 64;
+    const h = 32;
+    const frames = [3, 6, 12].map((sigma) => {
+      const y = noisyPlane(w, h, sigma, () => 90);
+      const c = noisyPlane(w / 2, h / 2, sigma, () => 128);
+      return new Uint8Array([...y, ...c, ...c]);
+    });
+    const whole = new Uint8Array(frames.flatMap((f) => [...f]));
+    const meter = createNoiseMeter(w, h);
+    // Chunks of 1,000 bytes: a frame (3,072 bytes) ends inside one, never on its edge.
+    for (let at = 0; at < whole.length; at += 1000) meter.push(whole.subarray(at, at + 1000));
+    expect(meter.result()).toEqual(yuv420Noise(whole, w, h));
+    expect(meter.result()?.y).toBeGreaterThan(4.5);
+    expect(meter.result()?.y).toBeLessThan(8);
+    const partial = createNoiseMeter(w, h);
+    partial.push(whole.subarray(0, 3000));
+    expect(partial.result()).toBeNull();
   });
 });
