@@ -117,8 +117,8 @@ function feed(
 /**
  * Runs graphs in fresh processes (`spare: false`), or keeps one spare process waiting for the
  * next graph (`spare: true`): started once a run is over, so its start-up falls between jobs,
- * not inside one. A spare costs an idle ffmpeg (≈ 50 MB resident, mostly its shared libraries) and ends with this process:
- * its stdin closes, it reads an empty graph and exits.
+ * not inside one. A spare costs an idle ffmpeg (≈ 50 MB resident, mostly its shared
+ * libraries) and ends with this process: its stdin closes, it reads an empty graph and exits.
  */
 export function createGraphRunner(opts: { spare: boolean }): GraphRunner {
   let spare: ChildProcessWithoutNullStreams | null = null;
