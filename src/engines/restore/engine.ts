@@ -293,6 +293,8 @@ async function restoreWith(
     await rm(files.partial, { force: true });
     throw err;
   } finally {
+    // The job is over: the next one's analysis ffmpeg loads now, not inside an encode.
+    runner.restock();
     // The stabiliser's transforms sit beside whichever file the picture's pass wrote.
     const leftovers = [
       files.video,
@@ -324,8 +326,8 @@ function longest(video: number | null, audio: number | null): number | null {
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
   const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
-  // The video analysis is the critical path before the encode: after each one a spare ffmpeg
-  // is started for the next, so the next restore does not wait for ffmpeg to load.
+  // The video analysis is the critical path before the encode: after each restore a spare
+  // ffmpeg is started for the next one's, so that restore does not wait for ffmpeg to load.
   const runner = createGraphRunner({ spare: opts.spareAnalysis ?? true });
   return {
     name: "ffmpeg",

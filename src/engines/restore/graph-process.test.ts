@@ -32,20 +32,31 @@ describe("graph runner", () => {
     expect(run.warm).toBe(false);
   });
 
-  it("keeps a spare for the next run, which then starts warm, and gives the same frames", async () => {
+  it("starts a spare when told, which the next run takes warm, with the same frames", async () => {
     const r = runner(true);
     const cold = await collect(r, greyFrames(32, 16, 3));
+    r.restock();
     const warm = await collect(r, greyFrames(32, 16, 3));
     expect([cold.warm, warm.warm]).toEqual([false, true]);
     expect(warm.bytes.equals(cold.bytes)).toBe(true);
+    // Taken is gone: until the next restock, runs start cold.
+    expect((await collect(r, greyFrames(16, 16, 2))).warm).toBe(false);
+    r.restock();
+    r.restock();
     const again = await collect(r, greyFrames(16, 16, 2));
     expect(again).toMatchObject({ code: 0, warm: true });
     expect(again.bytes.length).toBe(16 * 16 * 2);
   });
 
+  it("keeps no spare when made without one", async () => {
+    const r = runner(false);
+    r.restock();
+    expect((await collect(r, greyFrames(8, 8, 1))).warm).toBe(false);
+  });
+
   it("gives each of two runs at once its own process and its own frames", async () => {
     const r = runner(true);
-    await collect(r, greyFrames(8, 8, 1));
+    r.restock();
     const [a, b] = await Promise.all([
       collect(r, greyFrames(32, 16, 4)),
       collect(r, greyFrames(16, 8, 6)),
@@ -56,6 +67,7 @@ describe("graph runner", () => {
 
   it("reports a graph ffmpeg refuses by its exit and log, and the next run still works", async () => {
     const r = runner(true);
+    r.restock();
     const bad = await collect(r, "nosuchfilter[out0]");
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/No such filter/);
@@ -64,22 +76,24 @@ describe("graph runner", () => {
 
   it("kills the process on abort and rejects with the reason; the runner goes on", async () => {
     const r = runner(true);
-    await collect(r, greyFrames(8, 8, 1));
+    r.restock();
     const stop = new AbortController();
     const endless = "testsrc2=s=64x64:r=25,format=gray,realtime[out0]";
     const running = collect(r, endless, stop.signal);
     setTimeout(() => stop.abort(new Error("cancelled by test")), 200);
     await expect(running).rejects.toThrow("cancelled by test");
+    r.restock();
     const after = await collect(r, greyFrames(8, 8, 2));
     expect(after).toMatchObject({ code: 0, warm: true });
   });
 
   it("starts cold again after close, and keeps no spare", async () => {
     const r = runner(true);
-    await collect(r, greyFrames(8, 8, 1));
+    r.restock();
     r.close();
     const run = await collect(r, greyFrames(8, 8, 1));
     expect(run).toMatchObject({ code: 0, warm: false });
+    r.restock();
     expect((await collect(r, greyFrames(8, 8, 1))).warm).toBe(false);
   });
 
@@ -91,6 +105,7 @@ describe("graph runner", () => {
       const { createGraphRunner } = await import(${JSON.stringify(module)});
       const r = createGraphRunner({ spare: true });
       await r.run("testsrc2=s=8x8:d=0.04,format=gray[out0]");
+      r.restock();
       const kids = readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
         try {
           const stat = readFileSync("/proc/" + p + "/stat", "utf8");
