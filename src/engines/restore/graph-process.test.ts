@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createGraphRunner, type GraphRunner } from "./graph-process.js";
@@ -12,6 +12,20 @@ async function collect(runner: GraphRunner, graph: string, signal?: AbortSignal)
   const chunks: Buffer[] = [];
   const run = await runner.run(graph, { signal, onFrames: (c) => chunks.push(c) });
   return { ...run, bytes: Buffer.concat(chunks) };
+}
+
+/** This process's ffmpeg children that wait for a graph on stdin. */
+async function ffmpegChildren(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (!stat.includes("(ffmpeg)") || fields[1] !== String(process.pid)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes("graph_file") && fields[0] !== "Z") pids.push(Number(entry));
+  }
+  return pids;
 }
 
 const runners: GraphRunner[] = [];
@@ -85,6 +99,18 @@ describe("graph runner", () => {
     r.restock();
     const after = await collect(r, greyFrames(8, 8, 2));
     expect(after).toMatchObject({ code: 0, warm: true });
+  });
+
+  it("runs the graph in a fresh process when its spare was killed while it waited", async () => {
+    const r = runner(true);
+    r.restock();
+    const spares = await ffmpegChildren();
+    expect(spares).toHaveLength(1);
+    // Killed and taken in the same tick: the runner has not seen it die.
+    process.kill(spares[0] as number, "SIGKILL");
+    const run = await collect(r, greyFrames(16, 8, 3));
+    expect(run).toMatchObject({ code: 0, warm: false });
+    expect(run.bytes.length).toBe(16 * 8 * 3);
   });
 
   it("starts cold again after close, and keeps no spare", async () => {

@@ -98,22 +98,26 @@ function feed(
   child: ChildProcessWithoutNullStreams,
   graph: string,
   opts: GraphRunOptions,
-): Promise<Omit<GraphRun, "warm">> {
+): Promise<Omit<GraphRun, "warm"> & { wroteFrames: boolean }> {
   return new Promise((resolve, reject) => {
     let stderr = "";
+    let wroteFrames = false;
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (d: string) => {
       stderr += d;
       if (stderr.length > STDERR_CAP) stderr = stderr.slice(-STDERR_CAP / 2);
     });
-    child.stdout.on("data", (chunk: Buffer) => opts.onFrames?.(chunk));
+    child.stdout.on("data", (chunk: Buffer) => {
+      wroteFrames = true;
+      opts.onFrames?.(chunk);
+    });
     const stop = () => child.kill("SIGKILL");
     opts.signal?.addEventListener("abort", stop, { once: true });
     child.once("error", reject);
     child.once("close", (code, signal) => {
       opts.signal?.removeEventListener("abort", stop);
       if (opts.signal?.aborted) reject(opts.signal.reason);
-      else resolve({ code: code ?? -1, signal, stderr });
+      else resolve({ code: code ?? -1, signal, stderr, wroteFrames });
     });
     if (opts.signal?.aborted) stop();
     else child.stdin.end(graph);
@@ -149,14 +153,17 @@ export function createGraphRunner(opts: { spare: boolean }): GraphRunner {
   return {
     async run(graph, runOpts = {}) {
       runOpts.signal?.throwIfAborted();
-      if (runOpts.inputs) {
-        return {
-          ...(await feed(startProcess(graphOverInputs(runOpts.inputs)), graph, runOpts)),
-          warm: false,
-        };
-      }
+      const fresh = async (args?: string[]): Promise<GraphRun> => {
+        const { wroteFrames: _, ...run } = await feed(startProcess(args), graph, runOpts);
+        return { ...run, warm: false };
+      };
+      if (runOpts.inputs) return fresh(graphOverInputs(runOpts.inputs));
       const { child, warm } = take();
-      return { ...(await feed(child, graph, runOpts)), warm };
+      const { wroteFrames, ...run } = await feed(child, graph, runOpts);
+      // A spare killed while it waited (by hand, or the OOM killer) ends on a signal having
+      // printed nothing and written no frame: the graph never ran, so it runs in a fresh one.
+      if (warm && run.signal !== null && run.stderr === "" && !wroteFrames) return fresh();
+      return { ...run, warm };
     },
     restock,
     close() {
