@@ -1,9 +1,9 @@
 /**
  * Restore wall time through the engine (headers; picture and sound probed side by side; on
  * this short clip one encode of both, no join; the output check; the header's length, no
- * scan) vs bare ffmpeg running the same final chain in one process (buildRestoreArgs of the plan the engine
- * chose, as a person would run it by hand) on the same input, and the Standard (faithful) speed
- * as × realtime on a 480p input.
+ * scan) vs bare ffmpeg running the same final chain in one process (buildRestoreArgs of the
+ * plan the engine chose, as a person would run it by hand) on the same input, and the
+ * Standard (faithful) speed as × realtime on a 480p input.
  * Engine and bare runs alternate after one warm-up of each; the headline is the median over
  * pairs of each pair's ratio (a pair runs back to back, so load drifting over the runs cancels),
  * beside the medians of the times themselves. `benchWorkerPath` times the worker's order of work

@@ -328,19 +328,15 @@ export function parseEbur128(stderr: string): LoudnessMeasurement | null {
   const integrated = /\bI:\s+(\S+) LUFS\s+Threshold:\s+(\S+) LUFS/.exec(summary);
   const range = /\bLRA:\s+(\S+) LU\b/.exec(summary);
   const peak = /\bPeak:\s+(\S+) dBFS/.exec(summary);
-  const [inputI, inputThresh, inputLra, inputTp] = [
-    integrated?.[1],
-    integrated?.[2],
-    range?.[1],
-    peak?.[1],
-  ].map((v) => (v === undefined ? Number.NaN : Number(v)));
-  const all = [inputI, inputThresh, inputLra, inputTp] as number[];
-  if (!all.every(Number.isFinite)) return null;
+  // A missing figure reads Number(undefined), "-inf" Number("-inf"): both NaN.
+  const values = [integrated?.[1], integrated?.[2], range?.[1], peak?.[1]].map(Number);
+  if (!values.every(Number.isFinite)) return null;
+  const [inputI, inputThresh, inputLra, inputTp] = values as [number, number, number, number];
   return {
-    inputI: inputI as number,
-    inputTp: inputTp as number,
-    inputLra: Math.max(LEAST_LRA, inputLra as number),
-    inputThresh: inputThresh as number,
+    inputI,
+    inputTp,
+    inputLra: Math.max(LEAST_LRA, inputLra),
+    inputThresh,
     targetOffset: 0,
   };
 }

@@ -3,6 +3,7 @@ import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
+import { spareFfmpegs } from "../../../test/restore/processes.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
 import type { AudioReading } from "./probe.js";
@@ -143,6 +144,26 @@ describe("restore", () => {
     for (const part of ["partial", "partial.video", "partial.audio"]) {
       expect(existsSync(`${out}.${part}.mp4`)).toBe(false);
     }
+  });
+
+  it("starts a spare analysis ffmpeg when a restore is over, and the next restore takes it", async () => {
+    const own = createFfmpegRestoreEngine({ threads: 2 });
+    const job = (name: string) =>
+      own.restore({ inputPath: path("av.mp4"), outputPath: path(name), quality: "faithful" });
+    const others = new Set(await spareFfmpegs());
+    const mine = async () => (await spareFfmpegs()).filter((pid) => !others.has(pid));
+    await job("spare-1.mp4");
+    const [first, ...more] = await mine();
+    expect(first).toBeDefined();
+    expect(more).toEqual([]);
+    await job("spare-2.mp4");
+    // The first spare ran the second restore's analysis and exited; a new one waits.
+    const after = await mine();
+    expect(after).toHaveLength(1);
+    expect(after).not.toContain(first);
+    own.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await mine()).toEqual([]);
   });
 
   it("reports the length the packets hold, not a header that promises more", async () => {

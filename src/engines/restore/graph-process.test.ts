@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { spareFfmpegs } from "../../../test/restore/processes.js";
 import { createGraphRunner, type GraphRunner } from "./graph-process.js";
 
 /** `frames` frames of w×h grey, each its own shade, as the graph's one output. */
@@ -12,20 +13,6 @@ async function collect(runner: GraphRunner, graph: string, signal?: AbortSignal)
   const chunks: Buffer[] = [];
   const run = await runner.run(graph, { signal, onFrames: (c) => chunks.push(c) });
   return { ...run, bytes: Buffer.concat(chunks) };
-}
-
-/** This process's ffmpeg children that wait for a graph on stdin. */
-async function ffmpegChildren(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (!stat.includes("(ffmpeg)") || fields[1] !== String(process.pid)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.includes("graph_file") && fields[0] !== "Z") pids.push(Number(entry));
-  }
-  return pids;
 }
 
 const runners: GraphRunner[] = [];
@@ -104,7 +91,7 @@ describe("graph runner", () => {
   it("runs the graph in a fresh process when its spare was killed while it waited", async () => {
     const r = runner(true);
     r.restock();
-    const spares = await ffmpegChildren();
+    const spares = await spareFfmpegs();
     expect(spares).toHaveLength(1);
     // Killed and taken in the same tick: the runner has not seen it die.
     process.kill(spares[0] as number, "SIGKILL");
@@ -126,19 +113,14 @@ describe("graph runner", () => {
   it("lets its process exit with a spare waiting, and the spare ends with it", async () => {
     const module = fileURLToPath(new URL("./graph-process.ts", import.meta.url));
     // The spare's pid is not exposed: the child lists its own ffmpeg children before it ends.
+    const helper = fileURLToPath(new URL("../../../test/restore/processes.ts", import.meta.url));
     const script = `
-      import { readdirSync, readFileSync } from "node:fs";
       const { createGraphRunner } = await import(${JSON.stringify(module)});
+      const { spareFfmpegs } = await import(${JSON.stringify(helper)});
       const r = createGraphRunner({ spare: true });
       await r.run("testsrc2=s=8x8:d=0.04,format=gray[out0]");
       r.restock();
-      const kids = readdirSync("/proc").filter((p) => /^\\d+$/.test(p)).filter((p) => {
-        try {
-          const stat = readFileSync("/proc/" + p + "/stat", "utf8");
-          return stat.includes("(ffmpeg)") && stat.split(") ")[1].split(" ")[1] === String(process.pid);
-        } catch { return false; }
-      });
-      console.log(kids.join(" "));
+      console.log((await spareFfmpegs()).join(" "));
     `;
     const args = ["--import", "tsx", "--input-type=module", "-e", script];
     // Held open by its spare, it would never end: stopped (and failed) after 15 s.
