@@ -6,7 +6,7 @@ import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/medi
 import { spareFfmpegs } from "../../../test/restore/processes.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
-import type { AudioReading } from "./probe.js";
+import { ANALYSIS_SPARES, type AudioReading } from "./probe.js";
 import { measureQuality } from "./quality.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
@@ -20,6 +20,14 @@ beforeAll(async () => {
   await Promise.all([
     generate(path("av.mp4"), { video, seconds: 2, audio: "sine=f=440:sample_rate=44100" }),
     generate(path("silent.mp4"), { video, seconds: 1.5 }),
+    // Long enough for three excerpts, a keyframe a second: the video analysis runs in processes
+    // side by side, and the sound's in one more.
+    generate(path("excerpts.mp4"), {
+      video: "testsrc2=s=160x120:r=25",
+      seconds: 9,
+      audio: "sine=f=440:sample_rate=44100",
+      codec: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25"],
+    }),
     // x264 would round 321x241; FFV1 keeps the odd size.
     generate(path("odd.mkv"), {
       video,
@@ -146,21 +154,21 @@ describe("restore", () => {
     }
   });
 
-  it("starts a spare analysis ffmpeg when a restore is over, and the next restore takes it", async () => {
+  it("starts spare analysis ffmpegs when a restore is over, and the next restore takes them", async () => {
     const own = createFfmpegRestoreEngine({ threads: 2 });
     const job = (name: string) =>
-      own.restore({ inputPath: path("av.mp4"), outputPath: path(name), quality: "faithful" });
+      own.restore({ inputPath: path("excerpts.mp4"), outputPath: path(name), quality: "faithful" });
     const others = new Set(await spareFfmpegs());
     const mine = async () => (await spareFfmpegs()).filter((pid) => !others.has(pid));
     await job("spare-1.mp4");
-    const [first, ...more] = await mine();
-    expect(first).toBeDefined();
-    expect(more).toEqual([]);
+    const first = await mine();
+    expect(first).toHaveLength(ANALYSIS_SPARES);
     await job("spare-2.mp4");
-    // The first spare ran the second restore's analysis and exited; a new one waits.
+    // The spares ran the second restore's analyses (the picture's three, the sound's) and
+    // exited; as many new ones wait.
     const after = await mine();
-    expect(after).toHaveLength(1);
-    expect(after).not.toContain(first);
+    expect(after).toHaveLength(ANALYSIS_SPARES);
+    expect(after.filter((pid) => first.includes(pid))).toEqual([]);
     own.close();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await mine()).toEqual([]);

@@ -23,6 +23,7 @@ import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
 import { createGraphRunner, type GraphRunner } from "./graph-process.js";
 import { decidePlan } from "./plan.js";
 import {
+  ANALYSIS_SPARES,
   type AudioReading,
   ffmpegCapabilities,
   NOTHING_MEASURED,
@@ -72,7 +73,7 @@ export interface RestoreEngine extends RestoreEngineContract<ProbeReading> {
   /** The probe: picture and sound measured side by side; throws MediaError for unreadable input. */
   prepare(job: Pick<RestoreJob, "inputPath" | "quality" | "signal">): Promise<ProbeReading>;
   restore(input: RestoreInput): Promise<RestoreResult>;
-  /** Stops the spare analysis ffmpeg; a later restore starts its analysis cold. */
+  /** Stops the spare analysis ffmpegs; a later restore starts its analysis cold. */
   close(): void;
 }
 
@@ -82,8 +83,9 @@ export interface FfmpegRestoreEngineOptions {
   /** x264 preset; default "veryfast" (the speed/size trade-off measured in FACTS.md). */
   x264Preset?: string;
   /**
-   * Keep one ffmpeg started ahead for the next video analysis (default true): it saves that
-   * restore ffmpeg's load time (≈ 0.08 s of CPU for Debian's build) on its critical path.
+   * Keep ffmpegs started ahead for the next restore's analyses, one per process they run in
+   * (ANALYSIS_SPARES; default true): that restore does not wait for ffmpeg to load (≈ 0.08 s
+   * of CPU for Debian's build) before its encode.
    */
   spareAnalysis?: boolean;
 }
@@ -229,7 +231,7 @@ async function soundBranch(
   const prepared = input.prepared?.audio;
   const heard = prepared
     ? await untilAborted(prepared, signal)
-    : await readAudio(input.inputPath, input.quality, source, signal);
+    : await readAudio(input.inputPath, input.quality, source, signal, { runner: ctx.runner });
   handoff.heard = heard;
   if (await untilAborted(handoff.tookAlong, signal)) {
     return { heard, decodedSec: null, joined: false };
@@ -326,9 +328,10 @@ function longest(video: number | null, audio: number | null): number | null {
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
   const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
-  // The video analysis is the critical path before the encode: after each restore a spare
-  // ffmpeg is started for the next one's, so that restore does not wait for ffmpeg to load.
-  const runner = createGraphRunner({ spare: opts.spareAnalysis ?? true });
+  // The video analysis is the critical path before the encode: after each restore spare
+  // ffmpegs are started for the next one's, so that restore does not wait for ffmpeg to load.
+  const spares = opts.spareAnalysis === false ? 0 : ANALYSIS_SPARES;
+  const runner = createGraphRunner({ spares });
   return {
     name: "ffmpeg",
     measureDurationSec,

@@ -16,8 +16,8 @@ async function collect(runner: GraphRunner, graph: string, signal?: AbortSignal)
 }
 
 const runners: GraphRunner[] = [];
-const runner = (spare: boolean) => {
-  const r = createGraphRunner({ spare });
+const runner = (spare: boolean | number) => {
+  const r = createGraphRunner({ spares: spare === true ? 1 : Number(spare) });
   runners.push(r);
   return r;
 };
@@ -64,6 +64,38 @@ describe("graph runner", () => {
     ]);
     expect([a.bytes.length, b.bytes.length]).toEqual([32 * 16 * 4, 16 * 8 * 6]);
     expect([a.warm, b.warm].sort()).toEqual([false, true]);
+  });
+
+  it("keeps as many spares as it was made with: runs at once each take one warm", async () => {
+    const r = runner(3);
+    r.restock();
+    expect(await spareFfmpegs()).toHaveLength(3);
+    // A restock with every spare waiting starts none.
+    r.restock();
+    expect(await spareFfmpegs()).toHaveLength(3);
+    const runs = await Promise.all([2, 3, 4].map((n) => collect(r, greyFrames(8, 8, n))));
+    expect(runs.map((run) => [run.warm, run.bytes.length])).toEqual([
+      [true, 128],
+      [true, 192],
+      [true, 256],
+    ]);
+    // Taken are gone; the fourth run at once would have started cold.
+    expect(await spareFfmpegs()).toEqual([]);
+    r.restock();
+    expect(await spareFfmpegs()).toHaveLength(3);
+  });
+
+  it("streams a sound graph's samples as they are, through the same spare", async () => {
+    const r = runner(true);
+    r.restock();
+    const tone = "sine=f=50:sample_rate=2000:d=0.5,aformat=sample_fmts=flt:channel_layouts=mono";
+    const run = await collect(r, `${tone}[out0]`);
+    expect(run).toMatchObject({ code: 0, warm: true });
+    const samples = new Float32Array(new Uint8Array(run.bytes).buffer);
+    expect(samples).toHaveLength(1000);
+    // A 50 Hz sine at 2 kHz: a quarter period (10 samples) in, it peaks.
+    expect(samples[0]).toBeCloseTo(0, 5);
+    expect(samples[10]).toBeCloseTo(0.125, 2);
   });
 
   it("reports a graph ffmpeg refuses by its exit and log, and the next run still works", async () => {
@@ -117,7 +149,7 @@ describe("graph runner", () => {
     const script = `
       const { createGraphRunner } = await import(${JSON.stringify(module)});
       const { spareFfmpegs } = await import(${JSON.stringify(helper)});
-      const r = createGraphRunner({ spare: true });
+      const r = createGraphRunner({ spares: 1 });
       await r.run("testsrc2=s=8x8:d=0.04,format=gray[out0]");
       r.restock();
       console.log((await spareFfmpegs()).join(" "));

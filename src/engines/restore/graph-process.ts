@@ -1,6 +1,6 @@
 /**
  * ffmpeg running one filter graph that arrives on its stdin (`-f lavfi -graph_file pipe:0`),
- * the graph's one output, `out0`, written to stdout as raw frames.
+ * the graph's one output, `out0`, written to stdout as raw frames or samples.
  *
  * Nothing on that command line depends on the graph, so the process can start before the
  * graph is known. Debian's ffmpeg spends ≈ 0.08 s of CPU before `main` (the dynamic loader
@@ -39,7 +39,7 @@ export interface GraphRunner {
   /** Runs `graph` (lavfi syntax; its one open output labelled `out0`). */
   run(graph: string, opts?: GraphRunOptions): Promise<GraphRun>;
   /**
-   * Starts a spare for the next run, unless one waits (or the runner keeps none). Called when
+   * Starts spares for the next runs, up to the runner's number (none for a runner without). Called when
    * a job is over, so that ffmpeg loads while the worker is between jobs: started inside a job,
    * its ≈ 0.08 s of CPU comes out of the encode, which keeps both cores busy.
    */
@@ -54,10 +54,23 @@ export interface GraphRunner {
  */
 const RAW_OUTPUT = ["-vsync", "0", "-f", "rawvideo", "pipe:1"];
 
-/** A graph whose sources are its own: it is the one input (lavfi), read from stdin. */
+/**
+ * ffmpeg probes an input before it writes anything: on a lavfi input that means running the
+ * graph until it has read 20 frames for the frame rate, which is every noise frame of a short
+ * file, so they all reached us as the process ended (first bytes at 130–160 ms of 140–170).
+ * The graph's sinks already state the streams' sizes and formats, so no probing: the frames
+ * come as they are made (first bytes at 40–50 ms) and are measured while the rest decode.
+ */
+const NO_PROBING = ["-probesize", "32", "-analyzeduration", "0", "-fpsprobesize", "0"];
+
+/**
+ * A graph whose sources are its own: it is the one input (lavfi), read from stdin. Its output's
+ * packets are its raw frames, copied as they are: picture or sound (f32le samples, say), so
+ * one command line, and so one spare, serves either kind of graph.
+ */
 const GRAPH_ARGS = [
-  ...["-hide_banner", "-nostdin", "-f", "lavfi", "-graph_file", "pipe:0", "-i", "graph"],
-  ...["-map", "0:0", ...RAW_OUTPUT],
+  ...["-hide_banner", "-nostdin", "-f", "lavfi", ...NO_PROBING, "-graph_file", "pipe:0"],
+  ...["-i", "graph", "-map", "0:0", "-c", "copy", ...RAW_OUTPUT],
 ];
 
 /** A graph over inputs: the same stdin and output, the graph as a complex filtergraph. */
@@ -125,29 +138,37 @@ function feed(
 }
 
 /**
- * Runs graphs in fresh processes (`spare: false`), or keeps one spare process waiting for the
- * next graph (`spare: true`), started by `restock` when a job is over. A spare costs an idle ffmpeg (≈ 50 MB resident, mostly its shared
- * libraries) and ends with this process: its stdin closes, it reads an empty graph and exits.
+ * Runs graphs in fresh processes (`spares: 0`), or keeps up to `spares` processes waiting for
+ * the next graphs, started by `restock` when a job is over; graphs run at once each take their
+ * own. A spare costs an idle ffmpeg (≈ 50 MB resident, mostly shared libraries that the spares
+ * share) and ends with this process: its stdin closes, it reads an empty graph and exits.
  */
-export function createGraphRunner(opts: { spare: boolean }): GraphRunner {
-  let spare: ChildProcessWithoutNullStreams | null = null;
+export function createGraphRunner(opts: { spares: number }): GraphRunner {
+  let spares: ChildProcessWithoutNullStreams[] = [];
   let closed = false;
   const take = (): { child: ChildProcessWithoutNullStreams; warm: boolean } => {
-    const ready = spare && alive(spare) ? spare : null;
-    if (spare && !ready) spare.kill("SIGKILL");
-    spare = null;
+    let ready: ChildProcessWithoutNullStreams | null = null;
+    while (!ready && spares.length > 0) {
+      const next = spares.shift() as ChildProcessWithoutNullStreams;
+      if (alive(next)) ready = next;
+      else next.kill("SIGKILL");
+    }
     const child = ready ?? startProcess();
     setHeld(child, true);
     return { child, warm: ready !== null };
   };
   const restock = () => {
-    if (!opts.spare || closed || (spare && alive(spare))) return;
-    try {
-      spare = startProcess();
-      setHeld(spare, false);
-    } catch {
-      // Cannot start ffmpeg now: the next run tries again, and reports why.
-      spare = null;
+    if (closed) return;
+    spares = spares.filter((child) => alive(child) || !child.kill("SIGKILL"));
+    while (spares.length < opts.spares) {
+      try {
+        const child = startProcess();
+        setHeld(child, false);
+        spares.push(child);
+      } catch {
+        // Cannot start ffmpeg now: the next run tries again, and reports why.
+        return;
+      }
     }
   };
   return {
@@ -168,11 +189,10 @@ export function createGraphRunner(opts: { spare: boolean }): GraphRunner {
     restock,
     close() {
       closed = true;
-      spare?.kill("SIGKILL");
-      spare = null;
+      for (const child of spares.splice(0)) child.kill("SIGKILL");
     },
   };
 }
 
 /** Runs every graph in a fresh process: for one-off analyses (tests, the CLI). */
-export const coldGraphRunner: GraphRunner = createGraphRunner({ spare: false });
+export const coldGraphRunner: GraphRunner = createGraphRunner({ spares: 0 });

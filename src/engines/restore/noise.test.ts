@@ -74,4 +74,26 @@ describe("noise estimate", () => {
     partial.push(whole.subarray(0, 3000));
     expect(partial.result()).toBeNull();
   });
+
+  it("measures frames from several streams at once into one median, each stream's frames whole", () => {
+    const w = 64;
+    const h = 32;
+    const frames = [3, 6, 12].map((sigma) => {
+      const y = noisyPlane(w, h, sigma, () => 90);
+      const c = noisyPlane(w / 2, h / 2, sigma, () => 128);
+      return new Uint8Array([...y, ...c, ...c]);
+    });
+    const meter = createNoiseMeter(w, h);
+    const first = meter.stream();
+    const second = meter.stream();
+    // Interleaved chunks that split frames: each stream must keep its own partial frame.
+    const a = new Uint8Array([...(frames[0] as Uint8Array), ...(frames[2] as Uint8Array)]);
+    const b = frames[1] as Uint8Array;
+    for (let at = 0; at < a.length; at += 1000) {
+      first(a.subarray(at, at + 1000));
+      second(b.subarray(at, at + 1000));
+    }
+    const whole = new Uint8Array([...a, ...b]);
+    expect(meter.result()).toEqual(yuv420Noise(whole, w, h));
+  });
 });

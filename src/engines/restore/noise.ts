@@ -56,30 +56,31 @@ export function planeNoise(plane: Uint8Array, width: number, height: number): nu
 export interface NoiseMeter {
   /** The next bytes of the frames laid end to end (chunks may split a frame anywhere). */
   push(chunk: Uint8Array): void;
-  /** The median over the whole frames pushed, per plane; null before a whole frame. */
+  /**
+   * Another stream of frames (from another process), measured into the same result: a `push`
+   * of its own, which keeps its own partly filled frame.
+   */
+  stream(): (chunk: Uint8Array) => void;
+  /** The median over the whole frames pushed to every stream, per plane; null before one. */
   result(): NoiseLevel | null;
 }
 
-/**
- * A meter for frames of `width` × `height`: each frame is measured as soon as its last byte
- * comes, so the measuring runs beside the ffmpeg that writes them, and only one frame is held.
- */
 export function createNoiseMeter(width: number, height: number): NoiseMeter {
   const cw = width >> 1;
   const ch = height >> 1;
   const lumaBytes = width * height;
-  const frame = new Uint8Array(lumaBytes + 2 * cw * ch);
-  let filled = 0;
   const ys: number[] = [];
   const cs: number[] = [];
-  const measure = () => {
+  const measure = (frame: Uint8Array) => {
     ys.push(planeNoise(frame.subarray(0, lumaBytes), width, height));
     const u = planeNoise(frame.subarray(lumaBytes, lumaBytes + cw * ch), cw, ch);
     const v = planeNoise(frame.subarray(lumaBytes + cw * ch), cw, ch);
     cs.push((u + v) / 2);
   };
-  return {
-    push(chunk) {
+  const stream = () => {
+    const frame = new Uint8Array(lumaBytes + 2 * cw * ch);
+    let filled = 0;
+    return (chunk: Uint8Array) => {
       let at = 0;
       while (at < chunk.length) {
         const take = Math.min(frame.length - filled, chunk.length - at);
@@ -87,11 +88,15 @@ export function createNoiseMeter(width: number, height: number): NoiseMeter {
         filled += take;
         at += take;
         if (filled === frame.length) {
-          measure();
+          measure(frame);
           filled = 0;
         }
       }
-    },
+    };
+  };
+  return {
+    push: stream(),
+    stream,
     result() {
       if (ys.length === 0) return null;
       const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;

@@ -7,7 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { humProminenceOf, parseEbur128 } from "./analysis.js";
-import { audioPrefilters } from "./chain.js";
+import { audioPrefilters, escapeFilterValue } from "./chain.js";
+import type { GraphRunner } from "./graph-process.js";
 import { runFfmpegForMedia } from "./run.js";
 import type { AudioPlan, Measurements, Sample } from "./types.js";
 
@@ -54,6 +55,11 @@ async function humOf(files: string[]): Promise<Measurements["hum"]> {
       new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4)),
     );
   }
+  return humOfExcerpts(excerpts);
+}
+
+/** Goertzel prominence of 50 vs 60 Hz over mono HUM_RATE excerpts; null if too few samples. */
+function humOfExcerpts(excerpts: Float32Array[]): Measurements["hum"] {
   if (excerpts.reduce((n, e) => n + e.length, 0) < HUM_RATE) return null;
   return humProminenceOf(excerpts, HUM_RATE);
 }
@@ -95,19 +101,98 @@ export async function analyseHum(
   return humOf(run.files);
 }
 
+/** Samples a hum excerpt of `seconds` gives at HUM_RATE. */
+const humLength = (seconds: number) => Math.round(seconds * HUM_RATE);
+
+/**
+ * The run of `analyseHumAndLoudness` as one filter graph that opens the track itself (amovie),
+ * for a spare ffmpeg (graph-process.ts): the same filters, and the same conversion to HUM_RATE
+ * mono that `-ac 1 -ar` asks for. Its one output is the hum excerpts back to back, each made
+ * exactly `humLength` long (padded with zeros where the track ends early, which `splitHum`
+ * strips again), so they can be cut apart.
+ */
+function humAndLoudnessGraph(
+  inputPath: string,
+  streamIndex: number,
+  plain: Pick<AudioPlan, "highpassHz">,
+  samples: Sample[],
+): string {
+  const labels = samples.map((_, i) => `[h${i}]`);
+  const source = `amovie=filename=${escapeFilterValue(inputPath)}:streams=${streamIndex}`;
+  const cuts = samples.map((s, i) => {
+    const n = humLength(s.seconds);
+    const cut = `atrim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}`;
+    const mono = `aformat=sample_fmts=flt:sample_rates=${HUM_RATE}:channel_layouts=mono`;
+    return `${labels[i]}${cut},${mono},apad=whole_len=${n},atrim=end_sample=${n}[c${i}]`;
+  });
+  const joined = samples.map((_, i) => `[c${i}]`).join("");
+  return (
+    `${source},asetpts=PTS-STARTPTS,asplit=${samples.length + 1}[l]${labels.join("")};` +
+    `[l]${loudnessChain({ ...plain, hum: null })},anullsink;${cuts.join(";")};` +
+    `${joined}concat=n=${samples.length}:v=0:a=1[out0]`
+  );
+}
+
+/**
+ * The excerpts laid end to end by `humAndLoudnessGraph`, cut apart, each without the zeros
+ * that padded it (where the track ended before the excerpt did, as a file of its own ends).
+ */
+export function splitHum(raw: Uint8Array, samples: Sample[]): Float32Array[] {
+  // Floats must start on a 4-byte boundary: copied unless they do.
+  const bytes = raw.byteOffset % 4 === 0 ? raw : new Uint8Array(raw);
+  const all = new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
+  let at = 0;
+  return samples.map((s) => {
+    const excerpt = all.subarray(at, at + humLength(s.seconds));
+    at += humLength(s.seconds);
+    let end = excerpt.length;
+    while (end > 0 && excerpt[end - 1] === 0) end--;
+    return excerpt.subarray(0, end);
+  });
+}
+
+/** `analyseHumAndLoudness` in a spare of `runner`; null when that run failed. */
+async function humAndLoudnessInGraph(
+  inputPath: string,
+  plain: Pick<AudioPlan, "highpassHz">,
+  opts: HumOptions & { samples: Sample[]; streamIndex: number; runner: GraphRunner },
+): Promise<{ hum: Measurements["hum"]; plainLoudness: Measurements["loudness"] } | null> {
+  const graph = humAndLoudnessGraph(inputPath, opts.streamIndex, plain, opts.samples);
+  const chunks: Buffer[] = [];
+  const run = await opts.runner.run(graph, {
+    signal: opts.signal,
+    onFrames: (chunk) => chunks.push(chunk),
+  });
+  if (run.code !== 0) return null;
+  const excerpts = splitHum(Buffer.concat(chunks), opts.samples);
+  return { hum: humOfExcerpts(excerpts), plainLoudness: parseEbur128(run.stderr) };
+}
+
 /**
  * One decode of the track serves both: it is split, one branch runs the loudness pass through
  * `plain` (the high-pass without notches), the others are cut into the hum excerpts with atrim.
- * One process start and one decode instead of two runs in a row. When that run fails, each is
- * measured on its own, so a bad track fails as it would alone.
+ * One process start and one decode instead of two runs in a row; none with a `runner` that
+ * keeps a spare. When that run fails, each is measured on its own, so a bad track fails as it
+ * would alone.
  */
 export async function analyseHumAndLoudness(
   inputPath: string,
   dir: string,
   plain: Pick<AudioPlan, "highpassHz">,
-  opts: HumOptions & { samples: Sample[] },
+  opts: HumOptions & { samples: Sample[]; runner?: GraphRunner },
 ): Promise<{ hum: Measurements["hum"]; plainLoudness: Measurements["loudness"] }> {
-  const { samples } = opts;
+  const { samples, runner, streamIndex } = opts;
+  if (runner && streamIndex !== undefined) {
+    const inGraph = await humAndLoudnessInGraph(inputPath, plain, {
+      ...opts,
+      runner,
+      streamIndex,
+    }).catch((err) => {
+      if (opts.signal?.aborted) throw err;
+      return null;
+    });
+    if (inGraph) return inGraph;
+  }
   const files = samples.map((_, i) => join(dir, `hum-${i}.f32`));
   const labels = samples.map((_, i) => `[h${i}]`);
   // Times from the track's first sample, as `-ss` counts them for the excerpts of analyseHum.

@@ -55,6 +55,11 @@ interface Heads {
   prelude: string;
   /** ffmpeg inputs the heads read (`[i:s]`); none when the graph opens the file itself. */
   inputs?: string[];
+  /**
+   * Whether the heads are independent sources (each opens the file): then they may run in
+   * separate processes side by side (see ANALYSIS_PROCESSES).
+   */
+  split?: boolean;
 }
 
 /**
@@ -104,13 +109,13 @@ const sec6 = (x: number): string => String(Math.round(x * 1e6) / 1e6);
 /**
  * A `movie` source: the video stream of `path`, seeked (like `-ss` before `-i`) to `seekSec`
  * from the file's start. Its frames keep the file's timestamps (the container's start time
- * included), and it never rotates them (like `-noautorotate`). `few`: EXCERPT_DECODE_THREADS
- * decoder threads (the 2018 fallback ffmpeg's movie has no such option and uses them all).
+ * included), and it never rotates them (like `-noautorotate`). `threads`: its decoder's, or
+ * null for ffmpeg's choice (the 2018 fallback ffmpeg's movie has no such option and uses all).
  */
-function movie(path: string, source: SourceInfo, seekSec: number, few: boolean): string {
+function movie(path: string, source: SourceInfo, seekSec: number, threads: number | null) {
   const options = [`filename=${escapeFilterValue(path)}`, `streams=${source.videoStreamIndex}`];
   if (seekSec > 0) options.push(`seek_point=${sec6(seekSec)}`);
-  if (few && movieHasDecThreads()) options.push(`dec_threads=${EXCERPT_DECODE_THREADS}`);
+  if (threads !== null && movieHasDecThreads()) options.push(`dec_threads=${threads}`);
   return `movie=${options.join(":")}`;
 }
 
@@ -126,16 +131,19 @@ function seekingHeads(
   source: SourceInfo,
   samples: Sample[],
   planned: Sample[],
+  processes: number,
 ): Heads {
   const t0 = source.startTimeSec ?? 0;
+  // Several processes share the cores between them: one decoder thread each.
+  const threads = processes > 1 ? 1 : EXCERPT_DECODE_THREADS;
   const heads = samples.map((s, i) => {
     const moved = s.startSec !== planned[i]?.startSec;
     if (moved)
-      return `${movie(path, source, s.startSec + 0.001, true)},trim=duration=${sec(s.seconds)}`;
+      return `${movie(path, source, s.startSec + 0.001, threads)},trim=duration=${sec(s.seconds)}`;
     const start = s.startSec > 0 ? `start=${sec6(t0 + s.startSec)}:` : "";
-    return `${movie(path, source, s.startSec, true)},trim=${start}duration=${sec(s.seconds)}`;
+    return `${movie(path, source, s.startSec, threads)},trim=${start}duration=${sec(s.seconds)}`;
   });
-  return { heads, prelude: "" };
+  return { heads, prelude: "", split: true };
 }
 
 /**
@@ -150,7 +158,7 @@ function throughHeads(path: string, source: SourceInfo, samples: Sample[]): Head
   const outs = samples.map((_, i) => `[t${i}]`).join("");
   const length = sec(last.startSec + last.seconds);
   const read = own
-    ? `${movie(path, source, 0, false)},trim=duration=${length}`
+    ? `${movie(path, source, 0, null)},trim=duration=${length}`
     : `[0:${source.videoStreamIndex}]null`;
   const prelude = `${read},split=${samples.length}${outs};`;
   // trim ends its branch after the excerpt, so concat moves on without buffering frames.
@@ -163,13 +171,13 @@ function throughHeads(path: string, source: SourceInfo, samples: Sample[]): Head
 
 /**
  * idet per excerpt (a fresh one each, so its frame history never carries one excerpt's
- * verdict into the next), then the excerpts back to back. `frames` > 0 trims every excerpt to
- * that many frames, so the shake analysis can cut them apart again.
+ * verdict into the next), then the excerpts back to back. `frames` > 0 trims every excerpt of
+ * a file read in several to that many frames, so the shake analysis can cut them apart again.
  */
-function frontGraph(inputs: Heads, frames: number): string {
-  const trim = frames > 0 ? `,trim=end_frame=${frames}` : "";
+function frontGraph(inputs: Heads, frames: number, excerpts: number): string {
+  const trim = frames > 0 && excerpts > 1 ? `,trim=end_frame=${frames}` : "";
   const idet = "idet=intl_thres=1.2";
-  if (inputs.heads.length === 1) return `${inputs.prelude}${inputs.heads[0]},${idet}`;
+  if (inputs.heads.length === 1) return `${inputs.prelude}${inputs.heads[0]}${trim},${idet}`;
   const parts = inputs.heads.map((h, i) => `${h}${trim},${idet},setpts=PTS-STARTPTS[s${i}]`);
   const joined = inputs.heads.map((_, i) => `[s${i}]`).join("");
   return `${inputs.prelude}${parts.join(";")};${joined}concat=n=${inputs.heads.length}:v=1:a=0`;
@@ -187,16 +195,50 @@ const NOISE_FRAME_STEP = 5;
  * The noise branch: the top field of a few frames at full resolution (one field, so combing
  * never reads as noise), cropped to an even size for yuv420p.
  */
-function noiseFrames(source: SourceInfo): { filter: string; width: number; height: number } {
+function noiseFrames(source: SourceInfo): { width: number; height: number } {
   const width = source.width - (source.width % 2);
   const field = Math.floor(source.height / 2);
-  const height = field - (field % 2);
-  return {
-    filter: `select='not(mod(n,${NOISE_FRAME_STEP}))',field=top,crop=${width}:${height}:0:0`,
-    width,
-    height,
-  };
+  return { width, height: field - (field % 2) };
 }
+
+/**
+ * The noise branch's filters, for a graph whose first frame is frame `offset` of the excerpts
+ * laid end to end: a graph reading later excerpts keeps counting where the one before left
+ * off, so the frames measured are those one graph over all the excerpts would measure.
+ */
+function noiseFilter(size: { width: number; height: number }, offset: number): string {
+  const n = offset > 0 ? `n+${offset}` : "n";
+  return `select='not(mod(${n},${NOISE_FRAME_STEP}))',field=top,crop=${size.width}:${size.height}:0:0`;
+}
+
+/**
+ * How many processes read `excerpts` excerpts side by side: each excerpt is its own source
+ * (it opens the file and decodes from its keyframe), so they split across processes whole.
+ * One process runs its filters on one thread while its decoder waits: on 2 cores, the bench's
+ * 480p 10 s clip (3 excerpts of 0.5 s, spares started) took 134 ms in one process (two decoder
+ * threads), 133 ms in two (2 + 1 excerpts) and 110 ms in three (12 runs each).
+ */
+export const ANALYSIS_PROCESSES = 3;
+
+/** `items` cut into `count` runs in order, their lengths differing by at most one. */
+function runsOf<T>(items: T[], count: number): T[][] {
+  const runs: T[][] = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const take = Math.floor((items.length - at) / (count - i));
+    runs.push(items.slice(at, at + take));
+    at += take;
+  }
+  return runs;
+}
+
+/**
+ * Frames an excerpt gives: `frames` when trimmed to that many, else its length at the stream's
+ * rate (exact for a constant rate; off by one at most on a variable one, which only moves
+ * which frames the noise estimate reads).
+ */
+const framesOf = (sample: Sample, fps: number, frames: number) =>
+  frames > 0 ? frames : Math.ceil(sample.seconds * fps - 1e-6);
 
 export interface VideoAnalysisOptions {
   samples: Sample[];
@@ -205,8 +247,17 @@ export interface VideoAnalysisOptions {
   /** Measure camera shake (vidstabdetect): only where we would stabilise. */
   shake: boolean;
   signal?: AbortSignal;
-  /** Runs the analysis graph; default a fresh ffmpeg each time (an engine keeps a spare). */
+  /** Runs the analysis graphs; default a fresh ffmpeg each time (an engine keeps spares). */
   runner?: GraphRunner;
+  /** At most this many processes read the excerpts side by side; default ANALYSIS_PROCESSES. */
+  processes?: number;
+}
+
+/** One process's share of the analysis: its graph and the files its branches write. */
+interface Part {
+  graph: string;
+  statsPath: string;
+  trfPath: string;
 }
 
 /** idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy. */
@@ -217,56 +268,73 @@ export async function analyseVideo(
   opts: VideoAnalysisOptions,
 ): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "noise" | "samples">> {
   const { samples } = opts;
-  const statsPath = join(dir, "signalstats.txt");
-  const trfPath = join(dir, "shake.trf");
   const fps = source.fps ?? 25;
   const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
   const landings =
     samples.length > 1 ? await seekLandings(inputPath, source, samples, opts.signal) : null;
   const reads = planReads(samples, landings);
-  const seek = graphOpensFile(source) ? seekingHeads : seekingInputs;
+  const processes = Math.max(1, Math.min(samples.length, opts.processes ?? ANALYSIS_PROCESSES));
   const heads =
-    reads.mode === "seek"
-      ? seek(inputPath, source, reads.samples, samples)
-      : throughHeads(inputPath, source, samples);
+    reads.mode === "through"
+      ? throughHeads(inputPath, source, samples)
+      : graphOpensFile(source)
+        ? seekingHeads(inputPath, source, reads.samples, samples, processes)
+        : seekingInputs(inputPath, source, reads.samples, samples);
   // One field per frame: combing would read as vertical jitter. Progressive input just loses
   // every other line, which motion search does not mind.
   const fieldHeight = Math.floor(source.height / 2);
   const height = Math.min(ANALYSIS_HEIGHT, fieldHeight - (fieldHeight % 2));
-  // Levels on a quarter-size, denoised copy: grain must not pass for black or white.
-  const stats = `scale=trunc(iw/8)*2:trunc(ih/8)*2:flags=area,hqdn3d=4:3:6:4.5,signalstats,metadata=mode=print:file=${escapeFilterValue(statsPath)}`;
-  const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
-  // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
-  // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
-  const front = frontGraph(heads, frames);
   const noise = noiseFrames(source);
-  // The levels and shake branches write their files and end in the graph; the noise frames
-  // are its one output, measured as they come.
-  const branches = [
-    opts.levels ? `${stats},nullsink` : null,
-    opts.shake ? `${motion},nullsink` : null,
-    `${noise.filter},format=yuv420p[out0]`,
-  ].filter((b): b is string => b !== null);
-  const labels = branches.map((_, i) => `[b${i}]`).join("");
-  let graph = `${front},format=yuv420p,split=${branches.length}${labels}`;
-  branches.forEach((b, i) => {
-    graph += `;[b${i}]${b}`;
+  // Independent excerpts run in processes side by side, each over a run of them; the rest in one.
+  const excerpts = heads.heads.map((head, i) => ({ head, sample: reads.samples[i] as Sample }));
+  const runs = heads.split ? runsOf(excerpts, processes) : [excerpts];
+  let offset = 0;
+  const parts: Part[] = runs.map((run, i) => {
+    const statsPath = join(dir, `signalstats-${i}.txt`);
+    const trfPath = join(dir, `shake-${i}.trf`);
+    // Levels on a quarter-size, denoised copy: grain must not pass for black or white.
+    const stats = `scale=trunc(iw/8)*2:trunc(ih/8)*2:flags=area,hqdn3d=4:3:6:4.5,signalstats,metadata=mode=print:file=${escapeFilterValue(statsPath)}`;
+    const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
+    // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
+    // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
+    const own = { ...heads, heads: run.map((r) => r.head) };
+    const front = frontGraph(own, frames, samples.length);
+    // The levels and shake branches write their files and end in the graph; the noise frames
+    // are its one output, measured as they come.
+    const branches = [
+      opts.levels ? `${stats},nullsink` : null,
+      opts.shake ? `${motion},nullsink` : null,
+      `${noiseFilter(noise, offset)},format=yuv420p[out0]`,
+    ].filter((b): b is string => b !== null);
+    offset += run.reduce((n, r) => n + framesOf(r.sample, fps, frames), 0);
+    const labels = branches.map((_, b) => `[b${b}]`).join("");
+    let graph = `${front},format=yuv420p,split=${branches.length}${labels}`;
+    branches.forEach((b, j) => {
+      graph += `;[b${j}]${b}`;
+    });
+    return { graph, statsPath, trfPath };
   });
   const meter = createNoiseMeter(noise.width, noise.height);
   const runner = opts.runner ?? coldGraphRunner;
-  const onFrames = (chunk: Buffer) => meter.push(chunk);
-  const run = await runner.run(graph, { signal: opts.signal, onFrames, inputs: heads.inputs });
-  if (run.code !== 0) throw ffmpegFailure(run.code, run.stderr);
-  const levels = opts.levels
-    ? parseSignalstats(await readFile(statsPath, "utf8").catch(() => ""))
-    : null;
+  const done = await Promise.all(
+    parts.map((part) =>
+      runner.run(part.graph, {
+        signal: opts.signal,
+        onFrames: meter.stream(),
+        inputs: heads.inputs,
+      }),
+    ),
+  );
+  const failed = done.find((run) => run.code !== 0);
+  if (failed) throw ffmpegFailure(failed.code, failed.stderr);
+  const texts = (paths: string[]) =>
+    Promise.all(paths.map((f) => readFile(f, "utf8").catch(() => ""))).then((t) => t.join("\n"));
+  const levels = opts.levels ? parseSignalstats(await texts(parts.map((p) => p.statsPath))) : null;
   let shake: number | null = null;
   if (opts.shake) {
-    const trf = await readFile(trfPath, "utf8").catch(() => "");
-    const motions = parseVidstabMotions(trf);
+    const motions = parseVidstabMotions(await texts(parts.map((p) => p.trfPath)));
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
-  const noiseLevel = meter.result();
-  const interlace = sumIdetSummaries(run.stderr);
-  return { interlace, shakeRatio: shake, levels, noise: noiseLevel, samples: reads.samples };
+  const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
+  return { interlace, shakeRatio: shake, levels, noise: meter.result(), samples: reads.samples };
 }

@@ -11,7 +11,7 @@ import { parseSourceInfo } from "./analysis.js";
 import type { GraphRunner } from "./graph-process.js";
 import { type Capabilities, decideAudio, decidePlan } from "./plan.js";
 import { analyseHum, analyseHumAndLoudness, measureLoudness } from "./probe-audio.js";
-import { analyseVideo } from "./probe-video.js";
+import { ANALYSIS_PROCESSES, analyseVideo } from "./probe-video.js";
 import { probeJson } from "./run.js";
 import { DEFAULT_SAMPLING, planSamples, type SamplingOptions, sampledSeconds } from "./sampling.js";
 import type {
@@ -26,6 +26,9 @@ import type {
 export { analyseHum, measureLoudness } from "./probe-audio.js";
 export { analyseVideo } from "./probe-video.js";
 
+/** Spares an engine keeps: one per process of the video analysis, and one for the sound's. */
+export const ANALYSIS_SPARES = ANALYSIS_PROCESSES + 1;
+
 export interface ProbeOptions {
   signal?: AbortSignal;
   /** Where to look; default DEFAULT_SAMPLING (≈ 12 % of the file in 3–12 excerpts). */
@@ -34,7 +37,10 @@ export interface ProbeOptions {
   caps?: Capabilities;
   /** Headers already read (`probeSource`), to skip reading them again. */
   source?: SourceInfo;
-  /** Runs the video analysis's graph; default a fresh ffmpeg (an engine keeps a spare). */
+  /**
+   * Runs the analyses' graphs (the video's, and the sound's hum and loudness); default a fresh
+   * ffmpeg for each (an engine keeps spares, ANALYSIS_SPARES).
+   */
   runner?: GraphRunner;
 }
 
@@ -69,10 +75,16 @@ export const NOTHING_MEASURED: Measurements = {
 async function analyseAudio(
   inputPath: string,
   dir: string,
-  input: { quality: RestoreQuality; source: SourceInfo; caps: Capabilities; samples: Sample[] },
+  input: {
+    quality: RestoreQuality;
+    source: SourceInfo;
+    caps: Capabilities;
+    samples: Sample[];
+    runner?: GraphRunner;
+  },
   signal?: AbortSignal,
 ): Promise<Pick<Measurements, "hum" | "loudness">> {
-  const { quality, source, caps, samples } = input;
+  const { quality, source, caps, samples, runner } = input;
   const streamIndex = source.audio?.streamIndex;
   const plain = decideAudio(quality, source, NOTHING_MEASURED, caps, []);
   if (!plain?.loudness) {
@@ -81,7 +93,12 @@ async function analyseAudio(
       loudness: null,
     };
   }
-  const both = await analyseHumAndLoudness(inputPath, dir, plain, { samples, signal, streamIndex });
+  const both = await analyseHumAndLoudness(inputPath, dir, plain, {
+    samples,
+    signal,
+    streamIndex,
+    runner,
+  });
   const draft = decideAudio(quality, source, { ...NOTHING_MEASURED, hum: both.hum }, caps, []);
   if (!draft?.hum) return { hum: both.hum, loudness: both.plainLoudness };
   return {
@@ -145,13 +162,13 @@ export async function readAudio(
   quality: RestoreQuality,
   source: SourceInfo,
   signal?: AbortSignal,
-  opts: Pick<ProbeOptions, "sampling" | "caps"> = {},
+  opts: Pick<ProbeOptions, "sampling" | "caps" | "runner"> = {},
 ): Promise<AudioReading> {
   const caps = opts.caps ?? ffmpegCapabilities;
   const sampling = { ...DEFAULT_SAMPLING, ...opts.sampling };
   const humSamples = planSamples(source.headerDurationSec, sampling, HUM_SAMPLE_SEC);
   return inScratchDir("kinora-probe-audio-", async (dir) => {
-    const input = { quality, source, caps, samples: humSamples };
+    const input = { quality, source, caps, samples: humSamples, runner: opts.runner };
     return { ...(await analyseAudio(inputPath, dir, input, signal)), humSamples };
   });
 }

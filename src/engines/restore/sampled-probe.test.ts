@@ -3,11 +3,16 @@
  * loudness — including when the defect is only in the second half of the file, and with
  * keyframes far apart (where it reads straight through instead of seeking)?
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
-import { probeForPlan } from "./probe.js";
-import type { SamplingOptions } from "./sampling.js";
+import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
+import { analyseVideo, probeForPlan, probeSource } from "./probe.js";
+import { analyseHumAndLoudness } from "./probe-audio.js";
+import { ANALYSIS_PROCESSES } from "./probe-video.js";
+import { DEFAULT_SAMPLING, planSamples, type SamplingOptions } from "./sampling.js";
 import type { InterlaceCounts } from "./types.js";
 
 let dir: string;
@@ -34,6 +39,16 @@ const FOUR: Partial<SamplingOptions> = {
 };
 const decodedFrames = (c: InterlaceCounts | null) =>
   c ? c.tff + c.bff + c.progressive + c.undetermined : 0;
+
+/** `task` in a fresh scratch folder of its own, removed afterwards. */
+async function withDir<T>(task: (dir: string) => Promise<T>): Promise<T> {
+  const scratch = await mkdtemp(join(tmpdir(), "kinora-sampled-"));
+  try {
+    return await task(scratch);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir());
@@ -67,6 +82,19 @@ beforeAll(async () => {
       seconds: 12,
       vf: "tinterlace=interleave_top,fieldorder=tff",
       codec: ["-c:v", "mpeg2video", "-b:v", "6M", "-flags", "+ilme+ildct", "-top", "1", "-g", "12"],
+    }),
+    // Grainy MPEG-2 with B-frames in MP4: how much grain a frame keeps depends on its type.
+    generate(path("grain.mp4"), {
+      video: "testsrc2=s=352x288:r=25,noise=alls=14:allf=t",
+      seconds: SECONDS,
+      codec: ["-c:v", "mpeg2video", "-b:v", "3M", "-bf", "2", "-g", "12"],
+    }),
+    // Hum, but the sound stops at 7 s of 12: the last excerpts have little or nothing.
+    generate(path("short-sound.mp4"), {
+      video: "testsrc2=s=320x240:r=25",
+      seconds: SECONDS,
+      audio: "aevalsrc='0.3*sin(2*PI*440*t)+0.1*sin(2*PI*50*t)':s=48000:d=7",
+      codec: ultrafast(25),
     }),
     generate(path("late-loud.mp4"), {
       video: "testsrc2=s=320x240:r=25",
@@ -130,5 +158,72 @@ describe("sampled probe", () => {
     expect(plan.video.deinterlace?.parity).toBe("bff");
     expect(plan.audio?.hum?.hz).toBe(60);
     expect(plan.audio?.loudness?.measured?.inputI).toBeLessThan(-10);
+  });
+});
+
+/** Counts the graphs a runner is handed, and runs them in fresh processes. */
+function countingRunner(): GraphRunner & { graphs: string[] } {
+  const graphs: string[] = [];
+  return {
+    graphs,
+    run: (graph, opts) => {
+      graphs.push(graph);
+      return coldGraphRunner.run(graph, opts);
+    },
+    restock: () => {},
+    close: () => {},
+  };
+}
+
+describe("analyses in spare-able processes", () => {
+  it.each([
+    ["one idet and noise", "grain.mp4", false],
+    ["levels and shake too", "late-g25.mp4", true],
+  ])(
+    "splits the excerpts over processes and measures what one process does: %s",
+    async (_, name, enhanced) => {
+      const file = path(name);
+      const source = await probeSource(file);
+      const sampling = { ...DEFAULT_SAMPLING, ...FOUR };
+      const samples = planSamples(source.headerDurationSec, sampling, enhanced ? 2 : undefined);
+      const measure = async (processes?: number) => {
+        const runner = countingRunner();
+        const opts = { samples, levels: enhanced, shake: enhanced, runner, processes };
+        const measured = await withDir((dir) => analyseVideo(file, source, dir, opts));
+        return { measured, graphs: runner.graphs.length };
+      };
+      const [one, split] = await Promise.all([measure(1), measure()]);
+      expect([one.graphs, split.graphs]).toEqual([1, ANALYSIS_PROCESSES]);
+      // Each excerpt has its own idet, and the noise frames are counted on across processes.
+      expect(split.measured.interlace).toEqual(one.measured.interlace);
+      expect(split.measured.noise).toEqual(one.measured.noise);
+      expect(split.measured.samples).toEqual(one.measured.samples);
+      if (!enhanced) return;
+      // The levels' and shake's denoiser is temporal: in one process it carried an excerpt's
+      // last frames into the next one's first; apart, each starts afresh.
+      expect(split.measured.levels?.yMin).toBeCloseTo(one.measured.levels?.yMin ?? 0, -1);
+      expect(split.measured.levels?.satAvg).toBeCloseTo(one.measured.levels?.satAvg ?? 0, 0);
+      expect(split.measured.shakeRatio).toBeCloseTo(one.measured.shakeRatio ?? 0, 3);
+    },
+  );
+
+  it.each([
+    ["hum in the second half", "late-g25.mp4"],
+    ["a track that ends before the picture", "short-sound.mp4"],
+  ])("measures hum and loudness in one graph as the command line does: %s", async (_, name) => {
+    const file = path(name);
+    const source = await probeSource(file);
+    const samples = planSamples(source.headerDurationSec, { ...DEFAULT_SAMPLING, ...FOUR }, 2);
+    const runner = countingRunner();
+    const streamIndex = source.audio?.streamIndex;
+    const plain = { highpassHz: 60 };
+    const [inGraph, onCommandLine] = await Promise.all([
+      withDir((dir) => analyseHumAndLoudness(file, dir, plain, { samples, streamIndex, runner })),
+      withDir((dir) => analyseHumAndLoudness(file, dir, plain, { samples, streamIndex })),
+    ]);
+    expect(runner.graphs).toHaveLength(1);
+    expect(inGraph).toEqual(onCommandLine);
+    expect(inGraph.plainLoudness).not.toBeNull();
+    if (name === "late-g25.mp4") expect(inGraph.hum?.db50).toBeGreaterThan(10);
   });
 });
