@@ -16,7 +16,7 @@ import { escapeFilterValue } from "./chain.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
 import { createNoiseMeter } from "./noise.js";
 import { ffmpegFailure } from "./run.js";
-import { planReads } from "./sampling.js";
+import { planReads, type ReadPlan, startsOnLandings } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
 
 /** Height the shake and levels analysis runs at: enough detail, a fraction of the cost. */
@@ -121,24 +121,23 @@ function movie(path: string, source: SourceInfo, seekSec: number, threads: numbe
 
 /**
  * One source per excerpt, each seeking to its excerpt: nothing outside the excerpts is decoded.
- * A seek lands on the keyframe at or before it. An excerpt moved onto that keyframe starts
- * there (the 1 ms nudge keeps rounding from landing on the keyframe before); one that was not,
- * starts exactly (frames before it are decoded and dropped, as an accurate `-ss` does). Each
- * lasts its length from its first frame, as `-t` does.
+ * A seek lands on the keyframe at or before it. An excerpt `fromKeyframe` starts there (the
+ * seek aims 1 ms past its planned start, so that rounding cannot land on the keyframe before);
+ * the others start exactly (frames before them are decoded and dropped, as an accurate `-ss`
+ * does). Each lasts its length from its first frame, as `-t` does.
  */
 function seekingHeads(
   path: string,
   source: SourceInfo,
-  samples: Sample[],
   planned: Sample[],
+  fromKeyframe: (i: number) => boolean,
   processes: number,
 ): Heads {
   const t0 = source.startTimeSec ?? 0;
   // Several processes share the cores between them: one decoder thread each.
   const threads = processes > 1 ? 1 : EXCERPT_DECODE_THREADS;
-  const heads = samples.map((s, i) => {
-    const moved = s.startSec !== planned[i]?.startSec;
-    if (moved)
+  const heads = planned.map((s, i) => {
+    if (fromKeyframe(i))
       return `${movie(path, source, s.startSec + 0.001, threads)},trim=duration=${sec(s.seconds)}`;
     const start = s.startSec > 0 ? `start=${sec6(t0 + s.startSec)}:` : "";
     return `${movie(path, source, s.startSec, threads)},trim=${start}duration=${sec(s.seconds)}`;
@@ -260,38 +259,88 @@ interface Part {
   trfPath: string;
 }
 
-/** idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy. */
+type VideoMeasurements = Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "noise">;
+
+/**
+ * idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy.
+ *
+ * Where a seek to each excerpt lands decides how they are read (`planReads`), and finding out
+ * takes an ffprobe run (≈ 12 ms). For MP4/MOV the analysis does not wait for it: it starts at
+ * once as though every excerpt starts on the keyframe its seek lands on (what keyframes at
+ * most 2 s apart give), and the landings, when they come, confirm it; otherwise (long GOPs:
+ * reading straight through, or decoding up to an excerpt) that run is stopped and the right
+ * one made.
+ */
 export async function analyseVideo(
   inputPath: string,
   source: SourceInfo,
   dir: string,
   opts: VideoAnalysisOptions,
-): Promise<Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "noise" | "samples">> {
+): Promise<VideoMeasurements & Pick<Measurements, "samples">> {
+  const { samples, signal } = opts;
+  if (samples.length <= 1) {
+    const reads = planReads(samples, null);
+    return { ...(await measureReads(inputPath, source, dir, opts, reads)), samples };
+  }
+  const ahead = graphOpensFile(source) ? new AbortController() : null;
+  const stop = () => ahead?.abort(signal?.reason);
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const guess = ahead
+      ? measureReads(inputPath, source, dir, { ...opts, signal: ahead.signal }, null)
+      : null;
+    // Whoever awaits it sees its failure; a guess given up is no error.
+    guess?.catch(() => {});
+    const landings = await seekLandings(inputPath, source, samples, signal);
+    const reads = planReads(samples, landings);
+    if (guess && startsOnLandings(reads, landings))
+      return { ...(await guess), samples: reads.samples };
+    ahead?.abort(new Error("the excerpts are read otherwise"));
+    await guess?.catch(() => {});
+    return { ...(await measureReads(inputPath, source, dir, opts, reads)), samples: reads.samples };
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * The analysis of the excerpts as `reads` places them; null: every excerpt from the keyframe a
+ * seek to it lands on (MP4/MOV only).
+ */
+async function measureReads(
+  inputPath: string,
+  source: SourceInfo,
+  dir: string,
+  opts: VideoAnalysisOptions,
+  reads: ReadPlan | null,
+): Promise<VideoMeasurements> {
   const { samples } = opts;
   const fps = source.fps ?? 25;
   const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
-  const landings =
-    samples.length > 1 ? await seekLandings(inputPath, source, samples, opts.signal) : null;
-  const reads = planReads(samples, landings);
   const processes = Math.max(1, Math.min(samples.length, opts.processes ?? ANALYSIS_PROCESSES));
+  const placed = reads?.samples ?? samples;
   const heads =
-    reads.mode === "through"
-      ? throughHeads(inputPath, source, samples)
-      : graphOpensFile(source)
-        ? seekingHeads(inputPath, source, reads.samples, samples, processes)
-        : seekingInputs(inputPath, source, reads.samples, samples);
+    reads === null
+      ? seekingHeads(inputPath, source, samples, (i) => (samples[i]?.startSec ?? 0) > 0, processes)
+      : reads.mode === "through"
+        ? throughHeads(inputPath, source, samples)
+        : graphOpensFile(source)
+          ? seekingHeads(inputPath, source, samples, (i) => moved(reads, samples, i), processes)
+          : seekingInputs(inputPath, source, placed, samples);
   // One field per frame: combing would read as vertical jitter. Progressive input just loses
   // every other line, which motion search does not mind.
   const fieldHeight = Math.floor(source.height / 2);
   const height = Math.min(ANALYSIS_HEIGHT, fieldHeight - (fieldHeight % 2));
   const noise = noiseFrames(source);
   // Independent excerpts run in processes side by side, each over a run of them; the rest in one.
-  const excerpts = heads.heads.map((head, i) => ({ head, sample: reads.samples[i] as Sample }));
+  const excerpts = heads.heads.map((head, i) => ({ head, sample: placed[i] as Sample }));
   const runs = heads.split ? runsOf(excerpts, processes) : [excerpts];
   let offset = 0;
+  // A run made before the landings are known writes files of its own: it may be stopped.
+  const name = reads === null ? "ahead-" : "";
   const parts: Part[] = runs.map((run, i) => {
-    const statsPath = join(dir, `signalstats-${i}.txt`);
-    const trfPath = join(dir, `shake-${i}.trf`);
+    const statsPath = join(dir, `${name}signalstats-${i}.txt`);
+    const trfPath = join(dir, `${name}shake-${i}.trf`);
     // Levels on a quarter-size, denoised copy: grain must not pass for black or white.
     const stats = `scale=trunc(iw/8)*2:trunc(ih/8)*2:flags=area,hqdn3d=4:3:6:4.5,signalstats,metadata=mode=print:file=${escapeFilterValue(statsPath)}`;
     const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
@@ -336,5 +385,9 @@ export async function analyseVideo(
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
-  return { interlace, shakeRatio: shake, levels, noise: meter.result(), samples: reads.samples };
+  return { interlace, shakeRatio: shake, levels, noise: meter.result() };
 }
+
+/** Whether `reads` moved excerpt `i` back onto the keyframe before it. */
+const moved = (reads: ReadPlan, planned: Sample[], i: number) =>
+  reads.samples[i]?.startSec !== planned[i]?.startSec;

@@ -207,6 +207,28 @@ describe("analyses in spare-able processes", () => {
     },
   );
 
+  it("starts before the landings are known, and starts over when the keyframes are far apart", async () => {
+    const measure = async (name: string) => {
+      const file = path(name);
+      const source = await probeSource(file);
+      const samples = planSamples(source.headerDurationSec, { ...DEFAULT_SAMPLING, ...FOUR });
+      const runner = countingRunner();
+      const opts = { samples, levels: false, shake: false, runner };
+      const measured = await withDir((dir) => analyseVideo(file, source, dir, opts));
+      return { measured, graphs: runner.graphs };
+    };
+    // A keyframe a second: the run started at once is the one.
+    const near = await measure("late-g25.mp4");
+    expect(near.graphs).toHaveLength(ANALYSIS_PROCESSES);
+    expect(near.measured.samples?.map((s) => s.startSec)).toEqual([0, 3, 7, 11]);
+    // One every 10 s: given up for one read straight through (one source, split four ways).
+    const far = await measure("late-g250.mp4");
+    expect(far.graphs).toHaveLength(ANALYSIS_PROCESSES + 1);
+    expect(far.graphs.at(-1)).toMatch(/split=4/);
+    expect(decodedFrames(far.measured.interlace)).toBeGreaterThanOrEqual(4 * 11);
+    expect(decodedFrames(far.measured.interlace)).toBeLessThanOrEqual(4 * 13);
+  });
+
   it.each([
     ["hum in the second half", "late-g25.mp4"],
     ["a track that ends before the picture", "short-sound.mp4"],

@@ -6,6 +6,7 @@ import {
   planReads,
   planSamples,
   sampledSeconds,
+  startsOnLandings,
 } from "./sampling.js";
 
 describe("planSamples", () => {
@@ -65,5 +66,21 @@ describe("planReads", () => {
   it("reads straight through when every seek would decode from one far keyframe", () => {
     expect(planReads(samples, [0, 0, 0, 50])).toEqual({ mode: "through", samples });
     expect(planReads(samples, null).mode).toBe("through");
+  });
+});
+
+describe("startsOnLandings", () => {
+  const samples = evenSamples(60, 4, 1); // 0, 19.667, 39.333, 59
+  it("holds when every excerpt starts on the keyframe its seek lands on", () => {
+    const landings = [0, 19, 39.333, 58];
+    expect(startsOnLandings(planReads(samples, landings), landings)).toBe(true);
+  });
+
+  it("fails when one excerpt is decoded up to, when read straight through, or unknown", () => {
+    const far = [0, 15, 39, 58];
+    expect(startsOnLandings(planReads(samples, far), far)).toBe(false);
+    const longGops = [0, 0, 0, 50];
+    expect(startsOnLandings(planReads(samples, longGops), longGops)).toBe(false);
+    expect(startsOnLandings(planReads(samples, null), null)).toBe(false);
   });
 });

@@ -133,3 +133,15 @@ export function planReads(samples: Sample[], landings: Array<number | null> | nu
     ? { mode: "seek", samples: placed }
     : { mode: "through", samples };
 }
+
+/**
+ * Whether `plan` reads every excerpt from the keyframe a seek to it lands on (`landings`, as
+ * for `planReads`): what an analysis started before the landings were known reads.
+ */
+export function startsOnLandings(plan: ReadPlan, landings: Array<number | null> | null): boolean {
+  if (plan.mode !== "seek" || landings === null) return false;
+  return plan.samples.every((s, i) => {
+    const kf = landings[i];
+    return typeof kf === "number" && s.startSec <= round3(Math.max(0, kf));
+  });
+}
