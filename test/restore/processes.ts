@@ -2,19 +2,35 @@
  * The spare analysis ffmpegs a process keeps (`src/engines/restore/graph-process.ts`), read
  * from /proc: for tests that check a spare is started, taken, and ended.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
 
-/** Live ffmpeg children of `parentPid` that wait for a filter graph on their stdin. */
-export async function spareFfmpegs(parentPid = process.pid): Promise<number[]> {
+const read = (file: string) => {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return ""; // The process ended while we looked.
+  }
+};
+
+/**
+ * Live ffmpeg children of `parentPid` that wait for a filter graph on their stdin, as they are
+ * at this moment (read synchronously: nothing else of this process runs in between).
+ */
+export function spareFfmpegsNow(parentPid = process.pid): number[] {
   const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
+  for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const stat = read(`/proc/${entry}/stat`);
     // After "(comm) ": state, then parent pid.
     const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     if (!stat.includes("(ffmpeg)") || parent !== String(parentPid) || state === "Z") continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.includes("graph_file")) pids.push(Number(entry));
+    if (read(`/proc/${entry}/cmdline`).includes("graph_file")) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** `spareFfmpegsNow` after this turn of the event loop (spares start on the next one). */
+export async function spareFfmpegs(parentPid = process.pid): Promise<number[]> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return spareFfmpegsNow(parentPid);
 }

@@ -3,7 +3,7 @@ import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
-import { spareFfmpegs } from "../../../test/restore/processes.js";
+import { spareFfmpegs, spareFfmpegsNow } from "../../../test/restore/processes.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
 import { ANALYSIS_SPARES, type AudioReading } from "./probe.js";
@@ -161,6 +161,8 @@ describe("restore", () => {
     const others = new Set(await spareFfmpegs());
     const mine = async () => (await spareFfmpegs()).filter((pid) => !others.has(pid));
     await job("spare-1.mp4");
+    // The result comes first: starting processes blocks, so they start on the next turn.
+    expect(spareFfmpegsNow().filter((pid) => !others.has(pid))).toEqual([]);
     const first = await mine();
     expect(first).toHaveLength(ANALYSIS_SPARES);
     await job("spare-2.mp4");
