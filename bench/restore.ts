@@ -228,11 +228,13 @@ export async function benchWorkerPath(
 /**
  * Every restore figure `npm run bench` prints: the engine against bare ffmpeg on a 10 s clip
  * (the aim) and, unless quick, a 30 s one (the probe's cost is nearly fixed, so this is what it
- * comes to on a longer tape), then the worker's order of steps.
+ * comes to on a longer tape), then the worker's order of steps. The 10 s aim takes 11 pairs:
+ * with 5, one run to the next moved its median pair ratio by ±0.05 on two shared cores, as much
+ * as the engine's whole overhead above the aim.
  */
 export async function restoreFigures(quick: boolean): Promise<Figure[]> {
   return [
-    ...(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 5)),
+    ...(await benchRestore(quick ? 4 : 10, "faithful", quick ? 3 : 11)),
     ...(quick ? [] : await benchRestore(30, "faithful", 3)),
     ...(await benchWorkerPath(quick ? 4 : 10, "faithful", quick ? 3 : 5)),
   ];
