@@ -39,9 +39,10 @@ export interface GraphRunner {
   /** Runs `graph` (lavfi syntax; its one open output labelled `out0`). */
   run(graph: string, opts?: GraphRunOptions): Promise<GraphRun>;
   /**
-   * Starts spares for the next runs, up to the runner's number (none for a runner without). Called when
-   * a job is over, so that ffmpeg loads while the worker is between jobs: started inside a job,
-   * its ≈ 0.08 s of CPU comes out of the encode, which keeps both cores busy.
+   * Starts spares for the next runs, up to the runner's number (none for a runner without).
+   * Called when a job is over, so that ffmpeg loads while the worker is between jobs: started
+   * inside a job, its ≈ 0.04–0.08 s of CPU each comes out of the encode, which keeps both
+   * cores busy. Starting a process blocks this one for 2–6 ms (by its size).
    */
   restock(): void;
   /** Stops the spare, if one waits; later runs start their process cold. */
@@ -57,9 +58,10 @@ const RAW_OUTPUT = ["-vsync", "0", "-f", "rawvideo", "pipe:1"];
 /**
  * ffmpeg probes an input before it writes anything: on a lavfi input that means running the
  * graph until it has read 20 frames for the frame rate, which is every noise frame of a short
- * file, so they all reached us as the process ended (first bytes at 130–160 ms of 140–170).
- * The graph's sinks already state the streams' sizes and formats, so no probing: the frames
- * come as they are made (first bytes at 40–50 ms) and are measured while the rest decode.
+ * file, so they all reached us as the process ended (first bytes at 130–160 ms of 140–170),
+ * held in ffmpeg meanwhile. The graph's sinks already state the streams' sizes and formats, so
+ * no probing: the frames come as they are made (first bytes at 40–50 ms) and are measured
+ * while the rest decode (end to end no faster on two busy cores, but nothing is held).
  */
 const NO_PROBING = ["-probesize", "32", "-analyzeduration", "0", "-fpsprobesize", "0"];
 

@@ -55,14 +55,18 @@ describe("noise estimate", () => {
     expect(yuv420Noise(new Uint8Array(10), w, h)).toBeNull();
   });
 
-  it("measures frames that arrive in chunks cut anywhere as it measures them whole", () => {
-    const w = 64;
-    const h = 32;
-    const frames = [3, 6, 12].map((sigma) => {
-      const y = noisyPlane(w, h, sigma, () => 90);
-      const c = noisyPlane(w / 2, h / 2, sigma, () => 128);
+  const w = 64;
+  const h = 32;
+  /** One yuv420p frame per σ, grey with that much noise in every plane. */
+  const noisyFrames = (width: number, height: number, sigmas: number[]) =>
+    sigmas.map((sigma) => {
+      const y = noisyPlane(width, height, sigma, () => 90);
+      const c = noisyPlane(width / 2, height / 2, sigma, () => 128);
       return new Uint8Array([...y, ...c, ...c]);
     });
+
+  it("measures frames that arrive in chunks cut anywhere as it measures them whole", () => {
+    const frames = noisyFrames(w, h, [3, 6, 12]);
     const whole = new Uint8Array(frames.flatMap((f) => [...f]));
     const meter = createNoiseMeter(w, h);
     // Chunks of 1,000 bytes: a frame (3,072 bytes) ends inside one, never on its edge.
@@ -76,13 +80,7 @@ describe("noise estimate", () => {
   });
 
   it("measures frames from several streams at once into one median, each stream's frames whole", () => {
-    const w = 64;
-    const h = 32;
-    const frames = [3, 6, 12].map((sigma) => {
-      const y = noisyPlane(w, h, sigma, () => 90);
-      const c = noisyPlane(w / 2, h / 2, sigma, () => 128);
-      return new Uint8Array([...y, ...c, ...c]);
-    });
+    const frames = noisyFrames(w, h, [3, 6, 12]);
     const meter = createNoiseMeter(w, h);
     const first = meter.stream();
     const second = meter.stream();

@@ -137,7 +137,7 @@ function humAndLoudnessGraph(
  * The excerpts laid end to end by `humAndLoudnessGraph`, cut apart, each without the zeros
  * that padded it (where the track ended before the excerpt did, as a file of its own ends).
  */
-export function splitHum(raw: Uint8Array, samples: Sample[]): Float32Array[] {
+function splitHum(raw: Uint8Array, samples: Sample[]): Float32Array[] {
   // Floats must start on a 4-byte boundary: copied unless they do.
   const bytes = raw.byteOffset % 4 === 0 ? raw : new Uint8Array(raw);
   const all = new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
