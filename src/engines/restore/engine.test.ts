@@ -3,10 +3,9 @@ import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
-import { spareFfmpegs, spareFfmpegsNow } from "../../../test/restore/processes.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
-import { ANALYSIS_SPARES, type AudioReading } from "./probe.js";
+import type { AudioReading } from "./probe.js";
 import { measureQuality } from "./quality.js";
 
 const engine = createFfmpegRestoreEngine({ threads: 2 });
@@ -20,14 +19,6 @@ beforeAll(async () => {
   await Promise.all([
     generate(path("av.mp4"), { video, seconds: 2, audio: "sine=f=440:sample_rate=44100" }),
     generate(path("silent.mp4"), { video, seconds: 1.5 }),
-    // Long enough for three excerpts, a keyframe a second: the video analysis runs in processes
-    // side by side, and the sound's in one more.
-    generate(path("excerpts.mp4"), {
-      video: "testsrc2=s=160x120:r=25",
-      seconds: 9,
-      audio: "sine=f=440:sample_rate=44100",
-      codec: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25"],
-    }),
     // x264 would round 321x241; FFV1 keeps the odd size.
     generate(path("odd.mkv"), {
       video,
@@ -152,28 +143,6 @@ describe("restore", () => {
     for (const part of ["partial", "partial.video", "partial.audio"]) {
       expect(existsSync(`${out}.${part}.mp4`)).toBe(false);
     }
-  });
-
-  it("starts spare analysis ffmpegs when a restore is over, and the next restore takes them", async () => {
-    const own = createFfmpegRestoreEngine({ threads: 2 });
-    const job = (name: string) =>
-      own.restore({ inputPath: path("excerpts.mp4"), outputPath: path(name), quality: "faithful" });
-    const others = new Set(await spareFfmpegs());
-    const mine = async () => (await spareFfmpegs()).filter((pid) => !others.has(pid));
-    await job("spare-1.mp4");
-    // The result comes first: starting processes blocks, so they start on the next turn.
-    expect(spareFfmpegsNow().filter((pid) => !others.has(pid))).toEqual([]);
-    const first = await mine();
-    expect(first).toHaveLength(ANALYSIS_SPARES);
-    await job("spare-2.mp4");
-    // The spares ran the second restore's analyses (the picture's three, the sound's) and
-    // exited; as many new ones wait.
-    const after = await mine();
-    expect(after).toHaveLength(ANALYSIS_SPARES);
-    expect(after.filter((pid) => first.includes(pid))).toEqual([]);
-    own.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await mine()).toEqual([]);
   });
 
   it("reports the length the packets hold, not a header that promises more", async () => {

@@ -130,7 +130,7 @@ function workFiles(outputPath: string) {
 
 interface Context {
   encode: Partial<EncodePlan>;
-  /** Runs the video analysis (the engine's, with its spare ffmpeg). */
+  /** Runs the analyses' graphs (the engine's, with its spare ffmpegs). */
   runner: GraphRunner;
   input: RestoreInput;
   source: SourceInfo;
@@ -330,8 +330,8 @@ function longest(video: number | null, audio: number | null): number | null {
 
 export function createFfmpegRestoreEngine(opts: FfmpegRestoreEngineOptions = {}): RestoreEngine {
   const encode = { x264Preset: opts.x264Preset, threads: opts.threads };
-  // The video analysis is the critical path before the encode: after each restore spare
-  // ffmpegs are started for the next one's, so that restore does not wait for ffmpeg to load.
+  // The analyses are the critical path before the encode: after each restore spare ffmpegs
+  // are started for the next one's, so that restore does not wait for ffmpeg to load.
   const spares = opts.spareAnalysis === false ? 0 : ANALYSIS_SPARES;
   const runner = createGraphRunner({ spares });
   return {
