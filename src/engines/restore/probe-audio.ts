@@ -10,12 +10,11 @@ import { humProminenceOf, parseEbur128 } from "./analysis.js";
 import { audioPrefilters, escapeFilterValue } from "./chain.js";
 import type { GraphRunner } from "./graph-process.js";
 import { runFfmpegForMedia } from "./run.js";
+import { secondsText } from "./sampling.js";
 import type { AudioPlan, Measurements, Sample } from "./types.js";
 
 /** Mono rate for hum analysis: mains harmonics sit below 250 Hz. */
 const HUM_RATE = 2000;
-
-const sec = (x: number): string => String(Math.round(x * 1000) / 1000);
 
 export interface HumOptions {
   /** Where to listen; default the first `windowSec` (60) seconds. */
@@ -35,8 +34,8 @@ interface Run {
 function humRun(inputPath: string, dir: string, samples: Sample[], stream: string): Run {
   const args = ["-y"];
   samples.forEach((s) => {
-    if (s.startSec > 0) args.push("-ss", sec(s.startSec));
-    args.push("-t", sec(s.seconds), "-vn", "-i", inputPath);
+    if (s.startSec > 0) args.push("-ss", secondsText(s.startSec));
+    args.push("-t", secondsText(s.seconds), "-vn", "-i", inputPath);
   });
   const files = samples.map((_, i) => join(dir, `hum-${i}.f32`));
   files.forEach((file, i) => {
@@ -121,7 +120,7 @@ function humAndLoudnessGraph(
   const source = `amovie=filename=${escapeFilterValue(inputPath)}:streams=${streamIndex}`;
   const cuts = samples.map((s, i) => {
     const n = humLength(s.seconds);
-    const cut = `atrim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}`;
+    const cut = `atrim=start=${secondsText(s.startSec)}:end=${secondsText(s.startSec + s.seconds)}`;
     const mono = `aformat=sample_fmts=flt:sample_rates=${HUM_RATE}:channel_layouts=mono`;
     return `${labels[i]}${cut},${mono},apad=whole_len=${n},atrim=end_sample=${n}[c${i}]`;
   });
@@ -198,7 +197,7 @@ export async function analyseHumAndLoudness(
   // Times from the track's first sample, as `-ss` counts them for the excerpts of analyseHum.
   const cuts = samples.map(
     (s, i) =>
-      `${labels[i]}atrim=start=${sec(s.startSec)}:end=${sec(s.startSec + s.seconds)}[c${i}]`,
+      `${labels[i]}atrim=start=${secondsText(s.startSec)}:end=${secondsText(s.startSec + s.seconds)}[c${i}]`,
   );
   const graph =
     `[0:${streamSpec(opts.streamIndex)}]asetpts=PTS-STARTPTS,asplit=${samples.length + 1}[l]${labels.join("")};` +

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { hasFilterOption, runFfprobe } from "../ffmpeg.js";
+import { hasFilterOption } from "../ffmpeg.js";
 import {
   parseSignalstats,
   parseVidstabMotions,
@@ -14,39 +14,14 @@ import {
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
+import { printTimes, readLandings, seekLandings } from "./landings.js";
 import { createNoiseMeter } from "./noise.js";
 import { ffmpegFailure } from "./run.js";
-import { planReads, type ReadPlan, startsOnLandings } from "./sampling.js";
+import { planReads, type ReadPlan, secondsText, startsOnLandings } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
 
 /** Height the shake and levels analysis runs at: enough detail, a fraction of the cost. */
 const ANALYSIS_HEIGHT = 360;
-
-const sec = (x: number): string => String(Math.round(x * 1000) / 1000);
-
-/**
- * Where a seek to each excerpt lands (the keyframe at or before it), in file seconds; one
- * ffprobe reading one packet per excerpt. Null when ffprobe cannot tell.
- */
-export async function seekLandings(
-  inputPath: string,
-  source: SourceInfo,
-  samples: Sample[],
-  signal?: AbortSignal,
-): Promise<number[] | null> {
-  const t0 = source.startTimeSec ?? 0;
-  const intervals = samples.map((s) => `${sec(t0 + s.startSec)}%+#1`).join(",");
-  const args = ["-v", "error", "-select_streams", String(source.videoStreamIndex)];
-  args.push("-read_intervals", intervals, "-show_entries", "packet=pts_time", "-of", "csv=p=0");
-  const run = await runFfprobe([...args, inputPath], { signal }).catch(() => null);
-  if (signal?.aborted) throw signal.reason;
-  if (!run) return null;
-  const times = run.stdout
-    .split("\n")
-    .map((l) => Number.parseFloat(l))
-    .filter(Number.isFinite);
-  return run.code === 0 && times.length === samples.length ? times.map((t) => t - t0) : null;
-}
 
 interface Heads {
   /** One chain head per excerpt, each ready for `,filter`. */
@@ -82,10 +57,10 @@ function seekingInputs(
   const inputs: string[] = [];
   const heads = samples.map((s, i) => {
     const moved = s.startSec !== planned[i]?.startSec;
-    if (moved) inputs.push("-noaccurate_seek", "-ss", sec(s.startSec + 0.001));
-    else if (s.startSec > 0) inputs.push("-ss", sec(s.startSec));
+    if (moved) inputs.push("-noaccurate_seek", "-ss", secondsText(s.startSec + 0.001));
+    else if (s.startSec > 0) inputs.push("-ss", secondsText(s.startSec));
     const threads = String(EXCERPT_DECODE_THREADS);
-    inputs.push("-threads", threads, "-t", sec(s.seconds), "-noautorotate", "-i", path);
+    inputs.push("-threads", threads, "-t", secondsText(s.seconds), "-noautorotate", "-i", path);
     return `[${i}:${source.videoStreamIndex}]null`;
   });
   return { heads, prelude: "", inputs };
@@ -138,9 +113,9 @@ function seekingHeads(
   const threads = processes > 1 ? 1 : EXCERPT_DECODE_THREADS;
   const heads = planned.map((s, i) => {
     if (fromKeyframe(i))
-      return `${movie(path, source, s.startSec + 0.001, threads)},trim=duration=${sec(s.seconds)}`;
+      return `${movie(path, source, s.startSec + 0.001, threads)},trim=duration=${secondsText(s.seconds)}`;
     const start = s.startSec > 0 ? `start=${sec6(t0 + s.startSec)}:` : "";
-    return `${movie(path, source, s.startSec, threads)},trim=${start}duration=${sec(s.seconds)}`;
+    return `${movie(path, source, s.startSec, threads)},trim=${start}duration=${secondsText(s.seconds)}`;
   });
   return { heads, prelude: "", split: true };
 }
@@ -155,7 +130,7 @@ function throughHeads(path: string, source: SourceInfo, samples: Sample[]): Head
   const t0 = own ? (source.startTimeSec ?? 0) : 0;
   const last = samples.at(-1) as Sample;
   const outs = samples.map((_, i) => `[t${i}]`).join("");
-  const length = sec(last.startSec + last.seconds);
+  const length = secondsText(last.startSec + last.seconds);
   const read = own
     ? `${movie(path, source, 0, null)},trim=duration=${length}`
     : `[0:${source.videoStreamIndex}]null`;
@@ -264,12 +239,12 @@ type VideoMeasurements = Pick<Measurements, "interlace" | "shakeRatio" | "levels
 /**
  * idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy.
  *
- * Where a seek to each excerpt lands decides how they are read (`planReads`), and finding out
- * takes an ffprobe run (≈ 12 ms). For MP4/MOV the analysis does not wait for it: it starts at
- * once as though every excerpt starts on the keyframe its seek lands on (what keyframes at
- * most 2 s apart give), and the landings, when they come, confirm it; otherwise (long GOPs:
- * reading straight through, or decoding up to an excerpt) that run is stopped and the right
- * one made.
+ * Where a seek to each excerpt lands decides how they are read (`planReads`). For MP4/MOV the
+ * analysis does not ask first: it reads every excerpt from the keyframe its seek lands on (what
+ * keyframes at most 2 s apart give), and each excerpt's first frame says where that was; when
+ * the plan those landings make is what was read, the run is the one, else (long GOPs: reading
+ * straight through, or decoding up to an excerpt) the right run follows. The other containers
+ * ask ffprobe first (≈ 12 ms; their seeks differ, see graphOpensFile).
  */
 export async function analyseVideo(
   inputPath: string,
@@ -280,27 +255,20 @@ export async function analyseVideo(
   const { samples, signal } = opts;
   if (samples.length <= 1) {
     const reads = planReads(samples, null);
-    return { ...(await measureReads(inputPath, source, dir, opts, reads)), samples };
+    return { ...(await measureReads(inputPath, source, dir, opts, reads)).measured, samples };
   }
-  const ahead = graphOpensFile(source) ? new AbortController() : null;
-  const stop = () => ahead?.abort(signal?.reason);
-  signal?.addEventListener("abort", stop, { once: true });
-  try {
-    const guess = ahead
-      ? measureReads(inputPath, source, dir, { ...opts, signal: ahead.signal }, null)
-      : null;
-    // Whoever awaits it sees its failure; a guess given up is no error.
-    guess?.catch(() => {});
-    const landings = await seekLandings(inputPath, source, samples, signal);
-    const reads = planReads(samples, landings);
-    if (guess && startsOnLandings(reads, landings))
-      return { ...(await guess), samples: reads.samples };
-    ahead?.abort(new Error("the excerpts are read otherwise"));
-    await guess?.catch(() => {});
-    return { ...(await measureReads(inputPath, source, dir, opts, reads)), samples: reads.samples };
-  } finally {
-    signal?.removeEventListener("abort", stop);
+  if (graphOpensFile(source)) {
+    const guess = await measureReads(inputPath, source, dir, opts, null);
+    const reads = planReads(samples, guess.landings);
+    if (startsOnLandings(reads, guess.landings)) {
+      return { ...guess.measured, samples: reads.samples };
+    }
+    const measured = (await measureReads(inputPath, source, dir, opts, reads)).measured;
+    return { ...measured, samples: reads.samples };
   }
+  const reads = planReads(samples, await seekLandings(inputPath, source, samples, signal));
+  const measured = (await measureReads(inputPath, source, dir, opts, reads)).measured;
+  return { ...measured, samples: reads.samples };
 }
 
 /**
@@ -313,7 +281,7 @@ async function measureReads(
   dir: string,
   opts: VideoAnalysisOptions,
   reads: ReadPlan | null,
-): Promise<VideoMeasurements> {
+): Promise<{ measured: VideoMeasurements; landings: Array<number | null> | null }> {
   const { samples } = opts;
   const fps = source.fps ?? 25;
   const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
@@ -332,11 +300,18 @@ async function measureReads(
   const fieldHeight = Math.floor(source.height / 2);
   const height = Math.min(ANALYSIS_HEIGHT, fieldHeight - (fieldHeight % 2));
   const noise = noiseFrames(source);
+  // Read from the keyframes, each excerpt notes where its frames start (the landings).
+  const landingPaths =
+    reads === null ? heads.heads.map((_, i) => join(dir, `landing-${i}.txt`)) : [];
+  const marked = heads.heads.map((head, i) => {
+    const file = landingPaths[i];
+    return file ? `${head},${printTimes(file)}` : head;
+  });
   // Independent excerpts run in processes side by side, each over a run of them; the rest in one.
-  const excerpts = heads.heads.map((head, i) => ({ head, sample: placed[i] as Sample }));
+  const excerpts = marked.map((head, i) => ({ head, sample: placed[i] as Sample }));
   const runs = heads.split ? runsOf(excerpts, processes) : [excerpts];
   let offset = 0;
-  // A run made before the landings are known writes files of its own: it may be stopped.
+  // A run made before the landings are known writes files of its own: the right run may follow.
   const name = reads === null ? "ahead-" : "";
   const parts: Part[] = runs.map((run, i) => {
     const statsPath = join(dir, `${name}signalstats-${i}.txt`);
@@ -385,7 +360,8 @@ async function measureReads(
     shake = shakeRatioOfChunks(motions, frames, height, Math.max(2, Math.round(fps / 4)));
   }
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
-  return { interlace, shakeRatio: shake, levels, noise: meter.result() };
+  const landings = reads === null ? await readLandings(landingPaths, source) : null;
+  return { measured: { interlace, shakeRatio: shake, levels, noise: meter.result() }, landings };
 }
 
 /** Whether `reads` moved excerpt `i` back onto the keyframe before it. */

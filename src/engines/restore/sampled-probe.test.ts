@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
+import { seekLandings } from "./landings.js";
 import { analyseVideo, probeForPlan, probeSource } from "./probe.js";
 import { analyseHumAndLoudness } from "./probe-audio.js";
 import { ANALYSIS_PROCESSES } from "./probe-video.js";
-import { DEFAULT_SAMPLING, planSamples, type SamplingOptions } from "./sampling.js";
+import { DEFAULT_SAMPLING, planReads, planSamples, type SamplingOptions } from "./sampling.js";
 import type { InterlaceCounts } from "./types.js";
 
 let dir: string;
@@ -221,6 +222,14 @@ describe("analyses in spare-able processes", () => {
     const near = await measure("late-g25.mp4");
     expect(near.graphs).toHaveLength(ANALYSIS_PROCESSES);
     expect(near.measured.samples?.map((s) => s.startSec)).toEqual([0, 3, 7, 11]);
+    // Open GOPs of 12 with B-frames: the excerpts' first frames are where ffprobe says the
+    // seeks land, so the run is the one here too.
+    const grain = await measure("grain.mp4");
+    const source = await probeSource(path("grain.mp4"));
+    const samples = planSamples(source.headerDurationSec, { ...DEFAULT_SAMPLING, ...FOUR });
+    const landings = await seekLandings(path("grain.mp4"), source, samples);
+    expect(grain.graphs).toHaveLength(ANALYSIS_PROCESSES);
+    expect(grain.measured.samples).toEqual(planReads(samples, landings).samples);
     // One every 10 s: given up for one read straight through (one source, split four ways).
     const far = await measure("late-g250.mp4");
     expect(far.graphs).toHaveLength(ANALYSIS_PROCESSES + 1);

@@ -40,6 +40,9 @@ const WHOLE_FILE_SHARE = 0.8;
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
+/** Seconds as the analyses write them in ffmpeg arguments and filter options: to the ms. */
+export const secondsText = (x: number): string => String(round3(x));
+
 /**
  * `count` excerpts of `seconds` each, evenly spaced from the start to the end of a file of
  * `durationSec`; the whole file as one excerpt when they would cover most of it anyway.
