@@ -21,6 +21,7 @@ import {
   type RestorePlan,
   type RestoreQuality,
 } from "../src/engines/restore/index.js";
+import { sparesWaiting } from "../test/restore/processes.js";
 import type { Figure } from "./lib.js";
 
 const run = promisify(execFile);
@@ -64,13 +65,19 @@ const median = (xs: number[]) => {
 
 /**
  * Idle time before every timed run, on both sides alike: a worker between jobs. The engine
- * starts its spare analysis ffmpeg after each restore (≈ 0.1 s to load); without a pause
- * that start would land inside the next run, the bare one's half the time.
+ * starts its spare analysis ffmpegs after each restore; without a pause their start would land
+ * inside the next run, the bare one's half the time. How long they take to load depends on the
+ * machine (four: ≈ 0.1 s on one, ≈ 0.6 s on a slower one), so the pause lasts until they wait
+ * for work (at most SPARES_READY_MS more).
  */
 const BETWEEN_JOBS_MS = 300;
+const SPARES_READY_MS = 3000;
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, BETWEEN_JOBS_MS));
+  for (let waited = 0; !sparesWaiting() && waited < SPARES_READY_MS; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   const t0 = performance.now();
   await fn();
   return (performance.now() - t0) / 1000;

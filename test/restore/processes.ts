@@ -34,3 +34,14 @@ export async function spareFfmpegs(parentPid = process.pid): Promise<number[]> {
   await new Promise((resolve) => setImmediate(resolve));
   return spareFfmpegsNow(parentPid);
 }
+
+/**
+ * Whether every spare of `parentPid` has loaded and now waits for its graph: blocked in a read
+ * of its stdin (/proc/<pid>/syscall: syscall 0, fd 0). A spare still loading shows "running"
+ * or another call.
+ */
+export function sparesWaiting(parentPid = process.pid): boolean {
+  return spareFfmpegsNow(parentPid).every((pid) =>
+    read(`/proc/${pid}/syscall`).startsWith("0 0x0 "),
+  );
+}

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
-import { spareFfmpegs, spareFfmpegsNow } from "../../../test/restore/processes.js";
+import { spareFfmpegs, spareFfmpegsNow, sparesWaiting } from "../../../test/restore/processes.js";
 import { createFfmpegRestoreEngine } from "./index.js";
 import { ANALYSIS_SPARES } from "./probe.js";
 
@@ -39,6 +39,8 @@ describe("restore engine spares", () => {
     expect(spareFfmpegsNow().filter((pid) => !others.has(pid))).toEqual([]);
     const first = await mine();
     expect(first).toHaveLength(ANALYSIS_SPARES);
+    // Once loaded, each blocks reading its stdin for a graph, using no CPU (the bench waits so).
+    await expect.poll(() => sparesWaiting(), { timeout: 5000, interval: 20 }).toBe(true);
     await job("spare-2.mp4");
     // The spares ran the second restore's analyses (the picture's three, the sound's) and
     // exited; as many new ones wait.
