@@ -38,7 +38,8 @@ export async function spareFfmpegs(parentPid = process.pid): Promise<number[]> {
 /**
  * Whether every spare of `parentPid` has loaded and now waits for its graph: blocked in a read
  * of its stdin (/proc/<pid>/syscall: syscall 0, fd 0). A spare still loading shows "running"
- * or another call.
+ * or another call. Syscall 0 is read on x86-64; elsewhere this never holds, and the bench that
+ * waits on it waits its bound.
  */
 export function sparesWaiting(parentPid = process.pid): boolean {
   return spareFfmpegsNow(parentPid).every((pid) =>

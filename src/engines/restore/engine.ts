@@ -84,8 +84,8 @@ export interface FfmpegRestoreEngineOptions {
   x264Preset?: string;
   /**
    * Keep ffmpegs started ahead for the next restore's analyses, one per process they run in
-   * (ANALYSIS_SPARES; default true): that restore does not wait for ffmpeg to load (≈ 0.08 s
-   * of CPU for Debian's build) before its encode.
+   * (ANALYSIS_SPARES; default true): that restore does not wait for ffmpeg to load (≈ 0.04–
+   * 0.13 s of CPU for Debian's build, by machine) before its encode.
    */
   spareAnalysis?: boolean;
 }

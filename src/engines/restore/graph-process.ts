@@ -3,7 +3,7 @@
  * the graph's one output, `out0`, written to stdout as raw frames or samples.
  *
  * Nothing on that command line depends on the graph, so the process can start before the
- * graph is known. Debian's ffmpeg spends ≈ 0.08 s of CPU before `main` (the dynamic loader
+ * graph is known. Debian's ffmpeg spends ≈ 0.04–0.13 s of CPU (by machine) before `main` (the dynamic loader
  * binding ~215 libraries, built BIND_NOW); a spare started between jobs has paid that when the
  * video analysis, the restore's critical path before its encode, asks for it. The graph reads
  * the upload itself (`movie` sources), so the spare needs no path, no seek and no stream.
@@ -41,8 +41,9 @@ export interface GraphRunner {
   /**
    * Starts spares for the next runs, up to the runner's number (none for a runner without).
    * Called when a job is over, so that ffmpeg loads while the worker is between jobs: started
-   * inside a job, its ≈ 0.04–0.08 s of CPU each comes out of the encode, which keeps both
-   * cores busy. Starting a process blocks this one for 2–6 ms (by its size).
+   * inside a job, its ≈ 0.04–0.13 s of CPU each (by machine) comes out of the encode, which
+   * keeps both cores busy. Starting a process blocks this one for 2–6 ms (by its size), and
+   * more on a busy or slow machine (4 spares: 20–70 ms seen).
    */
   restock(): void;
   /** Stops the spare, if one waits; later runs start their process cold. */

@@ -100,6 +100,13 @@ export async function analyseHum(
   return humOf(run.files);
 }
 
+/**
+ * The filter that cuts one hum excerpt out of the track, in times from the track's first
+ * sample (as `-ss` counts them for the excerpts of analyseHum).
+ */
+const humCut = (s: Sample) =>
+  `atrim=start=${secondsText(s.startSec)}:end=${secondsText(s.startSec + s.seconds)}`;
+
 /** Samples a hum excerpt of `seconds` gives at HUM_RATE. */
 const humLength = (seconds: number) => Math.round(seconds * HUM_RATE);
 
@@ -120,9 +127,8 @@ function humAndLoudnessGraph(
   const source = `amovie=filename=${escapeFilterValue(inputPath)}:streams=${streamIndex}`;
   const cuts = samples.map((s, i) => {
     const n = humLength(s.seconds);
-    const cut = `atrim=start=${secondsText(s.startSec)}:end=${secondsText(s.startSec + s.seconds)}`;
     const mono = `aformat=sample_fmts=flt:sample_rates=${HUM_RATE}:channel_layouts=mono`;
-    return `${labels[i]}${cut},${mono},apad=whole_len=${n},atrim=end_sample=${n}[c${i}]`;
+    return `${labels[i]}${humCut(s)},${mono},apad=whole_len=${n},atrim=end_sample=${n}[c${i}]`;
   });
   const joined = samples.map((_, i) => `[c${i}]`).join("");
   return (
@@ -194,11 +200,7 @@ export async function analyseHumAndLoudness(
   }
   const files = samples.map((_, i) => join(dir, `hum-${i}.f32`));
   const labels = samples.map((_, i) => `[h${i}]`);
-  // Times from the track's first sample, as `-ss` counts them for the excerpts of analyseHum.
-  const cuts = samples.map(
-    (s, i) =>
-      `${labels[i]}atrim=start=${secondsText(s.startSec)}:end=${secondsText(s.startSec + s.seconds)}[c${i}]`,
-  );
+  const cuts = samples.map((s, i) => `${labels[i]}${humCut(s)}[c${i}]`);
   const graph =
     `[0:${streamSpec(opts.streamIndex)}]asetpts=PTS-STARTPTS,asplit=${samples.length + 1}[l]${labels.join("")};` +
     `[l]${loudnessChain({ ...plain, hum: null })}[loud];${cuts.join(";")}`;
