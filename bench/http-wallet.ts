@@ -1,7 +1,6 @@
 /**
- * GET /wallet (auth lookup + wallet read) vs a trivial route on the same server and port.
- * The two alternate for three rounds and each figure is the median of its rounds, so a burst
- * of load from elsewhere on the machine moves one round, not the ratio.
+ * GET /wallet (auth lookup + wallet read) vs a trivial route on the same server and port,
+ * both warmed, then in turns (`alternatingRates`).
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,7 +8,7 @@ import { serve } from "@hono/node-server";
 import { buildApp } from "../src/app.js";
 import type { Database } from "../src/db/database.js";
 import { createWallet } from "../src/services/wallets.js";
-import { benchPlatform, type Figure, httpLoad, median } from "./lib.js";
+import { alternatingRates, benchPlatform, type Figure, httpLoad } from "./lib.js";
 
 export async function benchGetWallet(
   database: Database,
@@ -24,25 +23,22 @@ export async function benchGetWallet(
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const hello: number[] = [];
-    const wallet: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      const each = Math.ceil(total / 2);
-      hello.push(await httpLoad(`${base}/bench/hello`, { total: each, concurrency: 16 }));
-      wallet.push(
-        await httpLoad(`${base}/wallet`, {
+    const each = Math.ceil(total / 2);
+    const rates = await alternatingRates({
+      hello: () => httpLoad(`${base}/bench/hello`, { total: each, concurrency: 16 }),
+      wallet: () =>
+        httpLoad(`${base}/wallet`, {
           total: each,
           concurrency: 16,
           headers: { authorization: `Bearer ${key}` },
         }),
-      );
-    }
+    });
     return {
       name: `GET /wallet req/s (${label})`,
-      value: median(wallet),
+      value: rates.wallet,
       unit: "/s",
       baselineName: "trivial route",
-      baseline: median(hello),
+      baseline: rates.hello,
       better: "higher",
       aim: label === "PGlite" ? "≥ 0.6" : "≥ 0.5",
     };

@@ -1,9 +1,8 @@
 /**
  * MCP tools/call get_balance per second — a 2025-era client (plain JSON-RPC after
  * `initialize`) and a 2026-07-28 client (per-request envelope) — against GET /wallet with the
- * same agent key, on the same server and port, in the same run. The three alternate for three
- * rounds and each figure is the median of its rounds, so a burst of load from elsewhere on the
- * machine moves one round, not the ratio. The MCP server is built per request (stateless).
+ * same agent key, on the same server and port, in the same run: all three warmed, then in turns
+ * (`alternatingRates`). The MCP server is built per request (stateless).
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +12,7 @@ import type { Database } from "../src/db/database.js";
 import { mcpFeature } from "../src/features/mcp.js";
 import { createAgentKey } from "../src/services/agent-keys.js";
 import { createWallet } from "../src/services/wallets.js";
-import { benchPlatform, type Figure, httpLoad, median } from "./lib.js";
+import { alternatingRates, benchPlatform, type Figure, httpLoad } from "./lib.js";
 
 const CALL = { name: "get_balance", arguments: {} };
 
@@ -68,24 +67,20 @@ export async function benchMcpBalance(
   const auth = { authorization: `Bearer ${key}` };
   const eras = eraRequests(auth);
   const each = Math.ceil(total / 3);
-  const rest: number[] = [];
-  const mcp: Record<keyof typeof eras, number[]> = { "2025-11-25": [], "2026-07-28": [] };
+  const load = (url: string, request: { headers: Record<string, string>; body?: string }) => () =>
+    httpLoad(url, { total: each, concurrency: 16, ...request });
   try {
-    for (let round = 0; round < 3; round++) {
-      rest.push(await httpLoad(`${base}/wallet`, { total: each, concurrency: 16, headers: auth }));
-      for (const [era, request] of Object.entries(eras) as [
-        keyof typeof eras,
-        (typeof eras)[keyof typeof eras],
-      ][]) {
-        mcp[era].push(await httpLoad(`${base}/mcp`, { total: each, concurrency: 16, ...request }));
-      }
-    }
-    return (Object.keys(mcp) as (keyof typeof eras)[]).map((era) => ({
+    const rates = await alternatingRates({
+      rest: load(`${base}/wallet`, { headers: auth }),
+      "2025-11-25": load(`${base}/mcp`, eras["2025-11-25"]),
+      "2026-07-28": load(`${base}/mcp`, eras["2026-07-28"]),
+    });
+    return (Object.keys(eras) as (keyof typeof eras)[]).map((era) => ({
       name: `MCP get_balance /s, ${era} (${label})`,
-      value: median(mcp[era]),
+      value: rates[era],
       unit: "/s",
       baselineName: "GET /wallet, same key",
-      baseline: median(rest),
+      baseline: rates.rest,
       better: "higher",
       aim: "≥ 0.8",
     }));
