@@ -35,14 +35,19 @@ export async function spareFfmpegs(parentPid = process.pid): Promise<number[]> {
   return spareFfmpegsNow(parentPid);
 }
 
+/** The number of read(2) on this machine's architecture, where we know it. */
+const READ_SYSCALL: Partial<Record<NodeJS.Architecture, number>> = { x64: 0, arm64: 63 };
+
 /**
  * Whether every spare of `parentPid` has loaded and now waits for its graph: blocked in a read
- * of its stdin (/proc/<pid>/syscall: syscall 0, fd 0). A spare still loading shows "running"
- * or another call. Syscall 0 is read on x86-64; elsewhere this never holds, and the bench that
- * waits on it waits its bound.
+ * of its stdin (/proc/<pid>/syscall: the read syscall, fd 0). A spare still loading shows
+ * "running" or another call. On an architecture whose read number is not listed it cannot
+ * tell and says true: the bench then keeps only its fixed pause.
  */
 export function sparesWaiting(parentPid = process.pid): boolean {
+  const read0 = READ_SYSCALL[process.arch];
+  if (read0 === undefined) return true;
   return spareFfmpegsNow(parentPid).every((pid) =>
-    read(`/proc/${pid}/syscall`).startsWith("0 0x0 "),
+    read(`/proc/${pid}/syscall`).startsWith(`${read0} 0x0 `),
   );
 }
