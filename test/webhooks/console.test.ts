@@ -55,7 +55,12 @@ describe.skipIf(!hasChromium)("webhooks in the console", () => {
     await page.goto(`${s.url}/console`);
     expect(await page.content()).not.toContain(secret);
     // Each endpoint's buttons are named after it, for screen readers as for this test.
-    await page.getByRole("button", { name: `Send test event to ${receiver.url}` }).click();
+    // The form answers with a redirect to /console#webhooks; the receiver may hear the event
+    // before that navigation commits, and a reload during it detaches the page: wait for it.
+    await Promise.all([
+      page.waitForURL(/\/console#webhooks$/),
+      page.getByRole("button", { name: `Send test event to ${receiver.url}` }).click(),
+    ]);
     const [got] = await receiver.waitFor(1);
     expect(
       (new Webhook(secret).verify(got?.body ?? "", got?.headers ?? {}) as { type: string }).type,
