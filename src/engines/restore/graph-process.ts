@@ -6,8 +6,8 @@
  * graph is known. Debian's ffmpeg spends ≈ 0.04–0.13 s of CPU (by machine) before `main`
  * (the dynamic loader binding ~215 libraries, built BIND_NOW); a spare started between jobs
  * has paid that when the video analysis, the restore's critical path before its encode, asks
- * for it. The graph reads
- * the upload itself (`movie` sources), so the spare needs no path, no seek and no stream.
+ * for it. The graph reads the upload itself (`movie` sources), so the spare needs no path, no
+ * seek and no stream.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import type { Socket } from "node:net";
