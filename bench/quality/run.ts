@@ -80,7 +80,12 @@ async function main() {
         { label: "input", file: input },
         ...runs.map((r) => ({ label: r.contender, file: r.output })),
       ];
-      await writeFrames(ref.frame, tiles, join(framesDir, `${photo.name}-${damage.name}.png`), 100);
+      await writeFrames(
+        ref.frame,
+        tiles,
+        join(framesDir, `${photo.name}-${damage.name}.png`),
+        seconds / 2,
+      );
       writeFileSync(join(OUT, "results.json"), JSON.stringify(rows, null, 1));
       writeFileSync(join(OUT, "plans.json"), JSON.stringify(plans, null, 1));
     }
