@@ -49,7 +49,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 499,
     perMinuteCents: 90,
     summary:
-      "Standard's clean-up, plus faded colour and contrast restored, shake steadied, and SD enlarged to 720p HD.",
+      "Standard's clean-up, plus faded colour and contrast restored, colour that slipped sideways put back, shake steadied, and SD enlarged to 720p HD.",
     brief: "plus colour and contrast revived, shake steadied, 720p",
   },
   enhanced_max: {

@@ -71,6 +71,8 @@ function frontFilters(v: VideoPlan): string[] {
 export function buildVideoFilter(plan: RestorePlan, transformsPath: string): string {
   const v = plan.video;
   const out = frontFilters(v);
+  // On the yuv420p frames the slip was measured on, before anything blurs or moves them.
+  if (v.chromaShift) out.push(`chromashift=cbh=${v.chromaShift}:crh=${v.chromaShift}`);
   if (v.stabilise) {
     out.push(
       `vidstabtransform=input=${escapeFilterValue(transformsPath)}:smoothing=${v.stabilise.smoothing}:optzoom=1:interpol=bicubic`,

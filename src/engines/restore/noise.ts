@@ -65,7 +65,12 @@ export interface NoiseMeter {
   result(): NoiseLevel | null;
 }
 
-export function createNoiseMeter(width: number, height: number): NoiseMeter {
+/** `also`: handed each whole frame after it is measured (another measurement of the same frames). */
+export function createNoiseMeter(
+  width: number,
+  height: number,
+  also?: (frame: Uint8Array) => void,
+): NoiseMeter {
   const cw = width >> 1;
   const ch = height >> 1;
   const lumaBytes = width * height;
@@ -76,6 +81,7 @@ export function createNoiseMeter(width: number, height: number): NoiseMeter {
     const u = planeNoise(frame.subarray(lumaBytes, lumaBytes + cw * ch), cw, ch);
     const v = planeNoise(frame.subarray(lumaBytes + cw * ch), cw, ch);
     cs.push((u + v) / 2);
+    also?.(frame);
   };
   const stream = () => {
     const frame = new Uint8Array(lumaBytes + 2 * cw * ch);

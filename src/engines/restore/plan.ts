@@ -2,6 +2,7 @@
  * The restoration decisions, as pure functions of what the probe measured. Thresholds live here,
  * named, so a change of policy is one reviewed line with a test beside it.
  */
+import { decideChromaShift } from "./chroma-shift.js";
 import type {
   AudioPlan,
   Denoise,
@@ -365,6 +366,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     stabilise,
     deflicker: caps.has("deflicker"),
     denoise: decideDenoise(measured.noise ?? null, caps, notes),
+    chromaShift: enhanced ? decideChromaShift(measured.chromaShift, caps, notes) : null,
     ...tone,
     interpolateFps,
     crop: geometry.crop,

@@ -13,6 +13,7 @@ import {
   sumIdetSummaries,
 } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
+import { createChromaShiftMeter } from "./chroma-shift.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
 import { printTimes, readLandings, seekLandings } from "./landings.js";
 import { createNoiseMeter } from "./noise.js";
@@ -234,7 +235,10 @@ interface Part {
   trfPath: string;
 }
 
-type VideoMeasurements = Pick<Measurements, "interlace" | "shakeRatio" | "levels" | "noise">;
+type VideoMeasurements = Pick<
+  Measurements,
+  "interlace" | "shakeRatio" | "levels" | "noise" | "chromaShift"
+>;
 
 /**
  * idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy.
@@ -338,7 +342,9 @@ async function measureReads(
     });
     return { graph, statsPath, trfPath };
   });
-  const meter = createNoiseMeter(noise.width, noise.height);
+  // The colour's slip is read off the noise branch's frames (no more decoding), where it is acted on.
+  const slip = opts.levels ? createChromaShiftMeter(noise.width, noise.height) : null;
+  const meter = createNoiseMeter(noise.width, noise.height, slip?.measure);
   const runner = opts.runner ?? coldGraphRunner;
   const done = await Promise.all(
     parts.map((part) =>
@@ -361,7 +367,8 @@ async function measureReads(
   }
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
   const landings = reads === null ? await readLandings(landingPaths, source) : null;
-  return { measured: { interlace, shakeRatio: shake, levels, noise: meter.result() }, landings };
+  const measured = { interlace, shakeRatio: shake, levels, noise: meter.result() };
+  return { measured: { ...measured, chromaShift: slip?.result() ?? null }, landings };
 }
 
 /** Whether `reads` moved excerpt `i` back onto the keyframe before it. */

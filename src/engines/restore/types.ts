@@ -74,6 +74,11 @@ export interface Measurements {
   levels: { yMin: number; yMax: number; satAvg: number } | null;
   /** Noise σ in 8-bit codes (luma, chroma) at full resolution, one field; null if unmeasured. */
   noise?: { y: number; c: number } | null;
+  /**
+   * How far the colour lies right of the picture, in chroma pixels of a yuv420p frame (negative:
+   * left); 0 in line; null or absent if unmeasured (only the enhanced qualities measure it).
+   */
+  chromaShift?: number | null;
   /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
   hum: { db50: number; db60: number } | null;
   loudness: LoudnessMeasurement | null;
@@ -95,6 +100,8 @@ export interface VideoPlan {
   deflicker: boolean;
   /** Applied in order. */
   denoise: Denoise[];
+  /** Moves the colour sideways by this many chroma pixels of the yuv420p picture; null: not. */
+  chromaShift: number | null;
   /** Contrast stretch around `pivot` (8-bit code) by `gain`. */
   levels: { gain: number; pivot: number } | null;
   /** eq saturation factor: >1 revives faded colour, 0 drops chroma noise from black-and-white. */

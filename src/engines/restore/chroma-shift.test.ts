@@ -1,0 +1,163 @@
+/**
+ * The colour's slip: read off frames whose colour was moved on purpose (in memory, and by
+ * ffmpeg's chromashift in a real file), put back by the enhanced qualities, left alone when the
+ * colour is in line.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate, tempDir } from "../../../test/restore/media.js";
+import { createChromaShiftMeter, decideChromaShift } from "./chroma-shift.js";
+import { createFfmpegRestoreEngine } from "./index.js";
+import { probeForPlan } from "./probe.js";
+
+/** A deterministic pseudo-random source, so a failing frame can be made again. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * A yuv420p frame of coloured rectangles (each with its own brightness and colour, so edges
+ * in the colour fall on edges in the picture), its colour moved `slip` chroma pixels right,
+ * then softened (`bleed`: a box of that many chroma pixels) and grained (`grain`: ± codes).
+ */
+function frame(w: number, h: number, opts: { slip: number; bleed?: number; grain?: number }) {
+  const rnd = random(7);
+  const cw = w >> 1;
+  const ch = h >> 1;
+  const out = new Uint8Array(w * h + 2 * cw * ch);
+  const u = new Float64Array(cw * ch).fill(128);
+  const v = new Float64Array(cw * ch).fill(128);
+  for (let r = 0; r < 60; r++) {
+    const x0 = Math.floor(rnd() * (w - 40));
+    const y0 = Math.floor(rnd() * (h - 20));
+    const rw = 8 + Math.floor(rnd() * 60);
+    const rh = 8 + Math.floor(rnd() * 40);
+    const [y, cb, cr] = [30 + rnd() * 200, 40 + rnd() * 176, 40 + rnd() * 176];
+    for (let yy = y0; yy < Math.min(h, y0 + rh); yy++) {
+      for (let xx = x0; xx < Math.min(w, x0 + rw); xx++) out[yy * w + xx] = y;
+    }
+    for (let yy = y0 >> 1; yy < Math.min(ch, (y0 + rh) >> 1); yy++) {
+      for (let xx = x0 >> 1; xx < Math.min(cw, (x0 + rw) >> 1); xx++) {
+        u[yy * cw + xx] = cb;
+        v[yy * cw + xx] = cr;
+      }
+    }
+  }
+  const grain = opts.grain ?? 0;
+  const put = (plane: Float64Array, at: number) => {
+    for (let yy = 0; yy < ch; yy++) {
+      for (let xx = 0; xx < cw; xx++) {
+        let sum = 0;
+        let n = 0;
+        const half = (opts.bleed ?? 1) >> 1;
+        for (let k = -half; k <= half; k++) {
+          const from = Math.min(cw - 1, Math.max(0, xx - opts.slip + k));
+          sum += plane[yy * cw + from] as number;
+          n++;
+        }
+        out[at + yy * cw + xx] = Math.round(sum / n + (rnd() - 0.5) * 2 * grain);
+      }
+    }
+  };
+  for (let i = 0; i < w * h; i++)
+    out[i] = Math.round((out[i] as number) + (rnd() - 0.5) * 2 * grain);
+  put(u, w * h);
+  put(v, w * h + cw * ch);
+  return out;
+}
+
+const slipOfFrame = (f: Uint8Array, w: number, h: number) => {
+  const meter = createChromaShiftMeter(w, h);
+  meter.measure(f);
+  return meter.result();
+};
+
+describe("the colour's slip", () => {
+  it("reads how far the colour was moved, either way, and 0 when it was not", () => {
+    for (const slip of [-4, -2, 0, 2, 3, 6]) {
+      expect(slipOfFrame(frame(320, 160, { slip }), 320, 160)).toBe(slip);
+    }
+  });
+
+  it("takes a slip of one chroma pixel (two of the picture) for colour in line", () => {
+    // Smoothed against grain, one pixel's lead is within what in-line footage shows.
+    expect(slipOfFrame(frame(320, 160, { slip: 1 }), 320, 160)).toBe(0);
+  });
+
+  it("reads it through bleeding and grain as heavy as a worn tape's", () => {
+    const f = frame(640, 288, { slip: 3, bleed: 7, grain: 40 });
+    expect(slipOfFrame(f, 640, 288)).toBe(3);
+    expect(slipOfFrame(frame(640, 288, { slip: 0, bleed: 7, grain: 40 }), 640, 288)).toBe(0);
+  });
+
+  it("has nothing to say of a picture without colour", () => {
+    const grey = frame(320, 160, { slip: 0 });
+    grey.fill(128, 320 * 160);
+    expect(slipOfFrame(grey, 320, 160)).toBeNull();
+    expect(createChromaShiftMeter(320, 160).result()).toBeNull();
+  });
+
+  it("is put back only when it is there and this ffmpeg can move colour", () => {
+    const has = { has: () => true };
+    const notes: string[] = [];
+    expect(decideChromaShift(3, has, notes)).toBe(-3);
+    expect(decideChromaShift(-2, has, notes)).toBe(2);
+    expect(decideChromaShift(0, has, notes)).toBeNull();
+    expect(decideChromaShift(null, has, notes)).toBeNull();
+    expect(decideChromaShift(3, { has: () => false }, notes)).toBeNull();
+    expect(notes).toEqual([
+      "colour 3 px right of the picture → moved back",
+      "colour 2 px left of the picture → moved back",
+      "colour in line with the picture",
+      "colour 3 px right of the picture; this ffmpeg has no chromashift",
+    ]);
+  });
+});
+
+describe("the colour's slip in a real file", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const path = (name: string) => join(dir, name);
+  const SD = "testsrc2=s=720x576:r=25";
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await tempDir());
+    await Promise.all([
+      generate(path("slipped.mp4"), { video: SD, seconds: 1.6, vf: "chromashift=cbh=3:crh=3" }),
+      generate(path("in-line.mp4"), { video: SD, seconds: 1.6 }),
+    ]);
+  }, 60_000);
+  afterAll(() => cleanup());
+
+  it("is measured and put back by Enhanced, and the result's colour is in line", async () => {
+    const plan = await probeForPlan(path("slipped.mp4"), "enhanced");
+    expect(plan.measured.chromaShift).toBe(3);
+    expect(plan.video.chromaShift).toBe(-3);
+    const engine = createFfmpegRestoreEngine({ threads: 2 });
+    const out = path("restored.mp4");
+    try {
+      await engine.restore({
+        inputPath: path("slipped.mp4"),
+        outputPath: out,
+        quality: "enhanced",
+      });
+    } finally {
+      engine.close();
+    }
+    const after = await probeForPlan(out, "enhanced");
+    expect(after.measured.chromaShift).toBe(0);
+  });
+
+  it("leaves colour in line alone, and Standard does not measure it", async () => {
+    const enhanced = await probeForPlan(path("in-line.mp4"), "enhanced");
+    expect(enhanced.measured.chromaShift).toBe(0);
+    expect(enhanced.video.chromaShift).toBeNull();
+    const standard = await probeForPlan(path("slipped.mp4"), "faithful");
+    expect(standard.measured.chromaShift ?? null).toBeNull();
+    expect(standard.video.chromaShift).toBeNull();
+  });
+});
