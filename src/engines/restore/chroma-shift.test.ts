@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
+import { runFfmpeg } from "../ffmpeg.js";
 import { createChromaShiftMeter, decideChromaShift } from "./chroma-shift.js";
 import { createFfmpegRestoreEngine } from "./index.js";
 import { probeForPlan } from "./probe.js";
@@ -104,16 +105,28 @@ describe("the colour's slip", () => {
   it("is put back only when it is there and this ffmpeg can move colour", () => {
     const has = { has: () => true };
     const notes: string[] = [];
-    expect(decideChromaShift(3, has, notes)).toBe(-3);
-    expect(decideChromaShift(-2, has, notes)).toBe(2);
-    expect(decideChromaShift(0, has, notes)).toBeNull();
-    expect(decideChromaShift(null, has, notes)).toBeNull();
-    expect(decideChromaShift(3, { has: () => false }, notes)).toBeNull();
+    expect(decideChromaShift(3, 0, has, notes)).toBe(-3);
+    expect(decideChromaShift(-2, 0, has, notes)).toBe(2);
+    expect(decideChromaShift(0, 0, has, notes)).toBeNull();
+    expect(decideChromaShift(null, 0, has, notes)).toBeNull();
+    expect(decideChromaShift(3, 0, { has: () => false }, notes)).toBeNull();
     expect(notes).toEqual([
       "colour 3 px right of the picture → moved back",
       "colour 2 px left of the picture → moved back",
       "colour in line with the picture",
       "colour 3 px right of the picture; this ffmpeg has no chromashift",
+    ]);
+  });
+
+  it("follows the turn ffmpeg gives the frames before the chain", () => {
+    const has = { has: () => true };
+    const notes: string[] = [];
+    // Stored 3 px right, shown upside down: on screen it lies 3 px left.
+    expect(decideChromaShift(3, 180, has, notes)).toBe(3);
+    expect(decideChromaShift(3, 90, has, notes)).toBeNull();
+    expect(notes).toEqual([
+      "colour 3 px left of the picture → moved back",
+      "colour 3 px off the picture in a turned file: left",
     ]);
   });
 });
@@ -130,25 +143,38 @@ describe("the colour's slip in a real file", () => {
       generate(path("slipped.mp4"), { video: SD, seconds: 1.6, vf: "chromashift=cbh=3:crh=3" }),
       generate(path("in-line.mp4"), { video: SD, seconds: 1.6 }),
     ]);
+    // The same frames, stored upside down: shown turned, their colour lies left of the picture.
+    const flag = ["-metadata:s:v:0", "rotate=180"];
+    await runFfmpeg(["-y", "-i", path("slipped.mp4"), "-c", "copy", ...flag, path("turned.mp4")]);
   }, 60_000);
   afterAll(() => cleanup());
 
-  it("is measured and put back by Enhanced, and the result's colour is in line", async () => {
-    const plan = await probeForPlan(path("slipped.mp4"), "enhanced");
-    expect(plan.measured.chromaShift).toBe(3);
-    expect(plan.video.chromaShift).toBe(-3);
+  /** Restores `file` at Enhanced: the plan's correction, and the slip its result measures. */
+  async function restoreSlip(file: string) {
+    const plan = await probeForPlan(path(file), "enhanced");
     const engine = createFfmpegRestoreEngine({ threads: 2 });
-    const out = path("restored.mp4");
+    const out = path(`restored-${file}`);
     try {
-      await engine.restore({
-        inputPath: path("slipped.mp4"),
-        outputPath: out,
-        quality: "enhanced",
-      });
+      await engine.restore({ inputPath: path(file), outputPath: out, quality: "enhanced" });
     } finally {
       engine.close();
     }
     const after = await probeForPlan(out, "enhanced");
+    return { measured: plan.measured.chromaShift, moved: plan.video.chromaShift, after };
+  }
+
+  it("is measured and put back by Enhanced, and the result's colour is in line", async () => {
+    const { measured, moved, after } = await restoreSlip("slipped.mp4");
+    expect(measured).toBe(3);
+    expect(moved).toBe(-3);
+    expect(after.measured.chromaShift).toBe(0);
+  });
+
+  it("is put back the right way in a file stored upside down", async () => {
+    const { measured, moved, after } = await restoreSlip("turned.mp4");
+    expect(measured).toBe(3);
+    expect(moved).toBe(3);
+    expect(after.source.rotationCw).toBe(0);
     expect(after.measured.chromaShift).toBe(0);
   });
 

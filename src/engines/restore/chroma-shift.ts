@@ -141,10 +141,14 @@ export function createChromaShiftMeter(width: number, height: number): ChromaShi
 
 /**
  * The correction for a measured slip (enhanced qualities): its opposite, in the same chroma
- * pixels, or null when the colour is in line, unmeasured, or this ffmpeg lacks `chromashift`.
+ * pixels of the upright picture the chain works on, or null when the colour is in line,
+ * unmeasured, or this ffmpeg lacks `chromashift`. The slip is measured on the frames as stored;
+ * ffmpeg turns them upright before the chain, so a half turn reverses it, and a quarter turn
+ * makes it vertical: left alone (tape, where colour slips, is not stored turned).
  */
 export function decideChromaShift(
   measured: number | null | undefined,
+  rotationCw: 0 | 90 | 180 | 270,
   caps: { has(filter: string): boolean },
   notes: string[],
 ): number | null {
@@ -153,13 +157,18 @@ export function decideChromaShift(
     notes.push("colour in line with the picture");
     return null;
   }
-  const side = measured > 0 ? "right" : "left";
+  if (rotationCw === 90 || rotationCw === 270) {
+    notes.push(`colour ${Math.abs(measured)} px off the picture in a turned file: left`);
+    return null;
+  }
+  const upright = rotationCw === 180 ? -measured : measured;
+  const side = upright > 0 ? "right" : "left";
   if (!caps.has("chromashift")) {
     notes.push(
-      `colour ${Math.abs(measured)} px ${side} of the picture; this ffmpeg has no chromashift`,
+      `colour ${Math.abs(upright)} px ${side} of the picture; this ffmpeg has no chromashift`,
     );
     return null;
   }
-  notes.push(`colour ${Math.abs(measured)} px ${side} of the picture → moved back`);
-  return -measured;
+  notes.push(`colour ${Math.abs(upright)} px ${side} of the picture → moved back`);
+  return -upright;
 }

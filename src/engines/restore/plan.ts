@@ -366,7 +366,9 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     stabilise,
     deflicker: caps.has("deflicker"),
     denoise: decideDenoise(measured.noise ?? null, caps, notes),
-    chromaShift: enhanced ? decideChromaShift(measured.chromaShift, caps, notes) : null,
+    chromaShift: enhanced
+      ? decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes)
+      : null,
     ...tone,
     interpolateFps,
     crop: geometry.crop,
