@@ -9,6 +9,8 @@
  * A slip of one chroma pixel (two of the picture) is below what it tells apart from footage in
  * line once the edges are smoothed against grain, and is left.
  */
+import type { Capabilities } from "./limits.js";
+import type { Rotation } from "./types.js";
 
 /** The largest slip looked for, in chroma pixels (each side): VHS slips are 1–4. */
 const MAX_SHIFT = 8;
@@ -148,8 +150,8 @@ export function createChromaShiftMeter(width: number, height: number): ChromaShi
  */
 export function decideChromaShift(
   measured: number | null | undefined,
-  rotationCw: 0 | 90 | 180 | 270,
-  caps: { has(filter: string): boolean },
+  rotationCw: Rotation,
+  caps: Capabilities,
   notes: string[],
 ): number | null {
   if (measured === null || measured === undefined) return null;
