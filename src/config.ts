@@ -99,6 +99,10 @@ const EnvSchema = z.object({
       (list) => list.every(isWebOrigin),
       "must be comma-separated origins such as https://app.example or http://localhost:6274 (scheme, host and port only)",
     ),
+  ALLOW_LOOPBACK_URLS: z
+    .enum(["1", "0", "true", "false"], { error: "must be 1 or 0" })
+    .default("0"),
+  NODE_ENV: z.string().optional(),
 });
 
 /** `scheme://host[:port]` of an http(s) page, nothing more (what a browser sends as Origin). */
@@ -148,6 +152,12 @@ export interface Config {
   idempotencyInFlightMs: number;
   /** Browser origins besides PUBLIC_URL's that may call /mcp (others get 403). */
   mcpAllowedOrigins: string[];
+  /**
+   * Development only (ALLOW_LOOPBACK_URLS=1, refused with NODE_ENV=production): a caller's
+   * `video_url`, `image_url` and webhook receivers may be on this machine's loopback
+   * (127.0.0.0/8, ::1, localhost). Private, link-local and metadata addresses stay refused.
+   */
+  allowLoopbackUrls: boolean;
   /** The cleaned environment, for feature modules that parse their own section of it. */
   env: Readonly<Record<string, string>>;
 }
@@ -241,6 +251,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  const allowLoopbackUrls = e.ALLOW_LOOPBACK_URLS === "1" || e.ALLOW_LOOPBACK_URLS === "true";
+  if (allowLoopbackUrls && e.NODE_ENV === "production") {
+    throw new ConfigError(
+      "Invalid configuration:\n  ALLOW_LOOPBACK_URLS: is refused when NODE_ENV=production. It lets video_url, image_url and webhooks reach this machine's own loopback services (127.0.0.1, ::1, localhost) and is for local development only: remove it from a production server.",
+    );
+  }
   const storage: StorageConfig =
     e.STORAGE === "s3"
       ? {
@@ -289,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxAgentKeys: e.MAX_AGENT_KEYS,
     idempotencyInFlightMs: e.IDEMPOTENCY_IN_FLIGHT_SEC * 1000,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
+    allowLoopbackUrls,
     env: cleaned,
   };
 }
