@@ -29,6 +29,7 @@ const LAYERS = [
   ["logger.ts", 1, "infra"],
   ["secrets.ts", 1, "infra"],
   ["signing.ts", 1, "infra"],
+  ["standard-webhooks.ts", 1, "infra"],
   ["package-root.ts", 1, "infra"],
   ["db/", 1, "infra"],
   ["storage/", 1, "infra"],

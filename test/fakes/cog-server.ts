@@ -20,12 +20,9 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  handlePredictionWebhook,
-  type PredictionWaiter,
-  webhookHeaders,
-} from "../../src/engines/cog/webhook.js";
+import { handlePredictionWebhook, type PredictionWaiter } from "../../src/engines/cog/webhook.js";
 import { createSigner, type Signer } from "../../src/signing.js";
+import { webhookHeaders } from "../../src/standard-webhooks.js";
 
 export type FakeStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled";
 

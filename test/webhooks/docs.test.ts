@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhooksFeature } from "../../src/features/webhooks.js";
-import { newWebhookSecret } from "../../src/services/webhooks/secrets.js";
+import { newWebhookSecret } from "../../src/standard-webhooks.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { type Received, startReceiver } from "./receiver.js";
 

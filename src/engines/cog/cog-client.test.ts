@@ -5,9 +5,10 @@ import {
   startFakeCogServer,
   startWebhookReceiver,
 } from "../../../test/fakes/cog-server.js";
+import { newWebhookSecret } from "../../standard-webhooks.js";
 import { CogError, createCogClient } from "./cog-client.js";
 import { newPredictionId, type Prediction } from "./prediction.js";
-import { newWebhookSecret, PredictionWaiter, webhookUrlFor } from "./webhook.js";
+import { PredictionWaiter, webhookUrlFor } from "./webhook.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -8,9 +8,10 @@ import {
   startWebhookReceiver,
 } from "../../../test/fakes/cog-server.js";
 import type { ClipSize } from "../../domain/clips/rules.js";
+import { newWebhookSecret } from "../../standard-webhooks.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createCogClipEngine, createCogRestoreEngine } from "./cog-engines.js";
-import { newWebhookSecret, PredictionWaiter } from "./webhook.js";
+import { PredictionWaiter } from "./webhook.js";
 
 let dir = "";
 let inputVideo = "";

@@ -10,13 +10,13 @@
 import { parseRetryAfter, retryableStatus, retryDelayMs } from "../../domain/webhooks.js";
 import type { Db } from "../../jobs/definition.js";
 import type { Signer } from "../../signing.js";
+import { webhookHeaders } from "../../standard-webhooks.js";
 import { type AttemptOutcome, type DeliveryRow, finishAttempt } from "./attempts.js";
 import { endpointFailed, endpointSucceeded } from "./endpoint-health.js";
 import { type JobViewKind, renderBody } from "./payload.js";
 import { type ReceiverPolicy, ReceiverRefused, resolveReceiver } from "./receiver-url.js";
 import { openSecret, walletSecret } from "./secrets.js";
 import { type AttemptResult, postOnce } from "./send.js";
-import { signedHeaders } from "./signature.js";
 
 /** How attempts are timed (tests shorten them). */
 export interface RetryTiming {
@@ -58,7 +58,8 @@ async function attempt(deps: DeliverDeps, row: DeliveryRow): Promise<AttemptResu
     .executeTakeFirstOrThrow();
   const body = await renderBody(deps.db, deps.kinds, event);
   const secret = await secretFor(deps, row);
-  const headers = signedHeaders(secret, event.id, Math.floor(deps.clock().getTime() / 1000), body);
+  // The event's id on every attempt: receivers deduplicate on webhook-id.
+  const headers = webhookHeaders(body, secret, { id: event.id, nowMs: deps.clock().getTime() });
   // Not part of the standard: which attempt this is, so a receiver can tell a retry.
   headers["webhook-attempt"] = String(row.attempts);
   let to: Awaited<ReturnType<typeof resolveReceiver>>;

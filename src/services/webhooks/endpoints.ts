@@ -12,9 +12,10 @@ import type { IdGenerator } from "../../domain/ids.js";
 import { DEFAULT_ENDPOINT_EVENTS, type WebhookEventType } from "../../domain/webhooks.js";
 import { inTx } from "../../jobs/move.js";
 import { enqueueTestEvent } from "../../jobs/webhook-outbox.js";
+import { newWebhookSecret } from "../../standard-webhooks.js";
 import { endpointDeliveries } from "./reads.js";
 import { type ReceiverPolicy, ReceiverRefused, resolveReceiver } from "./receiver-url.js";
-import { newWebhookSecret, SECRET_PURPOSE, type SecretDeps } from "./secrets.js";
+import { SECRET_PURPOSE, type SecretDeps } from "./secrets.js";
 
 /** Endpoints one wallet may have at once. */
 export const MAX_ENDPOINTS = 10;

@@ -1,21 +1,16 @@
 /**
- * Webhook signing secrets. Standard Webhooks secrets (`whsec_` + base64 of 24 random bytes):
- * each endpoint has its own, and each wallet one default secret that signs the deliveries to its
+ * Webhook signing secrets, Standard Webhooks ones (made by src/standard-webhooks.ts): each
+ * endpoint has its own, and each wallet one default secret that signs the deliveries to its
  * jobs' own webhook_url (as Replicate does). Stored only sealed (signing.ts, purpose
  * `webhook-secret`): the database alone cannot sign; shown to the wallet key on request, never
  * logged. A secret sealed before a SIGNING_SECRET rotation is sealed again when next read.
  */
-import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { DB } from "../../db/schema.js";
 import type { Signer } from "../../signing.js";
+import { newWebhookSecret } from "../../standard-webhooks.js";
 
 export const SECRET_PURPOSE = "webhook-secret";
-
-/** A fresh Standard Webhooks secret. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString("base64")}`;
-}
 
 /** What reading and sealing secrets needs. */
 export interface SecretDeps {
