@@ -9,6 +9,7 @@ import {
   RESTORE_QUALITIES,
   restoreLimitProblem,
 } from "../domain/restore/pricing.js";
+import { QUALITY_CHOICES, qualityFromName } from "../domain/restore/quality-names.js";
 import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
 import { Email, QueueEstimate, Wallet } from "./schemas.js";
 import { clockLength, MaxPriceFields, type SpendQuote } from "./spend.js";
@@ -32,13 +33,20 @@ const RestoreRequestFields = {
     exclusiveMinimum: 0,
     maximum: L.maxDurationSec,
   }),
-  quality: z
-    .enum(RESTORE_QUALITIES, { error: "must be faithful, enhanced or enhanced_max" })
-    .optional()
-    .meta({
-      description: `Default ${DEFAULT_QUALITY}. ${QUALITY_MEANING}`,
-      default: DEFAULT_QUALITY,
-    }),
+  // One reading of the quality for REST, MCP and the OpenAPI document: the API name or the
+  // display label, any case and spacing ("Studio Max", "studio-max" → enhanced_max). The
+  // documents list the API names (what is answered back); `default` is in the schema itself,
+  // not only in prose, so a tool listing shows it.
+  quality: z.preprocess(
+    (value) => (typeof value === "string" ? (qualityFromName(value) ?? value) : value),
+    z
+      .enum(RESTORE_QUALITIES, { error: `must be ${QUALITY_CHOICES}` })
+      .optional()
+      .meta({
+        description: `${QUALITY_MEANING} Display names work too, in any case (Standard, Studio Max).`,
+        default: DEFAULT_QUALITY,
+      }),
+  ),
   width: int("an integer number of pixels").optional().openapi({ example: 720 }).meta({
     description: "Pixels; above 1920×1080 the price is ×1.5.",
     minimum: 1,
