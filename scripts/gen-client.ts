@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CLIP_FINAL } from "../src/domain/clips/transitions.js";
 import { ERROR_CODES as ERROR_TABLE_ROWS } from "../src/domain/error-codes.js";
+import { QUALITY_LABELS } from "../src/domain/restore/quality-names.js";
 import { RESTORE_FINAL } from "../src/domain/restore/transitions.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -250,6 +251,13 @@ export function renderGenerated(docJson: Json, contracts: Map<string, ContractFa
     `export const FINAL_RESTORE_STATUSES: readonly Schemas["RestoreJob"]["status"][] = ${JSON.stringify(RESTORE_FINAL)};`,
     "/** Statuses after which nothing more happens to a clip. */",
     `export const FINAL_CLIP_STATUSES: readonly Schemas["Clip"]["status"][] = ${JSON.stringify(CLIP_FINAL)};`,
+    "/** A restore quality's API name. */",
+    'export type RestoreQuality = Schemas["RestoreJob"]["quality"];',
+    "/**",
+    " * Each restore quality's display label, cheapest first (prices are the server's: getRestorePrices).",
+    " * restoreQualityFromName reads either name as a person types it.",
+    " */",
+    `export const RESTORE_QUALITY_LABELS: Readonly<Record<RestoreQuality, string>> = ${JSON.stringify(QUALITY_LABELS)};`,
   );
   out.push(
     "",

@@ -43,6 +43,21 @@ describe("@kinora/client", () => {
     expect(ERROR_TABLE).toEqual(ERROR_CODES);
   });
 
+  it("reads restore quality names exactly as the server does", async () => {
+    const { restoreQualityFromName, RESTORE_QUALITY_LABELS } = await import(
+      "../../packages/client/src/index.js"
+    );
+    const { qualityFromName, QUALITY_LABELS } = await import(
+      "../../src/domain/restore/quality-names.js"
+    );
+    expect(RESTORE_QUALITY_LABELS).toEqual(QUALITY_LABELS);
+    const typed = ["Studio Max", "studio-max", "STUDIO_MAX", "enhanced_max", "Enhanced-Max"];
+    typed.push("standard", " Standard ", "faithful", "Enhanced", "studio", "", "max", "premium");
+    for (const name of typed)
+      expect(restoreQualityFromName(name), name).toBe(qualityFromName(name));
+    expect(restoreQualityFromName("Studio Max")).toBe("enhanced_max");
+  });
+
   it("is publishable with no runtime dependencies", () => {
     const pkg = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
     expect(pkg.name).toBe("@kinora/client");

@@ -285,7 +285,7 @@ export interface Schemas {
   RestoreRequest: {
     /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. */
     duration_sec: number;
-    /** Default enhanced. faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. */
+    /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
@@ -328,7 +328,7 @@ export interface Schemas {
     /** Set once done; valid 1 hour, fresh on every GET. */
     download_url: string | null;
     error: string | null;
-    /** Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt, no_video or unsupported; null otherwise. */
+    /** Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported; null otherwise. `error` says the same in a sentence. */
     error_code: string | null;
     created_at: string;
     updated_at: string;
@@ -374,7 +374,7 @@ export interface Schemas {
   CreateRestoreRequest: {
     /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. */
     duration_sec: number;
-    /** Default enhanced. faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. */
+    /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
@@ -593,6 +593,17 @@ export const FINAL_CLIP_STATUSES: readonly Schemas["Clip"]["status"][] = [
   "expired",
   "cancelled",
 ];
+/** A restore quality's API name. */
+export type RestoreQuality = Schemas["RestoreJob"]["quality"];
+/**
+ * Each restore quality's display label, cheapest first (prices are the server's: getRestorePrices).
+ * restoreQualityFromName reads either name as a person types it.
+ */
+export const RESTORE_QUALITY_LABELS: Readonly<Record<RestoreQuality, string>> = {
+  faithful: "Standard",
+  enhanced: "Enhanced",
+  enhanced_max: "Studio Max",
+};
 
 /** Each operation's input (path, query and body fields by their REST names), answer and error codes. */
 export interface Operations {

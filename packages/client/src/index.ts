@@ -16,6 +16,7 @@ export {
 export { type ErrorBody, KinoraError, KinoraNetworkError } from "./errors.js";
 export * from "./generated.js";
 export { formatCents } from "./money.js";
+export { restoreQualityFromName } from "./quality.js";
 export { backoffMs, type RetryOptions, sleep } from "./retry.js";
 export type { UploadOptions, UploadSource, UploadTarget } from "./upload.js";
 export type { ClipJob, RestoreJob, WaitOptions } from "./wait.js";
