@@ -105,6 +105,18 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
 });
 
+/** What the server and a worker log at start while ALLOW_LOOPBACK_URLS is on. */
+export const LOOPBACK_URLS_ON =
+  "ALLOW_LOOPBACK_URLS is on (development only): video_url, image_url and webhook receivers may be on this machine's loopback (127.0.0.0/8, ::1, localhost); private and metadata addresses stay refused";
+
+/**
+ * Whether ALLOW_LOOPBACK_URLS is on in a cleaned environment (Config.env); loadConfig has
+ * already refused it with NODE_ENV=production. For areas that read their own section of env.
+ */
+export function allowsLoopbackUrls(env: Readonly<Record<string, string>>): boolean {
+  return env.ALLOW_LOOPBACK_URLS === "1" || env.ALLOW_LOOPBACK_URLS === "true";
+}
+
 /** `scheme://host[:port]` of an http(s) page, nothing more (what a browser sends as Origin). */
 function isWebOrigin(value: string): boolean {
   try {
@@ -251,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
-  const allowLoopbackUrls = e.ALLOW_LOOPBACK_URLS === "1" || e.ALLOW_LOOPBACK_URLS === "true";
+  const allowLoopbackUrls = allowsLoopbackUrls(cleaned);
   if (allowLoopbackUrls && e.NODE_ENV === "production") {
     throw new ConfigError(
       "Invalid configuration:\n  ALLOW_LOOPBACK_URLS: is refused when NODE_ENV=production. It lets video_url, image_url and webhooks reach this machine's own loopback services (127.0.0.1, ::1, localhost) and is for local development only: remove it from a production server.",

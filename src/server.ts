@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { sql } from "kysely";
 import { buildApp } from "./app.js";
-import type { Config } from "./config.js";
+import { type Config, LOOPBACK_URLS_ON } from "./config.js";
 import { startCoreTasks } from "./core-tasks.js";
 import { ApiError } from "./domain/errors.js";
 import { createEventHub } from "./domain/events.js";
@@ -134,6 +134,7 @@ export async function startServer(
     in_process_workers: config.workers.inProcess,
     data_dir: config.dataDir,
   });
+  if (config.allowLoopbackUrls) log.warn(LOOPBACK_URLS_ON);
 
   const running = jobs;
   let closing: Promise<void> | undefined;

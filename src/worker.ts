@@ -12,7 +12,7 @@
 import { hostname } from "node:os";
 import { CliFailure, UsageError } from "../packages/cli/src/failures.js";
 import { parseCommandLine } from "../packages/cli/src/index.js";
-import { loadConfig } from "./config.js";
+import { LOOPBACK_URLS_ON, loadConfig } from "./config.js";
 import { type ExecutorSeams, type JobKindEntry, workerExecutors } from "./features/job-kind.js";
 import { JOB_KINDS } from "./job-kinds.js";
 import { createLogger } from "./logger.js";
@@ -96,6 +96,7 @@ export async function startRemoteWorkers(
     concurrency,
     kinds: executors.map((e) => e.kind),
   });
+  if (config.allowLoopbackUrls) log.warn(LOOPBACK_URLS_ON);
   return {
     async stop(graceMs = config.shutdownGraceMs) {
       await Promise.all(loops.map((l) => l.stop(graceMs)));

@@ -27,7 +27,11 @@ interface RestoreFeatureOptions {
 export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory {
   return (p) => ({
     name: "restore",
-    operations: restoreOperations({ ...p, videoFetch: opts.videoFetch }),
+    // ALLOW_LOOPBACK_URLS (development) lets a video_url on this machine through the check.
+    operations: restoreOperations({
+      ...p,
+      videoFetch: { allowLoopback: p.config.allowLoopbackUrls, ...opts.videoFetch },
+    }),
     queues: [kindQueue(restoreJobs, p)],
     executors: opts.noExecutor
       ? []

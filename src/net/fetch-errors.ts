@@ -48,10 +48,18 @@ const REASON_LABEL: Record<string, string> = {
   invalid: "an unusable",
 };
 
+/**
+ * What to add when the refused target is loopback: a developer testing against a local server
+ * learns the setting that allows it (never on in production: config.ts refuses it there).
+ */
+export const LOOPBACK_HINT =
+  " (a development server started with ALLOW_LOOPBACK_URLS=1 may reach 127.0.0.1, ::1 and localhost)";
+
 export function addressRefusal(field: string, verb: string, address: string, reason: string) {
   const label = REASON_LABEL[reason] ?? "a non-public";
+  const hint = reason === "loopback" ? LOOPBACK_HINT : "";
   return new UnsafeUrlError(
-    `${field} ${verb} ${label} address (${address}); give a public http(s) URL.`,
+    `${field} ${verb} ${label} address (${address}); give a public http(s) URL${hint}.`,
   );
 }
 

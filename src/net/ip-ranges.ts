@@ -200,3 +200,22 @@ export function forbiddenHostName(hostname: string): string | null {
   if (!name.includes(".")) return "single-label";
   return null;
 }
+
+/**
+ * Whether an address is this machine's own loopback: 127.0.0.0/8, ::1, or an IPv4-mapped
+ * 127.x (a dual-stack socket connects to the IPv4 address). Stricter than the "loopback"
+ * reason above, which also names NAT64 and 6to4 forms of 127.x — those leave the machine
+ * for a gateway or relay, so the development setting ALLOW_LOOPBACK_URLS never lets them by.
+ */
+export function isLoopbackAddress(ip: string): boolean {
+  const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  const family = isIP(bare);
+  if (family === 4) return parseV4(bare)?.[0] === 127;
+  if (family !== 6) return false;
+  const bytes = parseV6(bare);
+  if (!bytes) return false;
+  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return true;
+  const mapped =
+    bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  return mapped && bytes[12] === 127;
+}

@@ -5,8 +5,8 @@
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import { addressRefusal, ImageFetchError, UnsafeUrlError } from "./fetch-errors.js";
-import { forbiddenHostName, isForbiddenAddress } from "./ip-ranges.js";
+import { addressRefusal, ImageFetchError, LOOPBACK_HINT, UnsafeUrlError } from "./fetch-errors.js";
+import { forbiddenHostName, isForbiddenAddress, isLoopbackAddress } from "./ip-ranges.js";
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {
@@ -20,6 +20,12 @@ export interface TargetGuard {
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Test seam: lets a local test server's address through. Never set in production. */
   allowPrivateForTests?: (address: string) => boolean;
+  /**
+   * The operator's development setting (ALLOW_LOOPBACK_URLS): this machine's loopback
+   * (127.0.0.0/8, ::1, and the name localhost) may be reached. Private, link-local, metadata
+   * and every other forbidden range stay refused.
+   */
+  allowLoopback?: boolean;
 }
 
 const MAX_URL_LENGTH = 2048;
@@ -69,7 +75,8 @@ export function checkUrl(raw: string, field: string): Target {
 
 function checkAddress(field: string, verb: string, address: string, opts: TargetGuard) {
   const reason = isForbiddenAddress(address);
-  if (reason && !opts.allowPrivateForTests?.(address)) {
+  if (!reason || (opts.allowLoopback && isLoopbackAddress(address))) return;
+  if (!opts.allowPrivateForTests?.(address)) {
     throw addressRefusal(field, verb, address, reason);
   }
 }
@@ -101,9 +108,12 @@ export async function resolveTarget(
     return [{ address: target.host, family }];
   }
   const nameReason = forbiddenHostName(target.host);
-  if (nameReason) {
+  // localhost resolves like any name; each address it gives is then checked as loopback.
+  const loopbackName = nameReason === "loopback" && opts.allowLoopback;
+  if (nameReason && !loopbackName) {
+    const hint = nameReason === "loopback" ? LOOPBACK_HINT : "";
     throw new UnsafeUrlError(
-      `${field} points at a non-public host name (${target.host}); give a public http(s) URL.`,
+      `${field} points at a non-public host name (${target.host}); give a public http(s) URL${hint}.`,
     );
   }
   let found: ResolvedAddress[];

@@ -11,6 +11,8 @@ export interface ClipImageFetchSeam {
   lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Test seam: lets a local image server through the SSRF guard. Never set in production. */
   allowPrivateForTests?: (address: string) => boolean;
+  /** ALLOW_LOOPBACK_URLS (development): loopback image servers are reachable. */
+  allowLoopback?: boolean;
 }
 
 /** What the clip services need from the platform. */

@@ -20,6 +20,7 @@ export async function checkVideoUrl(url: string, seam: VideoFetchSeam = {}): Pro
       timeoutMs: CHECK_TIMEOUT_MS,
       lookup: seam.lookup,
       allowPrivateForTests: seam.allowPrivateForTests,
+      allowLoopback: seam.allowLoopback,
     });
   } catch (err) {
     if (err instanceof ImageFetchError) throw new ApiError("video_fetch_failed", err.message);

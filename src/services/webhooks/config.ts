@@ -1,6 +1,6 @@
 /** The webhooks section of the environment, parsed from Config.env (README: configuration). */
 import { z } from "zod";
-import { ConfigError } from "../../config.js";
+import { allowsLoopbackUrls, ConfigError } from "../../config.js";
 import { WEBHOOK_TIMEOUT_MS } from "../../domain/webhooks.js";
 
 const WebhooksEnv = z.object({
@@ -14,8 +14,9 @@ const WebhooksEnv = z.object({
 
 export interface WebhooksConfig {
   /**
-   * Development only: receivers at a loopback address (http://127.0.0.1:PORT/…, http://[::1]…)
-   * are accepted, over plain http too. Off: https to public addresses only.
+   * Development only (WEBHOOK_ALLOW_HTTP_LOOPBACK=true or ALLOW_LOOPBACK_URLS=1): receivers on
+   * this machine's loopback (http://127.0.0.1:PORT/…, http://[::1]…, http://localhost…) are
+   * accepted, over plain http too. Off: https to public addresses only.
    */
   allowHttpLoopback: boolean;
   /** Deliveries one node sends at once. */
@@ -33,7 +34,9 @@ export function webhooksConfig(env: Readonly<Record<string, string>>): WebhooksC
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   return {
-    allowHttpLoopback: parsed.data.WEBHOOK_ALLOW_HTTP_LOOPBACK === "true",
+    // ALLOW_LOOPBACK_URLS (every caller URL, development) includes webhook receivers.
+    allowHttpLoopback:
+      parsed.data.WEBHOOK_ALLOW_HTTP_LOOPBACK === "true" || allowsLoopbackUrls(env),
     concurrency: parsed.data.WEBHOOK_CONCURRENCY,
     perEndpoint: parsed.data.WEBHOOK_ENDPOINT_CONCURRENCY,
     timeoutMs: parsed.data.WEBHOOK_TIMEOUT_MS,

@@ -3,11 +3,11 @@
  * endpoint) and again before every attempt (DNS may have changed): https to a public address,
  * through net/public-target.ts (no private, loopback, link-local or metadata address, default
  * or unprivileged ports, no credentials). Only when the operator sets
- * WEBHOOK_ALLOW_HTTP_LOOPBACK=true (development) may a receiver be a loopback IP address, over
- * http too.
+ * WEBHOOK_ALLOW_HTTP_LOOPBACK=true or ALLOW_LOOPBACK_URLS=1 (development) may a receiver be on
+ * this machine's loopback (127.0.0.0/8, ::1, localhost), over http too.
  */
 import { ImageFetchError } from "../../net/fetch-errors.js";
-import { isForbiddenAddress } from "../../net/ip-ranges.js";
+import { isLoopbackAddress } from "../../net/ip-ranges.js";
 import {
   checkUrl,
   type ResolvedAddress,
@@ -32,9 +32,7 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 function guard(policy: ReceiverPolicy): TargetGuard {
   return {
     ...(policy.lookup ? { lookup: policy.lookup } : {}),
-    ...(policy.allowHttpLoopback
-      ? { allowPrivateForTests: (address: string) => isForbiddenAddress(address) === "loopback" }
-      : {}),
+    ...(policy.allowHttpLoopback ? { allowLoopback: true } : {}),
   };
 }
 
@@ -55,7 +53,7 @@ export async function resolveReceiver(
       field,
       AbortSignal.timeout(RESOLVE_TIMEOUT_MS),
     );
-    const loopback = addresses.every((a) => isForbiddenAddress(a.address) === "loopback");
+    const loopback = addresses.every((a) => isLoopbackAddress(a.address));
     if (target.url.protocol !== "https:" && !loopback) {
       throw new ReceiverRefused(`${field} must use https; give an https URL.`);
     }

@@ -26,11 +26,15 @@ export function restoreEngineFromConfig(config: Pick<Config, "engines">): Restor
   });
 }
 
-/** The restore executor with the engine the settings name. */
+/**
+ * The restore executor with the engine the settings name; a video_url reaches loopback only
+ * when this process's settings allow it (ALLOW_LOOPBACK_URLS, development).
+ */
 export function restoreExecutorFromConfig(
-  config: Pick<Config, "engines">,
+  config: Pick<Config, "engines" | "allowLoopbackUrls">,
   opts: { fetch?: FetchLike; videoFetch?: VideoFetchSeam } = {},
 ): Executor<RestoreWorkParams> {
   const engine = restoreEngineFromConfig(config);
-  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch: opts.videoFetch });
+  const videoFetch = { allowLoopback: config.allowLoopbackUrls, ...opts.videoFetch };
+  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch });
 }

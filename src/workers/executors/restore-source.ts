@@ -62,6 +62,7 @@ export async function fetchSourceVideo(opts: {
     signal: opts.signal,
     lookup: seam.lookup,
     allowPrivateForTests: seam.allowPrivateForTests,
+    allowLoopback: seam.allowLoopback,
     onProgress: (bytes, total) => {
       if (total) opts.progress(FETCH_PROGRESS * Math.min(1, bytes / total));
     },
