@@ -1,166 +1,16 @@
 /**
- * The money core. Each operation is ONE SQL statement that locks the rows it changes, applies
- * the change only when the rules hold, and writes the ledger entry — so concurrent requests
- * cannot slip between a check and a write, and a balance never changes without its entry.
- * Callers run these inside their own transaction when a job row must commit with the charge.
+ * The money core. Each operation applies its change in the SQL statement that writes the ledger
+ * entry, only when the rules hold on the rows it changes — so concurrent requests cannot slip
+ * between a check and a write, and a balance never changes without its entry. The charge
+ * (./charge.ts, re-exported here) and a credit lock their rows in a statement of their own
+ * first. Callers run these inside their own transaction when a job row must commit with them.
  */
-import { type Kysely, sql } from "kysely";
-import type { DB } from "../db/schema.js";
-import { ApiError, needsTopup, overLimit, unauthorized } from "../domain/errors.js";
-import type { KinoraEvents } from "../domain/events.js";
-import { displayCents } from "../domain/money.js";
+import { sql } from "kysely";
 import { inTx } from "../jobs/move.js";
-import { keyCharged, walletCredited } from "./webhooks/wallet-events.js";
+import type { Db, LedgerEvents } from "./charge.js";
+import { walletCredited } from "./webhooks/wallet-events.js";
 
-/** The database handle the ledger takes (a transaction too). */
-export type Db = Kysely<DB>;
-
-/**
- * Who hears about written entries (metrics). Told right after the statement succeeds: when
- * the caller's transaction later rolls back the entry is gone but was counted — rare, and a
- * counter may over-count; reconcile reads the table itself.
- */
-type LedgerEvents = Pick<KinoraEvents, "ledgerEntry">;
-
-interface ChargeInput {
-  walletId: string;
-  /** The agent key that spends, or null when the wallet key spends. */
-  agentKeyId: string | null;
-  amountCents: number;
-  jobId: string;
-  reason: string;
-}
-
-interface ChargeResult {
-  entryId: number;
-  balanceCents: number;
-  /** Allowance left on the agent key after the charge; null for the wallet key. */
-  keyRemainingCents: number | null;
-}
-
-interface ChargeRow {
-  wallet_found: boolean;
-  paused: boolean | null;
-  balance_before: number | null;
-  key_found: boolean;
-  key_revoked: boolean | null;
-  key_remaining_before: number | null;
-  balance_after: number | null;
-  key_remaining_after: number | null;
-  entry_id: number | null;
-}
-
-/**
- * Takes `amountCents` from the wallet and, for an agent key, from its allowance — both or
- * neither. Refuses with 402 needs_topup / over_limit, 403 for a paused wallet, 401 for a
- * revoked key. The row locks (FOR UPDATE) serialise concurrent charges of one wallet.
- */
-export async function charge(
-  db: Db,
-  input: ChargeInput,
-  events?: LedgerEvents,
-): Promise<ChargeResult> {
-  const { agentKeyId, amountCents } = input;
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
-    throw new Error(`charge amount must be a positive integer of cents, got ${amountCents}`);
-  }
-  const result = await chargeStatement(input).execute(db);
-  const row = result.rows[0];
-  if (!row) throw new Error("charge statement returned no row");
-  if (row.entry_id !== null && row.balance_after !== null) {
-    events?.ledgerEntry({ kind: "charge", amountCents: -amountCents });
-    if (agentKeyId && row.key_remaining_before !== null && row.key_remaining_after !== null) {
-      // key.limit_reached when this charge leaves the key unable to buy anything more; callers
-      // run charges in their transaction, so the event commits with the charge.
-      const key = { walletId: input.walletId, agentKeyId };
-      const amounts = {
-        before: Number(row.key_remaining_before),
-        after: Number(row.key_remaining_after),
-      };
-      await keyCharged(db, { ...key, ...amounts }, new Date());
-    }
-    return {
-      entryId: Number(row.entry_id),
-      balanceCents: row.balance_after,
-      keyRemainingCents: agentKeyId ? row.key_remaining_after : null,
-    };
-  }
-  throw chargeRefusal(row, input);
-}
-
-/**
- * The charge as one statement: lock the wallet (and key) rows, update both only when the
- * balance, the allowance, the pause switch and the revocation all allow it, and insert the
- * ledger entry. Exported so the benchmark can run the identical SQL straight on the driver.
- */
-export function chargeStatement(input: ChargeInput) {
-  const { walletId, agentKeyId, amountCents, jobId, reason } = input;
-  return sql<ChargeRow>`
-    WITH w AS (
-      SELECT id, balance_cents, paused FROM wallets WHERE id = ${walletId} FOR UPDATE
-    ), k AS (
-      SELECT id, limit_cents - spent_cents AS remaining, revoked_at IS NOT NULL AS revoked
-      FROM agent_keys WHERE id = ${agentKeyId} AND wallet_id = ${walletId} FOR UPDATE
-    ), ok AS (
-      SELECT 1 FROM w
-      WHERE NOT w.paused AND w.balance_cents >= ${amountCents}
-        AND (${agentKeyId}::text IS NULL
-             OR EXISTS (SELECT 1 FROM k WHERE NOT k.revoked AND k.remaining >= ${amountCents}))
-    ), wu AS (
-      UPDATE wallets SET balance_cents = balance_cents - ${amountCents}
-      WHERE id = ${walletId} AND EXISTS (SELECT 1 FROM ok)
-      RETURNING balance_cents
-    ), ku AS (
-      UPDATE agent_keys SET spent_cents = spent_cents + ${amountCents}, last_used_at = now()
-      WHERE id = ${agentKeyId} AND EXISTS (SELECT 1 FROM ok)
-      RETURNING limit_cents - spent_cents AS remaining
-    ), e AS (
-      INSERT INTO ledger_entries (wallet_id, agent_key_id, kind, amount_cents, key_amount_cents, job_id, reason)
-      SELECT ${walletId}, ${agentKeyId}, 'charge', ${-amountCents},
-             CASE WHEN ${agentKeyId}::text IS NULL THEN 0 ELSE ${amountCents}::bigint END,
-             ${jobId}, ${reason}
-      WHERE EXISTS (SELECT 1 FROM ok)
-      RETURNING id
-    )
-    SELECT
-      EXISTS (SELECT 1 FROM w) AS wallet_found,
-      (SELECT paused FROM w) AS paused,
-      (SELECT balance_cents FROM w) AS balance_before,
-      EXISTS (SELECT 1 FROM k) AS key_found,
-      (SELECT revoked FROM k) AS key_revoked,
-      (SELECT remaining FROM k) AS key_remaining_before,
-      (SELECT balance_cents FROM wu) AS balance_after,
-      (SELECT remaining FROM ku) AS key_remaining_after,
-      (SELECT id FROM e) AS entry_id
-  `;
-}
-
-function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
-  const price = displayCents(input.amountCents);
-  if (!row.wallet_found) return unauthorized("The wallet of this key no longer exists.");
-  if (row.paused) {
-    return new ApiError(
-      "wallet_paused",
-      "This wallet is paused by the operator, so it cannot spend; contact the operator to unpause it.",
-    );
-  }
-  if (input.agentKeyId && (!row.key_found || row.key_revoked)) {
-    return new ApiError(
-      "key_revoked",
-      "This agent key has been revoked; ask the wallet owner for a new key.",
-    );
-  }
-  const balance = row.balance_before ?? 0;
-  if (balance < input.amountCents) {
-    return needsTopup(
-      `The balance (${displayCents(balance)}) does not cover the price (${price}).`,
-    );
-  }
-  const remaining = row.key_remaining_before ?? 0;
-  return overLimit(
-    `This agent key has ${displayCents(remaining)} left of its limit, less than the price (${price}); ask the wallet owner to raise the limit or use another key.`,
-  );
-}
+export { charge, chargeLock, chargeStatement, checkViolation, type Db } from "./charge.js";
 
 interface RefundResult {
   refunded: boolean;
@@ -279,7 +129,10 @@ interface CreditResult {
 
 /**
  * Adds money (a top-up or an operator adjustment, which may be negative). A repeated reference
- * credits nothing; a negative adjustment never takes the balance below zero.
+ * credits nothing; a negative adjustment never takes the balance below zero. The wallet row is
+ * locked by a statement of its own first, so the credit's statement reads the balance it
+ * writes (a debit that read an older balance than the one it updates could trip the balance's
+ * CHECK and answer 500: see chargeStatement).
  */
 export async function credit(
   db: Db,
@@ -293,6 +146,7 @@ export async function credit(
   if (kind === "topup" && amountCents < 0) throw new Error("a top-up must be positive");
   // The credit and its wallet.credited webhook event commit together.
   return inTx(db, async (tx) => {
+    await sql`SELECT id FROM wallets WHERE id = ${walletId} FOR NO KEY UPDATE`.execute(tx);
     const credited = await creditStatement(input).execute(tx);
     const row = credited.rows[0];
     if (row?.inserted) events?.ledgerEntry({ kind, amountCents });
@@ -308,7 +162,7 @@ function creditStatement(input: CreditInput) {
   const { walletId, amountCents, kind, reference, reason } = input;
   return sql<{ balance_cents: number | null; inserted: boolean }>`
     WITH w AS (
-      SELECT id, balance_cents FROM wallets WHERE id = ${walletId} FOR UPDATE
+      SELECT id, balance_cents FROM wallets WHERE id = ${walletId}
     ), e AS (
       INSERT INTO ledger_entries (wallet_id, kind, amount_cents, reference, reason)
       SELECT ${walletId}, ${kind}, ${amountCents}, ${reference}, ${reason}
