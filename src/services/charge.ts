@@ -213,7 +213,7 @@ function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
  */
 export function checkViolation(err: unknown, input: ChargeInput): ApiError | null {
   const e = err as { code?: unknown; constraint?: unknown } | null;
-  if (!e || e.code !== "23514") return null;
+  if (e?.code !== "23514") return null;
   const price = displayCents(input.amountCents);
   if (e.constraint === "agent_keys_check") {
     return overLimit(
