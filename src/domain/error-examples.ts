@@ -1,9 +1,10 @@
 /**
- * One real example body per error code, as the API answers it: what /docs and the OpenAPI
- * document show beside each status (instead of one example for every error). The details are
- * the wording the code's throwers use, with example values; `extra` holds the body fields that
- * code carries besides detail, code and request_id. The Record type keeps it complete: a code
- * added to ./error-codes.ts without an example here does not compile.
+ * One example body per error code, as the API answers it: the fallback /docs shows for a code
+ * worded the same by every operation (http/error-examples.ts words the others per operation,
+ * and a test compares them with real answers). The details are the wording the code's throwers
+ * use, with example values; `extra` holds the body fields that code carries besides detail,
+ * code and request_id. The Record type keeps it complete: a code added to ./error-codes.ts
+ * without an example here does not compile.
  */
 import type { ErrorCode } from "./error-codes.js";
 
@@ -40,16 +41,16 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
     detail: "This operation needs a key: send Authorization: Bearer <pmk_ or pak_ key>.",
   },
   key_revoked: {
-    detail: "This agent key was revoked by the wallet owner; ask the owner for a new one.",
+    detail: "This agent key has been revoked; ask the wallet owner for a new key.",
   },
   needs_topup: {
     detail:
-      "The balance ($1.20) does not cover $4.99: add at least $3.79 with POST /wallet/topup (card) or POST /wallet/topup/usdc.",
+      "The balance ($1.20) does not cover the price ($4.99). Add money with POST /wallet/topup (a card checkout link for the person paying) or POST /wallet/topup/crypto (USDC over x402).",
     extra: { needs_topup: true },
   },
   over_limit: {
     detail:
-      "This key may spend $0.41 more (limit $5.00) and this costs $4.99; only the wallet owner can raise the key's limit.",
+      "This agent key has $0.41 left of its limit, less than the price ($4.99); ask the wallet owner to raise the limit or use another key.",
     extra: { over_limit: true },
   },
   price_above_max: {
@@ -90,7 +91,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
   link_invalid: {
     detail: "This upload link has expired; create the job again for a new link.",
   },
-  not_found: { detail: "Restore job rj_5pX0c1Hq3GvJ2Yb8Lw9RzA not found." },
+  not_found: { detail: "Restore job not found." },
   method_not_allowed: {
     detail: "No endpoint DELETE /wallet; see /openapi.json or /docs for the API.",
   },

@@ -8,11 +8,16 @@
 import type { Router } from "./router.js";
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
+/**
+ * What the interface promises every keyed endpoint may answer. An operation documents its own
+ * 400 and 401 (with examples); a 402 is added here only to those that charge nothing, and says
+ * so, so the reference neither hides the interface's rule nor suggests a charge.
+ */
 const KEYED_ERRORS: Record<string, string> = {
   "400": "Bad input; `detail` says what to fix.",
   "401": "Missing, unknown or revoked key.",
   "402":
-    "The balance (`needs_topup`) or the agent key's limit (`over_limit`) does not cover the price.",
+    "Listed on every keyed endpoint by the interface: `needs_topup` or `over_limit` when a call costs more than the balance or the key's limit allows. This operation charges nothing, so it does not answer 402.",
 };
 
 /** Every POST body is size-limited (JSON_BODY_MAX_BYTES: operations, /mcp, the worker API). */

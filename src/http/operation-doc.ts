@@ -5,10 +5,10 @@
  */
 import { zodToOpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
-import type { AnyContract, RestBinding } from "../api/operation.js";
+import type { AnyContract, Refer, RestBinding } from "../api/operation.js";
 import { ErrorBody } from "../api/schemas.js";
 import { ERROR_CODES, type ErrorCode } from "../domain/error-codes.js";
-import { ERROR_EXAMPLES } from "../domain/error-examples.js";
+import { operationErrorExample } from "./error-examples.js";
 import type { Router } from "./router.js";
 
 /** Path parameter names of a template: `/cloud/jobs/{id}/start` → `["id"]`. */
@@ -18,6 +18,19 @@ export function pathParams(path: string): string[] {
 
 /** The REST name of an input field. */
 export const restName = (rest: RestBinding, field: string) => rest.names?.[field] ?? field;
+
+/** Names an operation as a REST call, with the given ids filled into its path. */
+export const restRefer: Refer = (to, args = {}) => {
+  const list = Array.isArray(to) ? to : [to];
+  const contract = list.find((c) => c.rest) as AnyContract | undefined;
+  const rest = contract?.rest;
+  if (!rest) throw new Error(`no REST binding among ${list.map((c) => c.id).join(", ")}`);
+  let path = rest.path;
+  for (const [field, value] of Object.entries(args)) {
+    path = path.replace(`{${restName(rest, field)}}`, encodeURIComponent(value));
+  }
+  return `${rest.method.toUpperCase()} ${path}`;
+};
 
 /** How the input splits over REST: which fields are in the path, which in the query. */
 export interface RestShape {
@@ -59,17 +72,32 @@ function bodySchema(contract: AnyContract, shape: RestShape): z.ZodType {
   return body.openapi({ example: kept });
 }
 
-/** Every code a call of this contract can answer, the implied ones included. */
+/** Codes only the MCP surface answers (the owner's agreement is asked for over MCP only). */
+const MCP_ONLY = new Set<ErrorCode>(["agreement_required"]);
+
+/** Every code a REST call of this contract can answer, the implied ones included. */
 export function errorCodesOf(contract: AnyContract, shape: RestShape): ErrorCode[] {
-  const codes = new Set<ErrorCode>(contract.errors);
+  const codes = new Set<ErrorCode>(contract.errors.filter((c) => !MCP_ONLY.has(c)));
   if (shape.query.length + shape.body.length > 0) codes.add("invalid_field");
-  if (contract.rest && contract.rest.method !== "get") {
+  const writes = contract.rest && contract.rest.method !== "get";
+  if (writes) {
     codes.add("invalid_request");
     codes.add("too_large");
   }
   if (shape.path.length > 0) codes.add("not_found");
-  if (contract.auth !== "none") codes.add("unauthorized");
-  if (contract.auth === "wallet") codes.add("forbidden");
+  if (contract.auth === "admin") codes.add("unauthorized");
+  if (contract.auth === "key" || contract.auth === "wallet" || contract.auth === "optional") {
+    // http/middleware/auth.ts: a key in the URL, an unknown key, a revoked agent key.
+    codes.add("key_in_url");
+    codes.add("unauthorized");
+    codes.add("key_revoked");
+  }
+  if (contract.auth === "wallet") codes.add("wallet_key_required");
+  // Only an authenticated caller's Idempotency-Key is kept (operations/run.ts).
+  if (writes && contract.auth !== "none") {
+    codes.add("idempotency_key_reused");
+    codes.add("idempotency_in_flight");
+  }
   if (contract.policies?.rate || contract.auth !== "none") codes.add("rate_limited");
   return [...codes];
 }
@@ -91,20 +119,28 @@ const X402_REQUIRED = {
   },
 };
 
-/** The example body of each code (./domain/error-examples.ts), keyed by code. */
-export function errorExamples(codes: readonly ErrorCode[]) {
+/** The example body of each code on this operation (./error-examples.ts), keyed by code. */
+function errorExamples(
+  contract: AnyContract,
+  rest: RestBinding,
+  shape: RestShape,
+  codes: readonly ErrorCode[],
+) {
+  const fields = [...shape.query, ...shape.body];
   return Object.fromEntries(
     codes.map((code) => {
-      const { detail, extra } = ERROR_EXAMPLES[code];
+      const { detail, extra } = operationErrorExample(contract, rest, code, fields, restRefer);
       const value = { detail, code, ...extra, request_id: "req_5pX0c1Hq3GvJ2Yb8Lw9RzA" };
       return [code, { summary: ERROR_CODES[code].meaning, value }];
     }),
   );
 }
 
-function errorResponses(codes: ErrorCode[], x402: boolean) {
+/** One response per status, listing its codes, with each code's example on this operation. */
+function errorResponses(contract: AnyContract, rest: RestBinding, shape: RestShape) {
+  const x402 = contract.policies?.payment === "x402";
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of errorCodesOf(contract, shape)) {
     const status = ERROR_CODES[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -115,7 +151,10 @@ function errorResponses(codes: ErrorCode[], x402: boolean) {
       description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join(" "),
       ...(x402 && status === 402 ? { headers: X402_REQUIRED.headers } : {}),
       content: {
-        "application/json": { schema: json?.schema ?? ErrorBody, examples: errorExamples(list) },
+        "application/json": {
+          schema: json?.schema ?? ErrorBody,
+          examples: errorExamples(contract, rest, shape, list),
+        },
       },
     };
   }
@@ -184,7 +223,7 @@ export function documentOperation(app: Router, contract: AnyContract, rest: Rest
             },
           }
         : {}),
-      ...errorResponses(errorCodesOf(contract, shape), contract.policies?.payment === "x402"),
+      ...errorResponses(contract, rest, shape),
     },
   } as Parameters<Router["openAPIRegistry"]["registerPath"]>[0]);
 }

@@ -9,7 +9,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { readInput } from "../api/input.js";
-import type { AnyContract, CallContext, Operation, Refer, RestBinding } from "../api/operation.js";
+import type { AnyContract, CallContext, Operation, RestBinding } from "../api/operation.js";
 import type { Config } from "../config.js";
 import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { EventHub } from "../domain/events.js";
@@ -22,7 +22,7 @@ import { callerOf } from "./middleware/auth.js";
 import { smallBody } from "./middleware/body-limit.js";
 import { jsonBodiesOnly } from "./middleware/json-only.js";
 import { clientAddress } from "./middleware/rate-limit.js";
-import { documentOperation, restName, restShape } from "./operation-doc.js";
+import { documentOperation, restName, restRefer, restShape } from "./operation-doc.js";
 import type { Router } from "./router.js";
 
 /** What the REST surface needs from the platform. */
@@ -33,19 +33,6 @@ interface RestSurfaceDeps extends CoreDeps {
   adminToken: string;
   publicUrl: string;
 }
-
-/** Names an operation as a REST call, with the given ids filled into its path. */
-const restRefer: Refer = (to, args = {}) => {
-  const list = Array.isArray(to) ? to : [to];
-  const contract = list.find((c) => c.rest) as AnyContract | undefined;
-  const rest = contract?.rest;
-  if (!rest) throw new Error(`no REST binding among ${list.map((c) => c.id).join(", ")}`);
-  let path = rest.path;
-  for (const [field, value] of Object.entries(args)) {
-    path = path.replace(`{${restName(rest, field)}}`, encodeURIComponent(value));
-  }
-  return `${rest.method.toUpperCase()} ${path}`;
-};
 
 /** Query strings are text: numbers and booleans are read as such before the schema runs. */
 function typedQuery(value: string): unknown {

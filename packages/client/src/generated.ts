@@ -625,6 +625,8 @@ export interface Operations {
     };
     errors:
       | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
       | "not_found"
@@ -643,7 +645,11 @@ export interface Operations {
     };
     errors:
       | "already_uploaded"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "rate_limited"
       | "too_large"
@@ -661,7 +667,11 @@ export interface Operations {
       wallet: Schemas["Wallet"];
     };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "paid_by_checkout"
       | "rate_limited"
@@ -682,13 +692,17 @@ export interface Operations {
       agent_key: Schemas["AgentKey"];
     };
     errors:
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "rate_limited"
       | "too_large"
       | "unauthorized"
+      | "wallet_key_required"
       | "wrong_state";
   };
   /** Create an agent key — `POST /wallet/keys` */
@@ -705,12 +719,16 @@ export interface Operations {
     };
     errors:
       | "conflict"
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Make a clip — `POST /motion/jobs` */
   createClip: {
@@ -745,10 +763,13 @@ export interface Operations {
       wallet: Schemas["Wallet"];
     };
     errors:
-      | "agreement_required"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "image_fetch_failed"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "needs_topup"
       | "over_limit"
       | "price_above_max"
@@ -774,9 +795,12 @@ export interface Operations {
       wallet?: Schemas["Wallet"];
     };
     errors:
-      | "agreement_required"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "needs_topup"
       | "over_a_limit"
       | "over_limit"
@@ -805,6 +829,7 @@ export interface Operations {
       | "too_large"
       | "unavailable"
       | "upload_mismatch"
+      | "upstream_failed"
       | "wrong_state";
   };
   /** Top up by card (checkout link) — `POST /wallet/topup` */
@@ -817,12 +842,17 @@ export interface Operations {
     };
     output: Schemas["TopupCheckout"];
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "rate_limited"
       | "too_large"
       | "unauthorized"
-      | "unavailable";
+      | "unavailable"
+      | "upstream_failed";
   };
   /** Create a wallet — `POST /wallet` */
   createWallet: {
@@ -846,12 +876,16 @@ export interface Operations {
     };
     errors:
       | "conflict"
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Delete a webhook endpoint — `POST /wallet/webhooks/{id}/delete` */
   deleteWebhookEndpoint: {
@@ -863,12 +897,16 @@ export interface Operations {
       endpoint: Schemas["WebhookEndpoint"];
     };
     errors:
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Read a clip — `GET /motion/jobs/{id}` */
   getClip: {
@@ -883,7 +921,13 @@ export interface Operations {
     output: {
       job: Schemas["Clip"];
     };
-    errors: "invalid_field" | "not_found" | "rate_limited" | "unauthorized";
+    errors:
+      | "invalid_field"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "unauthorized";
   };
   /** Clip sizes, prices and limits — `GET /motion/config` */
   getMotionConfig: {
@@ -918,7 +962,7 @@ export interface Operations {
     output: {
       wallet: Schemas["Wallet"];
     };
-    errors: "rate_limited" | "unauthorized";
+    errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized";
   };
   /** The wallet's webhook signing secret — `GET /wallet/webhook-secret` */
   getWebhookSecret: {
@@ -927,7 +971,7 @@ export interface Operations {
       /** A Standard Webhooks secret: verify each delivery's webhook-signature with it. */
       secret: string;
     };
-    errors: "forbidden" | "rate_limited" | "unauthorized";
+    errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized" | "wallet_key_required";
   };
   /** List agent keys — `GET /wallet/keys` */
   listAgentKeys: {
@@ -935,7 +979,7 @@ export interface Operations {
     output: {
       keys: Schemas["AgentKey"][];
     };
-    errors: "forbidden" | "rate_limited" | "unauthorized";
+    errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized" | "wallet_key_required";
   };
   /** List clips — `GET /motion/jobs` */
   listClips: {
@@ -950,7 +994,7 @@ export interface Operations {
       /** Pass as `cursor` for the next (older) page; null on the last. */
       next_cursor: string | null;
     };
-    errors: "invalid_field" | "rate_limited" | "unauthorized";
+    errors: "invalid_field" | "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized";
   };
   /** List held card payments — `GET /admin/checkouts/held` */
   listHeldCheckouts: {
@@ -972,7 +1016,7 @@ export interface Operations {
       jobs: Schemas["RestoreJob"][];
       next_cursor: string | null;
     };
-    errors: "invalid_field" | "rate_limited" | "unauthorized";
+    errors: "invalid_field" | "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized";
   };
   /** List webhook endpoints — `GET /wallet/webhooks` */
   listWebhookEndpoints: {
@@ -980,7 +1024,7 @@ export interface Operations {
     output: {
       endpoints: Schemas["WebhookEndpoint"][];
     };
-    errors: "forbidden" | "rate_limited" | "unauthorized";
+    errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized" | "wallet_key_required";
   };
   /** Pause a wallet — `POST /admin/wallets/{id}/pause` */
   pauseWallet: {
@@ -996,6 +1040,8 @@ export interface Operations {
       balance_cents: number;
     };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
       | "not_found"
@@ -1060,6 +1106,8 @@ export interface Operations {
     };
     errors:
       | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
       | "not_found"
@@ -1079,13 +1127,15 @@ export interface Operations {
     }>;
     output: Schemas["HeldCheckout"];
     errors:
-      | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
       | "not_found"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wrong_state";
   };
   /** Revoke an agent key — `POST /wallet/keys/{id}/revoke` */
   revokeAgentKey: {
@@ -1097,12 +1147,16 @@ export interface Operations {
       agent_key: Schemas["AgentKey"];
     };
     errors:
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Rotate the wallet's webhook signing secret — `POST /wallet/webhook-secret/rotate` */
   rotateWebhookSecret: {
@@ -1111,7 +1165,16 @@ export interface Operations {
       /** A Standard Webhooks secret: verify each delivery's webhook-signature with it. */
       secret: string;
     };
-    errors: "forbidden" | "invalid_request" | "rate_limited" | "too_large" | "unauthorized";
+    errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Start a clip once its image is uploaded — `POST /motion/jobs/{id}/start` */
   startClip: {
@@ -1123,7 +1186,11 @@ export interface Operations {
       job: Schemas["Clip"];
     };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "not_uploaded"
       | "rate_limited"
@@ -1142,7 +1209,11 @@ export interface Operations {
       job: Schemas["RestoreJob"];
     };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "not_uploaded"
       | "paid_by_checkout"
@@ -1164,12 +1235,16 @@ export interface Operations {
     };
     errors:
       | "conflict"
-      | "forbidden"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "not_found"
       | "rate_limited"
       | "too_large"
-      | "unauthorized";
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Top up with USDC (x402 v2) — `POST /wallet/topup/crypto` */
   topUpWithUsdc: {
@@ -1192,14 +1267,17 @@ export interface Operations {
           status: "pending";
         };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
       | "payment_required"
       | "rate_limited"
       | "too_large"
       | "unauthorized"
-      | "unavailable"
-      | "upstream_failed";
+      | "unavailable";
   };
   /** Unpause a wallet — `POST /admin/wallets/{id}/unpause` */
   unpauseWallet: {
@@ -1215,6 +1293,8 @@ export interface Operations {
       balance_cents: number;
     };
     errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
       | "invalid_field"
       | "invalid_request"
       | "not_found"

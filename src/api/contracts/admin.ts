@@ -186,7 +186,7 @@ export const releaseHeldCheckout = defineContract({
     .strict()
     .openapi({ example: { amount_cents: 500 } }),
   output: HeldCheckout,
-  errors: ["not_found", "conflict"],
+  errors: ["not_found", "wrong_state"],
   rest: {
     method: "post",
     path: "/admin/checkouts/{id}/release",

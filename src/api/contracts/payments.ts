@@ -10,7 +10,7 @@ export const createTopUpLink = defineContract({
   auth: "key",
   input: TopupBody,
   output: TopupCheckout,
-  errors: ["unavailable"],
+  errors: ["unavailable", "upstream_failed"],
   policies: { spends: true, rate: "spend" },
   rest: {
     method: "post",
@@ -41,7 +41,7 @@ export const topUpWithUsdc = defineContract({
   auth: "key",
   input: UsdcTopupBody,
   output: UsdcCredited,
-  errors: ["payment_required", "unavailable", "upstream_failed"],
+  errors: ["payment_required", "unavailable"],
   policies: { spends: true, rate: "spend", payment: "x402" },
   remedies: {
     unavailable: (refer) => `Add money by card with ${refer(createTopUpLink)} instead.`,

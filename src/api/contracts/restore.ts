@@ -191,7 +191,14 @@ export const createRestoreCheckout = defineContract({
   auth: "none",
   input: z.object({ job_id: JobIdField("rj_4f8HkQ2n9LrT1xZcV6bYpA") }).strict(),
   output: z.object({ checkout_url: z.string(), job: RestoreJob }),
-  errors: ["not_found", "not_uploaded", "upload_mismatch", "wrong_state", "unavailable"],
+  errors: [
+    "not_found",
+    "not_uploaded",
+    "upload_mismatch",
+    "wrong_state",
+    "unavailable",
+    "upstream_failed",
+  ],
   policies: { rate: "create" },
   rest: {
     method: "post",
@@ -215,7 +222,14 @@ export const startOrPayRestore = defineContract({
       description: "For a job paid by checkout: the link for the owner; it starts once paid.",
     }),
   }),
-  errors: ["not_found", "not_uploaded", "upload_mismatch", "wrong_state", "unavailable"],
+  errors: [
+    "not_found",
+    "not_uploaded",
+    "upload_mismatch",
+    "wrong_state",
+    "unavailable",
+    "upstream_failed",
+  ],
   mcp: {
     name: "start_restore",
     title: "Start a restore",

@@ -49,7 +49,7 @@ export function registerSystemRoutes(app: Router, deps: CoreDeps, isReady: () =>
       title: "kinora",
       version: "1.0.0",
       description:
-        "Cloud video restoration and image-to-clip generation, paid from a prepaid wallet. Money is integer US cents. Errors are `{detail, needs_topup?, over_limit?, refused?}`.",
+        "Cloud video restoration and image-to-clip generation, paid from a prepaid wallet. Money is integer US cents. Every error is the `Error` schema: `{detail, code, request_id}` plus, for some codes, `needs_topup`, `over_limit`, `refused`, `price_cents` and `question`; `detail` says what to fix, naming the field, and `code` is one of a closed table (the README's Errors section). Each operation's error responses show an example of every code it can answer.",
     },
     tags: [
       { name: "Balance", description: "The prepaid wallet." },
