@@ -125,9 +125,15 @@ export interface Executor<P extends WorkParams = WorkParams> {
   unmetNeeds?(): string[];
 }
 
-/** Thrown by an executor for a known failure (retry, final or refused). */
+/**
+ * Thrown by an executor for a known failure (retry, final or refused). `detail` is what the
+ * worker's log gets beside it (an engine's own output); it never leaves the worker.
+ */
 export class WorkError extends Error {
-  constructor(readonly failure: WorkFailure) {
+  constructor(
+    readonly failure: WorkFailure,
+    readonly detail?: string,
+  ) {
     super(failure.message);
     this.name = "WorkError";
   }

@@ -195,7 +195,7 @@ async function runOne(
             message: "The processing engine failed unexpectedly; the job will be retried.",
           };
     if (!(err instanceof WorkError)) jobLog.error("attempt crashed", { err });
-    else jobLog.info("job failed", { failure });
+    else jobLog.info("job failed", err.detail ? { failure, detail: err.detail } : { failure });
     await opts.source
       .fail(item, opts.workerId, failure)
       .catch((e) => jobLog.error("fail report failed", { err: e }));

@@ -112,7 +112,9 @@ describe("in-process workers", () => {
     const id = await createAndStart(t, key, { path: junk, sizeBytes: 4096 });
     const job = await waitFor(t, id, ["done", "failed", "refunded"]);
     expect(job.status).toBe("failed");
-    expect(job.error).toMatch(/not a readable video|no video stream|cannot decode/);
+    expect(job).toMatchObject({ error_code: "corrupt" });
+    expect(job.error).toMatch(/could not be read as a video/);
+    expect(job.error).not.toMatch(/ffmpeg|ffprobe|moov|codec/i);
     expect(await balanceOf(t, walletId)).toBe(1000);
   });
 });

@@ -8,10 +8,14 @@ const RESTORE_JOB_ERROR_CODES = [
   "video_fetch_failed",
   /** The real length is much longer than declared. */
   "too_long",
-  /** The file is not a readable video. */
+  /** The file is not a readable video: unreadable, cut off, or its picture does not decode. */
   "corrupt",
-  /** The file has no video stream. */
+  /** The file has no picture (sound only, or nothing at all). */
   "no_video",
+  /** The file is a still picture (an image, or a video of a single frame). */
+  "still_image",
+  /** The video is shorter than RESTORE_MIN_VIDEO_SEC. */
+  "too_short",
   /** The video's codec cannot be decoded. */
   "unsupported",
 ] as const;

@@ -13,6 +13,12 @@ export const RESTORE_LIMITS = {
   filenameMaxLength: 200,
 } as const;
 
+/**
+ * The shortest video a restore takes, in seconds: anything shorter is a still or a fragment
+ * (the worker refuses it, refunded, when the length it measures is below this).
+ */
+export const RESTORE_MIN_VIDEO_SEC = 1;
+
 /** Upload links live this long; after that the job expires and a balance payment is refunded. */
 export const RESTORE_UPLOAD_WINDOW_SEC = 24 * 3600;
 /** Download links live an hour; every read makes a fresh one. */

@@ -2,8 +2,14 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, tempDir } from "../../../test/restore/media.js";
+import {
+  FFMPEG_WORDS,
+  makeUnusableInputs,
+  type UnusableInput,
+} from "../../../test/restore/unusable-media.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
 import { measureDurationSec, parseOutTimeSec } from "./duration.js";
+import { MediaError } from "./errors.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -46,7 +52,7 @@ describe("measureDurationSec", () => {
     expect(Math.abs((await measureDurationSec(path("piped.mkv"))) - 3.4)).toBeLessThan(0.2);
   });
 
-  it("believes the packets, not a header that promises more than the file holds", async () => {
+  it("refuses a file cut off short of what its header promises, saying how much arrived", async () => {
     expect(await headerDuration(path("cut.mp4"))).toBeCloseTo(4, 1);
     // What is really there: decode every frame and see where the last one ends.
     const decoded = await runFfmpeg([
@@ -59,9 +65,39 @@ describe("measureDurationSec", () => {
       "pipe:2",
     ]);
     const truth = parseOutTimeSec(decoded.stderr) ?? 0;
-    const measured = await measureDurationSec(path("cut.mp4"));
-    expect(measured).toBeLessThan(3.5);
-    expect(Math.abs(measured - truth)).toBeLessThan(0.2);
+    expect(truth).toBeLessThan(3.5);
+    const err = await measureDurationSec(path("cut.mp4")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MediaError);
+    expect(err).toMatchObject({ code: "corrupt" });
+    // The packets, not the header, say where it stops; ffmpeg's words go to the detail only.
+    const said = Number(/stops after ([\d.]+) s of its 4 s/.exec((err as Error).message)?.[1]);
+    expect(Math.abs(said - truth)).toBeLessThan(0.2);
+    expect((err as MediaError).message).not.toMatch(FFMPEG_WORDS);
+    expect((err as MediaError).detail).toMatch(/partial file|corrupt/i);
+  });
+});
+
+describe("measureDurationSec refuses what is not a usable video", () => {
+  let inputs: Record<string, UnusableInput>;
+  beforeAll(async () => {
+    inputs = await makeUnusableInputs(dir);
+  }, 60_000);
+
+  it("with the customer's sentence and code for each, ffmpeg's words kept for the log", async () => {
+    for (const [name, input] of Object.entries(inputs)) {
+      const err = await measureDurationSec(input.path).catch((e: unknown) => e);
+      expect(err, name).toBeInstanceOf(MediaError);
+      expect({ name, code: (err as MediaError).code }).toEqual({ name, code: input.code });
+      expect((err as MediaError).message, name).toMatch(input.says);
+      expect((err as MediaError).message, name).not.toMatch(FFMPEG_WORDS);
+      // A damaged file's log line says what ffmpeg saw.
+      if (input.code === "corrupt") expect((err as MediaError).detail, name).toBeTruthy();
+    }
+  });
+
+  it("measures the same video before it was damaged", async () => {
+    const whole = join(dir, "whole.mp4");
+    expect(Math.abs((await measureDurationSec(whole)) - 6)).toBeLessThan(0.1);
   });
 });
 

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, pipeTo, summarise, tempDir } from "../../../test/restore/media.js";
 import { ffprobeJson, runFfmpeg } from "../ffmpeg.js";
+import { scanDurationSec } from "./duration.js";
+import { CORRUPT_MESSAGE } from "./errors.js";
 import { buildRestoreArgs, createFfmpegRestoreEngine, MediaError } from "./index.js";
 import type { AudioReading } from "./probe.js";
 import { measureQuality } from "./quality.js";
@@ -146,7 +148,10 @@ describe("restore", () => {
   });
 
   it("reports the length the packets hold, not a header that promises more", async () => {
-    const scanned = await engine.measureDurationSec(path("cut.mp4"));
+    // The worker's measurement refuses a file cut off like this one; the engine on its own
+    // still restores what is there.
+    await expect(engine.measureDurationSec(path("cut.mp4"))).rejects.toThrow(/cut off/);
+    const scanned = await scanDurationSec(path("cut.mp4"));
     expect(scanned).toBeLessThan(3);
     const own = await engine.restore({
       inputPath: path("cut.mp4"),
@@ -346,9 +351,8 @@ describe("restore", () => {
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MediaError);
       expect((err as MediaError).code).toBe("corrupt");
-      expect((err as MediaError).message).toBe(
-        "The uploaded file is not a readable video (ffmpeg could not decode it).",
-      );
+      expect((err as MediaError).message).toBe(CORRUPT_MESSAGE);
+      expect((err as MediaError).message).not.toMatch(/ffmpeg|ffprobe|moov|codec/i);
       await expect(engine.measureDurationSec(path(name))).rejects.toBeInstanceOf(MediaError);
     }
   });

@@ -7,16 +7,9 @@ import {
   runFfprobe,
   runProcess,
 } from "../ffmpeg.js";
-import { CORRUPT_MESSAGE, MediaError, mediaErrorFromStderr } from "./errors.js";
+import { CORRUPT_MESSAGE, errorTail, MediaError, mediaErrorFromStderr } from "./errors.js";
 
-/** `-progress` key=value lines would bury the error ffmpeg printed; keep only the prose. */
-export function errorTail(stderr: string, lines = 8): string {
-  return stderr
-    .split(/\r?\n|\r/)
-    .filter((l) => l.trim() !== "" && !/^[a-z_]+=\S*$/.test(l.trim()))
-    .slice(-lines)
-    .join("\n");
-}
+export { errorTail } from "./errors.js";
 
 /**
  * Runs ffmpeg (adding -hide_banner -nostdin), or with `binary` "muxer" the build that joins our
@@ -73,7 +66,10 @@ export async function probeJson(
       throw new FfmpegError(`ffprobe exited with code ${result.code}`, result.stderr.trim());
     }
     // ffprobe only reads headers: if it cannot, the file is not a video we can open.
-    throw mediaErrorFromStderr(result.stderr) ?? new MediaError("corrupt", CORRUPT_MESSAGE);
+    throw (
+      mediaErrorFromStderr(result.stderr) ??
+      new MediaError("corrupt", CORRUPT_MESSAGE, errorTail(result.stderr))
+    );
   }
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }

@@ -17,9 +17,10 @@ import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./restore-s
 import { makeBeforeAfterStill } from "./restore-still.js";
 import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
 
+/** The input's fault ends the job with the engine's sentence; ffmpeg's own words go to the log. */
 const asFinal = (err: unknown) =>
   err instanceof MediaError
-    ? new WorkError({ kind: "final", message: err.message, code: err.code })
+    ? new WorkError({ kind: "final", message: err.message, code: err.code }, err.detail)
     : err;
 
 /** The restore kind's executor: fetch the input, measure, restore, store the result. */
