@@ -68,8 +68,9 @@ export async function runServerCommand(argv: string[]): Promise<number> {
 /** `serve`: the API and its in-process workers, until SIGINT or SIGTERM. */
 async function serve(): Promise<number> {
   const config = (await import("./config.js")).loadConfig();
-  const { announceStart, startupStep } = await import("./cli/startup-steps.js");
-  announceStart(config);
+  const steps = await import("./cli/startup-steps.js");
+  const { startupStep } = steps;
+  steps.announceStart(config);
   const isNewEmbedded =
     !config.databaseUrl && !existsSync(path.join(config.dataDir, "pglite", "PG_VERSION"));
   if (isNewEmbedded) await startupStep("preparing the database template", prepareTemplate());
@@ -80,8 +81,17 @@ async function serve(): Promise<number> {
   );
   opening.catch(() => {}); // awaited by startServer; this only keeps it from being "unhandled"
   const { startServer } = await startupStep("loading the service", import("./server.js"));
-  const server = await startupStep("starting the service", startServer(config, opening));
-  process.stdout.write(`kinora is listening on ${server.url}  (docs: ${server.url}/docs)\n`);
+  // Its own time only: startServer first waits for the database opened beside it.
+  const server = await startupStep(
+    "starting the service",
+    startServer(config, opening),
+    undefined,
+    {
+      after: { work: opening, what: "the database was open" },
+    },
+  );
+  steps.announceReady();
+  process.stdout.write(steps.listeningBanner(server));
   const stop = () => {
     server.close().then(() => process.exit(0));
   };

@@ -16,6 +16,7 @@ import { createEventHub } from "./domain/events.js";
 import { randomId } from "./domain/ids.js";
 import type { BackgroundTask, Platform } from "./feature.js";
 import { FEATURES } from "./features.js";
+import { createJobKindRegistry } from "./jobs/queue-estimate/kinds.js";
 import { createJobWatch, type JobWatch } from "./jobs/watch.js";
 import { JOBS_CHANNEL } from "./jobs/work.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -27,7 +28,10 @@ import { storageFromConfig } from "./storage/from-config.js";
 import { type JobSystem, startJobSystem } from "./workers/supervisor.js";
 
 interface RunningServer {
+  /** Where it listens (the bound address). */
   url: string;
+  /** Where people and callers reach it: PUBLIC_URL, or the listening URL (127.0.0.1 for a wildcard). */
+  publicUrl: string;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ export async function startServer(
     storage: await storageFromConfig(config, publicUrl, signer),
     rateLimiter: rateLimiterFor(database),
     events: createEventHub(),
+    jobKinds: createJobKindRegistry(),
     adminToken: admin.value,
     signer,
     publicUrl,
@@ -153,7 +158,7 @@ export async function startServer(
     });
     return closing;
   };
-  return { url, close };
+  return { url, publicUrl, close };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The README's `npm start`, as a user runs it: bin/kinora.js compiles src/ to dist/ when it is
  * missing or stale, then serves from the compiled bundle. Checks the bundle really serves (the
- * query layer and the HTTP framework are compiled into it) and stops cleanly on SIGTERM.
+ * query layer and the HTTP framework are compiled into it), that its banner leads to the console
+ * and a first wallet, and that it stops cleanly on SIGTERM.
  * Start-up time is measured by `npm run bench`, not here.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -55,6 +56,24 @@ describe("npm start (bin/kinora.js serve)", () => {
       expect(((await created.json()) as { key: string }).key).toMatch(/^pmk_/);
       const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string };
       expect(doc.openapi).toBe("3.1.0");
+      // The banner says where the console is and the first step there, and the links work.
+      const text = output();
+      expect(text).toContain(`Console:  ${url}/console`);
+      expect(text).toMatch(/"Create a new balance" there: your wallet key \(pmk_…\) is shown once/);
+      expect(text).toContain(`curl -s -X POST ${url}/wallet`);
+      expect(text).toContain(`API docs: ${url}/docs`);
+      const consolePage = await fetch(`${url}/console`);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toContain("Create a new balance");
+      expect((await fetch(`${url}/docs`)).status).toBe(200);
+      // Step times are each step's own, labelled; the total is said once.
+      expect(text).toMatch(/kinora: ready \d+\.\d s after start/);
+      expect(text).not.toMatch(/done in/);
+      for (const line of text
+        .split("\n")
+        .filter((l) => l.startsWith("kinora: starting the service took"))) {
+        expect(line).toMatch(/took \d+\.\d s \(once the database was open\)$/);
+      }
       const exited = new Promise<number | null>((r) => proc.once("exit", r));
       proc.kill("SIGTERM");
       expect(await exited).toBe(0);
