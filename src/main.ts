@@ -39,8 +39,14 @@ async function main(argv: string[]): Promise<number> {
     case "help":
     case "--help":
     case "-h": {
+      // `kinora help restore` is `kinora restore --help` (with the server's prices).
       const topic = findClientCommand(rest[0]);
-      process.stdout.write(`${topic ? topic.help : USAGE}\n`);
+      if (topic) {
+        return runClientCommand(topic, ["--help", ...rest.slice(1)], {
+          env: clientEnv(process.env),
+        });
+      }
+      process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
     }
     default:

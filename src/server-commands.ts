@@ -22,13 +22,13 @@ export function serverUsageLines(): string[] {
   worker --server URL [--concurrency N]
                                      run jobs for a server over its worker API (the token
                                      from WORKER_TOKEN; --token T also works but shows in ps)
-  admin credit <wallet_id> <cents> [--reason TEXT]
+  admin credit <wallet_id> <dollars> --reason TEXT  (negative debits)
   admin pause <wallet_id> [--reason TEXT]
   admin unpause <wallet_id>
-  admin usdc-refund <wallet_id> [--amount CENTS]
+  admin usdc-refund <wallet_id> [--amount DOLLARS]
                                      send unused USDC-funded balance back in USDC
   admin held                         card payments held (amount differed from the checkout)
-  admin release <checkout_id> [--amount CENTS]
+  admin release <checkout_id> [--amount DOLLARS]
                                      apply a held payment after review
   admin reconcile
   admin migrate --to postgres://… [--files-to s3] [--dry-run] [--json]

@@ -36,16 +36,64 @@ async function admin(args: string[], token: string | undefined = ADMIN_TOKEN) {
   return { code, out, err };
 }
 
-describe("kinora admin exit codes", () => {
-  it("exits 0 when the server did it", async () => {
+describe("kinora admin", () => {
+  it("credits and debits in dollars and says what it did; --json gives the API's answer", async () => {
     const { walletId } = await s.t.newWallet(0);
-    const done = await admin(["credit", walletId, "250", "--reason", "test"]);
+    const done = await admin(["credit", walletId, "2.50", "--reason", "test"]);
     expect(done.code, done.err).toBe(0);
-    expect(JSON.parse(done.out)).toMatchObject({ wallet_id: walletId, balance_cents: 250 });
+    expect(done.out).toBe(`Credited $2.50 to ${walletId} ("test"); its balance is now $2.50.\n`);
+    for (const typed of ["5", "$5", "5.00"]) {
+      const more = await admin(["credit", walletId, typed, "--reason", `as ${typed}`]);
+      expect(more.code, more.err).toBe(0);
+    }
     // A negative amount is a value, not an option: it debits.
-    const debit = await admin(["credit", walletId, "-100", "--reason", "test debit"]);
+    const debit = await admin(["credit", walletId, "-1", "--reason", "test debit", "--json"]);
     expect(debit.code, debit.err).toBe(0);
-    expect(JSON.parse(debit.out)).toMatchObject({ wallet_id: walletId, balance_cents: 150 });
+    expect(JSON.parse(debit.out)).toMatchObject({ wallet_id: walletId, balance_cents: 1650 });
+    const again = await admin([
+      "credit",
+      walletId,
+      "-$0.50",
+      "--reason",
+      "r",
+      "--reference",
+      "t-1",
+    ]);
+    expect(again.out).toBe(
+      `Debited $0.50 from ${walletId} ("r", reference t-1); its balance is now $16.00.\n`,
+    );
+    const replay = await admin([
+      "credit",
+      walletId,
+      "-0.50",
+      "--reason",
+      "r",
+      "--reference",
+      "t-1",
+    ]);
+    expect(replay.out).toMatch(
+      /^Nothing applied: reference "t-1" was already used .* \$16\.00\.$/m,
+    );
+    for (const wrong of ["0", "abc", "5.005", "1e3"]) {
+      const refused = await admin(["credit", walletId, wrong, "--reason", "x"]);
+      expect(refused.code, wrong).toBe(2);
+    }
+  });
+
+  it("pauses, lists held payments and reconciles in sentences", async () => {
+    const { walletId } = await s.t.newWallet(1234);
+    const paused = await admin(["pause", walletId, "--reason", "review"]);
+    expect(paused.out).toBe(
+      `Paused ${walletId}: nothing can be spent from it until \`kinora admin unpause ${walletId}\` (balance $12.34).\n`,
+    );
+    const unpaused = await admin(["unpause", walletId]);
+    expect(unpaused.out).toBe(`Unpaused ${walletId}: it can spend again (balance $12.34).\n`);
+    expect((await admin(["held"])).out).toBe("No card payment is held.\n");
+    const reconciled = await admin(["reconcile"]);
+    expect(reconciled.code).toBe(0);
+    expect(reconciled.out).toMatch(
+      /^The ledger reconciles: \d+ wallets, \d+ keys and \d+ ledger entries checked\.$/m,
+    );
   });
 
   it("exits by the error table's exit column for the code the server answered", async () => {

@@ -95,7 +95,9 @@ describe("kinora restore", () => {
     cli.child.kill("SIGINT");
     const res = await cli.done;
     expect(res.code, res.stderr).toBe(130);
-    expect(res.stderr).toContain(`Stopped following. ${id} keeps running on the server`);
+    expect(res.stderr).toContain(
+      `Stopped following. ${id} was paid ($2.99) and keeps running on the server; if it fails it is refunded in full.`,
+    );
     expect(res.stderr).toContain(`kinora get ${id} --download PATH`);
     const out = path.join(media.dir, "picked-up.mp4");
     const picked = await s.runCli(["get", id as string, "--download", out, "--json"], { home });

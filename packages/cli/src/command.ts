@@ -16,6 +16,18 @@ export interface ParsedArgs {
   values: Record<string, string | boolean | undefined>;
 }
 
+/**
+ * Where the person's money stands while a command runs. A command that charges sets `note` to
+ * one sentence saying what became of the price if it stopped now ("rj_… was paid ($4.99) and
+ * keeps running on the server…"), and clears it once a message has said so (a refund after a
+ * failed upload, a failed job, the result saved). Whatever else stops the command — a refusal,
+ * Ctrl-C, an unexpected error, even one thrown from a timer — ends with that sentence, so a
+ * person is never left wondering whether they paid.
+ */
+export interface ChargeState {
+  note?: string;
+}
+
 /** What a command runs with. */
 export interface ClientContext {
   args: ParsedArgs;
@@ -28,6 +40,8 @@ export interface ClientContext {
   serverSource: "flag" | "env" | "config" | "default";
   /** Aborted by the first Ctrl-C; the command decides what to tidy up. */
   signal: AbortSignal;
+  /** What became of a price charged by this command, for failures it did not word. */
+  charge: ChargeState;
 }
 
 /** A command of `kinora`: its name, help, options and what it does. */
@@ -38,6 +52,11 @@ export interface ClientCommand {
   /** Full `kinora <name> --help` text, with examples. */
   help: string;
   options: OptionSpecs;
+  /**
+   * The help text as it stands on the chosen server (e.g. its prices), when it has parts the
+   * server decides; `help` is what is shown when the server cannot be asked.
+   */
+  liveHelp?(ctx: ClientContext): Promise<string>;
   /**
    * The credential sent: the person's key (default: KINORA_KEY or the one `kinora login`
    * saved), or the operator's ADMIN_TOKEN — which goes only to the server named by --server

@@ -45,7 +45,7 @@ export async function buildContext(
     const server = normaliseServer(stringArg(args, "server") ?? DEFAULT_SERVER);
     const serverSource = stringArg(args, "server") ? "flag" : "default";
     const api = new ApiClient(server, env.adminToken, signal);
-    return { args, out, env, configPath, serverSource, signal, api };
+    return { args, out, env, configPath, serverSource, signal, api, charge: {} };
   }
   const stored = await readConfigFile(configPath);
   const flag = stringArg(args, "server");
@@ -67,6 +67,7 @@ export async function buildContext(
     serverSource,
     signal,
     api: new ApiClient(normaliseServer(server), key, signal),
+    charge: {},
   };
 }
 

@@ -15,6 +15,8 @@ export interface ClientEnv {
   configHome: string;
   /** ADMIN_TOKEN: the operator's token, sent only by `kinora admin`. */
   adminToken: string | undefined;
+  /** KINORA_DEBUG=1: an unexpected error prints its stack too (for a bug report). */
+  debug: boolean;
 }
 
 /** The client's view of an environment; empty values count as unset, as in the server config. */
@@ -26,5 +28,6 @@ export function clientEnv(env: Readonly<Record<string, string | undefined>>): Cl
     key: get("KINORA_KEY"),
     configHome: get("XDG_CONFIG_HOME") ?? path.join(home, ".config"),
     adminToken: get("ADMIN_TOKEN"),
+    debug: get("KINORA_DEBUG") !== undefined && get("KINORA_DEBUG") !== "0",
   };
 }

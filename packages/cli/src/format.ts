@@ -14,6 +14,18 @@ export function parseDollars(text: string, what: string): number {
   return Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0"));
 }
 
+/**
+ * A signed amount in dollars → cents: "5", "5.00", "$5", "-2.50", "-$2.50" (a debit); zero is
+ * refused. For the operator's adjustments, where a negative amount takes money away.
+ */
+export function parseSignedDollars(text: string, what: string): number {
+  const trimmed = text.trim();
+  const negative = trimmed.startsWith("-");
+  const cents = parseDollars(negative ? trimmed.slice(1) : trimmed, what);
+  if (cents === 0) throw new UsageError(`${what} must not be 0.`);
+  return negative ? -cents : cents;
+}
+
 /** 1536 → "1.5 KB", decimal units as disks and networks count them. */
 export function formatBytes(bytes: number): string {
   const units = ["B", "KB", "MB", "GB", "TB"];

@@ -57,6 +57,11 @@ export class ApiClient {
     return this.key;
   }
 
+  /** The same server with no key: for what must not carry one (a restore paid by card). */
+  withoutKey(): ApiClient {
+    return new ApiClient(this.server, undefined, this.signal);
+  }
+
   /** The same server and key with another signal (e.g. to cancel a job after Ctrl-C). */
   withSignal(signal: AbortSignal | undefined): ApiClient {
     return new ApiClient(this.server, this.key, signal);

@@ -4,7 +4,12 @@
  * command, and turns whatever stopped it into one message and one exit code.
  */
 import { parseArgs } from "node:util";
-import { type ClientCommand, COMMON_OPTIONS, type ParsedArgs } from "./command.js";
+import {
+  type ClientCommand,
+  type ClientContext,
+  COMMON_OPTIONS,
+  type ParsedArgs,
+} from "./command.js";
 import { loginCommand, logoutCommand } from "./commands/account.js";
 import { clipCommand } from "./commands/clip.js";
 import { cancelCommand, getCommand, jobsCommand } from "./commands/jobs.js";
@@ -42,8 +47,8 @@ export function clientUsageLines(): string[] {
   return CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(34)} ${c.summary}`);
 }
 
-/** A negative number is a value, not an option: `kinora admin credit wal_… -500` debits. */
-const NEGATIVE = /^-\d/;
+/** A negative amount is a value, not an option: `kinora admin credit wal_… -5` (or `-$5`) debits. */
+const NEGATIVE = /^-\$?\d/;
 const ESCAPE = "\0";
 const unescaped = <T>(v: T): T =>
   (typeof v === "string" && v.startsWith(ESCAPE) ? v.slice(1) : v) as T;
@@ -82,9 +87,14 @@ interface RunOptions {
   streams?: Streams;
 }
 
+/** How long `--help` waits for the server's part of a help text (prices) before going without. */
+const LIVE_HELP_TIMEOUT_MS = 3000;
+
 /**
  * Runs a client command to its exit code. The first Ctrl-C aborts the command's signal so it
- * can tidy up (cancel an unfinished upload's job); a second one exits at once.
+ * can tidy up (cancel an unfinished upload's job); a second one exits at once. Whatever stops
+ * it is printed as one message — never a stack trace (KINORA_DEBUG=1 adds it) — and, after a
+ * charge, what became of the money.
  */
 export async function runClientCommand(
   command: ClientCommand,
@@ -99,42 +109,83 @@ export async function runClientCommand(
   const json = argv.includes("--json");
   const out = new Output(streams, json);
   const interrupt = new AbortController();
+  let ctx: ClientContext | undefined;
   const onSigint = () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     interrupt.abort(new Interrupted());
   };
+  // An error thrown where no await catches it (a timer, a stream's event) would otherwise end
+  // the process with Node's stack trace, after a charge and without a word about the money.
+  const onStray = (err: unknown) => {
+    const code = report(out, command, err, interrupt.signal, ctx, opts.env.debug);
+    process.exit(code);
+  };
   process.on("SIGINT", onSigint);
+  process.on("uncaughtException", onStray);
+  process.on("unhandledRejection", onStray);
   try {
     const args = parseCommandLine(command, argv);
     if (args.values.help) {
-      streams.stdout.write(`${command.help}\n`);
+      streams.stdout.write(`${await helpText(command, args, out, opts.env)}\n`);
       return EXIT.ok;
     }
-    const ctx = await buildContext(args, out, opts.env, interrupt.signal, command.credential);
+    ctx = await buildContext(args, out, opts.env, interrupt.signal, command.credential);
     return await command.run(ctx);
   } catch (err) {
-    return report(out, command, err, interrupt.signal);
+    return report(out, command, err, interrupt.signal, ctx, opts.env.debug);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("uncaughtException", onStray);
+    process.off("unhandledRejection", onStray);
   }
 }
 
-function report(out: Output, command: ClientCommand, err: unknown, signal: AbortSignal): number {
+/** The command's help: asked of the server when part of it is the server's (prices). */
+async function helpText(
+  command: ClientCommand,
+  args: ParsedArgs,
+  out: Output,
+  env: ClientEnv,
+): Promise<string> {
+  if (!command.liveHelp) return command.help;
+  try {
+    const signal = AbortSignal.timeout(LIVE_HELP_TIMEOUT_MS);
+    const ctx = await buildContext(args, out, env, signal, command.credential);
+    return await command.liveHelp(ctx);
+  } catch {
+    // A wrong --server, no answer, an odd answer: the help still helps without the server.
+    return command.help;
+  }
+}
+
+/** An error no command worded: its message (its stack only under KINORA_DEBUG). */
+function unexpected(err: unknown, debug: boolean): string {
+  const text =
+    err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err);
+  return `unexpected error: ${text.replace(/\.$/, "")}.`;
+}
+
+function report(
+  out: Output,
+  command: ClientCommand,
+  err: unknown,
+  signal: AbortSignal,
+  ctx: ClientContext | undefined,
+  debug: boolean,
+): number {
   const failure =
     err instanceof CliFailure
       ? err
       : signal.aborted
         ? new Interrupted()
-        : new CliFailure(
-            `unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-            EXIT.failed,
-          );
+        : new CliFailure(unexpected(err, debug), EXIT.failed);
+  // Set until the command has told what became of the money (then it clears it).
+  const money = ctx?.charge.note ? ` ${ctx.charge.note}` : "";
+  const message = `${failure.message}${money}`;
   if (out.json) {
-    const doc = {
-      error: { detail: failure.message, exit_code: failure.exitCode, ...failure.fields },
-    };
+    const doc = { error: { detail: message, exit_code: failure.exitCode, ...failure.fields } };
     out.streams.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
-  out.streams.stderr.write(`kinora ${command.name}: ${failure.message}\n`);
+  out.streams.stderr.write(`kinora ${command.name}: ${message}\n`);
   return failure.exitCode;
 }

@@ -2,7 +2,8 @@
  * The `kinora` command of the client package: the user commands (./index.ts) over a server's
  * public API, and `serve`, `worker` and `admin` handed to the server package (`@kinora/server`)
  * when it is installed beside this one — the client itself carries no server code, so it
- * installs in a few MB. Without the server package those three say in one line how to get it.
+ * installs in a few hundred KB. Without the server package those three say how to get it
+ * (from a clone of the repository: it is not on the npm registry).
  */
 import { clientEnv } from "./env.js";
 import { exitWhenDone } from "./exit.js";
@@ -32,13 +33,19 @@ async function loadServer(): Promise<ServerPackage | null> {
   }
 }
 
-const NO_SERVER =
-  "runs a kinora server, which is not installed beside this client: npm install -g @kinora/server (or, from a clone of the repository, npm install && npm start).";
+// The server is not on the npm registry: it comes from a clone of the repository, run there or
+// packed into a tarball that installs beside this client.
+const NO_SERVER = `runs a kinora server, which is not installed beside this client. The server package
+(@kinora/server) is not on the npm registry; get it from a clone of the kinora repository:
+  run it there:               npm install && npm start
+  or install it beside this:  npm pack -w @kinora/server   (in the clone), then
+                              npm install -g ./kinora-server-1.0.0.tgz`;
 
 async function usage(): Promise<string> {
   const server = await loadServer();
   const serverLines = server?.serverUsageLines?.() ?? [
-    "  serve | worker | admin …           need the server package: npm install -g @kinora/server",
+    "  serve | worker | admin …           need the server package, @kinora/server (not on the",
+    "                                     npm registry: kinora serve says how to get it)",
   ];
   return [
     "Usage: kinora <command>   (kinora <command> --help for its options and examples)",
@@ -71,8 +78,13 @@ async function main(argv: string[]): Promise<number> {
     case "help":
     case "--help":
     case "-h": {
+      // `kinora help restore` is `kinora restore --help` (with the server's prices).
       const topic = findClientCommand(rest[0]);
-      process.stdout.write(`${topic ? topic.help : await usage()}\n`);
+      if (topic)
+        return runClientCommand(topic, ["--help", ...rest.slice(1)], {
+          env: clientEnv(process.env),
+        });
+      process.stdout.write(`${await usage()}\n`);
       return command === undefined ? 2 : 0;
     }
     default:

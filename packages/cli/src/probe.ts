@@ -4,11 +4,16 @@
  * PATH), otherwise from the container's own header (./video-length.ts: MP4/MOV, Matroska/WebM,
  * AVI), so the client needs no 141 MB of ffmpeg packages. The server measures the real length
  * again and refunds the difference, so this only has to be honest, not authoritative.
+ *
+ * What is certainly not a video — an empty file, a photo, a text file, a sound file, a single
+ * still frame — stops here with a sentence saying so, before any price is asked or charged
+ * (./not-video.ts reads the first bytes; ffprobe's streams and the header's tracks say the rest).
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure } from "./failures.js";
+import { notVideoReason } from "./not-video.js";
 import { readVideoHeader } from "./video-length.js";
 
 /** What ffprobe says about a video: length, picture size and type. */
@@ -54,9 +59,27 @@ const BY_FORMAT: [RegExp, string][] = [
   [/^dv$/, "video/dv"],
 ];
 
+interface ProbeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  duration?: string;
+  nb_frames?: string;
+  disposition?: { attached_pic?: number };
+}
+
 interface ProbeJson {
   format?: { duration?: string; format_name?: string };
-  streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[];
+  streams?: ProbeStream[];
+}
+
+/** ffprobe's names for containers of single pictures (image2, jpeg_pipe, png_pipe, …). */
+const STILL_FORMATS = /^image2|_pipe$/;
+
+/** Stops the command before any price: `file` is not a video, for the reason given. */
+function notAVideo(reason: string): CliFailure {
+  return new CliFailure(`${reason} Nothing was charged.`, EXIT.failed, { not_video: true });
 }
 
 /** The container types the header reader names, for files whose extension says nothing. */
@@ -97,10 +120,17 @@ function runFfprobe(args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === "ENOENT";
 
 /**
- * Probes `file` (ffprobe first, the header reader when there is no ffprobe); a file neither can
- * read, or without a video stream, is an error naming it.
+ * Probes `file` of `sizeBytes` (ffprobe first, the header reader when there is no ffprobe); a
+ * file that is not a video, or that neither can read, is an error naming it, raised before
+ * anything is quoted or charged.
  */
-export async function probeVideo(file: string, env = process.env): Promise<VideoFacts> {
+export async function probeVideo(
+  file: string,
+  sizeBytes: number,
+  env = process.env,
+): Promise<VideoFacts> {
+  const reason = await notVideoReason(file, sizeBytes);
+  if (reason) throw notAVideo(reason);
   let data: ProbeJson;
   try {
     const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file];
@@ -109,19 +139,39 @@ export async function probeVideo(file: string, env = process.env): Promise<Video
     data = JSON.parse(probe.stdout) as ProbeJson;
   } catch (err) {
     if (isMissing(err)) return fromHeader(file);
-    const why = ((err as Error).message || String(err)).trim().split("\n")[0];
-    throw new CliFailure(`ffprobe could not read ${file} as a video (${why}).`, EXIT.failed);
+    // ffprobe's first line names the file again; the reason is what follows it.
+    const line = ((err as Error).message || String(err)).trim().split("\n")[0] ?? "";
+    const why = line.startsWith(`${file}: `) ? line.slice(file.length + 2) : line;
+    throw notAVideo(`${path.basename(file)} is not a video ffprobe can read (${why}).`);
   }
-  const video = data.streams?.find((s) => s.codec_type === "video");
-  const durationSec = Number(data.format?.duration ?? video?.duration);
-  if (!video || !Number.isFinite(durationSec) || durationSec <= 0) {
-    throw new CliFailure(
-      `${file} has no video stream with a length ffprobe can read.`,
-      EXIT.failed,
+  return fromProbe(file, data);
+}
+
+/** The facts from ffprobe's answer, or why the file is not a video after all. */
+function fromProbe(file: string, data: ProbeJson): VideoFacts {
+  const name = path.basename(file);
+  const streams = data.streams ?? [];
+  // A cover picture inside a sound file is a "video stream" to ffprobe, but not a video.
+  const video = streams.find((s) => s.codec_type === "video" && s.disposition?.attached_pic !== 1);
+  const format = data.format?.format_name ?? "";
+  if (!video) {
+    const sound = streams.some((s) => s.codec_type === "audio");
+    throw notAVideo(
+      sound
+        ? `${name} has sound but no picture: a restore needs a video.`
+        : `${name} has no video stream.`,
     );
   }
+  if (STILL_FORMATS.test(format) || video.nb_frames === "1") {
+    throw notAVideo(
+      `${name} is a single still picture (${video.codec_name ?? format}), not a video: a restore needs a moving picture; to bring a photo to life, use kinora clip.`,
+    );
+  }
+  const durationSec = Number(data.format?.duration ?? video.duration);
+  if (!Number.isFinite(durationSec) || durationSec <= 0) {
+    throw notAVideo(`${name} has no length ffprobe can read.`);
+  }
   const ext = path.extname(file).slice(1).toLowerCase();
-  const format = data.format?.format_name ?? "";
   const contentType =
     BY_EXTENSION[ext] ?? BY_FORMAT.find(([re]) => re.test(format))?.[1] ?? "video/mp4";
   return {
@@ -137,6 +187,9 @@ async function fromHeader(file: string): Promise<VideoFacts> {
   const header = await readVideoHeader(file).catch((err: Error) => {
     throw new CliFailure(`Could not read ${file} (${err.message}).`, EXIT.failed);
   });
+  if (header?.video === false) {
+    throw notAVideo(`${path.basename(file)} has sound but no picture: a restore needs a video.`);
+  }
   if (!header || !(header.durationSec > 0)) {
     throw new CliFailure(
       `${file}: no length found in its header (MP4, MOV, MKV, WebM and AVI are read without ffprobe). Install ffmpeg (its ffprobe reads every format) or convert the file to MP4.`,

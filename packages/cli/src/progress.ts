@@ -2,15 +2,15 @@
  * Progress bars (cli-progress) for uploads, downloads and jobs, and a spinner (@clack/prompts)
  * for waits of unknown length. On anything but a terminal they are silent no-ops: a log file
  * gets the commentary lines instead of a thousand carriage returns.
+ *
+ * Both libraries are imported by name, never through a `require` built at run time: the
+ * packed client is one esbuild bundle (build.mjs), and only what esbuild can see is put inside
+ * it — a `createRequire(…)("cli-progress")` was left out and crashed the installed client on
+ * its first bar, after the price had been charged.
  */
-import { createRequire } from "node:module";
-import type * as CliProgress from "cli-progress";
+import cliProgress from "cli-progress";
 import { formatBytes } from "./format.js";
 import type { Output } from "./output.js";
-
-// Loaded on first use: scripts and pipes never draw a bar, so they do not pay for the library.
-const require = createRequire(import.meta.url);
-let cliProgress: typeof CliProgress | undefined;
 
 /** A bar on stderr (drawn only on a terminal). */
 export interface ProgressBar {
@@ -22,7 +22,6 @@ export interface ProgressBar {
 const SILENT: ProgressBar = { update() {}, stop() {} };
 
 function makeBar(out: Output, format: string, total: number, payload: Record<string, string>) {
-  cliProgress ??= require("cli-progress") as typeof CliProgress;
   const bar = new cliProgress.SingleBar({
     format,
     stream: out.streams.stderr,

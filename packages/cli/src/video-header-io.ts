@@ -13,6 +13,11 @@ export interface VideoHeader {
   /** Frame height in pixels, when the header states it. */
   height?: number;
   container: VideoContainer;
+  /**
+   * Whether the tracks listed include a picture: false for a sound-only file (an M4A saved as
+   * .mp4), absent when the header was not read that far.
+   */
+  video?: boolean;
 }
 
 /** A frame size, when a header states it. */

@@ -111,6 +111,7 @@ export async function readMatroska(
 
   let info: { durationSec: number } | null | undefined;
   let frame: FrameSize | undefined;
+  let video: boolean | undefined;
   let offset = segmentStart;
   const scanEnd = Math.min(segmentEnd, MATROSKA_SCAN_LIMIT);
   while (offset < scanEnd && (info === undefined || frame === undefined)) {
@@ -122,7 +123,11 @@ export async function readMatroska(
       const data = await readAt(file, dataStart, Math.min(element.size ?? limit, limit));
       const { children, end } = childElements(data, 0, data.length, element.size === undefined);
       if (element.id === EBML.info) info = parseInfo(children);
-      else frame = firstVideoTrackSize(children) ?? {};
+      else {
+        const size = firstVideoTrackSize(children);
+        video = size !== undefined;
+        frame = size ?? {};
+      }
       offset = dataStart + (element.size ?? end);
     } else {
       if (element.size === undefined) break; // e.g. a live stream's Cluster: cannot be skipped
@@ -130,7 +135,12 @@ export async function readMatroska(
     }
   }
   if (!info) return null;
-  return { durationSec: info.durationSec, ...frame, container: docType };
+  return {
+    durationSec: info.durationSec,
+    ...frame,
+    container: docType,
+    ...(video === undefined ? {} : { video }),
+  };
 }
 
 function parseInfo(children: Array<{ id: number; data: Buffer }>): { durationSec: number } | null {

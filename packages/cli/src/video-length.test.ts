@@ -141,6 +141,14 @@ describe("readVideoHeader on hand-made headers", () => {
       width: 1920,
       height: 1080,
       container: "mp4",
+      video: true,
+    });
+    // Sound alone (an M4A saved as .mp4): a length, and no picture.
+    const soundOnly = await write("sound.mp4", ftypBox("mp42"), box("moov", mvhd, sound));
+    expect(await readVideoHeader(soundOnly)).toEqual({
+      durationSec: 5 * 3600,
+      container: "mp4",
+      video: false,
     });
   });
 
@@ -169,6 +177,14 @@ describe("readVideoHeader on hand-made headers", () => {
       width: 1920,
       height: 1080,
       container: "matroska",
+      video: true,
+    });
+    const soundOnly = ebmlUnknownSize(ID.segment, info, ebml(ID.tracks, audio));
+    const mka = await write("sound.mkv", ebmlHeader("matroska"), soundOnly);
+    expect(await readVideoHeader(mka)).toEqual({
+      durationSec: 42,
+      container: "matroska",
+      video: false,
     });
   });
 

@@ -120,6 +120,7 @@ async function readIsoBmff(file: FileHandle, fileSize: number): Promise<VideoHea
   let duration = 0;
   let fragmentDuration = 0;
   let frame: FrameSize | undefined;
+  let tracks = 0;
   for await (const box of isoBoxes(file, moov.bodyStart, moov.end)) {
     if (box.type === "mvhd") {
       const mvhd = await readBody(file, box, 32);
@@ -128,8 +129,9 @@ async function readIsoBmff(file: FileHandle, fileSize: number): Promise<VideoHea
       const stated = v1 ? mvhd.readBigUInt64BE(24) : BigInt(mvhd.readUInt32BE(16));
       // All ones means "unknown" (a live or still-being-written file).
       duration = stated === (v1 ? 0xffffffffffffffffn : 0xffffffffn) ? 0 : Number(stated);
-    } else if (box.type === "trak" && !frame) {
-      frame = await videoTrackSize(file, box);
+    } else if (box.type === "trak") {
+      tracks++;
+      frame ??= await videoTrackSize(file, box);
     } else if (box.type === "mvex") {
       const mehd = await findBox(file, box, "mehd");
       if (mehd) {
@@ -145,6 +147,8 @@ async function readIsoBmff(file: FileHandle, fileSize: number): Promise<VideoHea
     durationSec: length / timescale,
     ...frame,
     container: majorBrand === undefined || majorBrand === "qt  " ? "mov" : "mp4",
+    // Every track of `moov` was looked at: tracks but no `vide` handler means no picture.
+    ...(tracks > 0 ? { video: frame !== undefined } : {}),
   };
 }
 

@@ -15,13 +15,13 @@ import {
 } from "../command.js";
 import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
-import { ApiFailure, CliFailure, Interrupted, UsageError } from "../failures.js";
+import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { dollars, formatBytes, truncate } from "../format.js";
 import { CLIP, failureOf, type Job, resultFileName } from "../job-kinds.js";
-import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
+import { downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { confirmSpend } from "../prompts.js";
-import { retryTransient } from "../timing.js";
-import { resumeHint } from "./resume.js";
+import { startPaidJob } from "../timing.js";
+import { refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
 
 interface Source {
   imageUrl?: string;
@@ -112,15 +112,11 @@ async function uploadAndStart(ctx: ClientContext, src: Source, created: Created)
       sizeBytes: file.sizeBytes,
     });
   } catch (err) {
-    const outcome = await cancelAfterStop(ctx, CLIP, created.job);
-    if (err instanceof Interrupted) throw new Interrupted(`Upload stopped. ${outcome.message}`);
-    if (err instanceof CliFailure)
-      throw new CliFailure(`${err.message} ${outcome.message}`, err.exitCode, err.fields);
-    throw err;
+    throw await refundAfterStop(ctx, CLIP, created.job, err);
   }
   // Starting a queued clip returns it unchanged, so a retry after a lost answer is safe.
   const id = created.job.id;
-  await retryTransient(() => ctx.api.call("startClip", { id }), ctx.signal);
+  await startPaidJob(ctx.api, (api) => api.call("startClip", { id }));
 }
 
 async function clip(ctx: ClientContext): Promise<number> {
@@ -141,28 +137,36 @@ async function clip(ctx: ClientContext): Promise<number> {
     throw new CliFailure("No clip made; nothing was charged.", EXIT.failed);
   }
   const created = await create(ctx, prompt, src, opts);
-  ctx.out.note(
-    `Created ${created.job.id}; ${dollars(created.job.amount_cents)} was taken from your balance.`,
-  );
+  const id = created.job.id;
+  const charged = dollars(created.job.amount_cents);
+  ctx.out.note(`Created ${id}; ${charged} was taken from your balance.`);
+  ctx.charge.note = `${id} was charged ${charged} and has not started: \`kinora cancel ${id}\` refunds it.`;
   await uploadAndStart(ctx, src, created);
+  const paid = { id, amountCents: created.job.amount_cents, byCard: false };
+  ctx.charge.note = runningMoneyNote(paid);
   let job: Job;
   try {
-    job = await followStep(ctx, CLIP, created.job.id);
+    job = await followStep(ctx, CLIP, id);
   } catch (err) {
-    throw resumeHint(err, created.job.id, "follow");
+    throw resumeHint(ctx, err, paid, "follow");
   }
   const failure = failureOf(CLIP, job);
-  if (failure) throw failure;
+  if (failure) {
+    ctx.charge.note = undefined; // a failed or refused clip's message says it was refunded
+    throw failure;
+  }
   if (!job.download_url)
     throw new CliFailure(`${job.id} is done but has no download link.`, EXIT.server);
+  ctx.charge.note = `${id} is done (${charged} charged): save it with \`kinora get ${id} --download PATH\`.`;
   const given = stringArg(ctx.args, "out");
   const dir = src.file ? path.dirname(path.resolve(src.file.path)) : process.cwd();
   const dest = given
     ? path.resolve(given)
     : freePath(dir, resultFileName(job, src.file?.path ?? src.imageUrl));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest).catch((err: unknown) => {
-    throw resumeHint(err, job.id, "download");
+    throw resumeHint(ctx, err, paid, "download");
   });
+  ctx.charge.note = undefined;
   ctx.out.result(
     { job, output: dest, size_bytes: sizeBytes },
     `Clip saved to ${dest} (${formatBytes(sizeBytes)}); ${dollars(job.amount_cents)} was charged.`,

@@ -15,10 +15,12 @@ import { CliFailure, UsageError } from "../failures.js";
 import { dollars, formatAge, formatDuration, table, truncate } from "../format.js";
 import {
   failureOf,
+  isQueued,
   type Job,
   type JobKind,
   kindOf,
   paidByCheckout,
+  queuePlace,
   readJob,
   resultFileName,
   statusText,
@@ -47,9 +49,7 @@ async function jobs(ctx: ClientContext): Promise<number> {
   const rows = all.map((j) => [
     j.id,
     j.kind,
-    j.status === "processing" && j.progress
-      ? `processing ${Math.round(j.progress * 100)}%`
-      : j.status,
+    listedStatus(j),
     dollars(j.amount_cents),
     formatAge(j.created_at),
     truncate("filename" in j ? j.filename : `"${j.prompt}"`, 40),
@@ -119,23 +119,32 @@ function priceLines(job: Job): string[] {
   return lines;
 }
 
+/**
+ * A job's status in the list: a job waiting for a worker says queued with its place (a
+ * restore's status is processing meanwhile), a running one its progress.
+ */
+function listedStatus(job: Job): string {
+  if (isQueued(job)) return `queued (${queuePlace(job)})`;
+  if (job.status === "processing" && job.progress) {
+    return `processing ${Math.round(job.progress * 100)}%`;
+  }
+  return job.status;
+}
+
 /** Where it stands now: progress, the server's queue place and estimate. */
 function progressLines(kind: JobKind, job: Job): string[] {
   if (kind.terminal.has(job.status)) return [];
   const lines: string[] = [];
-  if (job.progress !== null && job.progress !== undefined) {
+  if (job.progress !== null && job.progress !== undefined && !isQueued(job)) {
     lines.push(line("Progress", `${Math.round(job.progress * 100)}%`));
   }
   if (job.queue) {
     const q = job.queue;
-    const where =
-      q.position === 0
-        ? "a worker is running it"
-        : q.ahead === 0
-          ? "next in the queue"
-          : `${q.ahead} ahead in the queue`;
     lines.push(
-      line("Queue", `${where}; ${etaText(q.eta_seconds)} (done about ${q.estimated_done_at})`),
+      line(
+        "Queue",
+        `${queuePlace(job)}; ${etaText(q.eta_seconds)} (done about ${q.estimated_done_at})`,
+      ),
     );
   }
   return lines;
@@ -253,9 +262,23 @@ async function cancel(ctx: ClientContext): Promise<number> {
   if (!id || extra) throw new UsageError("Usage: kinora cancel JOB_ID");
   const kind = kindOf(id);
   ctx.api.requireKey();
+  // Cancelling a cancelled job answers it unchanged (no money moves): read it first, so a second
+  // cancel says it was refunded back then instead of announcing a refund again.
+  const before = await readJob(ctx.api, kind, id);
+  if (before.status === "cancelled") {
+    const when = before.finished_at ? ` (${formatAge(before.finished_at)})` : "";
+    ctx.out.result(
+      { job: before, already_cancelled: true, refunded_now_cents: 0 },
+      `${id} was already cancelled${when}; its ${dollars(before.amount_cents)} was refunded then. Nothing changed now.`,
+    );
+    return 0;
+  }
   const res = await kind.cancel(ctx.api, id);
   const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
-  ctx.out.result(res, `Cancelled ${id}; ${dollars(res.job.amount_cents)} was refunded${balance}.`);
+  ctx.out.result(
+    { ...res, already_cancelled: false, refunded_now_cents: res.job.amount_cents },
+    `Cancelled ${id}; ${dollars(res.job.amount_cents)} was refunded to your balance${balance}.`,
+  );
   return 0;
 }
 

@@ -6,14 +6,19 @@ import { dollars, formatAge, parseDollars, table } from "../format.js";
 async function listKeys(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
   const { keys } = await ctx.api.call("listAgentKeys", {});
+  // A revoked key can spend nothing, whatever its limit left unspent: LEFT says so.
   const rows = keys.map((k) => [
     k.id,
     k.label || "-",
     dollars(k.limit_cents),
     dollars(k.spent_cents),
-    dollars(k.remaining_cents),
+    k.revoked ? "none" : dollars(k.remaining_cents),
     k.last_used_at ? formatAge(k.last_used_at) : "never",
-    k.revoked ? "revoked" : k.kind === "connected_app" ? "connected app" : "active",
+    k.revoked
+      ? "revoked: can spend nothing"
+      : k.kind === "connected_app"
+        ? "connected app"
+        : "active",
   ]);
   ctx.out.result(
     { keys },
@@ -47,7 +52,11 @@ async function revokeKey(ctx: ClientContext, id: string | undefined): Promise<nu
   ctx.api.requireKey();
   if (!id) throw new UsageError("Usage: kinora keys revoke KEY_ID  (see kinora keys)");
   const res = await ctx.api.call("revokeAgentKey", { id });
-  ctx.out.result(res, `Revoked ${res.agent_key.id}: it stops working at once.`);
+  const k = res.agent_key;
+  ctx.out.result(
+    res,
+    `Revoked ${k.id}${k.label ? ` "${k.label}"` : ""}: it stops working at once and can spend nothing more; the balance is unchanged.`,
+  );
   return 0;
 }
 

@@ -16,24 +16,21 @@ import {
 } from "../command.js";
 import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
-import { CliFailure, Interrupted, UsageError } from "../failures.js";
+import { CliFailure, UsageError } from "../failures.js";
 import { dollars, formatBytes, formatDuration } from "../format.js";
 import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
-import { cancelAfterStop, downloadStep, followStep, uploadStep } from "../job-steps.js";
+import { downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { openUrl } from "../open-url.js";
 import { probeVideo, type VideoFacts } from "../probe.js";
 import { confirmSpend } from "../prompts.js";
-import { retryTransient } from "../timing.js";
-import { resumeHint } from "./resume.js";
-
-/** CLI quality names (as labelled in displays) → API values; the API names work too. */
-const QUALITIES: Record<string, RestoreQuality> = {
-  standard: "faithful",
-  faithful: "faithful",
-  enhanced: "enhanced",
-  "studio-max": "enhanced_max",
-  enhanced_max: "enhanced_max",
-};
+import { startPaidJob } from "../timing.js";
+import {
+  parseQuality,
+  QUALITY_NAMES,
+  qualityLinesOffline,
+  qualityPriceLines,
+} from "./restore-qualities.js";
+import { refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
 
 type Created = Output<"createRestore">;
 type RestoreQuality = NonNullable<Input<"createRestore">["quality"]>;
@@ -52,10 +49,9 @@ async function plan(ctx: ClientContext): Promise<Plan> {
   const [file, extra] = args.positionals;
   if (!file || extra)
     throw new UsageError(
-      "Usage: kinora restore FILE [--quality standard|enhanced|studio-max] [--yes]",
+      `Usage: kinora restore FILE [--quality ${QUALITY_NAMES.replace(/,? or |, /g, "|")}] [--yes]`,
     );
-  const quality = QUALITIES[stringArg(args, "quality") ?? "enhanced"];
-  if (!quality) throw new UsageError("--quality must be standard, enhanced or studio-max.");
+  const quality = parseQuality(stringArg(args, "quality"));
   const payWith = stringArg(args, "pay-with") ?? (ctx.api.key ? "balance" : undefined);
   const email = stringArg(args, "email");
   if (payWith === undefined) {
@@ -66,11 +62,13 @@ async function plan(ctx: ClientContext): Promise<Plan> {
   if (payWith !== "balance" && payWith !== "checkout")
     throw new UsageError("--pay-with must be balance or checkout.");
   if (payWith === "balance") ctx.api.requireKey();
-  if (!ctx.api.key && !email)
-    throw new UsageError("--email is required to pay by checkout without a key.");
+  // A job paid by card is created without any key (none is needed, none is sent): the receipt
+  // goes to the address given.
+  if (payWith === "checkout" && !email)
+    throw new UsageError("--email is required with --pay-with checkout: the receipt goes there.");
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) throw new UsageError(`${file} is not a file.`);
-  const facts = await probeVideo(file);
+  const facts = await probeVideo(file, info.size);
   return { file, sizeBytes: info.size, facts, quality, payWith, ...(email ? { email } : {}) };
 }
 
@@ -96,8 +94,12 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
   }
 }
 
+/** The API client for this job: a checkout job carries no key, from create to its reads. */
+const jobApi = (ctx: ClientContext, p: Plan) =>
+  p.payWith === "checkout" ? ctx.api.withoutKey() : ctx.api;
+
 async function create(ctx: ClientContext, p: Plan): Promise<Created> {
-  const created = await ctx.api.call("createRestore", {
+  const created = await jobApi(ctx, p).call("createRestore", {
     ...requestFields(p),
     filename: path.basename(p.file),
     content_type: p.facts.contentType,
@@ -105,21 +107,25 @@ async function create(ctx: ClientContext, p: Plan): Promise<Created> {
     ...(p.email ? { email: p.email } : {}),
     ...(p.payWith === "checkout" ? { pay_with: "checkout" as const } : {}),
   });
+  const { id } = created.job;
+  ctx.charge.note = created.paid_from_balance
+    ? `${id} was charged ${created.display_price} and has not started: \`kinora cancel ${id}\` refunds it.`
+    : `Nothing was charged for ${id}: it is paid by card, through its checkout link.`;
   ctx.out.note(
     created.paid_from_balance
-      ? `Created ${created.job.id}; ${created.display_price} was taken from your balance.`
-      : `Created ${created.job.id} (${created.display_price}, paid by checkout after the upload).`,
+      ? `Created ${id}; ${created.display_price} was taken from your balance.`
+      : `Created ${id} (${created.display_price}, paid by checkout after the upload).`,
   );
   return created;
 }
 
-/** Uploads; on Ctrl-C or a final failure the job is cancelled so the price comes back. */
+/** Uploads; on Ctrl-C or any failure the job is cancelled so the price comes back. */
 async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<number> {
-  // A create with a file (not a video_url) always answers where to put it.
-  if (!created.upload_url) {
-    throw new CliFailure(`${created.job.id} came back without an upload link.`, EXIT.server);
-  }
   try {
+    // A create with a file (not a video_url) always answers where to put it.
+    if (!created.upload_url) {
+      throw new CliFailure(`${created.job.id} came back without an upload link.`, EXIT.server);
+    }
     return await uploadStep(ctx, {
       url: created.upload_url,
       headers: created.upload_headers ?? { "Content-Type": p.facts.contentType },
@@ -127,24 +133,19 @@ async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<nu
       sizeBytes: p.sizeBytes,
     });
   } catch (err) {
-    const outcome = await cancelAfterStop(ctx, RESTORE, created.job);
-    if (err instanceof Interrupted) throw new Interrupted(`Upload stopped. ${outcome.message}`);
-    if (err instanceof CliFailure) {
-      throw new CliFailure(`${err.message} ${outcome.message}`, err.exitCode, err.fields);
-    }
-    throw err;
+    throw await refundAfterStop(ctx, RESTORE, created.job, err);
   }
 }
 
 /** Balance jobs start now; checkout jobs start once the person pays the link. */
-async function start(ctx: ClientContext, created: Created): Promise<void> {
+async function start(ctx: ClientContext, p: Plan, created: Created): Promise<void> {
   const id = created.job.id;
   if (created.paid_from_balance) {
     // Starting a started job returns it unchanged, so a retry after a lost answer is safe.
-    await retryTransient(() => ctx.api.call("startRestore", { id }), ctx.signal);
+    await startPaidJob(ctx.api, (api) => api.call("startRestore", { id }));
     return;
   }
-  const { checkout_url } = await ctx.api.call("createRestoreCheckout", { id });
+  const { checkout_url } = await jobApi(ctx, p).call("createRestoreCheckout", { id });
   ctx.out.warn(`Pay ${created.display_price} here to start the restore: ${checkout_url}`);
   if (flagArg(ctx.args, "open") && !(await openUrl(checkout_url))) {
     ctx.out.warn("Could not open a browser; open the link yourself.");
@@ -157,17 +158,24 @@ async function restore(ctx: ClientContext): Promise<number> {
   const created = await create(ctx, p);
   const attempts = await upload(ctx, p, created);
   const id = created.job.id;
+  const paid = { id, amountCents: created.job.amount_cents, byCard: !created.paid_from_balance };
+  // Until it starts, the job can still be cancelled and refunded: the note from create holds.
+  await start(ctx, p, created);
+  ctx.charge.note = runningMoneyNote(paid);
   let job: Job;
   try {
-    await start(ctx, created);
     job = await followStep(ctx, RESTORE, id);
   } catch (err) {
-    throw resumeHint(err, id, "follow");
+    throw resumeHint(ctx, err, paid, "follow");
   }
   const failure = failureOf(RESTORE, job);
-  if (failure) throw failure;
+  if (failure) {
+    ctx.charge.note = undefined; // a failed or refused job's message says what became of it
+    throw failure;
+  }
   if (!job.download_url)
     throw new CliFailure(`${id} is done but has no download link.`, EXIT.server);
+  ctx.charge.note = `${id} is done (${dollars(job.amount_cents)} charged): save it with \`kinora get ${id} --download PATH\`.`;
   const given = stringArg(ctx.args, "out");
   const dest = given
     ? path.resolve(given)
@@ -176,13 +184,51 @@ async function restore(ctx: ClientContext): Promise<number> {
   try {
     sizeBytes = await downloadStep(ctx, job.download_url, dest);
   } catch (err) {
-    throw resumeHint(err, id, "download");
+    throw resumeHint(ctx, err, paid, "download");
   }
+  ctx.charge.note = undefined;
   ctx.out.result(
     { job, output: dest, size_bytes: sizeBytes, upload_attempts: attempts },
     `Restored video saved to ${dest} (${formatBytes(sizeBytes)}); ${dollars(job.amount_cents)} was charged.`,
   );
   return 0;
+}
+
+/** The help text around the qualities section (the server's prices, or where to see them). */
+function restoreHelp(qualities: string[]): string {
+  return `Usage: kinora restore FILE [--quality ${QUALITY_NAMES.replace(/,? or |, /g, "|")}] [--out PATH] [--yes]
+       kinora restore FILE --pay-with checkout --email you@example.com [--open]
+
+Reads the video's length and size (with ffprobe, or from the file's own header),
+shows the price and asks before spending (unless --yes), then uploads it (progress
+bar; a broken upload is retried), starts the restore, follows it and downloads the
+result — by default next to the input as NAME-restored.mp4. A file that is not a
+video (a photo, an empty or text file, sound alone) is refused before any price.
+
+${qualities.join("\n")}
+
+Ctrl-C during the upload cancels the job and refunds it. After the upload the job
+keeps running on the server: pick it up with kinora get ID --download PATH.
+
+Options:
+  -q, --quality Q      ${QUALITY_NAMES} (default enhanced); the API names
+                       faithful and enhanced_max, and any case, work too
+  -o, --out PATH       where to save the restored MP4
+  -y, --yes            agree to the price without asking (needed without a terminal)
+  --pay-with checkout  pay this job alone by card instead of from the balance; no
+                       key is sent for it
+  --email ADDRESS      receipt address; required with --pay-with checkout
+  --open               open the checkout link in the browser
+
+Examples:
+  kinora restore wedding-1994.mp4
+  kinora restore tape.avi --quality studio-max --out ~/Videos/tape.mp4
+  kinora restore clip.mov --yes --json | jq -r .output
+
+Exit codes for the job itself: 4 if it failed, 3 if it was refused for a wrong
+length (both refunded), 1 if it was cancelled or expired.
+
+${COMMON_HELP}`;
 }
 
 /** `kinora restore FILE`: probe, quote, confirm, upload, follow, download. */
@@ -197,33 +243,7 @@ export const restoreCommand: ClientCommand = {
     email: { type: "string" },
     open: { type: "boolean" },
   },
-  help: `Usage: kinora restore FILE [--quality standard|enhanced|studio-max] [--out PATH] [--yes]
-       kinora restore FILE --pay-with checkout --email you@example.com [--open]
-
-Reads the video's length and size with ffprobe, shows the price and asks before
-spending (unless --yes), then uploads it (progress bar; a broken upload is retried),
-starts the restore, follows it and downloads the result — by default next to the
-input as NAME-restored.mp4.
-
-Ctrl-C during the upload cancels the job and refunds it. After the upload the job
-keeps running on the server: pick it up with kinora get ID --download PATH.
-
-Options:
-  -q, --quality Q      standard, enhanced (default) or studio-max
-  -o, --out PATH       where to save the restored MP4
-  -y, --yes            agree to the price without asking (needed without a terminal)
-  --pay-with checkout  pay this job alone by card instead of from the balance
-  --email ADDRESS      receipt address; required for checkout without a key
-  --open               open the checkout link in the browser
-
-Examples:
-  kinora restore wedding-1994.mp4
-  kinora restore tape.avi --quality studio-max --out ~/Videos/tape.mp4
-  kinora restore clip.mov --yes --json | jq -r .output
-
-Exit codes for the job itself: 4 if it failed, 3 if it was refused for a wrong
-length (both refunded), 1 if it was cancelled or expired.
-
-${COMMON_HELP}`,
+  help: restoreHelp(qualityLinesOffline()),
+  liveHelp: async (ctx) => restoreHelp(await qualityPriceLines(ctx)),
   run: restore,
 };
