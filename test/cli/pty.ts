@@ -34,6 +34,14 @@ export function stripAnsi(text: string): string {
   return text.replace(new RegExp(`${esc}\\[[0-9;?]*[A-Za-z]|${esc}[78]`, "g"), "");
 }
 
+/** Which `kinora` runs, and where. */
+interface PtyOptions {
+  /** Another `kinora` executable (an installed package's bin); default: the source. */
+  bin?: string;
+  /** The working directory (default: the repository). */
+  cwd?: string;
+}
+
 /**
  * Runs `kinora ARGS` on a pseudo-terminal with `env`, typing `typed` in order (each waits for
  * its `after` on the screen), and resolves once it exits.
@@ -43,12 +51,13 @@ export function runCliInPty(
   env: Record<string, string>,
   typed: Keystrokes[] = [],
   timeoutMs = 60_000,
+  opts: PtyOptions = {},
 ): Promise<PtyResult> {
-  const [node, argv] = cliCommand(args);
+  const [node, argv] = opts.bin ? [process.execPath, [opts.bin, ...args]] : cliCommand(args);
   const line = [node, ...argv].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   return new Promise((resolve, reject) => {
     const child = spawn("script", ["-qfec", line, "/dev/null"], {
-      cwd: ROOT,
+      cwd: opts.cwd ?? ROOT,
       env: { PATH: process.env.PATH, TERM: "xterm-256color", COLUMNS: "120", ...env },
       // Our stdin stays open until the program exits: script passes it on to the terminal.
       stdio: ["pipe", "pipe", "pipe"],
