@@ -8,6 +8,7 @@ import type { Database } from "../src/db/database.js";
 import { createEventHub } from "../src/domain/events.js";
 import { randomId } from "../src/domain/ids.js";
 import type { Platform } from "../src/feature.js";
+import { createJobKindRegistry } from "../src/jobs/queue-estimate/kinds.js";
 import { silentLogger } from "../src/logger.js";
 import { keyCacheFor } from "../src/services/key-cache-for.js";
 import { rateLimiterFor } from "../src/services/rate-limiter-for.js";
@@ -148,6 +149,7 @@ export function benchPlatform(opened: Database, publicUrl = "http://127.0.0.1:0"
     publicUrl,
     rateLimiter: rateLimiterFor(database),
     events: createEventHub(),
+    jobKinds: createJobKindRegistry(),
     notifyJobs: async () => {},
   };
 }

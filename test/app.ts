@@ -12,6 +12,7 @@ import { loadConfig } from "../src/config.js";
 import { createEventHub } from "../src/domain/events.js";
 import type { Feature, FeatureFactory, Platform } from "../src/feature.js";
 import type { Router } from "../src/http/router.js";
+import { createJobKindRegistry } from "../src/jobs/queue-estimate/kinds.js";
 import { createJobWatch } from "../src/jobs/watch.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import { keyCacheFor } from "../src/services/key-cache-for.js";
@@ -101,6 +102,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     publicUrl: TEST_PUBLIC_URL,
     rateLimiter: rateLimiterFor(database, clock.now),
     events: createEventHub(),
+    jobKinds: createJobKindRegistry(),
     async notifyJobs() {
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },

@@ -55,7 +55,7 @@ export const Clip = z
       .openapi({ description: "When the video will be deleted (done clips)." }),
     queue: QueueEstimate.nullable().openapi({
       description:
-        "While queued or processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
+        "While queued or processing: queue.state (queued with its position, or running at position 0) and the estimated time to done; null in every other status.",
     }),
     webhook: JobWebhook.nullable().optional().openapi({
       description: "The job's own webhook_url, its events and latest deliveries; null without one.",

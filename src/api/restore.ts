@@ -180,7 +180,7 @@ export const RestoreJob = z
     }),
     queue: QueueEstimate.nullable().openapi({
       description:
-        "While processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status.",
+        "While processing: queue.state says whether it still waits for a worker (queued, with its position) or a worker runs it (running, position 0), and the estimated time to done; null in every other status.",
     }),
     webhook: JobWebhook.nullable().optional().openapi({
       description: "The job's own webhook_url, its events and latest deliveries; null without one.",

@@ -115,27 +115,32 @@ export function pageQuery(bounds: { min: number; max: number; example: number })
   });
 }
 
-/** The additive `queue` field of restore jobs and clips (domain/jobs/queue-estimate.ts). */
+/** The additive `queue` field of restore jobs and clips (src/jobs/queue-estimate/). */
 export const QueueEstimate = z
   .object({
+    state: z.enum(["queued", "running"]).openapi({
+      description:
+        "queued: waiting for a worker (a restore's status stays processing meanwhile); running: a worker has it.",
+      example: "queued",
+    }),
     position: z.number().int().openapi({
-      description: "1 = the next job a worker picks up; 0 = a worker is running it now.",
+      description: "1 = the next job a worker takes; 0 = a worker is running it now.",
       example: 3,
     }),
-    ahead: z
-      .number()
-      .int()
-      .openapi({ description: "Jobs that start before this one.", example: 2 }),
+    ahead: z.number().int().openapi({
+      description: "Jobs of any kind (restores and clips share the workers) a worker takes first.",
+      example: 2,
+    }),
     eta_seconds: z.number().int().openapi({
       description:
-        "Estimated seconds until done, from this server's recent run times and workers (at least 1).",
+        "Estimated seconds until done (at least 1): what the workers have left of the jobs they run (from their progress and speed), the jobs ahead and this one, shared over the live workers, at this server's measured speeds.",
       example: 140,
     }),
     estimated_done_at: z.string().openapi({ example: "2026-11-01T12:02:20.000Z" }),
   })
   .openapi("QueueEstimate", {
     description:
-      "Present while the job waits for or is run by a worker (null otherwise). An estimate: it is recomputed on every read from the throughput measured over recent finished jobs.",
+      "Present while the job waits for or is run by a worker (null otherwise). One estimator behind every surface (REST, MCP, the console, the kinora client), recomputed on every read from what the workers are doing now; the same situation gives the same figure.",
   });
 
 /** The id of a resource in an operation's input (a path parameter over REST). */

@@ -63,6 +63,7 @@ function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
     publicUrl: p.publicUrl,
     notifyJobs: () => p.notifyJobs(),
     jobWatch: p.jobWatch,
+    jobKinds: p.jobKinds,
     // ALLOW_LOOPBACK_URLS (development) lets an image_url on this machine through.
     imageFetch: { allowLoopback: p.config.allowLoopbackUrls, ...opts.imageFetch },
   };

@@ -41,8 +41,12 @@ export interface JobKindEntry {
   view?(p: Platform): (row: any) => Promise<unknown>;
 }
 
-/** The kind's queue on this platform (claims, reports, lease recovery). */
+/**
+ * The kind's queue on this platform (claims, reports, lease recovery); the kind joins the
+ * platform's list the queue estimate reads.
+ */
 export function kindQueue(def: JobEntryDefinition, p: Platform): DefinedQueue {
+  p.jobKinds.register(def);
   return createJobQueue(def, jobEngineDeps(p));
 }
 

@@ -16,6 +16,7 @@ import type { Logger } from "../logger.js";
 import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import type { JobFileLayout } from "../storage/keys.js";
+import type { ClassRates } from "./queue-estimate/model.js";
 import type { WorkFailure, WorkItem, WorkNote, WorkParams, WorkResult } from "./work.js";
 
 /** Columns every job table has (the engine reads and writes only these, plus `set` fields). */
@@ -98,6 +99,25 @@ interface UploadRule {
   fetched?: { statuses: readonly string[]; sourceColumn: string };
 }
 
+/** How a kind's work is measured: its work classes, amounts and default speeds. */
+export interface QueueMeasure<Row extends JobColumns = JobColumns> {
+  /** SQL for a job's work class (restore: its quality; clip: its size), on the table `alias`. */
+  classSql(alias: string): RawBuilder<string>;
+  /** SQL for a job's amount of work (seconds of video or of clip), on the table aliased `alias`. */
+  amountSql(alias: string): RawBuilder<number>;
+  /** The same for a finished job (may prefer a measured value). */
+  doneAmountSql(alias: string): RawBuilder<number>;
+  /**
+   * SQL: the job's last attempt succeeded, so finished_at - claimed_at is a run time to learn
+   * from (backed by an index on finished_at with the same condition).
+   */
+  succeededSql(alias: string): RawBuilder<boolean>;
+  /** A row's class and amount (the same values as amountSql). */
+  work(row: Row): { workClass: string; amount: number };
+  /** Run seconds per unit of work by class, until this deployment has measured its own. */
+  defaults: ClassRates;
+}
+
 /**
  * What a job kind tells the engine: table, statuses, moves, params, files, refunds and retention.
  */
@@ -132,6 +152,8 @@ export interface JobDefinition<
   uploads: Readonly<Record<string, UploadRule>>;
   /** Returns the charge (and whatever else pays for the job) inside the move's transaction. */
   refund(tx: Db, row: Row, reason: string, events?: RefundEvents): Promise<void>;
+  /** How the queue estimate measures the kind's work (its classes, amounts and speeds). */
+  estimate: QueueMeasure<Row>;
   /** The label run-time metrics split this job by (restore: quality; clip: size). */
   variant?(row: Row): string;
   /**

@@ -85,6 +85,20 @@ export function createJobQueue<Row extends JobColumns>(
     return result.rows[0];
   }
 
+  /**
+   * The head of the kind's line (the claimable index's first entry), for fair claims; a job
+   * waiting without a queued_at sorts after every dated one, as the claim's ORDER BY puts it.
+   */
+  async function oldestWaiting(): Promise<Date | null> {
+    const { rows } = await sql<{ queued_at: Date | string | null }>`
+      SELECT queued_at FROM ${sql.table(def.table)}
+      WHERE status = ${def.waiting} AND lease_expires_at IS NULL
+      ORDER BY queued_at, id LIMIT 1`.execute(deps.db);
+    const head = rows[0];
+    if (!head) return null;
+    return head.queued_at === null ? new Date(8.64e15) : new Date(head.queued_at);
+  }
+
   /** Whether workerId holds the job's lease now; "not_found" for an unknown job. */
   async function holder(id: string, workerId: string): Promise<ReportOutcome | Row> {
     const row = await findJobRow(deps.db, def, id);
@@ -243,6 +257,7 @@ export function createJobQueue<Row extends JobColumns>(
     kind: def.kind,
     // The engine reads a definition's rows only through the definition itself.
     definition: def as unknown as JobDefinition,
+    oldestWaiting,
     claim,
     heartbeat,
     note,

@@ -15,6 +15,21 @@ import {
   type WorkSource,
 } from "./work.js";
 
+/**
+ * The kinds with a job waiting, the one queued longest ago first (the order given breaks
+ * ties): workers take every kind's jobs from one line, first come first served, so a clip
+ * queued before a restore starts before it — and the queue estimate can count what is ahead.
+ */
+async function oldestFirst(kinds: JobKind[], queue: (kind: JobKind) => JobQueue) {
+  if (kinds.length < 2) return kinds;
+  const heads = await Promise.all(kinds.map((k) => queue(k).oldestWaiting()));
+  return kinds
+    .map((kind, i) => ({ kind, i, at: heads[i]?.getTime() }))
+    .filter((k): k is { kind: JobKind; i: number; at: number } => k.at !== undefined)
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map((k) => k.kind);
+}
+
 /** The in-process work source over every queue, woken by NOTIFY. */
 export interface DbWorkSource extends WorkSource {
   /** Wakes every waiting claim now (used after a job is queued in this process). */
@@ -50,7 +65,7 @@ export async function createDbWorkSource(
   };
 
   const tryClaim = async (kinds: JobKind[], workerId: string) => {
-    for (const kind of kinds) {
+    for (const kind of await oldestFirst(kinds, queue)) {
       const item = await queue(kind).claim(workerId, opts.leaseMs);
       if (item) return item;
     }

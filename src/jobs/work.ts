@@ -80,6 +80,8 @@ export type ReportOutcome = "ok" | "lease_lost" | "not_found";
 /** Server side of one job kind (the job engine makes one per JobDefinition). */
 export interface JobQueue {
   readonly kind: JobKind;
+  /** When the oldest claimable job was queued; null when none waits. */
+  oldestWaiting(): Promise<Date | null>;
   claim(workerId: string, leaseMs: number): Promise<WorkItem | null>;
   heartbeat(
     jobId: string,

@@ -6,6 +6,7 @@
 import type { Config } from "../config.js";
 import type { Database } from "../db/database.js";
 import type { EventHub } from "../domain/events.js";
+import type { JobKindRegistry } from "../jobs/queue-estimate/kinds.js";
 import type { JobWatch } from "../jobs/watch.js";
 import type { Signer } from "../signing.js";
 import type { BlobStore } from "../storage/blob-store.js";
@@ -31,4 +32,9 @@ export interface Platform extends CoreDeps {
   rateLimiter: RateLimiter;
   /** What the services, routes and job engine report; features (metrics) subscribe. */
   events: EventHub;
+  /**
+   * The job kinds whose queues this server serves (each kind's feature registers its queue):
+   * the queue estimate counts every kind's jobs, since the workers take them all.
+   */
+  jobKinds: JobKindRegistry;
 }

@@ -4,17 +4,19 @@
  */
 import type { ClipView } from "../api/clips.js";
 import type { RestoreJobView } from "../api/restore.js";
-import { dollars, when } from "./console-format.js";
+import { dollars, etaWords, when } from "./console-format.js";
+import { Owned, ownedText } from "./owned-text.js";
 
 const ordinal = (n: number) => {
   const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
   return `${n}${s}`;
 };
 
-const aboutTime = (sec: number) =>
-  sec < 60
-    ? `about ${Math.max(1, Math.round(sec / 5) * 5)} s`
-    : `about ${Math.round(sec / 60)} min`;
+/** Where a job stands, as the `kinora` client words it: "next in the queue", "3rd in the queue". */
+const place = (queue: NonNullable<RestoreJobView["queue"]>) => {
+  if (queue.state === "running") return "a worker is running it";
+  return queue.position <= 1 ? "next in the queue" : `${ordinal(queue.position)} in the queue`;
+};
 
 /** Status with progress and the server's queue estimate, for a job of either kind. */
 function JobStatus(props: {
@@ -23,11 +25,14 @@ function JobStatus(props: {
   queue: RestoreJobView["queue"] | ClipView["queue"];
 }) {
   const { status, progress, queue } = props;
-  const running = status === "processing" || status === "queued";
+  // A restore waiting for a worker is `processing` by the spec: it says queued, with its place.
+  const queued = queue?.state === "queued";
+  const shown = queued ? "queued" : status;
+  const running = !queued && (status === "processing" || status === "queued");
   const pct = progress === null ? null : Math.round(progress * 100);
   return (
     <td data-label="Status" class="status">
-      <span class="state">{status}</span>
+      <span class="state">{shown}</span>
       {running && pct !== null ? (
         <div>
           <progress max={100} value={pct}>
@@ -36,10 +41,10 @@ function JobStatus(props: {
           {pct}%
         </div>
       ) : null}
-      {running && queue ? (
-        <div class="muted queue">
-          {queue.position === 0 ? "running" : `${ordinal(queue.position)} in the queue`} · done in{" "}
-          {aboutTime(queue.eta_seconds)}
+      {queue ? (
+        <div class="muted queue" data-eta-seconds={queue.eta_seconds}>
+          {place(queue)} · done in{" "}
+          <time datetime={queue.estimated_done_at}>{etaWords(queue.eta_seconds)}</time>
         </div>
       ) : null}
     </td>
@@ -109,13 +114,13 @@ export function Jobs(props: {
             {props.restores.map((j) => (
               <tr data-job={j.id}>
                 <td data-label="Video" class="video">
-                  <bdi>{j.filename}</bdi>
+                  <Owned text={j.filename} />
                   {props.stills.has(j.id) ? (
                     <figure class="still">
                       <img
                         src={`/console/jobs/${j.id}/still`}
                         width={480}
-                        alt={`The same frame of ${j.filename} before (left) and after (right) the restore`}
+                        alt={`The same frame of ${ownedText(j.filename)} before (left) and after (right) the restore`}
                       />
                       <figcaption class="muted">before · after</figcaption>
                     </figure>
@@ -126,7 +131,7 @@ export function Jobs(props: {
                 <td data-label="Price">{j.display_price}</td>
                 <td data-label="Created">{when(j.created_at)}</td>
                 <Expiry status={j.status} expiresAt={j.expires_at} />
-                <Result url={j.download_url} error={j.error} what={j.filename} />
+                <Result url={j.download_url} error={j.error} what={ownedText(j.filename)} />
               </tr>
             ))}
           </tbody>
@@ -152,7 +157,7 @@ export function Jobs(props: {
             {props.clips.map((j) => (
               <tr data-job={j.id}>
                 <td data-label="Prompt">
-                  <bdi>{j.prompt.slice(0, 60)}</bdi>
+                  <Owned text={j.prompt.slice(0, 60)} />
                 </td>
                 <td data-label="Size">{j.size}</td>
                 <JobStatus status={j.status} progress={j.progress} queue={j.queue} />

@@ -205,7 +205,7 @@ describe.skipIf(!hasChromium)("the console for people", () => {
     // The clip waits in the queue with the server's estimate.
     const clipRow = page.locator(`tr[data-job="${clip.created.job.id}"]`);
     expect(await clipRow.locator(".queue").textContent()).toMatch(
-      /(1st in the queue|running) · done in about \d+ (s|min)/,
+      /(next in the queue|a worker is running it) · done in about (\d+s|\d+m \d\ds)/,
     );
 
     // The spending chart names the key that spent, with what it spent.

@@ -174,6 +174,15 @@ export const echoJobs: JobDefinition<EchoRow, EchoParams> = {
   refund: async (tx, row, reason) => {
     await refundJob(tx, row.id, reason);
   },
+  // Every echo is one unit of work of one class, a tenth of a second until measured.
+  estimate: {
+    classSql: () => sql`'echo'`,
+    amountSql: () => sql`1`,
+    doneAmountSql: () => sql`1`,
+    succeededSql: (t) => sql`${sql.ref(`${t}.result`)} IS NOT NULL`,
+    work: () => ({ workClass: "echo", amount: 1 }),
+    defaults: { echo: 0.1 },
+  },
   async finish(_row, result) {
     const echoed = result.meta.echo;
     if (typeof echoed !== "string") return { retry: "The worker sent no echo." };

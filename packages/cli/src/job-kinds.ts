@@ -127,20 +127,42 @@ export function resultFileName(job: Job, image?: string): string {
   return `${base || "video"}-restored.mp4`;
 }
 
+/** 2 → "2nd". */
+function ordinal(n: number): string {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
+  return `${n}${s}`;
+}
+
+/** Whether the server says the job waits for a worker (a restore's status is still processing). */
+export function isQueued(job: Job): boolean {
+  return job.queue?.state === "queued";
+}
+
 /**
- * Where the job stands in the server's queue, and its estimate: `2 ahead in the queue` with
- * the seconds the server expects until done (null when it gives none).
+ * Where the job stands in the server's queue — "next in the queue", "3rd in the queue", or
+ * "a worker is running it" — as the console words it; "" without an estimate.
+ */
+export function queuePlace(job: Job): string {
+  const q = job.queue;
+  if (!q) return "";
+  if (q.state === "running") return "a worker is running it";
+  return q.position <= 1 ? "next in the queue" : `${ordinal(q.position)} in the queue`;
+}
+
+/**
+ * Where the job stands in the server's queue, and its estimate: the place (empty once a worker
+ * runs it: the bar shows progress then) with the seconds the server expects until done (null
+ * when it gives none). The figure is the server's `queue.eta_seconds`, the one the console shows.
  */
 export function queueText(job: Job): { where: string; etaSeconds: number | null } {
   const q = job.queue;
   if (!q) return { where: "", etaSeconds: null };
-  const where =
-    q.position === 0 ? "" : q.ahead === 0 ? "next in the queue" : `${q.ahead} ahead in the queue`;
-  return { where, etaSeconds: q.eta_seconds };
+  return { where: isQueued(job) ? queuePlace(job) : "", etaSeconds: q.eta_seconds };
 }
 
 /** A short status for a progress bar or a log line. */
 export function statusText(job: Job): string {
+  if (isQueued(job)) return "waiting for a worker";
   switch (job.status) {
     case "awaiting_upload":
       return "waiting for the upload";

@@ -9,6 +9,7 @@ import { isAbort } from "./failures.js";
 import { FOLLOW_WAIT_SEC, followJob } from "./follow.js";
 import { dollars, formatBytes } from "./format.js";
 import {
+  isQueued,
   type Job,
   type JobKind,
   paidByCheckout,
@@ -58,19 +59,23 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
   const { out } = ctx;
   const bar = jobProgress(out, kind.name === "restore" ? "restore " : "clip    ");
   let lastStatus = "";
+  /** When the server's last estimate runs out (the bar counts down to it). */
+  let estimateEndsAt: number | null = null;
   try {
     const job = await followJob({
-      read: (waitSec) => readJob(ctx.api, kind, id, waitSec),
+      read: (waitSec) => readJob(ctx.api, kind, id, refreshWithin(waitSec, estimateEndsAt)),
       state: (j) => ({ status: j.status, progress: j.progress ?? null }),
       terminal: kind.terminal,
       signal: ctx.signal,
       waitSec: FOLLOW_WAIT_SEC,
       onRead: (j) => {
         const { where, etaSeconds } = queueText(j);
-        // A started restore is `processing` while it waits its turn: say it is waiting.
-        const now = where && j.status === "processing" ? "waiting for a worker" : statusText(j);
+        // A started restore is `processing` while it waits its turn: statusText says waiting.
+        const now = statusText(j);
         const status = where ? `${now}, ${where}` : now;
-        bar.update(j.status === "done" ? 1 : (j.progress ?? 0), status, etaSeconds);
+        const progress = isQueued(j) ? 0 : (j.progress ?? 0);
+        bar.update(j.status === "done" ? 1 : progress, status, etaSeconds);
+        estimateEndsAt = etaSeconds === null ? null : Date.now() + etaSeconds * 1000;
       },
       onUpdate: (j) => {
         // A log gets a line per status, with the server's queue place and estimate.
@@ -90,11 +95,22 @@ export async function followStep(ctx: ClientContext, kind: JobKind, id: string):
   }
 }
 
+/**
+ * The long poll to ask for: the follow's own, but ending a second before the server's last
+ * estimate runs out, so the bar's countdown is re-based on a fresh estimate instead of
+ * reaching zero while the job still waits behind a busy worker.
+ */
+export function refreshWithin(waitSec: number, estimateEndsAt: number | null): number {
+  if (waitSec <= 0 || estimateEndsAt === null) return waitSec;
+  const left = Math.floor((estimateEndsAt - Date.now()) / 1000) - 1;
+  return Math.max(1, Math.min(waitSec, left));
+}
+
 /** A job's status with its queue place and the server's estimate, for a log line. */
 export function followLine(job: Job): string {
   const { where, etaSeconds } = queueText(job);
   const extra = [where, etaSeconds === null ? "" : etaText(etaSeconds)].filter(Boolean);
-  const now = where && job.status === "processing" ? "waiting for a worker" : statusText(job);
+  const now = statusText(job);
   return extra.length > 0 ? `${now} (${extra.join(", ")})` : now;
 }
 

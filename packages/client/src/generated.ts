@@ -344,13 +344,15 @@ export interface Schemas {
       deliveries: Schemas["WebhookDelivery"][];
     } | null;
   };
-  /** While processing: queue position and estimated time to done (position 0 once a worker runs it); null in every other status. */
+  /** While processing: queue.state says whether it still waits for a worker (queued, with its position) or a worker runs it (running, position 0), and the estimated time to done; null in every other status. */
   QueueEstimate: {
-    /** 1 = the next job a worker picks up; 0 = a worker is running it now. */
+    /** queued: waiting for a worker (a restore's status stays processing meanwhile); running: a worker has it. */
+    state: "queued" | "running";
+    /** 1 = the next job a worker takes; 0 = a worker is running it now. */
     position: number;
-    /** Jobs that start before this one. */
+    /** Jobs of any kind (restores and clips share the workers) a worker takes first. */
     ahead: number;
-    /** Estimated seconds until done, from this server's recent run times and workers (at least 1). */
+    /** Estimated seconds until done (at least 1): what the workers have left of the jobs they run (from their progress and speed), the jobs ahead and this one, shared over the live workers, at this server's measured speeds. */
     eta_seconds: number;
     estimated_done_at: string;
   } | null;

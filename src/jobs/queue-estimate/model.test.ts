@@ -47,9 +47,12 @@ describe("runRates", () => {
 });
 
 describe("predictedRunSec", () => {
+  const rates = { restore: DEFAULTS, clip: { "480p": 2 } };
   it("multiplies the class rate by the amount, and falls back to the slowest rate", () => {
-    expect(predictedRunSec(DEFAULTS, "fast", 10)).toBe(10);
-    expect(predictedRunSec(DEFAULTS, "unknown", 10)).toBe(40);
+    expect(predictedRunSec(rates, { kind: "restore", workClass: "fast", amount: 10 })).toBe(10);
+    expect(predictedRunSec(rates, { kind: "restore", workClass: "unknown", amount: 10 })).toBe(40);
+    expect(predictedRunSec(rates, { kind: "clip", workClass: "480p", amount: 5 })).toBe(10);
+    expect(predictedRunSec(rates, { kind: "echo", workClass: "x", amount: 1 })).toBe(4);
   });
 });
 
@@ -59,8 +62,9 @@ describe("remainingRunSec", () => {
     expect(remainingRunSec(100, 30, 0.01)).toBe(70);
   });
 
-  it("never reaches zero for a job running past its prediction", () => {
-    expect(remainingRunSec(100, 500, 0)).toBe(10);
+  it("keeps a quarter of the prediction for a job running past it with nothing reported", () => {
+    expect(remainingRunSec(100, 500, 0)).toBe(25);
+    expect(remainingRunSec(100, 5000, null)).toBe(25);
   });
 
   it("trusts extrapolated progress fully from half way", () => {
@@ -75,6 +79,32 @@ describe("remainingRunSec", () => {
     const r = remainingRunSec(100, 10, 0.25);
     expect(r).toBeGreaterThan(30);
     expect(r).toBeLessThan(90);
+  });
+
+  it("trusts the job's own pace once it has run twice its prediction", () => {
+    // Predicted 100 s, 40 % after 200 s: 300 s to go, as its pace says.
+    expect(remainingRunSec(100, 200, 0.4)).toBeCloseTo(300);
+  });
+
+  it("counts down with the clock for a job that runs as predicted: no jumps", () => {
+    // A 200 s job reporting progress linearly: each read, a second later, says about a second
+    // less — the done time it gives stays put.
+    const doneAt = [] as number[];
+    for (let t = 0; t <= 190; t += 1) {
+      doneAt.push(t + remainingRunSec(200, t, t / 200));
+    }
+    expect(Math.max(...doneAt) - Math.min(...doneAt)).toBeLessThan(1e-6);
+  });
+
+  it("moves the done time smoothly for a job slower than predicted (no leap between reads)", () => {
+    // Predicted 60 s, really takes 180 s: progress 1/180 per second.
+    let last = remainingRunSec(60, 0, 0);
+    for (let t = 1; t < 180; t += 1) {
+      const now = remainingRunSec(60, t, t / 180);
+      // From one second to the next the estimate never leaps by more than a few seconds.
+      expect(Math.abs(t + now - (t - 1 + last))).toBeLessThan(8);
+      last = now;
+    }
   });
 });
 
@@ -100,11 +130,13 @@ describe("startDelaySec", () => {
 });
 
 describe("estimates", () => {
-  const snapshot: QueueSnapshot = { now, rates: DEFAULTS, running: [], workers: 1 };
+  const rates = { restore: DEFAULTS, clip: { "480p": 2 } };
+  const snapshot: QueueSnapshot = { now, rates, running: [], workers: 1 };
+  const fast = { kind: "restore", workClass: "fast", amount: 10 };
 
-  it("puts the next job at position 1 with its own run time", () => {
-    const e = waitingEstimate(snapshot, { workClass: "fast", amount: 10 }, {});
-    expect(e).toEqual({
+  it("puts the next job at position 1 with its own run time, queued", () => {
+    expect(waitingEstimate(snapshot, fast, [])).toEqual({
+      state: "queued",
       position: 1,
       ahead: 0,
       eta_seconds: 10,
@@ -112,36 +144,45 @@ describe("estimates", () => {
     });
   });
 
-  it("adds the work ahead and the busy workers' remaining time", () => {
+  it("adds the work ahead and the busy workers' remaining time, whatever their kind", () => {
     const busy = {
       ...snapshot,
-      running: [{ workClass: "slow", amount: 5, elapsedSec: 5, progress: null }],
+      running: [{ kind: "clip", workClass: "480p", amount: 5, elapsedSec: 2, progress: null }],
     };
-    const e = waitingEstimate(
-      busy,
-      { workClass: "fast", amount: 10 },
-      { fast: { count: 2, amount: 20 }, slow: { count: 1, amount: 5 } },
-    );
-    // 15 s left on the running job + 20 + 20 ahead + 10 own.
-    expect(e).toMatchObject({ position: 4, ahead: 3, eta_seconds: 65 });
+    const e = waitingEstimate(busy, fast, [
+      { kind: "restore", workClass: "fast", count: 2, amount: 20 },
+      { kind: "clip", workClass: "480p", count: 1, amount: 5 },
+    ]);
+    // 8 s left of the running clip + 20 + 10 ahead + 10 own.
+    expect(e).toMatchObject({ state: "queued", position: 4, ahead: 3, eta_seconds: 48 });
   });
 
   it("shares the queue between workers", () => {
-    const e = waitingEstimate(
-      { ...snapshot, workers: 2 },
-      { workClass: "fast", amount: 10 },
-      { fast: { count: 2, amount: 20 } },
-    );
+    const e = waitingEstimate({ ...snapshot, workers: 2 }, fast, [
+      { kind: "restore", workClass: "fast", count: 2, amount: 20 },
+    ]);
     expect(e.eta_seconds).toBe(20);
   });
 
   it("gives a running job position 0 and its remaining time, at least a second", () => {
-    const running = { workClass: "fast", amount: 100, elapsedSec: 60, progress: 0.75 };
+    const running = { ...fast, amount: 100, elapsedSec: 60, progress: 0.75 };
     expect(runningEstimate(snapshot, running)).toMatchObject({
+      state: "running",
       position: 0,
       ahead: 0,
       eta_seconds: 20,
     });
     expect(runningEstimate(snapshot, { ...running, progress: 1 }).eta_seconds).toBe(1);
+  });
+
+  it("never says a job behind a worker busy for minutes is due in seconds", () => {
+    // The worker has run a Studio-Max-like restore for 10 minutes past its prediction with 40 %
+    // done; the clip behind it waits for the rest of that restore, not for its own 10 s.
+    const busy = {
+      ...snapshot,
+      running: [{ kind: "restore", workClass: "slow", amount: 60, elapsedSec: 840, progress: 0.4 }],
+    };
+    const e = waitingEstimate(busy, { kind: "clip", workClass: "480p", amount: 5 }, []);
+    expect(e.eta_seconds).toBeGreaterThan(1200);
   });
 });

@@ -1,48 +1,67 @@
 /**
- * How long a waiting or running job will take, from measured throughput. Pure arithmetic: the
- * caller supplies recent finished jobs (run seconds and work amount per work class), the jobs
- * now running, the work queued ahead and how many workers were seen recently.
+ * How long a waiting or running job will take, from what the workers are doing now and how
+ * fast this deployment has run each kind. Pure arithmetic over a snapshot the caller reads
+ * (./read.ts): the recent runs' speeds per kind, every job now running on a worker (any kind),
+ * the jobs of every kind ahead in the one line workers take them from, and how many workers
+ * are live.
  *
  * The model:
- * - A class's rate (run seconds per unit of work: a second of video for restores, a second of
- *   clip for clips) is the ratio of sums over its recent samples. A class without samples uses
- *   its default rate scaled by how fast this deployment ran the other classes relative to
- *   their defaults (the "speed factor"), or the plain default when nothing ran yet.
- * - A running job's remaining time blends the rate prediction with an extrapolation of its
- *   reported progress, trusting the progress more the further it got.
- * - A waiting job starts when the work ahead of it has been poured onto the workers, each
- *   busy until its running job ends (water-filling: workers are interchangeable and work is
- *   divisible). It then runs for its own predicted time.
+ * - A rate is run seconds per unit of work (a second of video for restores, a second of clip
+ *   for clips), per kind and work class: the ratio of sums over the kind's recent runs. A class
+ *   without runs uses its default scaled by how fast this deployment ran the kind's other
+ *   classes against their defaults (the "speed factor"), or the plain default.
+ * - A running job's remaining time blends the rate's prediction less its elapsed time with an
+ *   extrapolation of its own progress (elapsed × (1 − p) / p), trusting the progress more the
+ *   further it got (from none at 5 % to all at 50 %, without a leap) and the more it outran its
+ *   prediction. A job past its prediction with little progress keeps a share of it to go:
+ *   never "done any moment" while a worker is still busy for minutes.
+ * - A waiting job starts when the work ahead of it has been poured onto the live workers, each
+ *   busy until its running job ends (water-filling: workers take any kind, work is divisible),
+ *   and then runs for its own predicted time.
+ * Every figure depends only on the snapshot, so the same situation always gives the same
+ * estimate, whichever surface asks.
  */
 
 /** Run seconds per unit of work, by work class (quality, clip size). */
 export type ClassRates = Readonly<Record<string, number>>;
 
-/** A finished job of the kind: its work class, work amount and how long its last attempt ran. */
+/** Rates by kind, then class. */
+export type KindRates = Readonly<Record<string, ClassRates>>;
+
+/** A finished job of a kind: its work class, work amount and how long its last attempt ran. */
 export interface RunSample {
   workClass: string;
   amount: number;
   runSec: number;
 }
 
-/** A job now held by a worker. */
-export interface RunningJob {
+/** A job's work: its kind, class and amount. */
+export interface Work {
+  kind: string;
   workClass: string;
   amount: number;
+}
+
+/** A job now held by a worker. */
+export interface RunningJob extends Work {
   /** Seconds since its current attempt was claimed. */
   elapsedSec: number;
   /** 0..1 as reported by the worker's heartbeats; null when it has not reported any. */
   progress: number | null;
 }
 
-/** Work queued ahead of a job, by class. */
-export type WorkAhead = Readonly<Record<string, { count: number; amount: number }>>;
+/** Work a worker takes before the job asked about: jobs of one kind and class, summed. */
+export interface WorkAhead extends Work {
+  count: number;
+}
 
 /** The additive `queue` field of a waiting or running job. */
 export interface QueueEstimate {
-  /** 1 = the next job a worker claims; 0 = a worker is running it now. */
+  /** "queued": waiting for a worker; "running": a worker has it now. */
+  state: "queued" | "running";
+  /** 1 = the next job a worker takes; 0 = a worker is running it now. */
   position: number;
-  /** Jobs of the same kind that will be claimed before this one. */
+  /** Jobs (of any kind) a worker takes before this one. */
   ahead: number;
   /** Seconds until the job is expected to be done (whole seconds, at least 1). */
   eta_seconds: number;
@@ -50,26 +69,29 @@ export interface QueueEstimate {
   estimated_done_at: string;
 }
 
-/** Throughput is measured over at most this many recent finished jobs of the kind… */
+/** Throughput is measured over at most this many recent finished jobs of a kind… */
 export const RUN_SAMPLE_LIMIT = 50;
 /** …that finished within this window. */
 export const RUN_SAMPLE_WINDOW_MS = 24 * 3600_000;
-/** Workers count as present when they claimed a job of the kind within this window. */
-export const WORKER_WINDOW_MS = 30 * 60_000;
+/**
+ * A worker counts as live while it holds a lease (it heartbeats) or finished a job within
+ * this window (it is between jobs). One that stopped is not counted once its lease lapses.
+ */
+export const LIVE_WORKER_WINDOW_MS = 2 * 60_000;
 
-/** Progress below this is too early to extrapolate from (startup dominates). */
+/** Progress below this is too early to extrapolate from (start-up dominates). */
 const MIN_PROGRESS_TO_EXTRAPOLATE = 0.05;
 /** From this progress on, the extrapolation alone decides the remaining time. */
 const FULL_TRUST_PROGRESS = 0.5;
-/** A job running past its prediction is assumed to need this share of it still. */
-const OVERRUN_REMAINING_SHARE = 0.1;
+/** A job running past its prediction is assumed to need at least this share of it still. */
+const OVERRUN_REMAINING_SHARE = 0.25;
 
 const valid = (s: RunSample) =>
   Number.isFinite(s.amount) && s.amount > 0 && Number.isFinite(s.runSec) && s.runSec >= 0;
 
 /**
- * Rates for every class in `defaults` (and any class seen in samples): measured where there
- * are samples, otherwise the default scaled by the deployment's measured speed factor.
+ * One kind's rates for every class in `defaults` (and any class seen in samples): measured
+ * where there are samples, otherwise the default scaled by the kind's measured speed factor.
  */
 export function runRates(samples: readonly RunSample[], defaults: ClassRates): ClassRates {
   const sums = new Map<string, { run: number; amount: number }>();
@@ -93,21 +115,36 @@ export function runRates(samples: readonly RunSample[], defaults: ClassRates): C
   return rates;
 }
 
-/** Predicted run seconds of one job; an unknown class runs at the slowest known rate. */
-export function predictedRunSec(rates: ClassRates, workClass: string, amount: number): number {
-  const rate = rates[workClass] ?? Math.max(0, ...Object.values(rates));
-  return Math.max(0, rate * amount);
+/**
+ * Predicted run seconds of one job; an unknown class runs at its kind's slowest known rate,
+ * an unknown kind at the slowest rate of all.
+ */
+export function predictedRunSec(rates: KindRates, work: Work): number {
+  const own = rates[work.kind];
+  const slowest = (r: ClassRates) => Math.max(0, ...Object.values(r));
+  const rate =
+    own?.[work.workClass] ??
+    (own ? slowest(own) : Math.max(0, ...Object.values(rates).map(slowest)));
+  return Math.max(0, rate * work.amount);
 }
 
 /** Seconds a running job still needs, from its predicted total, elapsed time and progress. */
 export function remainingRunSec(predictedSec: number, elapsedSec: number, progress: number | null) {
   const p = Math.min(1, Math.max(0, progress ?? 0));
   const elapsed = Math.max(0, elapsedSec);
-  // The prediction less the time already spent; a job past its prediction is "almost done".
+  // The prediction less the time already spent; a job past its prediction still needs a share
+  // of it for what its progress says is left.
   const byRate = Math.max(predictedSec - elapsed, OVERRUN_REMAINING_SHARE * predictedSec * (1 - p));
   if (p < MIN_PROGRESS_TO_EXTRAPOLATE || elapsed === 0) return byRate;
   const fromProgress = (elapsed * (1 - p)) / p;
-  const trust = Math.min(1, p / FULL_TRUST_PROGRESS);
+  // Trust in the job's own pace grows from nothing at the first usable progress (so the
+  // estimate does not leap when progress crosses it) to all of it from half way — and, once
+  // the job has outrun its prediction, with how far: at twice the prediction the rate is
+  // plainly wrong for this job and its pace alone decides.
+  const ramp =
+    (p - MIN_PROGRESS_TO_EXTRAPOLATE) / (FULL_TRUST_PROGRESS - MIN_PROGRESS_TO_EXTRAPOLATE);
+  const overrun = predictedSec > 0 ? elapsed / predictedSec - 1 : 1;
+  const trust = Math.min(1, Math.max(0, ramp, overrun));
   return trust * fromProgress + (1 - trust) * byRate;
 }
 
@@ -131,9 +168,15 @@ export function startDelaySec(busySec: readonly number[], workers: number, ahead
   return poured / n;
 }
 
-function estimate(position: number, etaSec: number, now: Date): QueueEstimate {
+function estimate(
+  state: QueueEstimate["state"],
+  position: number,
+  etaSec: number,
+  now: Date,
+): QueueEstimate {
   const eta = Math.max(1, Math.ceil(etaSec));
   return {
+    state,
     position,
     ahead: Math.max(0, position - 1),
     eta_seconds: eta,
@@ -141,39 +184,39 @@ function estimate(position: number, etaSec: number, now: Date): QueueEstimate {
   };
 }
 
-/** What the estimates of one kind share: its rates, its running jobs and its workers. */
+/** What every estimate shares: the rates, the jobs on the workers and how many are live. */
 export interface QueueSnapshot {
   now: Date;
-  rates: ClassRates;
+  rates: KindRates;
+  /** Every job a live worker runs now, of any kind. */
   running: readonly RunningJob[];
-  /** Distinct workers seen recently (at least 1 is assumed). */
+  /** Live workers (at least 1 is assumed, and at least one per running job). */
   workers: number;
 }
 
-function busyTimes(s: QueueSnapshot): number[] {
-  return s.running.map((r) =>
-    remainingRunSec(predictedRunSec(s.rates, r.workClass, r.amount), r.elapsedSec, r.progress),
-  );
+/** Seconds a running job still needs. */
+function remainingOf(s: QueueSnapshot, job: RunningJob): number {
+  return remainingRunSec(predictedRunSec(s.rates, job), job.elapsedSec, job.progress);
 }
 
 /** The estimate of a job a worker is running now (position 0). */
 export function runningEstimate(s: QueueSnapshot, job: RunningJob): QueueEstimate {
-  const predicted = predictedRunSec(s.rates, job.workClass, job.amount);
-  return estimate(0, remainingRunSec(predicted, job.elapsedSec, job.progress), s.now);
+  return estimate("running", 0, remainingOf(s, job), s.now);
 }
 
-/** The estimate of a waiting job with `ahead` queued before it. */
+/** The estimate of a waiting job with `ahead` to be taken before it. */
 export function waitingEstimate(
   s: QueueSnapshot,
-  job: { workClass: string; amount: number },
-  ahead: WorkAhead,
+  job: Work,
+  ahead: readonly WorkAhead[],
 ): QueueEstimate {
   let count = 0;
   let aheadSec = 0;
-  for (const [workClass, work] of Object.entries(ahead)) {
+  for (const work of ahead) {
     count += work.count;
-    aheadSec += predictedRunSec(s.rates, workClass, work.amount);
+    aheadSec += predictedRunSec(s.rates, work);
   }
-  const start = startDelaySec(busyTimes(s), s.workers, aheadSec);
-  return estimate(count + 1, start + predictedRunSec(s.rates, job.workClass, job.amount), s.now);
+  const busy = s.running.map((r) => remainingOf(s, r));
+  const start = startDelaySec(busy, s.workers, aheadSec);
+  return estimate("queued", count + 1, start + predictedRunSec(s.rates, job), s.now);
 }

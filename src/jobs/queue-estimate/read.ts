@@ -1,14 +1,22 @@
 /**
- * Queue position and ETA for the waiting and running jobs among some rows of one kind, in at
- * most two indexed queries whatever the number of rows: one for throughput (recent finished
- * runs and the workers that claimed recently), one for the running jobs and the work queued
- * ahead of each waiting row. The arithmetic is ./model.ts.
+ * Queue position and ETA for the waiting and running jobs among some rows of one kind: the one
+ * estimator behind every surface (REST, MCP, the console, the client — each reads the job's
+ * `queue` field from here). It reads what every kind's workers are doing, in at most two
+ * indexed queries whatever the number of rows:
+ * 1. for every kind: its recent successful runs (speeds, and the workers that finished one
+ *    lately) and its jobs on a worker now (progress, elapsed time, lease);
+ * 2. for every kind: the jobs waiting ahead of each waiting row asked about, in the one line
+ *    workers take them from (oldest queued_at first, then kind order, then id — as
+ *    work-source.ts claims them).
+ * The arithmetic is ./model.ts.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../../db/schema.js";
-import type { JobDefinition } from "../definition.js";
+import type { JobColumns } from "../definition.js";
+import type { EstimatedKind } from "./kinds.js";
 import {
-  type ClassRates,
+  type KindRates,
+  LIVE_WORKER_WINDOW_MS,
   type QueueEstimate,
   type QueueSnapshot,
   RUN_SAMPLE_LIMIT,
@@ -17,7 +25,6 @@ import {
   type RunSample,
   runningEstimate,
   runRates,
-  WORKER_WINDOW_MS,
   type WorkAhead,
   waitingEstimate,
 } from "./model.js";
@@ -25,166 +32,183 @@ import {
 export type { QueueEstimate } from "./model.js";
 
 /** The columns the estimate reads from a job row. */
-interface EstimatedRow {
-  id: string;
-  status: string;
-  lease_expires_at: Date | null;
-  progress: number | null;
-  claimed_at: Date | null;
-}
-
-/**
- * How one job kind is measured: its definition (table, waiting and running statuses) and what
- * a unit of its work is.
- */
-export interface QueueKind<Row extends EstimatedRow> {
-  def: Pick<JobDefinition, "table" | "waiting" | "running">;
-  /** Column holding the work class (quality, size). */
-  classColumn: string;
-  /** SQL for a job's amount of work, on the table aliased `alias`. */
-  amountSql(alias: string): RawBuilder<number>;
-  /** The same for a finished job (may prefer measured values). */
-  doneAmountSql(alias: string): RawBuilder<number>;
-  /** A row's class and amount (the same values as the SQL). */
-  work(row: Row): { workClass: string; amount: number };
-  defaults: ClassRates;
-}
+type EstimatedRow = Pick<
+  JobColumns,
+  "id" | "status" | "lease_expires_at" | "progress" | "claimed_at" | "queued_at"
+>;
 
 type Db = Kysely<DB>;
 
-interface StatRow {
-  part: "sample" | "worker";
-  work_class: string | null;
-  amount: number | string | null;
-  run_sec: number | string | null;
-  worker: string | null;
-}
-
-interface QueueRow {
-  part: "running" | "ahead";
-  job_id: string;
+interface WorkRow {
+  part: "sample" | "running";
+  kix: number;
   work_class: string;
   amount: number | string;
-  n: number | string;
+  run_sec: number | string | null;
   progress: number | null;
   claimed_at: Date | string | null;
   worker: string | null;
+  at: Date | string | null;
+}
+
+interface AheadRow {
+  job_id: string;
+  kix: number;
+  work_class: string;
+  amount: number | string;
+  n: number | string;
 }
 
 const secondsBetween = (from: Date | string | null, to: Date) =>
   from === null ? 0 : Math.max(0, (to.getTime() - new Date(from).getTime()) / 1000);
 
-async function readStats<Row extends EstimatedRow>(db: Db, kind: QueueKind<Row>, now: Date) {
-  const t = sql.table(kind.def.table);
-  const sampleSince = new Date(now.getTime() - RUN_SAMPLE_WINDOW_MS);
-  const workerSince = new Date(now.getTime() - WORKER_WINDOW_MS);
-  const { rows } = await sql<StatRow>`
-    SELECT 'sample' AS part, s.work_class, s.amount, s.run_sec, NULL AS worker FROM (
-      SELECT ${sql.ref(`d.${kind.classColumn}`)} AS work_class,
-        (${kind.doneAmountSql("d")})::float8 AS amount,
-        EXTRACT(EPOCH FROM d.finished_at - d.claimed_at)::float8 AS run_sec
+const cls = (k: EstimatedKind, alias: string) => k.estimate.classSql(alias);
+
+/** One kind's part of the first query: its recent successful runs and its running jobs. */
+function workOf(k: EstimatedKind, kix: number, now: Date): RawBuilder<WorkRow> {
+  const t = sql.table(k.table);
+  const since = new Date(now.getTime() - RUN_SAMPLE_WINDOW_MS);
+  return sql<WorkRow>`
+    SELECT 'sample' AS part, ${kix}::int AS kix, s.work_class, s.amount, s.run_sec,
+      NULL::float8 AS progress, NULL::timestamptz AS claimed_at, s.worker, s.at
+    FROM (
+      SELECT ${cls(k, "d")} AS work_class, (${k.estimate.doneAmountSql("d")})::float8 AS amount,
+        EXTRACT(EPOCH FROM d.finished_at - d.claimed_at)::float8 AS run_sec,
+        d.claimed_by AS worker, d.finished_at AS at
       FROM ${t} AS d
-      WHERE d.output_key IS NOT NULL AND d.claimed_at IS NOT NULL AND d.finished_at >= ${sampleSince}
+      WHERE ${k.estimate.succeededSql("d")} AND d.claimed_at IS NOT NULL
+        AND d.finished_at >= ${since}
       ORDER BY d.finished_at DESC LIMIT ${RUN_SAMPLE_LIMIT}
     ) AS s
     UNION ALL
-    SELECT DISTINCT 'worker', NULL, NULL::float8, NULL::float8, c.claimed_by FROM ${t} AS c
-    WHERE c.claimed_at IS NOT NULL AND c.claimed_at >= ${workerSince}`.execute(db);
-  const samples: RunSample[] = [];
-  const workers = new Set<string>();
-  for (const r of rows) {
-    if (r.part === "worker" && r.worker !== null) workers.add(r.worker);
-    if (r.part === "sample" && r.work_class !== null) {
-      samples.push({
-        workClass: r.work_class,
-        amount: Number(r.amount),
-        runSec: Number(r.run_sec),
-      });
-    }
-  }
-  return { rates: runRates(samples, kind.defaults), workers };
+    SELECT 'running', ${kix}::int, ${cls(k, "r")}, (${k.estimate.amountSql("r")})::float8,
+      NULL::float8, r.progress, r.claimed_at, r.lease_owner, r.lease_expires_at
+    FROM ${t} AS r
+    WHERE r.status = ${k.running} AND r.lease_expires_at IS NOT NULL`;
 }
 
-/** The running jobs of the kind, and the work queued ahead of each of `waitingIds` by class. */
-async function readQueue<Row extends EstimatedRow>(
-  db: Db,
-  kind: QueueKind<Row>,
-  waitingIds: string[],
-  now: Date,
-) {
-  const t = sql.table(kind.def.table);
-  const cls = (alias: string) => sql.ref(`${alias}.${kind.classColumn}`);
-  // The join reads, for each waiting row, the claimable index from the queue's head to it.
-  const { rows } = await sql<QueueRow>`
-    SELECT 'running' AS part, r.id AS job_id, ${cls("r")} AS work_class,
-      (${kind.amountSql("r")})::float8 AS amount, 1 AS n, r.progress, r.claimed_at,
-      r.lease_owner AS worker
-    FROM ${t} AS r
-    WHERE r.status = ${kind.def.running} AND r.lease_expires_at IS NOT NULL
-    UNION ALL
-    SELECT 'ahead', g.id, ${cls("w")}, SUM(${kind.amountSql("w")})::float8, COUNT(*),
-      NULL, NULL, NULL
-    FROM ${t} AS g
-    JOIN ${t} AS w ON w.status = ${kind.def.waiting} AND w.lease_expires_at IS NULL
-      AND w.queued_at <= g.queued_at AND (w.queued_at < g.queued_at OR w.id < g.id)
-    WHERE g.id IN (${sql.join(waitingIds)})
-    GROUP BY g.id, ${cls("w")}`.execute(db);
+interface Work {
+  rates: KindRates;
+  /** Jobs whose worker holds a live lease. */
+  running: RunningJob[];
+  /** Jobs whose lease lapsed: lease recovery puts them back at the head of the line. */
+  lapsed: WorkAhead[];
+  workers: number;
+}
+
+/** What the workers are doing now, over every kind: one query. */
+async function readWork(db: Db, kinds: readonly EstimatedKind[], now: Date): Promise<Work> {
+  const parts = kinds.map((k, i) => workOf(k, i, now));
+  const { rows } = await sql<WorkRow>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const samples = kinds.map((): RunSample[] => []);
   const running: RunningJob[] = [];
-  const owners = new Set<string>();
-  const ahead = new Map<string, Record<string, { count: number; amount: number }>>();
+  const lapsed: WorkAhead[] = [];
+  const live = new Set<string>();
+  const liveSince = now.getTime() - LIVE_WORKER_WINDOW_MS;
   for (const r of rows) {
+    const kind = kinds[r.kix]?.kind as string;
     const amount = Number(r.amount);
-    if (r.part === "running") {
+    const at = r.at === null ? null : new Date(r.at).getTime();
+    if (r.part === "sample") {
+      samples[r.kix]?.push({ workClass: r.work_class, amount, runSec: Number(r.run_sec) });
+      // Finished a job a moment ago: between two jobs, about to take the next.
+      if (r.worker !== null && at !== null && at >= liveSince) live.add(r.worker);
+    } else if (at !== null && at < now.getTime()) {
+      lapsed.push({ kind, workClass: r.work_class, amount, count: 1 });
+    } else {
       const elapsedSec = secondsBetween(r.claimed_at, now);
-      running.push({ workClass: r.work_class, amount, progress: r.progress, elapsedSec });
-      if (r.worker !== null) owners.add(r.worker);
-      continue;
+      running.push({ kind, workClass: r.work_class, amount, progress: r.progress, elapsedSec });
+      if (r.worker !== null) live.add(r.worker);
     }
-    const byClass = ahead.get(r.job_id) ?? {};
-    byClass[r.work_class] = { count: Number(r.n), amount };
-    ahead.set(r.job_id, byClass);
   }
-  return { running, owners, ahead };
+  const rates: Record<string, KindRates[string]> = {};
+  kinds.forEach((k, i) => {
+    rates[k.kind] = runRates(samples[i] ?? [], k.estimate.defaults);
+  });
+  return { rates, running, lapsed, workers: live.size };
+}
+
+/**
+ * The jobs waiting ahead of each of `rows` (waiting rows of kind `kix`), by kind and class:
+ * one query, each kind's claimable index read from the head of its line to each row.
+ */
+async function readAhead(
+  db: Db,
+  kinds: readonly EstimatedKind[],
+  kix: number,
+  rows: readonly EstimatedRow[],
+): Promise<Map<string, WorkAhead[]>> {
+  const asked = sql.join(
+    rows.map((r) => sql`(${r.id}::text, ${r.queued_at}::timestamptz, ${kix}::int)`),
+  );
+  const parts = kinds.map((k, i) => {
+    const t = sql.table(k.table);
+    return sql<AheadRow>`
+      SELECT g.id AS job_id, ${i}::int AS kix, ${cls(k, "w")} AS work_class,
+        SUM(${k.estimate.amountSql("w")})::float8 AS amount, COUNT(*) AS n
+      FROM (VALUES ${asked}) AS g(id, queued_at, kix)
+      JOIN ${t} AS w ON w.status = ${k.waiting} AND w.lease_expires_at IS NULL
+        AND (w.queued_at < g.queued_at OR (w.queued_at = g.queued_at
+          AND (${i}::int < g.kix OR (${i}::int = g.kix AND w.id < g.id))))
+      GROUP BY 1, 3`;
+  });
+  const { rows: found } = await sql<AheadRow>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const ahead = new Map<string, WorkAhead[]>();
+  for (const r of found) {
+    const list = ahead.get(r.job_id) ?? [];
+    const kind = kinds[r.kix]?.kind as string;
+    list.push({ kind, workClass: r.work_class, amount: Number(r.amount), count: Number(r.n) });
+    ahead.set(r.job_id, list);
+  }
+  return ahead;
 }
 
 /** A row waits for a worker (no lease) or runs under one; other rows get no estimate. */
-function phase<Row extends EstimatedRow>(kind: QueueKind<Row>, row: Row) {
-  if (row.status === kind.def.waiting && row.lease_expires_at === null) return "waiting";
-  if (row.status === kind.def.running && row.lease_expires_at !== null) return "running";
+function phase(kind: EstimatedKind, row: EstimatedRow) {
+  if (row.status === kind.waiting && row.lease_expires_at === null) return "waiting";
+  if (row.status === kind.running && row.lease_expires_at !== null) return "running";
   return undefined;
 }
 
 /**
- * Estimates for the rows that wait or run, by id (other rows are absent). No query at all when
- * none does; one when only running rows are asked about; two otherwise.
+ * Estimates for the rows of `target` that wait or run, by id (other rows are absent), knowing
+ * every kind in `kinds` (the target is added when missing). No query when none waits or runs,
+ * one when only running rows are asked about, two otherwise.
  */
-export async function estimateQueue<Row extends EstimatedRow>(
+export async function estimateQueue<Row extends JobColumns>(
   db: Db,
-  kind: QueueKind<Row>,
+  target: EstimatedKind<Row>,
+  kinds: readonly EstimatedKind[],
   rows: readonly Row[],
   now: Date,
 ): Promise<Map<string, QueueEstimate>> {
   const out = new Map<string, QueueEstimate>();
-  const waiting = rows.filter((r) => phase(kind, r) === "waiting");
-  const running = rows.filter((r) => phase(kind, r) === "running");
+  const waiting = rows.filter((r) => phase(target, r) === "waiting");
+  const running = rows.filter((r) => phase(target, r) === "running");
   if (waiting.length === 0 && running.length === 0) return out;
-  const stats = await readStats(db, kind, now);
-  const snapshot: QueueSnapshot = { now, rates: stats.rates, running: [], workers: 1 };
+  const all: readonly EstimatedKind[] = kinds.some((k) => k.kind === target.kind)
+    ? kinds
+    : [...kinds, target as unknown as EstimatedKind];
+  const kix = all.findIndex((k) => k.kind === target.kind);
+  const work = await readWork(db, all, now);
+  const snapshot: QueueSnapshot = {
+    now,
+    rates: work.rates,
+    running: work.running,
+    workers: work.workers,
+  };
+  const workOfRow = (row: Row) => ({ kind: target.kind, ...target.estimate.work(row) });
   for (const row of running) {
-    const elapsedSec = secondsBetween(row.claimed_at, now);
-    out.set(
-      row.id,
-      runningEstimate(snapshot, { ...kind.work(row), progress: row.progress, elapsedSec }),
-    );
+    const job = { ...workOfRow(row), progress: row.progress };
+    out.set(row.id, runningEstimate(snapshot, { ...job, elapsedSec: elapsedOf(row, now) }));
   }
   if (waiting.length === 0) return out;
-  const ids = waiting.map((r) => r.id);
-  const queue = await readQueue(db, kind, ids, now);
-  const workers = new Set([...stats.workers, ...queue.owners]);
-  const full: QueueSnapshot = { ...snapshot, running: queue.running, workers: workers.size };
+  const ahead = await readAhead(db, all, kix, waiting);
   for (const row of waiting) {
-    const ahead: WorkAhead = queue.ahead.get(row.id) ?? {};
-    out.set(row.id, waitingEstimate(full, kind.work(row), ahead));
+    const before = [...work.lapsed, ...(ahead.get(row.id) ?? [])];
+    out.set(row.id, waitingEstimate(snapshot, workOfRow(row), before));
   }
   return out;
 }
+
+const elapsedOf = (row: EstimatedRow, now: Date) => secondsBetween(row.claimed_at, now);

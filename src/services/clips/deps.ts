@@ -1,5 +1,6 @@
 /** What the clip services need beyond the core: storage, the job wake-up and fetch limits. */
 import type { Config } from "../../config.js";
+import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
 import type { JobWatch } from "../../jobs/watch.js";
 import type { ResolvedAddress } from "../../net/safe-fetch.js";
 import type { BlobStore } from "../../storage/blob-store.js";
@@ -24,5 +25,7 @@ export interface ClipDeps extends CoreDeps {
   notifyJobs(): Promise<void>;
   /** Wakes `?wait=` readers when a clip changes. */
   jobWatch?: JobWatch;
+  /** Every job kind the workers take, for the queue estimate (its workers are shared). */
+  jobKinds: Pick<JobKindRegistry, "all">;
   imageFetch?: ClipImageFetchSeam;
 }

@@ -3,10 +3,11 @@
  * The clip image is deleted as soon as the clip is made or has ended (SPEC retention rule);
  * a refused image ends the clip `refused` with its refusal code.
  */
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { z } from "zod";
 import type { ClipsTable } from "../../db/schema.js";
 import {
+  CLIP_DEFAULT_RUN_RATES,
   CLIP_DOWNLOAD_URL_SEC,
   CLIP_IMAGE_MAX_BYTES,
   CLIP_OUTPUT_MAX_BYTES,
@@ -93,6 +94,15 @@ export const clipJobs: JobDefinition<ClipRow, ClipWorkParams> = {
     output: { statuses: ["processing"], once: false },
   },
   refund: (tx, row, reason, events) => refundJob(tx, row.id, reason, events).then(() => undefined),
+  // Clips are measured in seconds of clip per size.
+  estimate: {
+    classSql: (t) => sql`${sql.ref(`${t}.size`)}`,
+    amountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
+    doneAmountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
+    succeededSql: (t) => sql`${sql.ref(`${t}.output_key`)} IS NOT NULL`,
+    work: (row) => ({ workClass: row.size, amount: row.seconds }),
+    defaults: CLIP_DEFAULT_RUN_RATES,
+  },
   variant: (row) => row.size,
   async finish(row, result, deps) {
     const outputKey = clipOutputKey(row.id);

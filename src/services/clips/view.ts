@@ -1,14 +1,10 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
 
-import { sql } from "kysely";
 import type { ClipView } from "../../api/clips.js";
-import { CLIP_DEFAULT_RUN_RATES, CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
+import { CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
 import { notFound } from "../../domain/errors.js";
-import {
-  estimateQueue,
-  type QueueEstimate,
-  type QueueKind,
-} from "../../jobs/queue-estimate/read.js";
+import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
+import { estimateQueue, type QueueEstimate } from "../../jobs/queue-estimate/read.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import type { Principal } from "../auth.js";
 import type { Db } from "../ledger.js";
@@ -17,28 +13,25 @@ import { type ClipRow, clipJobs } from "./job-definition.js";
 
 export type { ClipRow };
 
-/** What a view needs: storage for the links, the database and clock for the queue estimate. */
+/**
+ * What a view needs: storage for the links; the database, clock and the server's job kinds
+ * for the queue estimate.
+ */
 interface ClipViewDeps {
   db: Db;
   clock: () => Date;
   storage: BlobStore;
+  jobKinds: Pick<JobKindRegistry, "all">;
 }
-
-/** Clips are measured in seconds of clip per size. */
-const CLIP_QUEUE: QueueKind<ClipRow> = {
-  def: clipJobs,
-  classColumn: "size",
-  amountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
-  doneAmountSql: (t) => sql`${sql.ref(`${t}.seconds`)}`,
-  work: (row) => ({ workClass: row.size, amount: row.seconds }),
-  defaults: CLIP_DEFAULT_RUN_RATES,
-};
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-/** Views of several clips; their queue estimates cost at most two queries in all. */
+/**
+ * Views of several clips; their queue estimates (the one estimator, knowing every kind's jobs
+ * on the workers) cost at most two queries in all.
+ */
 export async function clipViews(rows: readonly ClipRow[], deps: ClipViewDeps) {
-  const queue = await estimateQueue(deps.db, CLIP_QUEUE, rows, deps.clock());
+  const queue = await estimateQueue(deps.db, clipJobs, deps.jobKinds.all(), rows, deps.clock());
   const hooks = await jobWebhookViews(
     deps.db,
     rows.map((r) => r.id),

@@ -1,5 +1,6 @@
 /** What the restore services need beyond the core: storage, job limits and the job wake-ups. */
 import type { Config } from "../../config.js";
+import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
 import type { JobWatch } from "../../jobs/watch.js";
 import type { TargetGuard } from "../../net/public-target.js";
 import type { BlobStore } from "../../storage/blob-store.js";
@@ -25,6 +26,8 @@ export interface RestoreDeps extends CoreDeps {
   notifyJobs(): Promise<void>;
   /** Wakes `?wait=` readers when a job changes; absent: reads answer at once. */
   jobWatch?: JobWatch;
+  /** Every job kind the workers take, for the queue estimate (its workers are shared). */
+  jobKinds: Pick<JobKindRegistry, "all">;
   /** Test seam for the check of a video_url at creation. */
   videoFetch?: VideoFetchSeam;
 }

@@ -5,7 +5,7 @@
  * fetches the file into storage first; every worker notes the measured length before restoring,
  * and what it does not cost goes back then (measurement.ts).
  */
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { z } from "zod";
 import type { RestoreJobsTable } from "../../db/schema.js";
 import { restoreJobErrorCode } from "../../domain/restore/job-errors.js";
@@ -14,7 +14,7 @@ import {
   RESTORE_OUTPUT_MAX_BYTES,
   RESTORE_WORKER_URL_SEC,
 } from "../../domain/restore/limits.js";
-import { RESTORE_QUALITIES } from "../../domain/restore/pricing.js";
+import { RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../../domain/restore/pricing.js";
 import {
   RESTORE_FINAL,
   RESTORE_MESSAGES,
@@ -188,6 +188,16 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
     still: { statuses: ["processing"], once: false },
   },
   refund: refundRestore,
+  // Restores are measured in seconds of video per quality (the real length once known).
+  estimate: {
+    classSql: (t) => sql`${sql.ref(`${t}.quality`)}`,
+    amountSql: (t) => sql`${sql.ref(`${t}.duration_sec`)}`,
+    doneAmountSql: (t) =>
+      sql`COALESCE(${sql.ref(`${t}.measured_duration_sec`)}, ${sql.ref(`${t}.duration_sec`)})`,
+    succeededSql: (t) => sql`${sql.ref(`${t}.output_key`)} IS NOT NULL`,
+    work: (row) => ({ workClass: row.quality, amount: row.duration_sec }),
+    defaults: RESTORE_DEFAULT_RUN_RATES,
+  },
   variant: (row) => row.quality,
   noted: async (row, note, deps) => {
     await applyMeasurement(deps, row, note);

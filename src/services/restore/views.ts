@@ -1,28 +1,12 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
-import { sql } from "kysely";
 import type { RestoreJobView } from "../../api/restore.js";
 import { displayCents } from "../../domain/money.js";
 import { RESTORE_DOWNLOAD_URL_SEC } from "../../domain/restore/limits.js";
-import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
-import {
-  estimateQueue,
-  type QueueEstimate,
-  type QueueKind,
-} from "../../jobs/queue-estimate/read.js";
+import { PRICE_TABLE } from "../../domain/restore/pricing.js";
+import { estimateQueue, type QueueEstimate } from "../../jobs/queue-estimate/read.js";
 import { jobWebhookViews } from "../webhooks/reads.js";
 import type { RestoreDeps } from "./deps.js";
 import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
-
-/** Restores are measured in seconds of video per quality (the real length once known). */
-const RESTORE_QUEUE: QueueKind<RestoreJobRow> = {
-  def: restoreJobs,
-  classColumn: "quality",
-  amountSql: (t) => sql`${sql.ref(`${t}.duration_sec`)}`,
-  doneAmountSql: (t) =>
-    sql`COALESCE(${sql.ref(`${t}.measured_duration_sec`)}, ${sql.ref(`${t}.duration_sec`)})`,
-  work: (row) => ({ workClass: row.quality, amount: row.duration_sec }),
-  defaults: RESTORE_DEFAULT_RUN_RATES,
-};
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -31,9 +15,12 @@ function restoredFilename(filename: string): string {
   return `${base}-restored.mp4`;
 }
 
-/** Views of several jobs; their queue estimates cost at most two queries in all. */
+/**
+ * Views of several jobs; their queue estimates (the one estimator, knowing every kind's jobs on
+ * the workers) cost at most two queries in all.
+ */
 export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
-  const queue = await estimateQueue(p.db, RESTORE_QUEUE, rows, p.clock());
+  const queue = await estimateQueue(p.db, restoreJobs, p.jobKinds.all(), rows, p.clock());
   const hooks = await jobWebhookViews(
     p.db,
     rows.map((r) => r.id),

@@ -81,7 +81,7 @@ describe("kinora get's lines", () => {
       updated_at: AT,
       finished_at: null,
       expires_at: AT,
-      queue: { position: 0, ahead: 0, eta_seconds: 90, estimated_done_at: AT },
+      queue: { state: "running", position: 0, ahead: 0, eta_seconds: 90, estimated_done_at: AT },
       webhook: null,
     };
     const lines = jobLines(RESTORE, job);
@@ -95,6 +95,17 @@ describe("kinora get's lines", () => {
     );
     expect(lines).toContain(`Follow    kinora get rj_1 --follow`);
     expect(lines.some((l) => l.startsWith("Webhook"))).toBe(false);
+
+    // Started but waiting for a worker (a restore stays processing): queued with its place,
+    // no "processing 0%".
+    const queued = jobLines(RESTORE, {
+      ...job,
+      progress: 0,
+      queue: { state: "queued", position: 2, ahead: 1, eta_seconds: 145, estimated_done_at: AT },
+    });
+    expect(queued[0]).toBe("rj_1  restore  waiting for a worker");
+    expect(queued).toContain(`Queue     2nd in the queue; about 2m 25s left (done about ${AT})`);
+    expect(queued.some((l) => l.startsWith("Progress"))).toBe(false);
 
     // Waiting in line for its upload deadline; failed and refunded; done with its links.
     const waiting = jobLines(RESTORE, {
