@@ -9,9 +9,9 @@
  *   checks CHECK constraints on that row before re-reading the newest version, so a charge that
  *   waited out a limit raise or a top-up failed `agent_keys_check` or the balance's check.
  *   PGlite runs one transaction at a time and never shows it.
- * - `cachedAllowanceCharge`: decides on the key's limit as first read (as a cache that is not
- *   told about limit changes would), then updates without conditions; it goes wrong on both
- *   databases as soon as a limit is lowered.
+ * - `cachedAllowanceCharge`: decides on the key's limit as cached (`cacheLimit`, or as first
+ *   read), as a cache that is not told about limit changes would, then updates without
+ *   conditions; it goes wrong on both databases as soon as a limit is lowered.
  */
 import { sql } from "kysely";
 import { ApiError, needsTopup, overLimit } from "../src/domain/errors.js";
@@ -95,11 +95,16 @@ export async function oldCharge(db: Db, input: ChargeInput) {
   return result(rows.rows[0] as Row, input);
 }
 
-const firstSeenLimit = new Map<string, number>();
+const cachedLimit = new Map<string, number>();
+
+/** What cachedAllowanceCharge believes a key's limit is (e.g. read when the key was made). */
+export function cacheLimit(keyId: string, limitCents: number): void {
+  cachedLimit.set(keyId, limitCents);
+}
 
 /**
- * A charge that decides on the key's limit as it was when this process first read it (the
- * balance and spent amount as they are), then takes the money with no condition in its UPDATE.
+ * A charge that decides on the key's limit as cached (the balance and spent amount as they
+ * are), then takes the money with no condition in its UPDATE.
  */
 export async function cachedAllowanceCharge(db: Db, input: ChargeInput) {
   const { walletId, agentKeyId, amountCents, jobId, reason } = input;
@@ -118,8 +123,8 @@ export async function cachedAllowanceCharge(db: Db, input: ChargeInput) {
   if (!seen) throw new ApiError("unauthorized", "No such wallet.");
   let limit = seen.limit === null ? null : Number(seen.limit);
   if (agentKeyId && limit !== null) {
-    limit = firstSeenLimit.get(agentKeyId) ?? limit;
-    firstSeenLimit.set(agentKeyId, limit);
+    limit = cachedLimit.get(agentKeyId) ?? limit;
+    cachedLimit.set(agentKeyId, limit);
   }
   const remaining = limit === null ? null : limit - Number(seen.spent);
   const row: Row = {

@@ -1,11 +1,12 @@
 /**
- * Reading an operation's input, the same on every surface: NUL characters refused (PostgreSQL
- * text cannot hold them) before the schema runs, then the schema, with a detail that names the
- * field. Only the name of the place differs ("request body", "query string", "arguments").
+ * Reading an operation's input, the same on every surface: NUL characters (PostgreSQL text
+ * cannot hold them) and bidirectional controls (domain/bidi.ts) refused before the schema runs,
+ * then the schema, with a detail that names the field. Only the name of the place differs ("request body", "query string", "arguments").
  */
 import type { z } from "@hono/zod-openapi";
+import { findBidiControl } from "../domain/bidi.js";
 import { findNul } from "../domain/text.js";
-import { type FieldName, invalidInput, nulInField } from "./validation.js";
+import { bidiInField, type FieldName, invalidInput, nulInField } from "./validation.js";
 
 /**
  * Parses `raw` with `schema`, or throws the 400 that names the first bad field — by the name
@@ -21,6 +22,12 @@ export function readInput<S extends z.ZodType>(
   if (nul) {
     const [first, ...rest] = nul.split(".");
     throw nulInField([name && first ? name(first) : first, ...rest].join("."));
+  }
+  // Bidi controls are refused in every field, whatever it is (domain/bidi.ts says why).
+  const bidi = findBidiControl(raw);
+  if (bidi) {
+    const [first, ...rest] = bidi.at.split(".");
+    throw bidiInField([name && first ? name(first) : first, ...rest].join("."), bidi.char);
   }
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw invalidInput(parsed.error, where, name);

@@ -25,6 +25,14 @@ export function invalidInput(error: ZodError, where: string, name?: FieldName): 
   return new ApiError("invalid_field", describeZodError(error, where, name));
 }
 
+/** A bidirectional control in a field (domain/bidi.ts): `invalid_field` naming it and the character. */
+export function bidiInField(field: string, char: string): ApiError {
+  return invalidField(
+    field,
+    `must not contain bidirectional control characters (${char}): they reorder how text is shown; remove them.`,
+  );
+}
+
 /** A NUL character in a field (PostgreSQL text cannot hold one): `invalid_field` naming it. */
 export function nulInField(field: string): ApiError {
   return invalidField(field, "must not contain NUL characters (\\u0000); remove them.");

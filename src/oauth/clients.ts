@@ -5,6 +5,8 @@
  * through the SSRF-safe fetcher with size and time caps, and cached.
  */
 import { randomBytes } from "node:crypto";
+import { bidiInField } from "../api/validation.js";
+import { findBidiControl } from "../domain/bidi.js";
 import { inertName } from "../domain/text.js";
 import { fetchPublicJsonBytes, type SafeFetchOptions } from "../net/safe-fetch.js";
 import type { CoreDeps } from "../services/deps.js";
@@ -65,8 +67,18 @@ interface ClientMetadata {
   token_endpoint_auth_method?: unknown;
 }
 
-/** The checked name and redirect URIs of a registration or metadata document. */
+/**
+ * The checked name and redirect URIs of a registration or metadata document. A bidirectional
+ * control in what is shown (the name, the URIs) is refused, as in every field a caller sends
+ * (domain/bidi.ts); other invisible characters are dropped from the name (inertName).
+ */
 function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "invalid_client") {
+  const { client_name, client_uri, redirect_uris } = m;
+  const bidi = findBidiControl({ client_name, client_uri, redirect_uris });
+  if (bidi) {
+    const code = bidi.at.startsWith("redirect_uris") ? "invalid_redirect_uri" : err;
+    throw new OAuthError(code, bidiInField(bidi.at, bidi.char).detail);
+  }
   if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length === 0) {
     throw new OAuthError("invalid_redirect_uri", "redirect_uris: give at least one redirect URI.");
   }
@@ -215,8 +227,10 @@ async function fetchMetadataDocument(deps: ClientDeps, url: string): Promise<OAu
     doc = JSON.parse(bytes.toString("utf8"));
     if (!doc || typeof doc !== "object" || doc.client_id !== url) throw new Error("not its own");
     checked = checkMetadata(doc, "invalid_client");
-  } catch {
-    throw new OAuthError("invalid_client", METADATA_INVALID);
+  } catch (err) {
+    // A document refused for a field says which (the app's developer reads it to fix it).
+    const why = err instanceof OAuthError ? ` ${err.description}` : "";
+    throw new OAuthError("invalid_client", `${METADATA_INVALID}${why}`);
   }
   const { name, uris, clientUri } = checked;
   const now = deps.clock();

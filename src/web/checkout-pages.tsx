@@ -2,6 +2,7 @@
 import { displayCents } from "../domain/money.js";
 import type { CheckoutRow } from "../services/payments/checkouts.js";
 import { Page } from "./layout.js";
+import { Owned } from "./owned-text.js";
 
 /**
  * A top-up starts in the owner's console: its return pages lead back there — to the origin it
@@ -36,7 +37,11 @@ export function PayPage(props: { row: CheckoutRow; token: string; expired: boole
       <p class="amount" data-testid="amount">
         {displayCents(row.amount_cents)}
       </p>
-      {row.email ? <p class="muted">Receipt to {row.email}</p> : null}
+      {row.email ? (
+        <p class="muted">
+          Receipt to <Owned text={row.email} />
+        </p>
+      ) : null}
       {payable ? (
         <div>
           <form method="post" action={`${base}/pay${q}`}>

@@ -12,22 +12,19 @@ import type { ClipView } from "../api/clips.js";
 import type { RestoreJobView } from "../api/restore.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
-import { LABEL_MAX_LENGTH } from "../domain/limits.js";
 import { PRICE_TABLE, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
-import { inertName } from "../domain/text.js";
 import type { LedgerPage } from "../services/ledger-view.js";
 import type { SpendingView } from "../services/spending-view.js";
 import { dollars, when } from "./console-format.js";
 import { Jobs } from "./console-jobs.js";
+import { Keys, keyName } from "./console-keys.js";
 import { SpendingChart } from "./console-spending.js";
 import { Webhooks } from "./console-webhooks.js";
+import { type FormError, Hidden } from "./form-error.js";
 import { Page } from "./layout.js";
+import { ownedText } from "./owned-text.js";
 
-const plainDollars = (cents: number) => (cents / 100).toFixed(2);
-
-/** A key's name as shown: its label made inert, or its id. */
-export const keyName = (k: Pick<AgentKeyView, "label" | "id">) =>
-  inertName(k.label, LABEL_MAX_LENGTH) || k.id;
+export { keyName } from "./console-keys.js";
 
 /**
  * Ledger lines written before restores named their quality by label say `(enhanced_max, 95 s)`:
@@ -39,10 +36,6 @@ export const withQualityLabels = (reason: string) =>
     QUALITY_IN_REASON,
     (_m, q: (typeof RESTORE_QUALITIES)[number]) => `(${PRICE_TABLE[q].label},`,
   );
-
-function Hidden(props: { csrf: string }) {
-  return <input type="hidden" name="csrf" value={props.csrf} />;
-}
 
 export function SignInPage(props: { csrf: string; error?: string }) {
   return (
@@ -117,119 +110,6 @@ export function RevokeConfirmPage(props: { k: AgentKeyView; csrf: string }) {
   );
 }
 
-function KeyRow(props: { k: AgentKeyView; csrf: string }) {
-  const { k, csrf } = props;
-  const name = keyName(k);
-  return (
-    <tr data-key={k.id} class={k.revoked ? "revoked" : undefined}>
-      <td data-label="Name">
-        <bdi>{name}</bdi>
-        {k.connected_app ? (
-          <div class="muted">
-            returns to <bdi>{k.connected_app.redirect_host}</bdi>
-          </div>
-        ) : null}
-      </td>
-      <td data-label="Kind">{k.kind === "connected_app" ? "connected app" : "agent key"}</td>
-      <td data-label="Limit" class="limit">
-        {dollars(k.limit_cents)}
-        {k.revoked ? null : (
-          <details>
-            <summary>
-              Change<span class="sr"> the limit of {name}</span>
-            </summary>
-            <form method="post" action={`/console/keys/${k.id}/limit`} class="limit-form">
-              <Hidden csrf={csrf} />
-              <label for={`limit-${k.id}`}>
-                New limit<span class="sr"> of {name}</span>
-              </label>
-              ${" "}
-              <input
-                id={`limit-${k.id}`}
-                name="limit_dollars"
-                inputmode="decimal"
-                class="short"
-                value={plainDollars(k.limit_cents)}
-                required
-              />{" "}
-              <button type="submit">
-                Save<span class="sr"> the limit of {name}</span>
-              </button>
-              <div class="muted">At least what it spent ({dollars(k.spent_cents)}).</div>
-            </form>
-          </details>
-        )}
-      </td>
-      <td data-label="Spent">{dollars(k.spent_cents)}</td>
-      <td data-label="Left" class="left">
-        {k.revoked ? (
-          <span class="state">revoked — can spend nothing</span>
-        ) : (
-          dollars(k.remaining_cents)
-        )}
-      </td>
-      <td data-label="Asks first">{k.ask_before_spending ? "yes" : "no"}</td>
-      <td class="actions">
-        {k.revoked ? (
-          <span class="state">revoked</span>
-        ) : (
-          <form method="get" action={`/console/keys/${k.id}/revoke`}>
-            <button type="submit">
-              Revoke<span class="sr"> {name}</span>
-            </button>
-          </form>
-        )}
-      </td>
-    </tr>
-  );
-}
-
-function Keys(props: { keys: AgentKeyView[]; csrf: string }) {
-  return (
-    <section id="keys">
-      <h2>Agent keys and connected apps</h2>
-      {props.keys.length === 0 ? (
-        <p class="muted">No agent keys or connected apps yet.</p>
-      ) : (
-        <table class="keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Limit</th>
-              <th scope="col">Spent</th>
-              <th scope="col">Left</th>
-              <th scope="col">Asks first</th>
-              <th scope="col">Revoke</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.keys.map((k) => (
-              <KeyRow k={k} csrf={props.csrf} />
-            ))}
-          </tbody>
-        </table>
-      )}
-      <h3>New agent key</h3>
-      <form method="post" action="/console/keys">
-        <Hidden csrf={props.csrf} />
-        <label for="label">Label</label>
-        <input id="label" name="label" type="text" maxlength={100} placeholder="my assistant" />
-        <label for="limit_dollars">Spending limit</label>${" "}
-        <input id="limit_dollars" name="limit_dollars" inputmode="decimal" value="5.00" required />
-        <label>
-          <input type="checkbox" name="trust" value="1" /> Spend within the limit without asking
-        </label>
-        <p>
-          <button type="submit" class="pay">
-            Create key
-          </button>
-        </p>
-      </form>
-    </section>
-  );
-}
-
 function Ledger(props: { ledger: LedgerPage }) {
   return (
     <section id="ledger">
@@ -251,7 +131,7 @@ function Ledger(props: { ledger: LedgerPage }) {
               <td data-label="Amount" class="amount-cell">
                 {e.display}
               </td>
-              <td data-label="What">{withQualityLabels(e.reason)}</td>
+              <td data-label="What">{ownedText(withQualityLabels(e.reason))}</td>
             </tr>
           ))}
         </tbody>
@@ -289,6 +169,10 @@ export interface DashboardView {
   newSecret?: { label: string; key: string };
   endpoints: WebhookEndpointView[];
   newWebhookSecret?: { url: string; secret: string };
+  /** A create form refused: its message and values go back beside that form. */
+  formError?: FormError;
+  /** Whether webhook receivers on this machine are accepted (ALLOW_LOOPBACK_URLS). */
+  allowLoopbackReceivers: boolean;
 }
 
 export function DashboardPage(props: { v: DashboardView }) {
@@ -324,16 +208,6 @@ export function DashboardPage(props: { v: DashboardView }) {
           {v.done}
         </p>
       ) : null}
-      {v.newSecret ? (
-        <section id="new-key">
-          <h3>
-            New key “<bdi>{v.newSecret.label}</bdi>” — shown only now
-          </h3>
-          <code class="secret" id="new-secret">
-            {v.newSecret.key}
-          </code>
-        </section>
-      ) : null}
       <form method="post" action="/console/topup">
         <Hidden csrf={v.csrf} />
         <label for="topup_dollars">Add money by card</label>${" "}
@@ -352,9 +226,15 @@ export function DashboardPage(props: { v: DashboardView }) {
         spending={v.spending}
         keys={v.keys.map((k) => ({ id: k.id, name: keyName(k) }))}
       />
-      <Keys keys={v.keys} csrf={v.csrf} />
+      <Keys keys={v.keys} csrf={v.csrf} newSecret={v.newSecret} formError={v.formError} />
       <Jobs restores={v.restores} clips={v.clips} stills={v.stills} />
-      <Webhooks endpoints={v.endpoints} csrf={v.csrf} newSecret={v.newWebhookSecret} />
+      <Webhooks
+        endpoints={v.endpoints}
+        csrf={v.csrf}
+        newSecret={v.newWebhookSecret}
+        formError={v.formError}
+        allowLoopback={v.allowLoopbackReceivers}
+      />
       <Ledger ledger={v.ledger} />
     </Page>
   );

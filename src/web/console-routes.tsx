@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { bidiControlIn } from "../domain/bidi.js";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { CARD_TOPUP_CENTS } from "../domain/limits.js";
 import { displayCents } from "../domain/money.js";
@@ -47,7 +48,7 @@ import {
   SignInPage,
   type Status,
 } from "./console-pages.js";
-import { registerWebhookForms } from "./console-webhook-forms.js";
+import { bidiRefusal, registerWebhookForms } from "./console-webhook-forms.js";
 import { decisionPageHeaders } from "./layout.js";
 import { csrfToken, csrfValid, endSession, readSession, startSession } from "./session.js";
 
@@ -132,6 +133,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       ledger,
       endpoints,
       csrf: csrfToken(web, c),
+      allowLoopbackReceivers: deps.webhooks.receivers.allowHttpLoopback,
       ...extra,
     };
     return page(c, <DashboardPage v={v} />, status);
@@ -241,18 +243,16 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     const form = await formOf(c);
     const s = await formSession(c, form);
     if ("answer" in s) return s.answer;
+    // A refusal goes back beside the form, with what was typed in it.
+    const refuse = (message: string) =>
+      dashboard(c, s.walletId, { formError: { form: "key", message, values: form } }, 400);
     const cents = parseDollars(form.limit_dollars ?? "");
+    const bidi = bidiControlIn(form.label ?? "");
+    if (bidi) return refuse(bidiRefusal("Label", bidi));
     const label = withoutControlChars(form.label ?? "")
       .trim()
       .slice(0, 100);
-    if (cents === null) {
-      return dashboard(
-        c,
-        s.walletId,
-        { notice: "Spending limit: give dollars from 0.01 to 1000.00." },
-        400,
-      );
-    }
+    if (cents === null) return refuse("Spending limit: give dollars from 0.01 to 1000.00.");
     const created = await createAgentKey(web, s.walletId, {
       label,
       limitCents: cents,
@@ -262,8 +262,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       if (err instanceof ApiError) return err;
       throw err;
     });
-    if (created instanceof ApiError)
-      return dashboard(c, s.walletId, { notice: created.detail }, 400);
+    if (created instanceof ApiError) return refuse(created.detail);
     // Shown in this response only (never in a URL or a redirect), and never again.
     return dashboard(c, s.walletId, {
       newSecret: { label: label || created.agent_key.id, key: created.key },

@@ -1,10 +1,13 @@
 /**
- * The console's webhooks section: the wallet's endpoints with their state (a disabled one says
- * why), their latest deliveries (state, attempts, next try, last answer), a test-event and a
- * delete button each, and the form that registers one (its secret shown once, like a key's).
+ * The console's webhooks section: the form that registers an endpoint first (its secret shown
+ * once beside it, like a key's; a refusal beside it too, with what was typed kept), then the
+ * wallet's endpoints with their state (a disabled one says why), their latest deliveries
+ * (state, attempts, next try, last answer), and a test-event and a delete button each.
  */
 import type { WebhookDeliveryView, WebhookEndpointView } from "../api/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
+import { checked, type FormError, FormErrorText, typed } from "./form-error.js";
+import { Owned, ownedText } from "./owned-text.js";
 
 const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 19) : "—");
 
@@ -43,10 +46,14 @@ function Endpoint(props: { e: WebhookEndpointView; csrf: string }) {
   const { e, csrf } = props;
   return (
     <div class="endpoint" data-endpoint={e.id}>
-      <h3>
-        {e.url} <span class="muted">({e.status})</span>
-      </h3>
-      {e.description ? <p>{e.description}</p> : null}
+      <h4>
+        <Owned text={e.url} /> <span class="muted">({e.status})</span>
+      </h4>
+      {e.description ? (
+        <p class="description">
+          <Owned text={e.description} />
+        </p>
+      ) : null}
       <p class="muted">Events: {e.events.join(", ")}</p>
       {e.disabled_reason ? <p class="error">Disabled: {e.disabled_reason}</p> : null}
       {e.failing_since && !e.disabled_at ? (
@@ -56,16 +63,71 @@ function Endpoint(props: { e: WebhookEndpointView; csrf: string }) {
       <form method="post" action={`/console/webhooks/${e.id}/test`} style="display:inline">
         <input type="hidden" name="csrf" value={csrf} />
         <button type="submit">
-          Send test event<span class="sr"> to {e.url}</span>
+          Send test event<span class="sr"> to {ownedText(e.url)}</span>
         </button>
       </form>{" "}
       <form method="post" action={`/console/webhooks/${e.id}/delete`} style="display:inline">
         <input type="hidden" name="csrf" value={csrf} />
         <button type="submit">
-          Delete<span class="sr"> the endpoint {e.url}</span>
+          Delete<span class="sr"> the endpoint {ownedText(e.url)}</span>
         </button>
       </form>
     </div>
+  );
+}
+
+/** Development only: how a receiver on this machine is allowed, and whether it is here. */
+function LocalReceivers(props: { allowed: boolean }) {
+  return (
+    <p class="muted" id="webhook_url_help">
+      https to a public address.{" "}
+      {props.allowed
+        ? "This server also accepts a receiver on this machine (http://127.0.0.1:PORT/…): ALLOW_LOOPBACK_URLS is on, for development."
+        : "For a receiver on this machine in development (http://127.0.0.1:PORT/…), start the server with ALLOW_LOOPBACK_URLS=1."}
+    </p>
+  );
+}
+
+function NewEndpointForm(props: { csrf: string; error?: FormError; allowLoopback: boolean }) {
+  const { error } = props;
+  const mine = error?.form === "webhook";
+  const events = checked(error, "webhook", "events");
+  return (
+    <form method="post" action="/console/webhooks#webhooks">
+      <input type="hidden" name="csrf" value={props.csrf} />
+      <FormErrorText error={error} form="webhook" id="webhook-form-error" />
+      <label for="webhook_url">HTTPS URL</label>
+      <input
+        id="webhook_url"
+        name="url"
+        type="url"
+        maxlength={2048}
+        required
+        value={typed(error, "webhook", "url")}
+        aria-invalid={mine ? "true" : undefined}
+        aria-describedby={mine ? "webhook-form-error webhook_url_help" : "webhook_url_help"}
+      />
+      <LocalReceivers allowed={props.allowLoopback} />
+      <fieldset>
+        <legend>Events</legend>
+        {WEBHOOK_EVENT_TYPES.map((type) => (
+          <label>
+            <input
+              type="checkbox"
+              name="events"
+              value={type}
+              checked={
+                events ? events.includes(type) : type !== "job.started" && type !== "job.progress"
+              }
+            />{" "}
+            {type}
+          </label>
+        ))}
+      </fieldset>
+      <p>
+        <button type="submit">Add endpoint</button>
+      </p>
+    </form>
   );
 }
 
@@ -73,45 +135,31 @@ export function Webhooks(props: {
   endpoints: WebhookEndpointView[];
   csrf: string;
   newSecret?: { url: string; secret: string } | undefined;
+  formError?: FormError | undefined;
+  allowLoopback: boolean;
 }) {
   return (
     <section id="webhooks">
       <h2>Webhooks</h2>
+      <h3 id="new-endpoint">New endpoint</h3>
       {props.newSecret ? (
         <p id="new-webhook">
-          Signing secret of {props.newSecret.url} — shown only now:{" "}
+          Signing secret of <Owned text={props.newSecret.url} /> — shown only now:{" "}
           <code class="secret" id="new-webhook-secret">
             {props.newSecret.secret}
           </code>
         </p>
       ) : null}
+      <NewEndpointForm
+        csrf={props.csrf}
+        error={props.formError}
+        allowLoopback={props.allowLoopback}
+      />
+      <h3>Endpoints</h3>
       {props.endpoints.map((e) => (
         <Endpoint e={e} csrf={props.csrf} />
       ))}
       {props.endpoints.length === 0 ? <p class="muted">No webhook endpoints yet.</p> : null}
-      <h3>New endpoint</h3>
-      <form method="post" action="/console/webhooks">
-        <input type="hidden" name="csrf" value={props.csrf} />
-        <label for="webhook_url">HTTPS URL</label>
-        <input id="webhook_url" name="url" type="url" maxlength={2048} required />
-        <fieldset>
-          <legend>Events</legend>
-          {WEBHOOK_EVENT_TYPES.map((type) => (
-            <label>
-              <input
-                type="checkbox"
-                name="events"
-                value={type}
-                checked={type !== "job.started" && type !== "job.progress"}
-              />{" "}
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <p>
-          <button type="submit">Add endpoint</button>
-        </p>
-      </form>
     </section>
   );
 }

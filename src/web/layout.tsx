@@ -22,7 +22,7 @@ table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}
 td,th{border-bottom:1px solid #e7e5e4;padding:.35rem .4rem;text-align:left;vertical-align:top}
 th{font-size:.8rem;color:#57534e}
 main{overflow-wrap:break-word}
-code,.secret,.endpoint h3{overflow-wrap:anywhere}
+code,.secret,.endpoint h4{overflow-wrap:anywhere}
 main.wide{max-width:60rem}
 nav a{margin-right:1rem;display:inline-block}
 h1,h2,h3{line-height:1.2}

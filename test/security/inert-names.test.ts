@@ -1,9 +1,10 @@
 /**
- * Names an app gives itself are shown inert (issue 21, item 4), in Chromium: a client
- * registered over HTTP with bidirectional overrides, isolates, zero-width and other format
- * characters and an overlong name shows on the consent page without any of them, capped, inside
- * <bdi>, and the page's own "returns to <host>" line is untouched; the console and the API (what
- * the CLI prints) show a connected app's name the same way, also one stored before the rule.
+ * Names an app gives itself are shown inert (issue 21, item 4), in Chromium: a registration
+ * whose name holds a bidirectional control is refused naming client_name (as every field a
+ * caller sends is, issue 34); one with zero-width and other format characters and an overlong
+ * name shows on the consent page without any of them, capped, inside <bdi>, and the page's own
+ * "returns to <host>" line is untouched; the console and the API (what the CLI prints) show a
+ * connected app's name the same way, also one stored before the rules, overrides and all.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,15 +40,25 @@ afterAll(async () => {
 // Right-to-left override, isolates, zero-width space and joiner, BOM, a tag character, a
 // line separator, a Hangul filler, and far too long.
 const HOSTILE = `\u202Egnp.exe\u202C Kinora\u2066 Official\u2069\u200B\u200D\uFEFF\u{E0041}\u2028\u3164 ${"x".repeat(300)}`;
+/** The same without the bidirectional controls, which registration refuses outright. */
+const INVISIBLE_ONLY = HOSTILE.replace(/\p{Bidi_Control}/gu, "");
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u3164]/u;
 
 describe.skipIf(!hasChromium)("names an app gives itself", () => {
   it("show inert on the consent page and in the console", async () => {
-    const reg = await fetch(`${s.url}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: HOSTILE, redirect_uris: [redirectUri] }),
+    const register = (clientName: string) =>
+      fetch(`${s.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: clientName, redirect_uris: [redirectUri] }),
+      });
+    const refused = await register(HOSTILE);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: "invalid_client_metadata",
+      error_description: expect.stringMatching(/^client_name: .*bidirectional.*U\+202E/),
     });
+    const reg = await register(INVISIBLE_ONLY);
     expect(reg.status).toBe(201);
     const registered = (await reg.json()) as { client_id: string; client_name: string };
     expect(registered.client_name).not.toMatch(INVISIBLE);

@@ -142,7 +142,8 @@ export async function createClip(t: TestApp, model: Model, a: CreateArgs & { w: 
   model.jobs.push(job);
 }
 
-function newJob(
+/** The model's job for a create's 200 answer (REST's body, or MCP's structuredContent). */
+export function newJob(
   kind: SimJob["kind"],
   // biome-ignore lint/suspicious/noExplicitAny: the create response's JSON
   body: any,

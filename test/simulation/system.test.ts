@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { clipKind, clipsFeature } from "../../src/features/clips.js";
+import { mcpFeature } from "../../src/features/mcp.js";
 import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
 import type { JobQueue } from "../../src/jobs/work.js";
@@ -44,6 +45,7 @@ import {
   scriptedClassifier,
 } from "./fakes.js";
 import { Model, type SimJob } from "./model.js";
+import { type RaceReport, raceOnOneKey } from "./race-ops.js";
 import { checkCompletedEvents, checkReceived } from "./webhook-checks.js";
 import { type AttemptPlan, tick, type Workers, workOnce, zombieReport } from "./worker-ops.js";
 
@@ -67,6 +69,7 @@ beforeAll(async () => {
       restoreFeature({ noExecutor: true }),
       clipsFeature({ noExecutor: true, engine, classifier }),
       webhooksFeature({ kinds: [restoreKind, clipKind], pollMs: 20 }),
+      mcpFeature(),
     ],
     env: { JOB_MAX_ATTEMPTS: "2", WEBHOOK_ALLOW_HTTP_LOOPBACK: "true" },
   });
@@ -125,10 +128,20 @@ const waitsForFile = (j: SimJob) =>
   ["awaiting_upload", "pending_payment"].includes(j.status) && !j.uploaded;
 const startable = (j: SimJob) => j.status === "awaiting_upload" && j.uploaded;
 
+const races: RaceReport[] = [];
+
+/** Buys over REST and MCP racing limit changes and a revocation on a new key (./race-ops.ts). */
+async function race(model: Model, w: Model["wallets"][number], rand: Rand, n: number) {
+  if (w.balance < 1500) await topUp(t, w, rand, n);
+  races.push(await raceOnOneKey(t, model, w, rand, image));
+}
+
 async function step(model: Model, rand: Rand, n: number): Promise<void> {
   const w = pick(rand, model.wallets);
   const op = rand();
   const keyed = model.jobs.filter((j) => j.wallet !== null);
+  // Every run races at least once (halfway), and now and then besides.
+  if (n === Math.floor(STEPS / 2) || (op >= 0.985 && op < 1)) return race(model, w, rand, n);
   if (op < 0.03 && model.wallets.length < 6) return newWallet(t, model);
   if (op < 0.1) return topUp(t, w, rand, n);
   if (op < 0.12) return topUpRepeat(t, w, n);
@@ -231,6 +244,10 @@ it(`keeps every invariant through ${STEPS} random steps of the whole system`, as
       await checkInvariants(t, model, seen, lastSweep, n % 10 === 0 || n === STEPS - 1);
       await checkCompletedEvents(t);
     }
+    const sum = (f: (r: RaceReport) => number) => races.reduce((a, r) => a + f(r), 0);
+    console.log(
+      `system simulation (SIM_SEED=${SEED}): ${races.length} races on one key, ${sum((r) => r.bought)} buys charged, ${sum((r) => Object.values(r.refused).reduce((a, b) => a + b, 0))} refused, ${sum((r) => r.limits.applied)} limit changes applied and ${sum((r) => r.limits.refused)} refused, ${sum((r) => r.internal)} answers of 500`,
+    );
     await deliverEverything();
     const finals = await checkReceived(t, receiver.received);
     expect(finals, "final jobs (the simulation ended some)").toBeGreaterThan(0);
