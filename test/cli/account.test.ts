@@ -106,7 +106,17 @@ describe("kinora keys", () => {
 
     const revoked = await s.runCli(["keys", "revoke", created.agent_key.id], { home });
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(revoked.stdout).toContain(`Revoked ${created.agent_key.id}`);
+    expect(revoked.stdout).toContain(
+      `Revoked ${created.agent_key.id} "my bot": it stops working at once and can spend nothing more`,
+    );
+    // Its unspent limit is not money it can still spend: the list says none is left.
+    const after = await s.runCli(["keys"], { home });
+    expect(after.stdout).toMatch(
+      new RegExp(
+        `${created.agent_key.id}\\s+my bot\\s+\\$5\\.00\\s+\\$0\\.00\\s+none\\s+.*revoked: can spend nothing`,
+      ),
+    );
+    expect(after.stdout).not.toMatch(/\$5\.00\s+\$0\.00\s+\$5\.00/);
     const refused = await s.runCli(["wallet", "--json"], {
       home,
       env: { KINORA_KEY: created.key },

@@ -165,8 +165,20 @@ describe("kinora clip", () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`Cancelled ${id}; $0.59 was refunded`);
     expect(await balanceOf(s, walletId)).toBe(1000);
-    const again = await s.runCli(["cancel", id, "--json"], { home });
-    expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout).job.status).toBe("cancelled");
+    // A second cancel moves no money, and says the refund happened earlier.
+    const again = await s.runCli(["cancel", id], { home });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(
+      `${id} was already cancelled; its $0.59 was refunded then. Nothing changed now.\n`,
+    );
+    expect(again.stdout).not.toContain("Cancelled");
+    const json = await s.runCli(["cancel", id, "--json"], { home });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      job: { status: "cancelled" },
+      already_cancelled: true,
+      refunded_now_cents: 0,
+    });
+    expect(await balanceOf(s, walletId)).toBe(1000);
   });
 });

@@ -35,6 +35,15 @@ export interface Faults {
   downloadBytesPerSec: number;
   /** Called when an upload is being held. */
   onHold?: () => void;
+  /** Every request the server received, in order: what a client sent, without its secrets. */
+  seen: SeenRequest[];
+}
+
+/** A request as the server received it: method, path and query, and whether a key came with it. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  authorization: boolean;
 }
 
 export interface CliResult {
@@ -148,7 +157,7 @@ async function serveApp(dir: string, faults: Faults): Promise<Served> {
 /** One server per test file, and the means to run the CLI against it. */
 export async function startCliServer(): Promise<CliServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-cli-"));
-  const faults: Faults = { media: new Map(), uploads: [], downloadBytesPerSec: 0 };
+  const faults: Faults = { media: new Map(), uploads: [], downloadBytesPerSec: 0, seen: [] };
   const served = await serveApp(dir, faults);
   const newHome = () => mkdtempSync(path.join(dir, "home-"));
   const signIn = (key: string) => {
@@ -245,6 +254,11 @@ function injectFault(
   app: TestApp,
   base: string,
 ): boolean {
+  faults.seen.push({
+    method: req.method ?? "",
+    url: req.url ?? "",
+    authorization: req.headers.authorization !== undefined,
+  });
   const media = req.url?.startsWith("/test-media/")
     ? faults.media.get(req.url.slice(12))
     : undefined;

@@ -106,8 +106,9 @@ describe("kinora restore", () => {
     expect(existsSync(out)).toBe(true);
   });
 
-  it("without a key, pays this job alone by checkout and restores once it is paid", async () => {
-    const home = s.newHome();
+  it("pays this job alone by checkout, sending no key though one is saved, and restores once paid", async () => {
+    const { home, walletId } = await signedIn();
+    const seenBefore = s.faults.seen.length;
     const cli = s.spawnCli(
       [
         "restore",
@@ -121,7 +122,7 @@ describe("kinora restore", () => {
         "--yes",
         "--json",
       ],
-      { home, env: { KINORA_SERVER: s.url } },
+      { home },
     );
     const [, link] = await cli.waitFor(/Pay \$2\.99 here to start the restore: (\S+)/);
     await payTestCheckout(link as string);
@@ -130,6 +131,18 @@ describe("kinora restore", () => {
     const doc = JSON.parse(res.stdout);
     expect(doc.job).toMatchObject({ status: "done", paid_from_balance: false, amount_cents: 299 });
     expect(existsSync(doc.output)).toBe(true);
+    // The job's own calls carried no key: create, checkout and every read of it.
+    const jobCalls = s.faults.seen
+      .slice(seenBefore)
+      .filter((r) => r.url === "/cloud/jobs" || r.url.startsWith(`/cloud/jobs/${doc.job.id}`));
+    expect(jobCalls.map((r) => `${r.method} ${r.url.split("?")[0]}`)).toContain("POST /cloud/jobs");
+    expect(jobCalls.filter((r) => r.authorization)).toEqual([]);
+    expect(await balanceOf(s, walletId)).toBe(2000);
+    const noEmail = await s.runCli(["restore", video.path, "--pay-with", "checkout", "--yes"], {
+      home,
+    });
+    expect(noEmail.code).toBe(2);
+    expect(noEmail.stderr).toContain("--email is required with --pay-with checkout");
   });
 
   it("without a terminal and without --yes it refuses to spend (exit 2) and creates nothing", async () => {
@@ -138,6 +151,15 @@ describe("kinora restore", () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(
       /Restore home movie\.mp4 \(0:02, 320×240, .*\) at Enhanced for \$4\.99.*pass --yes/,
+    );
+    // Display names and API names, in any case; a wrong one lists them.
+    const max = await s.runCli(["restore", video.path, "-q", "Studio-Max"], { home });
+    expect(max.code).toBe(2);
+    expect(max.stderr).toMatch(/at Studio Max for \$8\.99/);
+    const wrong = await s.runCli(["restore", video.path, "-q", "premium"], { home });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(
+      '--quality must be standard, enhanced or studio-max (the API names faithful, enhanced, enhanced_max work too, in any case); "premium" is none of them.',
     );
     expect(await balanceOf(s, walletId)).toBe(2000);
     const jobs = await s.t.platform.db

@@ -266,10 +266,9 @@ async function cancel(ctx: ClientContext): Promise<number> {
   // cancel says it was refunded back then instead of announcing a refund again.
   const before = await readJob(ctx.api, kind, id);
   if (before.status === "cancelled") {
-    const when = before.finished_at ? ` (${formatAge(before.finished_at)})` : "";
     ctx.out.result(
       { job: before, already_cancelled: true, refunded_now_cents: 0 },
-      `${id} was already cancelled${when}; its ${dollars(before.amount_cents)} was refunded then. Nothing changed now.`,
+      `${id} was already cancelled; its ${dollars(before.amount_cents)} was refunded then. Nothing changed now.`,
     );
     return 0;
   }
