@@ -139,10 +139,14 @@ export async function probeVideo(
     data = JSON.parse(probe.stdout) as ProbeJson;
   } catch (err) {
     if (isMissing(err)) return fromHeader(file);
-    // ffprobe's first line names the file again; the reason is what follows it.
-    const line = ((err as Error).message || String(err)).trim().split("\n")[0] ?? "";
-    const why = line.startsWith(`${file}: `) ? line.slice(file.length + 2) : line;
-    throw notAVideo(`${path.basename(file)} is not a video ffprobe can read (${why}).`);
+    // ffprobe's own words ("moov atom not found") are for a bug report, not for the person.
+    const said = String((err as Error).message ?? err)
+      .trim()
+      .split("\n")[0];
+    const detail = env.KINORA_DEBUG ? ` (ffprobe: ${said})` : "";
+    throw notAVideo(
+      `${path.basename(file)} is not a video ffprobe can read: it may be damaged or cut short, or not a video at all${detail}.`,
+    );
   }
   return fromProbe(file, data);
 }
