@@ -1,6 +1,7 @@
 /**
- * One damaged clip through every contender: restore, score against the clean reference, and
- * check the sound (click sync to the sample, hum left). Shared by the benchmark and the smoke
+ * One damaged clip through every contender: run it, score it against the clean reference, and
+ * check the sound (click sync to the sample, hum left) and, on dropout clips, how the frames
+ * that carried a streak compare with their neighbours. Shared by the benchmark and the smoke
  * test in the suite.
  */
 import { join } from "node:path";
@@ -16,9 +17,34 @@ export interface Evaluation {
   runs: Run[];
 }
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+/**
+ * How far the frames that carried a dropout streak fall below their neighbours (the frames one
+ * and two either side that carried none), in luma PSNR dB: 0 when repaired to their level,
+ * negative below it. Null without streaks.
+ */
+export function dropoutGapDb(framePsnrY: number[], streakFrames: number[]): number | null {
+  const hit = new Set(streakFrames);
+  const frames = [...hit].filter((f) => f < framePsnrY.length);
+  if (frames.length === 0) return null;
+  const neighbours = new Set<number>();
+  for (const f of frames) {
+    for (const d of [-2, -1, 1, 2]) {
+      const n = f + d;
+      if (n >= 0 && n < framePsnrY.length && !hit.has(n)) neighbours.add(n);
+    }
+  }
+  const at = (fs: Iterable<number>) => [...fs].map((f) => framePsnrY[f] as number);
+  return mean(at(frames)) - mean(at(neighbours));
+}
+
 export async function evaluate(opts: {
   clip: string;
   damage: Degradation;
+  /** The reporting group of the cell (its damage family, or "levels" for a graded scene). */
+  family?: string;
+  set?: string;
   /** The damaged upload and the 25p clean reference it came from. */
   input: string;
   reference: string;
@@ -32,23 +58,29 @@ export async function evaluate(opts: {
   const { damage, seconds, workDir } = opts;
   const times = clickTimes(seconds);
   const inClicks = clickOnsets(await decodeMono(opts.input, seconds), SYNC_RATE, times);
+  const streakFrames = damage.streaks ? damage.streaks(seconds).map((s) => s.frame) : null;
   const rows: Row[] = [];
   const runs: Run[] = [];
   for (const contender of opts.contenders) {
     const output = join(workDir, `${opts.clip}-${damage.name}-${contender}.mp4`);
     const run = await runContender(contender, opts.input, output, opts.referenceSize, seconds);
-    const score = await measureQuality(opts.reference, output);
-    const outClicks = clickOnsets(await decodeMono(output, seconds), SYNC_RATE, times);
-    const hum = damage.hum ? await analyseHum(output, workDir, { windowSec: seconds }) : null;
+    const framesPath = streakFrames ? `${output}.psnr.log` : undefined;
+    const score = await measureQuality(opts.reference, run.output, undefined, { framesPath });
+    const outClicks = clickOnsets(await decodeMono(run.output, seconds), SYNC_RATE, times);
+    const hum = damage.hum ? await analyseHum(run.output, workDir, { windowSec: seconds }) : null;
+    const { framePsnrY, ...summary } = score;
     const row: Row = {
+      set: opts.set ?? "",
       clip: opts.clip,
+      family: opts.family ?? damage.family,
       degradation: damage.name,
       contender,
-      score,
+      score: summary,
       wallPerSec: run.wallSec / seconds,
       kbps: run.kbps,
       syncSamples: clickShift(inClicks, outClicks),
       humDb: hum ? Math.max(hum.db50, hum.db60) : null,
+      dropoutGapDb: streakFrames && framePsnrY ? dropoutGapDb(framePsnrY, streakFrames) : null,
     };
     rows.push(row);
     runs.push(run);

@@ -1,46 +1,61 @@
 /**
  * `npm run bench:quality` — what each quality does to real pictures, against ground truth.
  *
- * Each photograph (clips.ts) becomes a clean 8 s pan; each degradation (degradations.ts) damages
- * it like digitised tape; the floor, the one-line chain and the three qualities restore it; PSNR
- * and SSIM (luma and chroma) against the clean reference, wall time, bitrate, sound sync and hum
- * left are printed per degradation and overall, with where the quality ladder breaks.
+ * Each photograph (clips.ts) becomes a clean pan; each cell of the tuning and held-out sets
+ * (sets.ts) damages it like digitised tape (degradations.ts); the upload as is, the floor and the
+ * three qualities are scored against the clean reference (PSNR and SSIM, luma and chroma), with
+ * wall time, bitrate, sound sync, hum left and dropout frames against their neighbours; the
+ * report puts the two sets side by side and lists every cell where the quality ladder breaks.
  *
- * Options: --clips boats,fog  --only noise,vhs  --contenders floor,faithful  --seconds 8
- * Writes bench/quality/out/: results.json, table.md, plans.json and frames/*.png (git-ignored);
- * references and damaged clips are cached in out/cache between runs.
+ * Options: --set tuning|heldout  --clips boats,fog  --only clean,noise (damage names or
+ * families)  --contenders floor,faithful  --seconds 3  --frames (side-by-side stills)  --fresh
+ * --report (no runs: the tables again from results.json)
+ * Writes bench/quality/out/ (git-ignored): results.json (merged with earlier runs' other cells
+ * unless --fresh), table.md, cells.md, plans.json; references and damaged clips are cached in
+ * out/cache between runs. One ffmpeg at a time: the figures are meant for a shared machine.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildReference, missingPackages, PHOTOS, REFERENCE } from "./clips.js";
+import { buildReference, missingPackages, REFERENCE, sceneName } from "./clips.js";
 import { CONTENDERS, type ContenderName } from "./contenders.js";
-import { DEGRADATIONS, degrade } from "./degradations.js";
+import { degrade } from "./degradations.js";
 import { evaluate } from "./evaluate.js";
 import { writeFrames } from "./frames.js";
-import { ladderBreaks, markdownTable, type Row } from "./report.js";
+import { cellTable, ladderBreaks, markdownTable, type Row } from "./report.js";
+import { type Cell, cells, familyOf } from "./sets.js";
 
 function option(name: string): string[] | null {
   const i = process.argv.indexOf(`--${name}`);
   const v = i >= 0 ? process.argv[i + 1] : undefined;
   return v ? v.split(",") : null;
 }
+const flag = (name: string) => process.argv.includes(`--${name}`);
 
 const OUT = fileURLToPath(new URL("./out/", import.meta.url));
+const rowKey = (r: Row) => `${r.set}/${r.clip}/${r.degradation}/${r.contender}`;
+const load = () => loadavg()[0]?.toFixed(1) ?? "?";
+
+function selected(): Cell[] {
+  const sets = (option("set") ?? ["tuning", "heldout"]) as Array<"tuning" | "heldout">;
+  const clips = option("clips");
+  const only = option("only");
+  return sets
+    .flatMap((s) => cells(s))
+    .filter(
+      (c) => !clips || clips.includes(c.photo.name) || clips.includes(sceneName(c.photo, c.grade)),
+    )
+    .filter((c) => !only || only.includes(c.damage.name) || only.includes(familyOf(c)));
+}
 
 async function main() {
-  const seconds = Number(option("seconds")?.[0] ?? 8);
-  const photos = PHOTOS.filter((p) => !option("clips") || option("clips")?.includes(p.name));
-  // --only keeps its own order, so the damage that matters most can run first.
-  const only = option("only");
-  const damages = only
-    ? only.map((n) => DEGRADATIONS.find((d) => d.name === n)).filter((d) => d !== undefined)
-    : DEGRADATIONS;
-  const contenders = CONTENDERS.filter(
-    (c) => !option("contenders") || option("contenders")?.includes(c),
-  ) as ContenderName[];
-  const missing = missingPackages(photos);
+  const seconds = Number(option("seconds")?.[0] ?? 3);
+  // --report: only the tables again, from the results already written.
+  const chosen = flag("report") ? [] : selected();
+  const asked = option("contenders");
+  const contenders = (asked ?? CONTENDERS) as ContenderName[];
+  const missing = missingPackages(chosen.map((c) => c.photo));
   if (missing.length) {
     console.error(`Install the photographs first: apt-get install ${missing.join(" ")}`);
     process.exit(2);
@@ -49,52 +64,68 @@ async function main() {
   const work = join(OUT, "work");
   const framesDir = join(OUT, "frames");
   for (const d of [cache, work, framesDir]) mkdirSync(d, { recursive: true });
+  const resultsPath = join(OUT, "results.json");
+  const earlier: Row[] =
+    !flag("fresh") && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : [];
+  const plansPath = join(OUT, "plans.json");
+  const plans: Record<string, unknown> =
+    !flag("fresh") && existsSync(plansPath) ? JSON.parse(readFileSync(plansPath, "utf8")) : {};
   const rows: Row[] = [];
-  const plans: Record<string, unknown> = {};
-  for (const photo of photos) {
-    const ref = await buildReference(photo, cache, seconds);
-    for (const damage of damages) {
-      const input = join(cache, `${photo.name}-${seconds}s-${damage.name}.mkv`);
-      if (!existsSync(input)) await degrade(damage, ref.field, input, seconds);
-      const { rows: scored, runs } = await evaluate({
-        clip: photo.name,
-        damage,
-        input,
-        reference: ref.frame,
-        referenceSize: REFERENCE,
-        contenders,
-        seconds,
-        workDir: work,
-        onRow: (row, run) => {
-          const s = row.score;
-          console.log(
-            `${photo.name} ${damage.name} ${row.contender}: SSIM Y ${s.ssimY.toFixed(3)} C ${s.ssimC.toFixed(3)}, ` +
-              `PSNR Y ${s.psnrY.toFixed(2)} C ${s.psnrC.toFixed(2)}, ${run.wallSec.toFixed(1)} s, ` +
-              `${(run.kbps / 1000).toFixed(1)} Mbit/s, sync ${row.syncSamples}${row.humDb === null ? "" : `, hum ${row.humDb.toFixed(1)} dB`}`,
-          );
-          if (run.plan) plans[`${photo.name}/${damage.name}/${row.contender}`] = run.plan.notes;
-        },
-      });
-      rows.push(...scored);
+  const loadBefore = load();
+  console.log(
+    `${chosen.length} cells × ${contenders.join(", ")}, ${seconds} s each; load ${loadBefore}`,
+  );
+  for (const cell of chosen) {
+    const scene = sceneName(cell.photo, cell.grade);
+    const ref = await buildReference(cell.photo, cache, seconds, REFERENCE, cell.grade);
+    const input = join(cache, `${scene}-${seconds}s-${cell.damage.name}.mkv`);
+    if (!existsSync(input)) await degrade(cell.damage, ref.field, input, seconds);
+    const { rows: scored, runs } = await evaluate({
+      set: cell.photo.set,
+      clip: scene,
+      family: familyOf(cell),
+      damage: cell.damage,
+      input,
+      reference: ref.frame,
+      referenceSize: REFERENCE,
+      contenders,
+      seconds,
+      workDir: work,
+      onRow: (row, run) => {
+        const s = row.score;
+        console.log(
+          `${row.set} ${scene} ${cell.damage.name} ${row.contender}: PSNR Y ${s.psnrY.toFixed(2)} C ${s.psnrC.toFixed(2)}, SSIM Y ${s.ssimY.toFixed(4)} C ${s.ssimC.toFixed(4)}, ` +
+            `${run.wallSec.toFixed(1)} s, ${(run.kbps / 1000).toFixed(1)} Mbit/s, sync ${row.syncSamples}` +
+            `${row.humDb === null ? "" : `, hum ${row.humDb.toFixed(1)} dB`}` +
+            `${row.dropoutGapDb == null ? "" : `, streaks ${row.dropoutGapDb.toFixed(2)} dB`}; load ${load()}`,
+        );
+        if (run.plan) plans[`${scene}/${cell.damage.name}/${row.contender}`] = run.plan.notes;
+      },
+    });
+    rows.push(...scored);
+    if (flag("frames")) {
       const tiles = [
         { label: "input", file: input },
-        ...runs.map((r) => ({ label: r.contender, file: r.output })),
+        ...runs
+          .filter((r) => r.contender !== "input")
+          .map((r) => ({ label: r.contender, file: r.output })),
       ];
-      await writeFrames(
-        ref.frame,
-        tiles,
-        join(framesDir, `${photo.name}-${damage.name}.png`),
-        seconds / 2,
-      );
-      writeFileSync(join(OUT, "results.json"), JSON.stringify(rows, null, 1));
-      writeFileSync(join(OUT, "plans.json"), JSON.stringify(plans, null, 1));
+      const png = join(framesDir, `${scene}-${cell.damage.name}.png`);
+      await writeFrames(ref.frame, tiles, png, seconds / 2);
     }
+    const fresh = new Set(rows.map(rowKey));
+    const merged = [...earlier.filter((r) => !fresh.has(rowKey(r))), ...rows];
+    writeFileSync(resultsPath, JSON.stringify(merged, null, 1));
+    writeFileSync(plansPath, JSON.stringify(plans, null, 1));
   }
-  const table = markdownTable(rows);
-  const breaks = ladderBreaks(rows);
-  const report = `${table}\n\nLadder breaks (${breaks.length}):\n${breaks.map((b) => `- ${b}`).join("\n")}\n`;
-  await mkdir(OUT, { recursive: true });
+  const fresh = new Set(rows.map(rowKey));
+  const all = [...earlier.filter((r) => !fresh.has(rowKey(r))), ...rows];
+  const breaks = ladderBreaks(all);
+  const report =
+    `${markdownTable(all)}\n\nLoad average (1 min) ${loadBefore} at the start, ${load()} at the end of this run.\n\n` +
+    `Ladder breaks (${breaks.length}):\n${breaks.map((b) => `- ${b}`).join("\n")}\n`;
   writeFileSync(join(OUT, "table.md"), report);
+  writeFileSync(join(OUT, "cells.md"), `${cellTable(all)}\n`);
   console.log(`\n${report}`);
 }
 

@@ -7,8 +7,10 @@
  * its own. A distorted video at twice the reference's rate (field-rate deinterlacing, motion
  * interpolation) is compared on its even frames, the moments the reference shows.
  */
+import { readFile } from "node:fs/promises";
 import { hasFilter, runFfmpeg } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
+import { escapeFilterValue } from "./chain.js";
 import { probeJson } from "./run.js";
 import type { SourceInfo } from "./types.js";
 
@@ -23,6 +25,13 @@ export interface QualityScore {
   ssimY: number;
   /** Mean of the U and V planes' SSIM. */
   ssimC: number;
+  /** Luma PSNR of each compared frame, dB (only when asked for: `framesPath`). */
+  framePsnrY?: number[];
+}
+
+/** Each frame's luma PSNR from the psnr filter's `stats_file` (one `n:… psnr_y:…` line each). */
+export function parsePsnrFrames(stats: string): number[] {
+  return [...stats.matchAll(/psnr_y:([\d.]+|inf)/g)].map((m) => dB(m[1]));
 }
 
 const dB = (s: string | undefined) => (s === "inf" ? Number.POSITIVE_INFINITY : Number(s));
@@ -60,10 +69,15 @@ function toReference(ref: SourceInfo, from: "bt601" | "bt709", to: "bt601" | "bt
   return `scale=${ref.width}:${ref.height}:flags=${flags}:in_color_matrix=${from}:out_color_matrix=${to}`;
 }
 
+/**
+ * PSNR and SSIM of `distortedPath` against `referencePath` (see the header). `framesPath`: where
+ * the psnr filter writes its per-frame log, read back into `framePsnrY`.
+ */
 export async function measureQuality(
   referencePath: string,
   distortedPath: string,
   signal?: AbortSignal,
+  opts: { framesPath?: string } = {},
 ): Promise<QualityScore> {
   const ref = parseSourceInfo(await probeJson(referencePath, signal));
   const dist = parseSourceInfo(await probeJson(distortedPath, signal));
@@ -72,12 +86,14 @@ export async function measureQuality(
   const graph = [
     `[0:v]setpts=PTS-STARTPTS,format=yuv420p,split=2[r1][r2]`,
     `[1:v]${evenFrames}setpts=PTS-STARTPTS,${toReference(ref, matrixOf(dist), matrixOf(ref))},format=yuv420p,setsar=${ref.sarNum}/${ref.sarDen},split=2[d1][d2]`,
-    "[d1][r1]psnr=shortest=1[p]",
+    `[d1][r1]psnr=shortest=1${opts.framesPath ? `:stats_file=${escapeFilterValue(opts.framesPath)}` : ""}[p]`,
     "[d2][r2]ssim=shortest=1[s]",
   ].join(";");
   const args = ["-noautorotate", "-i", referencePath, "-noautorotate", "-i", distortedPath];
   args.push("-filter_complex", graph, "-map", "[p]", "-f", "null", "-");
   args.push("-map", "[s]", "-f", "null", "-");
   const run = await runFfmpeg(args, { signal });
-  return parseQualityLog(run.stderr);
+  const score = parseQualityLog(run.stderr);
+  if (!opts.framesPath) return score;
+  return { ...score, framePsnrY: parsePsnrFrames(await readFile(opts.framesPath, "utf8")) };
 }
