@@ -81,6 +81,9 @@ async function create(
   src: Source,
   opts: ReturnType<typeof options>,
 ): Promise<Created> {
+  // Stopped while the answer is on its way, the charge may have happened unseen.
+  ctx.charge.note =
+    "If the clip was made before it stopped, `kinora jobs` lists it; `kinora cancel ID` refunds it while its image has not arrived.";
   try {
     return await ctx.api.call("createClip", {
       prompt,
@@ -90,6 +93,8 @@ async function create(
         : { content_type: src.file?.contentType, image_bytes: src.file?.sizeBytes }),
     });
   } catch (err) {
+    // An answer from the server means nothing was made; only a lost answer leaves the note.
+    if (err instanceof ApiFailure) ctx.charge.note = undefined;
     if (err instanceof ApiFailure && err.body.refused) {
       throw new CliFailure(
         `The prompt was refused by the content rule (${err.body.refused}): ${err.message} Nothing was charged.`,

@@ -16,7 +16,7 @@ import {
 } from "../command.js";
 import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
-import { CliFailure, UsageError } from "../failures.js";
+import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { dollars, formatBytes, formatDuration } from "../format.js";
 import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
 import { downloadStep, followStep, uploadStep } from "../job-steps.js";
@@ -94,19 +94,31 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
   }
 }
 
+/** What to say when a create stopped before its answer arrived. */
+const UNSEEN_CREATE =
+  "If the job was made before it stopped, `kinora jobs` lists it; `kinora cancel ID` refunds it until it starts.";
+
 /** The API client for this job: a checkout job carries no key, from create to its reads. */
 const jobApi = (ctx: ClientContext, p: Plan) =>
   p.payWith === "checkout" ? ctx.api.withoutKey() : ctx.api;
 
 async function create(ctx: ClientContext, p: Plan): Promise<Created> {
-  const created = await jobApi(ctx, p).call("createRestore", {
-    ...requestFields(p),
-    filename: path.basename(p.file),
-    content_type: p.facts.contentType,
-    size: p.sizeBytes,
-    ...(p.email ? { email: p.email } : {}),
-    ...(p.payWith === "checkout" ? { pay_with: "checkout" as const } : {}),
-  });
+  // Stopped while the answer is on its way, the charge may have happened unseen.
+  if (p.payWith === "balance") ctx.charge.note = UNSEEN_CREATE;
+  const created = await jobApi(ctx, p)
+    .call("createRestore", {
+      ...requestFields(p),
+      filename: path.basename(p.file),
+      content_type: p.facts.contentType,
+      size: p.sizeBytes,
+      ...(p.email ? { email: p.email } : {}),
+      ...(p.payWith === "checkout" ? { pay_with: "checkout" as const } : {}),
+    })
+    .catch((err: unknown) => {
+      // An answer from the server means nothing was made; only a lost answer leaves the note.
+      if (err instanceof ApiFailure) ctx.charge.note = undefined;
+      throw err;
+    });
   const { id } = created.job;
   ctx.charge.note = created.paid_from_balance
     ? `${id} was charged ${created.display_price} and has not started: \`kinora cancel ${id}\` refunds it.`
