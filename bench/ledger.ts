@@ -1,12 +1,13 @@
 /**
  * Charges/s through the service layer (charge(): Kysely + refusal mapping) vs the identical
- * SQL statement sent straight to the driver, same database, same concurrency, same run.
+ * SQL statements (the lock, then the charge) sent straight to the driver in one transaction,
+ * same database, same concurrency, same run.
  */
 import type { Database } from "../src/db/database.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
 import { createAgentKey } from "../src/services/agent-keys.js";
-import { charge, chargeStatement, credit } from "../src/services/ledger.js";
+import { charge, chargeLock, chargeStatement, credit } from "../src/services/ledger.js";
 import { createWallet } from "../src/services/wallets.js";
 import { type Figure, throughput } from "./lib.js";
 
@@ -40,9 +41,15 @@ export async function benchCharges(
     };
   };
   const concurrency = 10;
+  // The charge's two statements (lock, then decide and write) in one transaction.
   const direct = async (i: number) => {
-    const compiled = chargeStatement(input(i)).compile(database.db);
-    await database.rawQuery(compiled.sql, compiled.parameters);
+    const charge = input(i);
+    const lock = chargeLock(charge).compile(database.db);
+    const write = chargeStatement(charge).compile(database.db);
+    await database.rawTransaction([
+      { text: lock.sql, params: lock.parameters },
+      { text: write.sql, params: write.parameters },
+    ]);
   };
   const service = (i: number) => charge(database.db, input(i));
   await throughput(200, concurrency, direct);

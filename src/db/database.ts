@@ -23,7 +23,15 @@ export interface Database {
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** The driver underneath Kysely, for benchmarks that compare against plain SQL. */
   rawQuery(text: string, params: readonly unknown[]): Promise<unknown[]>;
+  /** Statements in one transaction on the driver (the benchmarks' baseline of a charge). */
+  rawTransaction(statements: readonly RawStatement[]): Promise<unknown[][]>;
   close(): Promise<void>;
+}
+
+/** One statement for the driver: SQL text with $n placeholders and their values. */
+export interface RawStatement {
+  text: string;
+  params: readonly unknown[];
 }
 
 /** How to open the database: a PostgreSQL URL, else PGlite in a directory. */
@@ -72,6 +80,21 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     async rawQuery(text: string, params: readonly unknown[]) {
       return (await pool.query(text, params as unknown[])).rows;
     },
+    async rawTransaction(statements: readonly RawStatement[]) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const rows: unknown[][] = [];
+        for (const s of statements) rows.push((await client.query(s.text, [...s.params])).rows);
+        await client.query("COMMIT");
+        return rows;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
     async listen(channel: string, onNotify: (payload: string) => void) {
       const listener = new pg.Client({ connectionString: url, types, options });
       listener.on("error", () => {});
@@ -114,6 +137,13 @@ async function openPglite(dataDir: string) {
       backend: "pglite" as const,
       async rawQuery(text: string, params: readonly unknown[]) {
         return (await pglite.query(text, params as unknown[])).rows;
+      },
+      async rawTransaction(statements: readonly RawStatement[]) {
+        return pglite.transaction(async (tx) => {
+          const rows: unknown[][] = [];
+          for (const s of statements) rows.push((await tx.query(s.text, [...s.params])).rows);
+          return rows;
+        });
       },
       async listen(channel: string, onNotify: (payload: string) => void) {
         const unsub = await pglite.listen(channel, onNotify);

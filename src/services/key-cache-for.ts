@@ -56,6 +56,13 @@ export function keyCacheFor<D extends Database>(
         if (textMayWriteAuthTables(text)) keyCache.invalidate();
       }
     },
+    async rawTransaction(statements) {
+      try {
+        return await database.rawTransaction(statements);
+      } finally {
+        if (statements.some((s) => textMayWriteAuthTables(s.text))) keyCache.invalidate();
+      }
+    },
   };
   return { database: watched, keyCache };
 }
