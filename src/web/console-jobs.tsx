@@ -66,6 +66,24 @@ function Expiry(props: { status: string; expiresAt: string | null }) {
   );
 }
 
+/** The small still; with full-size frames, a link to their comparison. */
+function Still(props: { id: string; filename: string; full: boolean }) {
+  const img = (
+    <img
+      src={`/console/jobs/${props.id}/still`}
+      width={480}
+      alt={`The same frame of ${ownedText(props.filename)} before (left) and after (right) the restore`}
+    />
+  );
+  return props.full ? (
+    <a href={`/console/jobs/${props.id}/compare`} tabindex={-1}>
+      {img}
+    </a>
+  ) : (
+    img
+  );
+}
+
 function Result(props: { url: string | null | undefined; error: string | null; what: string }) {
   return (
     <td data-label="Result">
@@ -84,6 +102,8 @@ export function Jobs(props: {
   restores: RestoreJobView[];
   clips: ClipView[];
   stills: Set<string>;
+  /** Done restores with full-size frames: their still links to the comparison. */
+  frames: Set<string>;
 }) {
   return (
     <section id="jobs">
@@ -117,12 +137,19 @@ export function Jobs(props: {
                   <Owned text={j.filename} />
                   {props.stills.has(j.id) ? (
                     <figure class="still">
-                      <img
-                        src={`/console/jobs/${j.id}/still`}
-                        width={480}
-                        alt={`The same frame of ${ownedText(j.filename)} before (left) and after (right) the restore`}
-                      />
-                      <figcaption class="muted">before · after</figcaption>
+                      <Still id={j.id} filename={j.filename} full={props.frames.has(j.id)} />
+                      <figcaption class="muted">
+                        before · after
+                        {props.frames.has(j.id) ? (
+                          <>
+                            {" · "}
+                            <a href={`/console/jobs/${j.id}/compare`} class="compare">
+                              compare at full size
+                              <span class="sr"> ({ownedText(j.filename)})</span>
+                            </a>
+                          </>
+                        ) : null}
+                      </figcaption>
                     </figure>
                   ) : null}
                 </td>

@@ -159,6 +159,8 @@ export interface DashboardView {
   clips: ClipView[];
   /** Restore jobs whose before/after still is stored. */
   stills: Set<string>;
+  /** Restore jobs whose full-size before and after frames are stored. */
+  frames: Set<string>;
   spending: SpendingView;
   ledger: LedgerPage;
   csrf: string;
@@ -227,7 +229,7 @@ export function DashboardPage(props: { v: DashboardView }) {
         keys={v.keys.map((k) => ({ id: k.id, name: keyName(k) }))}
       />
       <Keys keys={v.keys} csrf={v.csrf} newSecret={v.newSecret} formError={v.formError} />
-      <Jobs restores={v.restores} clips={v.clips} stills={v.stills} />
+      <Jobs restores={v.restores} clips={v.clips} stills={v.stills} frames={v.frames} />
       <Webhooks
         endpoints={v.endpoints}
         csrf={v.csrf}

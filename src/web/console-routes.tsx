@@ -4,9 +4,6 @@
  * a call to the same service the REST API uses, as the wallet key would make it. Without a
  * balance, the sign-in page creates one (its wallet key shown once, as on the consent page).
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { bidiControlIn } from "../domain/bidi.js";
@@ -33,13 +30,14 @@ import type { PaymentsDeps } from "../services/payments/deps.js";
 import type { Platform } from "../services/platform.js";
 import { signInBucket } from "../services/rate-buckets.js";
 import type { Limit } from "../services/rate-limit.js";
-import { restoreStillKey } from "../services/restore/job-definition.js";
+import { restoreFrameKey, restoreStillKey } from "../services/restore/job-definition.js";
 import { listRestoreJobs } from "../services/restore/list.js";
 import { spendingByDay } from "../services/spending-view.js";
 import { createWallet, walletView } from "../services/wallets.js";
 import { type EndpointDeps, listEndpoints } from "../services/webhooks/endpoints.js";
 import { NewWalletPage } from "./consent-pages.js";
 import { parseDollars } from "./consent-routes.js";
+import { registerCompareRoutes } from "./console-compare.js";
 import {
   DashboardPage,
   type DashboardView,
@@ -120,14 +118,19 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
       listEndpoints(deps.webhooks, walletId),
       spendingByDay(web, walletId, 30),
     ]);
-    // A done restore's still exists unless the worker could not make one (or it predates them).
+    // A done restore's still and full-size frames exist unless the worker could not make them
+    // (or it predates them).
     const done = restores.jobs.filter((j) => j.status === "done");
     const heads = await Promise.all(done.map((j) => web.storage.head(restoreStillKey(j.id))));
+    const frames = await Promise.all(
+      done.map((j) => web.storage.head(restoreFrameKey(j.id, "after"))),
+    );
     const v: DashboardView = {
       wallet,
       keys,
       restores: restores.jobs,
       stills: new Set(done.filter((_, i) => heads[i]).map((j) => j.id)),
+      frames: new Set(done.filter((_, i) => frames[i]).map((j) => j.id)),
       spending,
       clips: clips.slice(0, 20),
       ledger,
@@ -334,37 +337,7 @@ export function registerConsoleRoutes(app: Router, deps: ConsoleDeps) {
     }
   });
 
-  // A done restore's before/after still, to the signed-in owner of the job only; read from
-  // storage here (never a storage link, which anyone holding it could open).
-  app.get("/console/jobs/:id/still", async (c) => {
-    const session = await readSession(web, c);
-    if (!session) return c.text("Sign in to the console first.", 401);
-    const id = c.req.param("id") ?? "";
-    const job = /^rj_[A-Za-z0-9_-]{1,100}$/.test(id)
-      ? await web.db
-          .selectFrom("restore_jobs")
-          .select("id")
-          .where("id", "=", id)
-          .where("wallet_id", "=", session.walletId)
-          .where("status", "=", "done")
-          .executeTakeFirst()
-      : undefined;
-    const key = job ? restoreStillKey(job.id) : null;
-    if (!key || !(await web.storage.head(key))) return c.text("No such still.", 404);
-    const dir = await mkdtemp(path.join(tmpdir(), "kinora-still-"));
-    try {
-      const file = path.join(dir, "still.jpg");
-      await web.storage.downloadToFile(key, file);
-      const body = await readFile(file);
-      return c.body(new Uint8Array(body), 200, {
-        "content-type": "image/jpeg",
-        "cache-control": "private, max-age=300",
-        "x-content-type-options": "nosniff",
-      });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  registerCompareRoutes(app, { platform: web, page });
 
   registerWebhookForms(app, { formOf, formSession, dashboard, webhooks: deps.webhooks });
 }

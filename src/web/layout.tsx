@@ -24,6 +24,14 @@ th{font-size:.8rem;color:#57534e}
 main{overflow-wrap:break-word}
 code,.secret,.endpoint h4{overflow-wrap:anywhere}
 main.wide{max-width:60rem}
+main.full{max-width:none;margin:1rem}
+.pair{display:flex;gap:1rem;overflow-x:auto;align-items:flex-start}
+.pair figure{margin:0;flex:none}
+.pair figcaption{font-weight:600}
+.pair img,.wipe img{display:block;max-width:none}
+.scroll{overflow:auto;max-width:100%}
+.wipe{position:relative}
+.wipe-before{position:absolute;top:0;left:0;bottom:0;width:50%;min-width:1rem;max-width:100%;overflow:hidden;resize:horizontal;border-right:3px solid #facc15}
 nav a{margin-right:1rem;display:inline-block}
 h1,h2,h3{line-height:1.2}
 .sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
@@ -56,6 +64,8 @@ export function Page(props: {
   testMode?: boolean;
   refreshSec?: number;
   wide?: boolean;
+  /** As wide as the window: pictures shown at their own size. */
+  full?: boolean;
   children: Child;
 }) {
   return (
@@ -75,7 +85,7 @@ export function Page(props: {
             TEST MODE — no real money. This checkout is kinora's built-in test page.
           </div>
         ) : null}
-        <main class={props.wide ? "wide" : undefined}>{props.children}</main>
+        <main class={props.full ? "full" : props.wide ? "wide" : undefined}>{props.children}</main>
       </body>
     </html>
   );

@@ -57,18 +57,30 @@ export const RestoreWorkParams = z.object({
    * naming the job's `still` file); absent from servers that want none.
    */
   still: z.object({ headers: z.record(z.string(), z.string()) }).optional(),
+  /**
+   * Where the worker stores the two frames of the still at the result's own size (`before`,
+   * `after`: headers for `outputUrl`), for the console's full-size comparison; absent from
+   * servers that want none (an older worker ignores it and makes the still only).
+   */
+  frames: z
+    .object({
+      before: z.object({ headers: z.record(z.string(), z.string()) }),
+      after: z.object({ headers: z.record(z.string(), z.string()) }),
+    })
+    .optional(),
 });
 /** RestoreWorkParams, parsed. */
 export type RestoreWorkParams = z.infer<typeof RestoreWorkParams>;
 
 /**
- * Restore files: `restore/rj_…/input` (the caller's video), `…/output` (the result) and
- * `…/still` (a JPEG of one frame before and after, for the owner's console).
+ * Restore files: `restore/rj_…/input` (the caller's video), `…/output` (the result), `…/still`
+ * (a small JPEG of one frame before and after, for the owner's console) and `…/before`,
+ * `…/after` (that frame at the result's own size, for the console's full-size comparison).
  */
 const RESTORE_FILES: JobFileLayout = {
   area: "restore",
   idPattern: /^rj_[A-Za-z0-9_-]{1,100}$/,
-  files: ["input", "output", "still"],
+  files: ["input", "output", "still", "before", "after"],
 };
 
 /** Where the video a caller uploads for restore job `jobId` lives. */
@@ -79,6 +91,11 @@ export const restoreOutputKey = (jobId: string) => jobFileKey(RESTORE_FILES, job
 export const restoreStillKey = (jobId: string) => jobFileKey(RESTORE_FILES, jobId, "still");
 /** The most a still may weigh: a 480 px wide JPEG is tens of kilobytes. */
 const STILL_MAX_BYTES = 2 * 1024 * 1024;
+/** Where a done restore's full-size frame `which` lives (deleted with the job's other files). */
+export const restoreFrameKey = (jobId: string, which: "before" | "after") =>
+  jobFileKey(RESTORE_FILES, jobId, which);
+/** The most one full-size frame may weigh: a near-lossless 4K JPEG is a few megabytes. */
+const FRAME_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Balance refund (no-op for card-paid jobs) plus the card-refund outbox row when paid by card. */
 export async function refundRestore(
@@ -141,6 +158,16 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
     maxBytes: STILL_MAX_BYTES,
     expSec,
   });
+  const frame = (which: "before" | "after") => ({
+    headers: {
+      [OUTPUT_TOKEN_HEADER]: signOutputToken(deps.signer, {
+        key: restoreFrameKey(row.id, which),
+        jobId: row.id,
+        maxBytes: FRAME_MAX_BYTES,
+        expSec,
+      }),
+    },
+  });
   const params: RestoreWorkParams = {
     quality: row.quality,
     declaredDurationSec: row.duration_sec,
@@ -150,6 +177,7 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
     contentType: stored?.contentType ?? row.content_type,
     ...(source ? { source } : {}),
     still: { headers: { [OUTPUT_TOKEN_HEADER]: stillToken } },
+    frames: { before: frame("before"), after: frame("after") },
   };
   return {
     inputUrl: await deps.storage.presignDownload(row.input_key, {
@@ -186,6 +214,8 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
     },
     output: { statuses: ["processing"], once: false },
     still: { statuses: ["processing"], once: false },
+    before: { statuses: ["processing"], once: false },
+    after: { statuses: ["processing"], once: false },
   },
   refund: refundRestore,
   // Restores are measured in seconds of video per quality (the real length once known).
@@ -222,7 +252,13 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   exhausted: RESTORE_MESSAGES.attemptsExhausted,
   workerLost: (attempts) =>
     RESTORE_MESSAGES.attemptsExhausted(attempts, RESTORE_MESSAGES.workerLost),
-  files: (row) => [row.input_key, restoreOutputKey(row.id), restoreStillKey(row.id)],
+  files: (row) => [
+    row.input_key,
+    restoreOutputKey(row.id),
+    restoreStillKey(row.id),
+    restoreFrameKey(row.id, "before"),
+    restoreFrameKey(row.id, "after"),
+  ],
   // The input is no longer needed once the result exists; after a failure it stays until
   // retention (the caller may want to see what went wrong — and a card refund may be pending).
   filesAfterEnd: (row, outcome) => (outcome === "done" ? [row.input_key] : []),

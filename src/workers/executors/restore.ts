@@ -108,7 +108,7 @@ export function createRestoreExecutor(opts: {
       const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
       // The still is a courtesy: a restore without one is still done.
       const still = params.still
-        ? await storeStill(fetchImpl, item, params.still.headers, ctx, {
+        ? await storeStill(fetchImpl, item, params, ctx, {
             inputPath,
             outputPath,
             durationSec: realSec,
@@ -154,11 +154,14 @@ function startEarly<T>(
   };
 }
 
-/** Makes the before/after still and stores it by its ticket; false when either step failed. */
+/**
+ * Makes the before/after still (and, when the server asks for them, the two frames at the
+ * result's size) and stores each by its ticket; false when any step failed.
+ */
 async function storeStill(
   fetchImpl: FetchLike,
   item: WorkItem<RestoreWorkParams>,
-  headers: Record<string, string>,
+  params: RestoreWorkParams,
   ctx: ExecuteContext,
   files: {
     inputPath: string;
@@ -169,10 +172,26 @@ async function storeStill(
   },
 ): Promise<boolean> {
   const stillPath = path.join(ctx.workDir, "still.jpg");
+  // Full-size frames need the result's size (engines report it; 0 when they could not tell).
+  const frames =
+    params.frames && files.width > 0 && files.height > 0
+      ? { before: path.join(ctx.workDir, "before.jpg"), after: path.join(ctx.workDir, "after.jpg") }
+      : undefined;
+  const store = (headers: Record<string, string>, file: string) =>
+    uploadOutput(
+      fetchImpl,
+      { outputUrl: item.outputUrl, outputHeaders: headers },
+      file,
+      "image/jpeg",
+      ctx.signal,
+    );
   try {
-    await makeBeforeAfterStill({ ...files, stillPath, signal: ctx.signal });
-    const target = { outputUrl: item.outputUrl, outputHeaders: headers };
-    await uploadOutput(fetchImpl, target, stillPath, "image/jpeg", ctx.signal);
+    await makeBeforeAfterStill({ ...files, stillPath, frames, signal: ctx.signal });
+    if (params.still) await store(params.still.headers, stillPath);
+    if (params.frames && frames) {
+      await store(params.frames.before.headers, frames.before);
+      await store(params.frames.after.headers, frames.after);
+    }
     return true;
   } catch {
     if (ctx.signal.aborted) throw ctx.signal.reason;
