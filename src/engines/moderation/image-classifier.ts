@@ -48,12 +48,7 @@ export interface ImageClassifier {
 const CLASSIFIER_PACKAGES = ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-wasm", "nsfwjs"];
 
 function missingClassifierPackages(packages: readonly string[]): string {
-  // nsfwjs 4.4.0 names one Node version in its engines field (22.13.0), and npm leaves out an
-  // optional dependency whose engines do not match: on any other Node it is installed by name.
-  const nsfwjs = packages.includes("nsfwjs")
-    ? "; npm skips the optional nsfwjs on Node versions other than the one its engines field names, so add it by name: `npm install nsfwjs@4.4.0`"
-    : "";
-  return `The image check needs ${listInWords(packages)} (optional, not installed): run ${INSTALL_OPTIONAL}${nsfwjs}.`;
+  return `The image check needs ${listInWords(packages)} (optional, not installed): run ${INSTALL_OPTIONAL}.`;
 }
 
 /** Why the nsfwjs classifier cannot load here (one sentence), or undefined when it can. */

@@ -1,7 +1,7 @@
 /**
  * Loads nsfwjs's MobileNetV2 image classifier fully offline.
  *
- * nsfwjs 4.4.0 ships its models inside the package as JS modules: `models/mobilenet_v2/
+ * nsfwjs 4.3.0 ships its models inside the package as JS modules: `models/mobilenet_v2/
  * model.min.js` exports the layers-model JSON and `group1-shard1of1.min.js` exports the
  * weights as one base64 string. We import those modules directly and hand tfjs an in-memory
  * IOHandler, so nothing is fetched. (nsfwjs's own `load("MobileNetV2")` does the same but
