@@ -254,6 +254,8 @@ describe("the packed kinora client in a terminal", () => {
     ]);
     const screen = stripAnsi(output);
     expect(code, screen).toBe(130);
+    // A held upload has moved nothing: the bar's estimate says so, not "ETA NFs".
+    expect(screen).not.toMatch(/ETA NF/);
     expect(screen).toMatch(
       /Upload stopped\. Cancelled rj_\w+; \$2\.99 was refunded to your balance \(balance \$20\.00\)\./,
     );

@@ -28,8 +28,6 @@ function makeBar(out: Output, format: string, total: number, payload: Record<str
     barsize: 28,
     hideCursor: true,
     clearOnComplete: false,
-    // Jobs and transfers over the internet move in bursts: smooth the ETA over more samples.
-    etaBuffer: 40,
     fps: 10,
     barCompleteChar: "█",
     barIncompleteChar: "░",
@@ -45,17 +43,22 @@ export function byteProgress(out: Output, label: string, totalBytes: number): Pr
   const startedAt = Date.now();
   const payload = (value: number) => {
     const sec = (Date.now() - startedAt) / 1000;
+    // The first fraction of a second says nothing about the rate, unless that was all of it.
+    const known = sec > 0.2 || (value >= totalBytes && sec > 0);
+    const perSec = known ? value / sec : 0;
     return {
       label,
       done: formatBytes(value),
       size,
-      // The first fraction of a second says nothing about the rate, unless that was all of it.
-      rate: sec > 0.2 || (value >= totalBytes && sec > 0) ? `${formatBytes(value / sec)}/s` : "…",
+      rate: known ? `${formatBytes(perSec)}/s` : "…",
+      // Our own estimate: cli-progress's reads "NFs" while nothing has moved yet.
+      left:
+        value >= totalBytes ? "0s" : perSec > 0 ? shortTime((totalBytes - value) / perSec) : "…",
     };
   };
   const bar = makeBar(
     out,
-    "{label} [{bar}] {percentage}% | {done} of {size} | {rate} | ETA {eta_formatted}",
+    "{label} [{bar}] {percentage}% | {done} of {size} | {rate} | ETA {left}",
     Math.max(1, totalBytes),
     payload(0),
   );
@@ -63,6 +66,15 @@ export function byteProgress(out: Output, label: string, totalBytes: number): Pr
     update: (value) => bar.update(value, payload(value)),
     stop: () => bar.stop(),
   };
+}
+
+/** 75 → "1m 15s", 7 → "7s", 4000 → "1h 07m". */
+function shortTime(seconds: number): string {
+  const s = Math.ceil(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
 /** A job's bar: its progress, a status, and the server's estimate of the seconds left. */

@@ -75,8 +75,8 @@ export async function qualityPriceLines(ctx: ClientContext): Promise<string[]> {
   if (!isPriceTable(table)) throw new Error("the server's price table has another shape");
   const width = Math.max(...table.qualities.map((r) => cliQualityName(r.quality).length));
   return [
-    `Qualities and prices on ${ctx.api.server} (each covers ${table.included_minutes} minutes,`,
-    "then each started minute costs the second figure):",
+    `Qualities and prices on ${ctx.api.server} (the first figure covers up to`,
+    `${table.included_minutes} minutes of video; each started minute after that costs the second):`,
     ...table.qualities.map(
       (r) =>
         `  ${cliQualityName(r.quality).padEnd(width)}  ${r.base_display}, then ${r.per_extra_minute_display}/min${isDefault(r.quality)}`,
