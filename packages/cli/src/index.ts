@@ -117,6 +117,8 @@ export async function runClientCommand(
   // An error thrown where no await catches it (a timer, a stream's event) would otherwise end
   // the process with Node's stack trace, after a charge and without a word about the money.
   const onStray = (err: unknown) => {
+    // A bar may be mid-line with the cursor hidden: end its line and show the cursor again.
+    if (out.interactive) streams.stderr.write("\n\x1b[?25h");
     const code = report(out, command, err, interrupt.signal, ctx, opts.env.debug);
     process.exit(code);
   };
