@@ -34,6 +34,24 @@ describe("redact", () => {
   });
 });
 
+describe("a line whose fields cannot be written", () => {
+  it("still goes out, saying why, when a field is nested too deep or circular", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", { node: "n1" }, (line) => lines.push(line));
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(() => log.warn("deep", { value: deep })).not.toThrow();
+    expect(() => log.error("circular", { value: circular })).not.toThrow();
+    const [first, second] = lines.map((l) => JSON.parse(l));
+    expect(first).toMatchObject({ level: "warn", msg: "deep" });
+    expect(first.unwritten_fields).toMatch(/call stack/i);
+    expect(second).toMatchObject({ level: "error", msg: "circular" });
+    expect(second.unwritten_fields).toMatch(/circular/i);
+  });
+});
+
 describe("access log", () => {
   const lines: string[] = [];
   let t: TestApp;

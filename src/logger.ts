@@ -98,7 +98,7 @@ export function createLogger(
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const record = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields };
-    write(redact(JSON.stringify(record, errorReplacer)));
+    write(redact(serialise(record)));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -107,6 +107,20 @@ export function createLogger(
     error: (m, f) => emit("error", m, f),
     child: (fields) => createLogger(level, { ...base, ...fields }, write),
   };
+}
+
+/**
+ * The record as JSON; should its fields not serialise (nested past what JSON.stringify's
+ * recursion survives, or circular), the line still goes out, saying so: logging never throws.
+ */
+function serialise(record: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(record, errorReplacer);
+  } catch (err) {
+    const { time, level, msg } = record;
+    const unwritten = err instanceof Error ? err.message : String(err);
+    return JSON.stringify({ time, level, msg, unwritten_fields: unwritten });
+  }
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

@@ -1,6 +1,6 @@
 /** How every surface words a validation failure: the field, then what to fix. */
 import type { ZodError } from "zod";
-import { ApiError, invalidField } from "../domain/errors.js";
+import { ApiError, invalidField, invalidRequest } from "../domain/errors.js";
 
 /** How the caller's surface names an input field (REST's `wait` is MCP's `wait_seconds`). */
 export type FieldName = (field: string) => string;
@@ -36,4 +36,11 @@ export function bidiInField(field: string, char: string): ApiError {
 /** A NUL character in a field (PostgreSQL text cannot hold one): `invalid_field` naming it. */
 export function nulInField(field: string): ApiError {
   return invalidField(field, "must not contain NUL characters (\\u0000); remove them.");
+}
+
+/** Input nested deeper than the limit: `invalid_request` saying how deep it may go. */
+export function nestedTooDeep(where: string, maxDepth: number): ApiError {
+  return invalidRequest(
+    `Objects and arrays in the ${where} are nested more than ${maxDepth} levels deep; send flatter JSON.`,
+  );
 }

@@ -10,5 +10,11 @@ export const EMAIL_MAX_LENGTH = 254;
 export const LABEL_MAX_LENGTH = 100;
 /** JSON request bodies are small; uploads go to storage URLs, never through JSON. */
 export const JSON_BODY_MAX_BYTES = 64 * 1024;
+/**
+ * The deepest nesting of objects and arrays any input may have (REST bodies, MCP arguments, the
+ * worker's and OAuth registration's JSON): far above any real input, far below what a walk
+ * over it could trip on.
+ */
+export const INPUT_MAX_DEPTH = 64;
 /** A page of restore jobs (GET /cloud/jobs): limit bounds and the default. */
 export const RESTORE_LIST_LIMIT = { min: 1, max: 100, default: 20 } as const;

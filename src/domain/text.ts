@@ -22,24 +22,3 @@ export function inertName(text: string, max: number): string {
   const plain = text.replace(INVISIBLE, "").replace(/\s+/gu, " ").trim();
   return Array.from(plain).slice(0, max).join("");
 }
-
-/** The dotted path of the first string (or object key) holding a NUL, or null. */
-export function findNul(value: unknown, at = ""): string | null {
-  if (typeof value === "string") return value.includes("\0") ? at || "body" : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${at}${at ? "." : ""}${i}`);
-      if (hit) return hit;
-    }
-    return null;
-  }
-  if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      const field = `${at}${at ? "." : ""}${k}`;
-      if (k.includes("\0")) return field;
-      const hit = findNul(v, field);
-      if (hit) return hit;
-    }
-  }
-  return null;
-}

@@ -139,5 +139,28 @@ function weird(): unknown[] {
   ];
 }
 
+/** How deep the fuzzer nests: far past INPUT_MAX_DEPTH, and past what a recursive walk survives. */
+const DEEP = 5000;
+
+/**
+ * JSON nested 5,000 levels deep (about 10 KB; a recursive walk of the input overflowed the stack
+ * near 4,000): arrays, objects, and a field of an object holding the arrays.
+ */
+export const DEEP_BODIES = {
+  arrays: `${"[".repeat(DEEP)}${"]".repeat(DEEP)}`,
+  objects: `${'{"a":'.repeat(DEEP)}1${"}".repeat(DEEP)}`,
+  field: `{"prompt":${"[".repeat(DEEP)}${"]".repeat(DEEP)}}`,
+};
+
 /** Bodies that are not the JSON the endpoint wants at all. */
-export const RAW_BODIES = ["{bad", "[]", "null", "42", '"str"', "", '{"a":', "\u0000"];
+export const RAW_BODIES = [
+  "{bad",
+  "[]",
+  "null",
+  "42",
+  '"str"',
+  "",
+  '{"a":',
+  "\u0000",
+  ...Object.values(DEEP_BODIES),
+];

@@ -1,14 +1,15 @@
 /**
  * NUL characters cannot be stored in PostgreSQL text ("invalid byte sequence"), so they are
  * refused at the edge, before any handler or query runs: a NUL in the path is a 404 (no id
- * can contain one), in the query string a 400 naming where it is. Operations refuse NULs in
- * their input themselves (api/input.ts); the few JSON routes that are not operations (OAuth
- * client registration, the worker API) take `refuseNulInJsonBody`.
+ * can contain one), in the query string a 400 naming where it is. Operations refuse NULs and
+ * nesting deeper than 64 levels in their input themselves (api/input.ts); the few JSON routes
+ * that are not operations (OAuth client registration, the worker API) take
+ * `refuseNulOrDeepJsonBody`.
  */
 import { createMiddleware } from "hono/factory";
-import { nulInField } from "../../api/validation.js";
+import { nestedTooDeep, nulInField } from "../../api/validation.js";
 import { ApiError, invalidRequest } from "../../domain/errors.js";
-import { findNul } from "../../domain/text.js";
+import { inputFault } from "../../domain/input-shape.js";
 import type { AppEnv } from "../env.js";
 
 const ENCODED_NUL = /%(?:25)*00/i;
@@ -27,17 +28,20 @@ export const refuseNulInUrl = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** Refuses a NUL character anywhere in a JSON body. */
-export const refuseNulInJsonBody = createMiddleware<AppEnv>(async (c, next) => {
+/**
+ * Refuses a JSON body with a NUL character anywhere in it, or nested more than 64 levels deep
+ * (its handler, a schema, the database's jsonb or a log line could overflow on it: 500).
+ */
+export const refuseNulOrDeepJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const text = await c.req.text();
-  if (JSON_NUL.test(text)) {
-    let field: string | null = null;
-    try {
-      field = findNul(JSON.parse(text));
-    } catch {
-      // Not JSON: the route's own parser says so.
-    }
-    if (field) throw nulInField(field);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Not JSON: the route's own parser says so.
   }
+  const fault = inputFault(value);
+  if (fault?.kind === "depth") throw nestedTooDeep("request body", fault.maxDepth);
+  if (fault?.kind === "nul" && JSON_NUL.test(text)) throw nulInField(fault.field);
   await next();
 });

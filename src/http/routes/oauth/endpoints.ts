@@ -13,7 +13,7 @@ import type { Limit, RateLimiter } from "../../../services/rate-limit.js";
 import type { AppEnv } from "../../env.js";
 import { smallBody } from "../../middleware/body-limit.js";
 import { clientAddress, rateLimit } from "../../middleware/rate-limit.js";
-import { refuseNulInJsonBody } from "../../middleware/refuse-nul.js";
+import { refuseNulOrDeepJsonBody } from "../../middleware/refuse-nul.js";
 import type { Router } from "../../router.js";
 import { allowAnyOrigin, oauthErrorResponse, oauthParams } from "./params.js";
 
@@ -40,7 +40,7 @@ export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
   // Token and revocation posts are small forms; registration is a small JSON document that
   // must not carry NULs into the database.
   app.use("/oauth/*", smallBody);
-  app.use("/oauth/register", refuseNulInJsonBody);
+  app.use("/oauth/register", refuseNulOrDeepJsonBody);
   const resource = `${deps.publicUrl}/mcp`;
   for (const path of [
     "/.well-known/oauth-protected-resource",

@@ -10,7 +10,7 @@ import type { DefinedQueue } from "../../../jobs/queue.js";
 import { createDbWorkSource, type DbWorkSource } from "../../../jobs/work-source.js";
 import type { Platform } from "../../../services/platform.js";
 import { smallBody } from "../../middleware/body-limit.js";
-import { refuseNulInJsonBody } from "../../middleware/refuse-nul.js";
+import { refuseNulOrDeepJsonBody } from "../../middleware/refuse-nul.js";
 import type { Router } from "../../router.js";
 import { requireWorkerToken } from "./auth.js";
 import { registerClaim } from "./claim.js";
@@ -35,7 +35,7 @@ export function registerWorkerApi(
   // Claims and reports are small JSON; results go to storage links, never through here.
   app.use("/worker/*", smallBody);
   // PostgreSQL text cannot hold a NUL: a report carrying one is the worker's mistake (400).
-  app.use("/worker/*", refuseNulInJsonBody);
+  app.use("/worker/*", refuseNulOrDeepJsonBody);
   const auth = requireWorkerToken(p.config.workers.token);
   const kinds = queues.map((q) => q.kind);
   registerClaim(app, auth, getSource, kinds);
