@@ -10,6 +10,8 @@
 import type { CallToolResult, InputRequiredResult } from "@modelcontextprotocol/server";
 import { readInput } from "../api/input.js";
 import type { CallContext, Operation, Refer } from "../api/operation.js";
+import { nestedTooDeep } from "../api/validation.js";
+import { inputFault } from "../domain/input-shape.js";
 import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
 import { decodeSettlementHeader, encodePaymentPayloadHeader } from "../payments/x402/terms.js";
 import { credentialDigest, takeRate } from "../services/rate-buckets.js";
@@ -83,13 +85,19 @@ export async function callTool(
     refer: mcpRefer,
     url: `${mcp.deps.publicUrl}/mcp`,
     progress: progressReporter(call, mcp.deps.log),
-    ...(op.contract.policies?.payment === "x402" && payment && typeof payment === "object"
-      ? { payment: encodePaymentPayloadHeader(payment) }
-      : {}),
   };
   let args: Record<string, unknown>;
   try {
     args = readInput(toolInput(op.contract), rawArgs, "arguments");
+    if (op.contract.policies?.payment === "x402" && payment && typeof payment === "object") {
+      // Caller input as much as the arguments: nested past the limit, encoding it would
+      // overflow the stack (a 500); refused as the arguments are.
+      const fault = inputFault(payment);
+      if (fault?.kind === "depth") {
+        throw nestedTooDeep('x402 payment (`_meta["x402/payment"]`)', fault.maxDepth);
+      }
+      ctx.payment = encodePaymentPayloadHeader(payment);
+    }
   } catch (err) {
     return toolResult(errorOutcome(err, ctx, mcp.deps.log));
   }
