@@ -12,9 +12,9 @@
  *   classes against their defaults (the "speed factor"), or the plain default.
  * - A running job's remaining time blends the rate's prediction less its elapsed time with an
  *   extrapolation of its own progress (elapsed × (1 − p) / p), trusting the progress more the
- *   further it got (from none at 5 % to all at 50 %, without a leap) and the more it outran its
- *   prediction. A job past its prediction with little progress keeps a share of it to go:
- *   never "done any moment" while a worker is still busy for minutes.
+ *   further it got (from none at 5 % to all at 50 %, without a leap). A job past its prediction
+ *   with little progress keeps a share of it to go: never "done any moment" while a worker is
+ *   still busy for minutes.
  * - A waiting job starts when the work ahead of it has been poured onto the live workers, each
  *   busy until its running job ends (water-filling: workers take any kind, work is divisible),
  *   and then runs for its own predicted time.
@@ -137,14 +137,14 @@ export function remainingRunSec(predictedSec: number, elapsedSec: number, progre
   const byRate = Math.max(predictedSec - elapsed, OVERRUN_REMAINING_SHARE * predictedSec * (1 - p));
   if (p < MIN_PROGRESS_TO_EXTRAPOLATE || elapsed === 0) return byRate;
   const fromProgress = (elapsed * (1 - p)) / p;
-  // Trust in the job's own pace grows from nothing at the first usable progress (so the
-  // estimate does not leap when progress crosses it) to all of it from half way — and, once
-  // the job has outrun its prediction, with how far: at twice the prediction the rate is
-  // plainly wrong for this job and its pace alone decides.
+  // Trust in the job's own pace grows with its progress alone: from nothing at the first usable
+  // progress (so the estimate does not leap when progress crosses it) to all of it from half
+  // way. Not with time overrun: progress comes in phases (a restore's analysis holds it near
+  // 7 % for a while), and a pace taken from a plateau would multiply the estimate tenfold
+  // until the next phase reports, then collapse — the jumping this model is there to avoid.
   const ramp =
     (p - MIN_PROGRESS_TO_EXTRAPOLATE) / (FULL_TRUST_PROGRESS - MIN_PROGRESS_TO_EXTRAPOLATE);
-  const overrun = predictedSec > 0 ? elapsed / predictedSec - 1 : 1;
-  const trust = Math.min(1, Math.max(0, ramp, overrun));
+  const trust = Math.min(1, Math.max(0, ramp));
   return trust * fromProgress + (1 - trust) * byRate;
 }
 
