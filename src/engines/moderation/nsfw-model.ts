@@ -46,7 +46,9 @@ type ModelJson = tf.io.ModelJSON;
 async function bundledArtifacts(): Promise<tf.io.ModelArtifacts> {
   const json = ((await MobileNetV2Model.modelJson()) as { default: ModelJson }).default;
   const shards = await Promise.all(
-    MobileNetV2Model.weightBundles.map(async (load) =>
+    // Typed here: nsfwjs 4.3.0's declarations import "../core" without its extension, which
+    // NodeNext resolution cannot follow (4.4.0 fixed only that, and pins Node 22.13.0).
+    MobileNetV2Model.weightBundles.map(async (load: () => Promise<{ default: string }>) =>
       Buffer.from((await load()).default, "base64"),
     ),
   );
