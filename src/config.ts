@@ -4,8 +4,49 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { S3_PART_LIMITS } from "./domain/uploads.js";
 
 const LogLevel = z.enum(["debug", "info", "warn", "error", "silent"]);
+
+const MIB = 1024 ** 2;
+const GIB = 1024 ** 3;
+const UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: MIB,
+  gib: GIB,
+  tib: 1024 ** 4,
+};
+
+/**
+ * A size in bytes, written as a whole number with an optional unit (`268435456`, `256MiB`,
+ * `50GB`; KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB of 1000), from `min` to `max`.
+ */
+function byteSize(min: number, max: number, fallback: number) {
+  const show = (n: number) => (n % GIB === 0 ? `${n / GIB} GiB` : `${n / MIB} MiB`);
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return fallback;
+      const m = /^\s*(\d{1,16})\s*([a-z]*)\s*$/i.exec(v);
+      const unit = m ? UNITS[(m[2] ?? "").toLowerCase()] : undefined;
+      const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+      if (!Number.isSafeInteger(n) || n < min || n > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a size from ${show(min)} to ${show(max)}, in bytes or with a unit such as 64MiB or 50GiB; got ${JSON.stringify(v.slice(0, 40))}`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -43,6 +84,17 @@ const EnvSchema = z.object({
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false"),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  UPLOAD_SINGLE_MAX_BYTES: byteSize(5 * MIB, 5 * GIB, 256 * MIB),
+  UPLOAD_PART_BYTES: byteSize(MIB, 5 * GIB, 64 * MIB),
+  // The restore kind's ceilings (domain/restore/limits.ts RESTORE_LIMIT_CEILINGS, held equal by
+  // config.test.ts): S3's largest object and two days of video.
+  RESTORE_MAX_SIZE_BYTES: byteSize(MIB, 5 * 1024 ** 4, 50 * GIB),
+  RESTORE_MAX_DURATION_SEC: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(48 * 3600)
+    .default(6 * 3600),
   WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   SCRATCH_DIR: z.string().min(1).optional(),
   TRUST_PROXY: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
@@ -145,6 +197,10 @@ export interface Config {
   logLevel: z.infer<typeof LogLevel>;
   shutdownGraceMs: number;
   storage: StorageConfig;
+  /** How callers send files: one PUT up to `singleMaxBytes`, in parts of `partBytes` above it. */
+  uploads: UploadsConfig;
+  /** The longest and largest video a restore takes (operator settings; defaults 6 h, 50 GiB). */
+  restoreLimits: { maxDurationSec: number; maxSizeBytes: number };
   workers: {
     inProcess: number;
     token: string | undefined;
@@ -172,6 +228,14 @@ export interface Config {
   allowLoopbackUrls: boolean;
   /** The cleaned environment, for feature modules that parse their own section of it. */
   env: Readonly<Record<string, string>>;
+}
+
+/** UPLOAD_SINGLE_MAX_BYTES and UPLOAD_PART_BYTES. */
+export interface UploadsConfig {
+  /** A declared size above this gets an upload plan in parts instead of one upload link. */
+  singleMaxBytes: number;
+  /** The size of every part but the last (at least 5 MiB on S3; grown to fit 10,000 parts). */
+  partBytes: number;
 }
 
 /** Where files live: a local directory or an S3 bucket. */
@@ -263,6 +327,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  if (e.STORAGE === "s3" && e.UPLOAD_PART_BYTES < S3_PART_LIMITS.minPartBytes) {
+    throw new ConfigError(
+      `Invalid configuration:\n  UPLOAD_PART_BYTES: must be at least 5 MiB (${S3_PART_LIMITS.minPartBytes}) with STORAGE=s3: S3 refuses smaller parts (all but the last)`,
+    );
+  }
   const allowLoopbackUrls = allowsLoopbackUrls(cleaned);
   if (allowLoopbackUrls && e.NODE_ENV === "production") {
     throw new ConfigError(
@@ -295,6 +364,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     storage,
+    uploads: { singleMaxBytes: e.UPLOAD_SINGLE_MAX_BYTES, partBytes: e.UPLOAD_PART_BYTES },
+    restoreLimits: {
+      maxDurationSec: e.RESTORE_MAX_DURATION_SEC,
+      maxSizeBytes: e.RESTORE_MAX_SIZE_BYTES,
+    },
     workers: {
       inProcess: e.WORKERS,
       token: e.WORKER_TOKEN,

@@ -1,6 +1,7 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
 import { displayCents } from "../domain/money.js";
+import { RESTORE_LIMIT_CEILINGS } from "../domain/restore/limits.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
@@ -18,7 +19,9 @@ import { JobWebhook, JobWebhookFields } from "./webhooks.js";
 const num = (what: string) => z.number({ error: `must be ${what}` });
 const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
 
-const L = RESTORE_LIMITS;
+// The schema holds the ceilings; the server's own limits (operator settings, in GET /cloud/prices)
+// are checked by the services.
+const L = { ...RESTORE_LIMITS, ...RESTORE_LIMIT_CEILINGS };
 
 /** What each quality does and costs, as every surface describes the `quality` field. */
 const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
@@ -29,7 +32,7 @@ const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
 const RestoreRequestFields = {
   duration_sec: num("a number of seconds").openapi({ example: 95 }).meta({
     description:
-      "Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded.",
+      "Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it).",
     exclusiveMinimum: 0,
     maximum: L.maxDurationSec,
   }),
@@ -92,7 +95,7 @@ export const CreateBody = z
       }),
     size: int("the file size in bytes, an integer").optional().meta({
       description:
-        "Exact size in bytes (up to 2 GB); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it).",
+        "Exact size in bytes, up to the server's limit (50 GiB by default; GET /cloud/prices lists it); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it).",
       minimum: 1,
       maximum: L.maxSizeBytes,
     }),
@@ -233,12 +236,15 @@ export function restoreSpend(input: z.output<typeof CreateBody>): SpendQuote | n
   if (input.pay_with === "checkout") return null;
   // A video over a limit has no price: say which limit, as the handler would, rather than
   // compare an absurd figure (2^53 seconds) with max_price_cents.
-  const problem = restoreLimitProblem({
-    durationSec: input.duration_sec,
-    width: input.width,
-    height: input.height,
-    sizeBytes: input.size,
-  });
+  const problem = restoreLimitProblem(
+    {
+      durationSec: input.duration_sec,
+      width: input.width,
+      height: input.height,
+      sizeBytes: input.size,
+    },
+    RESTORE_LIMIT_CEILINGS,
+  );
   if (problem) throw problem;
   const price = priceRestore({
     durationSec: input.duration_sec,

@@ -119,7 +119,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
     detail: "The range bytes=900000000- starts after the end of the file (48000000 bytes).",
   },
   over_a_limit: {
-    detail: "duration_sec: must be at most 7200 seconds (2 hours); split the video.",
+    detail: "duration_sec: must be at most 21600 seconds (6 hours); split longer videos.",
   },
   refused: {
     detail:

@@ -16,8 +16,8 @@ interface AssistantDeps {
   clips: ClipDeps;
 }
 
-const prices = implement(c.getPrices, async () => ({
-  restore: priceTableView(),
+const prices = implement(c.getPrices, async (deps: AssistantDeps) => ({
+  restore: priceTableView(deps.restore.config.restoreLimits),
   clips: motionConfig(),
 }));
 

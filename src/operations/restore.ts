@@ -19,10 +19,12 @@ import { quoteRestore as priceRestore } from "../services/restore/quote.js";
 import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
 import { waitOptions } from "./wait.js";
 
-const prices = implement(c.getRestorePrices, async () => priceTableView());
+const prices = implement(c.getRestorePrices, async (p: RestoreDeps) =>
+  priceTableView(p.config.restoreLimits),
+);
 
-const quote = implement(c.quoteRestore, async (_deps, a) =>
-  priceRestore({
+const quote = implement(c.quoteRestore, async (p: RestoreDeps, a) =>
+  priceRestore(p.config.restoreLimits, {
     durationSec: a.duration_sec,
     quality: a.quality,
     width: a.width,

@@ -77,7 +77,8 @@ describe("POST /cloud/jobs", () => {
       [{ duration_sec: 0 }, 400, "duration_sec"],
       [{ width: 0 }, 400, "width"],
       [{ size: 0 }, 400, "size"],
-      [{ size: 2 * 1024 ** 3 + 1 }, 422, "size"],
+      [{ size: 50 * 1024 ** 3 + 1 }, 422, "size"],
+      [{ size: 5 * 1024 ** 4 + 1 }, 422, "size"],
       [{ width: 9000 }, 422, "width"],
     ];
     for (const [extra, status, field] of cases) {

@@ -26,6 +26,7 @@ describe("POST /cloud/quote", () => {
       [{ duration_sec: 60, quality: "faithful", width: 1920, height: 1080 }, 299],
       [{ duration_sec: 60, quality: "faithful", width: 1920, height: 1081 }, 449],
       [{ duration_sec: 7200, quality: "faithful" }, 299 + 115 * 50],
+      [{ duration_sec: 6 * 3600, quality: "faithful" }, 299 + 355 * 50],
     ];
     for (const [body, cents] of cases) {
       const res = await quote(body);
@@ -39,7 +40,8 @@ describe("POST /cloud/quote", () => {
 
   it("answers 422 naming the field over a limit", async () => {
     for (const [body, field] of [
-      [{ duration_sec: 7201 }, "duration_sec"],
+      [{ duration_sec: 6 * 3600 + 1 }, "duration_sec"],
+      [{ duration_sec: 49 * 3600 }, "duration_sec"],
       [{ duration_sec: 60, width: 7681 }, "width"],
       [{ duration_sec: 60, height: 4321 }, "height"],
     ] as const) {
@@ -84,7 +86,11 @@ describe("GET /cloud/prices", () => {
       "Studio Max",
     ]);
     expect(res.body.qualities[0]).toMatchObject({ base_cents: 299, per_extra_minute_cents: 50 });
-    expect(res.body.limits.max_size_bytes).toBe(2 * 1024 ** 3);
+    expect(res.body.limits).toMatchObject({
+      max_size_bytes: 50 * 1024 ** 3,
+      max_duration_sec: 6 * 3600,
+      summary: "Videos up to 6 hours and 50 GiB, up to 7680×4320.",
+    });
   });
 });
 
@@ -95,5 +101,43 @@ describe("worker API without WORKER_TOKEN", () => {
     });
     expect(res.status).toBe(503);
     expect(res.body.detail).toMatch(/WORKER_TOKEN/);
+  });
+});
+
+describe("the operator's restore limits (RESTORE_MAX_DURATION_SEC, RESTORE_MAX_SIZE_BYTES)", () => {
+  it("refuse past the server's own limits and show them in the price table", async () => {
+    const small = await createTestApp({
+      features: [restoreFeature({ noExecutor: true })],
+      env: { RESTORE_MAX_DURATION_SEC: "3600", RESTORE_MAX_SIZE_BYTES: "1GiB" },
+    });
+    try {
+      const over = await small.call("POST", "/cloud/quote", { body: { duration_sec: 3601 } });
+      expect(over.status).toBe(422);
+      expect(over.body.detail).toBe(
+        "duration_sec: must be at most 3600 seconds (1 hour); split longer videos.",
+      );
+      const ok = await small.call("POST", "/cloud/quote", { body: { duration_sec: 3600 } });
+      expect(ok.status).toBe(200);
+      const prices = await small.call("GET", "/cloud/prices");
+      expect(prices.body.limits).toMatchObject({
+        max_duration_sec: 3600,
+        max_size_bytes: 1024 ** 3,
+        summary: "Videos up to 1 hour and 1 GiB, up to 7680×4320.",
+      });
+      const owner = await small.newWallet(5000);
+      const big = await small.call("POST", "/cloud/jobs", {
+        key: owner.key,
+        body: {
+          duration_sec: 60,
+          filename: "tape.dv",
+          content_type: "video/dv",
+          size: 1024 ** 3 + 1,
+        },
+      });
+      expect(big.status).toBe(422);
+      expect(big.body.detail).toBe("size: must be at most 1073741824 bytes (1 GiB).");
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -113,7 +113,9 @@ describe("max_price_cents", () => {
       });
       expect(res.status, String(key)).toBe(422);
       expect(res.body).toMatchObject({ code: "over_a_limit" });
-      expect(res.body.detail).toMatch(/^duration_sec: must be at most 7200 seconds/);
+      expect(res.body.detail).toMatch(
+        /^duration_sec: must be at most 172800 seconds \(48 hours\) on any server/,
+      );
     }
     expect(await balanceOf(owner.key)).toBe(5000);
   });

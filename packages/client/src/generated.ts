@@ -283,7 +283,7 @@ export interface Schemas {
     request_id: string;
   };
   RestoreRequest: {
-    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. */
+    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it). */
     duration_sec: number;
     /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
@@ -374,7 +374,7 @@ export interface Schemas {
     created_at: string;
   };
   CreateRestoreRequest: {
-    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. */
+    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it). */
     duration_sec: number;
     /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
@@ -386,7 +386,7 @@ export interface Schemas {
     filename?: string;
     /** The file's video type, e.g. video/mp4; the upload must carry it. Required without video_url; with it, used only when the server sends application/octet-stream. */
     content_type?: string;
-    /** Exact size in bytes (up to 2 GB); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it). */
+    /** Exact size in bytes, up to the server's limit (50 GiB by default; GET /cloud/prices lists it); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it). */
     size?: number;
     /** A public http(s) URL of the video, instead of an upload: the server fetches it (video type, up to 2 GB, redirects re-checked; private addresses refused) and the job starts on its own — no upload_url, no start call. A failed fetch ends the job failed (error_code video_fetch_failed) and refunded. */
     video_url?: string;

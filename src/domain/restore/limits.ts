@@ -6,12 +6,30 @@
 
 /** What a caller may send; checked before pricing (the HTTP layer answers 422 past these). */
 export const RESTORE_LIMITS = {
-  maxDurationSec: 7200,
   maxWidth: 7680,
   maxHeight: 4320,
-  maxSizeBytes: 2 * 1024 ** 3,
   filenameMaxLength: 200,
 } as const;
+
+/**
+ * The longest and largest video a restore takes: operator settings (RESTORE_MAX_DURATION_SEC,
+ * default 6 hours; RESTORE_MAX_SIZE_BYTES, default 50 GiB — a digitised tape), which the
+ * services read from the config and the price table shows.
+ */
+export interface RestoreLimits {
+  maxDurationSec: number;
+  maxSizeBytes: number;
+}
+
+/**
+ * The most an operator may allow (config.ts holds its settings to these): two days of video,
+ * and S3's largest object. A request past them has no price at all, whatever the server's
+ * settings, so the contract refuses it before pricing.
+ */
+export const RESTORE_LIMIT_CEILINGS: RestoreLimits = {
+  maxDurationSec: 48 * 3600,
+  maxSizeBytes: 5 * 1024 ** 4,
+};
 
 /**
  * The shortest video a restore takes, in seconds: anything shorter is a still or a fragment
@@ -29,12 +47,12 @@ export const RESTORE_WORKER_URL_SEC = 12 * 3600;
 export const RESTORE_OUTPUT_MAX_BYTES = 4 * 1024 ** 3;
 
 /**
- * A `video_url` is fetched by the worker that runs the job, under the same caps as an upload:
- * at most `maxSizeBytes`, the whole fetch (redirects included) within `timeoutMs`, no byte for
+ * A `video_url` is fetched by the worker that runs the job and stored in one piece: at most
+ * `maxBytes` (2 GiB; larger files are uploaded in parts), the whole fetch (redirects included) within `timeoutMs`, no byte for
  * `idleMs` ends it (a stalled server), and at most `maxRedirects` hops, each re-checked.
  */
 export const RESTORE_FETCH = {
-  maxBytes: RESTORE_LIMITS.maxSizeBytes,
+  maxBytes: 2 * 1024 ** 3,
   timeoutMs: 30 * 60_000,
   idleMs: 60_000,
   maxRedirects: 3,

@@ -4,7 +4,7 @@
  */
 import { type ApiError, invalidField, overALimit } from "../errors.js";
 import { displayCents } from "../money.js";
-import { RESTORE_LIMITS } from "./limits.js";
+import { RESTORE_LIMIT_CEILINGS, RESTORE_LIMITS, type RestoreLimits } from "./limits.js";
 
 /** The restore qualities, cheapest first. */
 export const RESTORE_QUALITIES = ["faithful", "enhanced", "enhanced_max"] as const;
@@ -125,24 +125,52 @@ export function priceRestore(input: PriceInput): Price {
   };
 }
 
-/** The first limit the input breaks, as the refusal naming the field; null when within limits. */
-export function restoreLimitProblem(input: {
-  durationSec: number;
-  width?: number | undefined;
-  height?: number | undefined;
-  sizeBytes?: number | undefined;
-}): ApiError | null {
-  const L = RESTORE_LIMITS;
+/** "6 hours", "90 minutes", "45 seconds": a limit in seconds as people say it. */
+function spokenSeconds(sec: number): string {
+  if (sec % 3600 === 0) return `${sec / 3600} hour${sec === 3600 ? "" : "s"}`;
+  if (sec % 60 === 0) return `${sec / 60} minutes`;
+  return `${sec} seconds`;
+}
+
+/** "50 GiB", "700 MiB": a limit in bytes as the README's settings write it. */
+export function spokenBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ["TiB", 1024 ** 4],
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+  ] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/**
+ * The first limit the input breaks, as the refusal naming the field; null when within limits.
+ * `limits` are the server's (the operator's settings), or the ceilings where those are unknown.
+ */
+export function restoreLimitProblem(
+  input: {
+    durationSec: number;
+    width?: number | undefined;
+    height?: number | undefined;
+    sizeBytes?: number | undefined;
+  },
+  limits: RestoreLimits,
+): ApiError | null {
+  const L = { ...RESTORE_LIMITS, ...limits };
   // Malformed (not a length or size at all) is a 400; 422 is kept for "over a limit".
   const bad = invalidField;
   const over = overALimit;
   if (!Number.isFinite(input.durationSec) || !(input.durationSec > 0)) {
     return bad("duration_sec", "must be a number of seconds above 0.");
   }
+  // Past the ceilings nothing has a price on any server; the server's own limits are lower.
+  const anyServer =
+    limits === RESTORE_LIMIT_CEILINGS ? " on any server (GET /cloud/prices gives this one's)" : "";
   if (input.durationSec > L.maxDurationSec) {
     return over(
       "duration_sec",
-      `must be at most ${L.maxDurationSec} seconds (2 hours); split longer videos.`,
+      `must be at most ${L.maxDurationSec} seconds (${spokenSeconds(L.maxDurationSec)})${anyServer}; split longer videos.`,
     );
   }
   const dims = [
@@ -159,14 +187,15 @@ export function restoreLimitProblem(input: {
       return bad("size", "must be the file size in bytes, at least 1.");
     }
     if (input.sizeBytes > L.maxSizeBytes) {
-      return over("size", `must be at most ${L.maxSizeBytes} bytes (2 GB).`);
+      const most = `${L.maxSizeBytes} bytes (${spokenBytes(L.maxSizeBytes)})`;
+      return over("size", `must be at most ${most}${anyServer}.`);
     }
   }
   return null;
 }
 
-/** The table as the API shows it (GET /cloud/prices, MCP get_prices). */
-export function priceTableView() {
+/** The table as the API shows it (GET /cloud/prices, MCP get_prices), with the server's limits. */
+export function priceTableView(limits: RestoreLimits) {
   return {
     currency: "usd",
     included_minutes: INCLUDED_SEC / 60,
@@ -188,10 +217,11 @@ export function priceTableView() {
       };
     }),
     limits: {
-      max_duration_sec: RESTORE_LIMITS.maxDurationSec,
+      max_duration_sec: limits.maxDurationSec,
       max_width: RESTORE_LIMITS.maxWidth,
       max_height: RESTORE_LIMITS.maxHeight,
-      max_size_bytes: RESTORE_LIMITS.maxSizeBytes,
+      max_size_bytes: limits.maxSizeBytes,
+      summary: `Videos up to ${spokenSeconds(limits.maxDurationSec)} and ${spokenBytes(limits.maxSizeBytes)}, up to ${RESTORE_LIMITS.maxWidth}×${RESTORE_LIMITS.maxHeight}.`,
       content_types: [...VIDEO_CONTENT_TYPES],
     },
   };

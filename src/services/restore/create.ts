@@ -3,14 +3,19 @@
  * or, for a `video_url`, no link: a balance-paid job starts at once and its worker fetches the
  * file (a fetch of up to 2 GB must not hold this request open).
  */
-import { invalidField } from "../../domain/errors.js";
-import { RESTORE_UPLOAD_WINDOW_SEC } from "../../domain/restore/limits.js";
+import { invalidField, overALimit } from "../../domain/errors.js";
+import {
+  RESTORE_FETCH,
+  RESTORE_UPLOAD_WINDOW_SEC,
+  type RestoreLimits,
+} from "../../domain/restore/limits.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
   priceRestore,
   type RestoreQuality,
   restoreLimitProblem,
+  spokenBytes,
   VIDEO_CONTENT_TYPES,
 } from "../../domain/restore/pricing.js";
 import type { Principal } from "../auth.js";
@@ -43,13 +48,17 @@ interface CreateRestoreInput {
   webhook?: JobWebhookRequest | undefined;
 }
 
-export function checkRestoreRequest(input: {
-  durationSec: number;
-  width?: number | undefined;
-  height?: number | undefined;
-  sizeBytes?: number | undefined;
-}): void {
-  const problem = restoreLimitProblem(input);
+/** Refuses (400, or 422 over a limit) a request past the server's limits, naming the field. */
+export function checkRestoreRequest(
+  input: {
+    durationSec: number;
+    width?: number | undefined;
+    height?: number | undefined;
+    sizeBytes?: number | undefined;
+  },
+  limits: RestoreLimits,
+): void {
+  const problem = restoreLimitProblem(input, limits);
   if (problem) throw problem;
 }
 
@@ -76,6 +85,13 @@ interface SourceFile {
 async function sourceFile(p: RestoreDeps, input: CreateRestoreInput): Promise<SourceFile> {
   const { filename, contentType, sizeBytes, videoUrl } = input;
   if (videoUrl !== undefined) {
+    if (sizeBytes !== undefined && sizeBytes > RESTORE_FETCH.maxBytes) {
+      const most = spokenBytes(RESTORE_FETCH.maxBytes);
+      throw overALimit(
+        "size",
+        `a video_url is fetched up to ${most}; upload a larger file instead.`,
+      );
+    }
     await checkVideoUrl(videoUrl, p.videoFetch);
     return {
       filename: filename ?? filenameFromUrl(videoUrl),
@@ -101,7 +117,7 @@ export async function createRestoreJob(
   principal: Principal | undefined,
   input: CreateRestoreInput,
 ) {
-  checkRestoreRequest(input);
+  checkRestoreRequest(input, p.config.restoreLimits);
   const fromBalance = principal !== undefined && input.payWith !== "checkout";
   if (!principal && !input.email) {
     throw invalidField(

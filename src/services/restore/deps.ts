@@ -21,7 +21,8 @@ export interface VideoFetchSeam extends TargetGuard {
 export interface RestoreDeps extends CoreDeps {
   storage: BlobStore;
   /** `env` holds the webhook receiver policy (services/webhooks/config.ts). */
-  config: Pick<Config, "retentionHours" | "workers"> & Partial<Pick<Config, "env">>;
+  config: Pick<Config, "retentionHours" | "workers" | "restoreLimits" | "uploads"> &
+    Partial<Pick<Config, "env">>;
   /** Tells workers (this process and, via NOTIFY, others) that a job became claimable. */
   notifyJobs(): Promise<void>;
   /** Wakes `?wait=` readers when a job changes; absent: reads answer at once. */

@@ -1,4 +1,6 @@
 /** The exact price of a restore (POST /cloud/quote, MCP quote_restore): one function for both. */
+
+import type { RestoreLimits } from "../../domain/restore/limits.js";
 import {
   DEFAULT_QUALITY,
   priceRestore,
@@ -13,9 +15,9 @@ interface QuoteInput {
   height?: number | undefined;
 }
 
-/** A restore's price for a length, quality and size (refused beyond the limits). */
-export function quoteRestore(input: QuoteInput) {
-  checkRestoreRequest(input);
+/** A restore's price for a length, quality and size (refused beyond the server's limits). */
+export function quoteRestore(limits: RestoreLimits, input: QuoteInput) {
+  checkRestoreRequest(input, limits);
   const price = priceRestore({ ...input, quality: input.quality ?? DEFAULT_QUALITY });
   return {
     amount_cents: price.amountCents,

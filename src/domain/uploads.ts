@@ -1,0 +1,107 @@
+/**
+ * Uploads in parts, as pure rules: how a declared size is cut into parts, what each part's size
+ * is, and which checksums a part may carry. S3's multipart limits are the common ground: every
+ * store (S3 and the embedded local one) takes the same plan, so a caller's code is the same.
+ */
+
+/** S3's multipart limits: parts numbered 1–10,000, each but the last 5 MiB–5 GiB. */
+export const S3_PART_LIMITS = {
+  maxParts: 10_000,
+  minPartBytes: 5 * 1024 ** 2,
+  maxPartBytes: 5 * 1024 ** 3,
+} as const;
+
+/** How a file is sent in parts: every part but the last is `partSizeBytes`. */
+export interface PartPlan {
+  sizeBytes: number;
+  partSizeBytes: number;
+  partCount: number;
+}
+
+const MIB = 1024 ** 2;
+
+/**
+ * The plan for `sizeBytes` in parts of `partBytes` (the operator's UPLOAD_PART_BYTES), grown to
+ * a whole number of MiB when the file would need more than 10,000 parts. A file of up to one
+ * part is one part.
+ */
+export function planParts(sizeBytes: number, partBytes: number): PartPlan {
+  if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 1) {
+    throw new RangeError(`sizeBytes must be a positive integer, got ${sizeBytes}`);
+  }
+  if (!Number.isSafeInteger(partBytes) || partBytes < 1) {
+    throw new RangeError(`partBytes must be a positive integer, got ${partBytes}`);
+  }
+  let partSizeBytes = partBytes;
+  if (Math.ceil(sizeBytes / partSizeBytes) > S3_PART_LIMITS.maxParts) {
+    partSizeBytes = Math.ceil(sizeBytes / S3_PART_LIMITS.maxParts / MIB) * MIB;
+  }
+  if (partSizeBytes > S3_PART_LIMITS.maxPartBytes) {
+    throw new RangeError(`${sizeBytes} bytes do not fit 10,000 parts of at most 5 GiB`);
+  }
+  return { sizeBytes, partSizeBytes, partCount: Math.ceil(sizeBytes / partSizeBytes) };
+}
+
+/** The byte size of part `partNumber` (1-based) of the plan; every part but the last is full. */
+export function partSize(plan: PartPlan, partNumber: number): number {
+  if (!isPartNumber(plan, partNumber)) {
+    throw new RangeError(`part ${partNumber} is outside 1–${plan.partCount}`);
+  }
+  return partNumber < plan.partCount
+    ? plan.partSizeBytes
+    : plan.sizeBytes - (plan.partCount - 1) * plan.partSizeBytes;
+}
+
+/** Where part `partNumber` starts in the whole file. */
+export function partOffset(plan: PartPlan, partNumber: number): number {
+  return (partNumber - 1) * plan.partSizeBytes;
+}
+
+/** Whether `n` is one of the plan's part numbers. */
+export function isPartNumber(plan: PartPlan, n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 1 && n <= plan.partCount;
+}
+
+/** The checksum a part carries: SHA-256 (S3's x-amz-checksum-sha256) or MD5 (Content-MD5). */
+export type ChecksumAlgorithm = "sha256" | "md5";
+
+/** Standard base64 with padding of a 32-byte and a 16-byte digest. */
+const BASE64_DIGEST: Record<ChecksumAlgorithm, RegExp> = {
+  sha256: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/,
+  md5: /^[A-Za-z0-9+/]{21}[AQgw]==$/,
+};
+
+/**
+ * Whether `value` is a base64 digest of the algorithm's length: what S3 takes in
+ * x-amz-checksum-sha256 and Content-MD5 (standard base64 with padding).
+ */
+export function isBase64Digest(algorithm: ChecksumAlgorithm, value: string): boolean {
+  return BASE64_DIGEST[algorithm].test(value);
+}
+
+/** The header a part's checksum travels in, as S3 names it. */
+export function checksumHeader(algorithm: ChecksumAlgorithm): string {
+  return algorithm === "sha256" ? "x-amz-checksum-sha256" : "Content-MD5";
+}
+
+/** Which parts of the plan are not among `arrived`, in order. */
+export function missingParts(plan: PartPlan, arrived: Iterable<number>): number[] {
+  const have = new Set(arrived);
+  const missing: number[] = [];
+  for (let n = 1; n <= plan.partCount; n++) if (!have.has(n)) missing.push(n);
+  return missing;
+}
+
+/** "3, 5, 7–12": part numbers in ranges, the first `max` numbers at most. */
+export function describeParts(numbers: readonly number[], max = 20): string {
+  const shown = numbers.slice(0, max);
+  const ranges: string[] = [];
+  for (let i = 0; i < shown.length; ) {
+    let j = i;
+    while (j + 1 < shown.length && (shown[j + 1] as number) === (shown[j] as number) + 1) j++;
+    ranges.push(i === j ? `${shown[i]}` : `${shown[i]}–${shown[j]}`);
+    i = j + 1;
+  }
+  const more = numbers.length > max ? ` and ${numbers.length - max} more` : "";
+  return `${ranges.join(", ")}${more}`;
+}
