@@ -7,6 +7,7 @@
 import type { Child } from "hono/jsx";
 import { displayCents } from "../domain/money.js";
 import { Page } from "./layout.js";
+import { Owned } from "./owned-text.js";
 
 /** What the consent page shows about the app asking. */
 export interface ConsentView {
@@ -46,7 +47,7 @@ function Who(props: { v: ConsentView }) {
         {props.v.clientUri ? (
           <>
             {" "}
-            The app says its home is <bdi>{props.v.clientUri}</bdi>.
+            The app says its home is <Owned text={props.v.clientUri} />.
           </>
         ) : (
           ""
