@@ -1,9 +1,10 @@
 /**
  * /mcp: the MCP endpoint, both protocol eras (2025 `initialize` clients and 2026-07-28 clients),
  * stateless — one server and transport per request, JSON answers unless a client that reads
- * SSE asks for something to be streamed. In front of it: the Origin check (a browser page from
- * anywhere but PUBLIC_URL and MCP_ALLOWED_ORIGINS is refused with 403) and CORS for the allowed
- * ones. GET and DELETE (streams and sessions) are 405: nothing is kept between requests.
+ * SSE asks for something to be streamed. In front of it: the Host check (PUBLIC_URL's host name
+ * or a loopback name, else 403), the Origin check (a browser page from anywhere but PUBLIC_URL
+ * and MCP_ALLOWED_ORIGINS is refused with 403) and CORS for the allowed ones. GET and DELETE
+ * (streams and sessions) are 405: nothing is kept between requests.
  */
 import type { Context, Next } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
@@ -16,7 +17,7 @@ import type { Router } from "../http/router.js";
 import type { McpServices } from "../mcp/context.js";
 import type { JsonAnswer } from "../mcp/fast-path.js";
 import type { McpEndpoint } from "../mcp/handler.js";
-import { checkOrigin, corsHeaders, preflightHeaders } from "../mcp/origin.js";
+import { checkOrigin, corsHeaders, hostRefusal, preflightHeaders } from "../mcp/origin.js";
 
 /** The endpoint in the OpenAPI document (its tools are described by tools/list, not here). */
 function document(app: Router, tools: readonly string[]) {
@@ -67,7 +68,10 @@ function document(app: Router, tools: readonly string[]) {
           "A wallet key or access token in the URL, the key sent twice, or a body that is not JSON (JSON-RPC -32700).",
       },
       401: { description: "Missing, unknown or revoked key (WWW-Authenticate: Bearer …)." },
-      403: { description: "A wallet key: assistants use an agent key with a limit." },
+      403: {
+        description:
+          "A wallet key (assistants use an agent key with a limit); a Host that is not PUBLIC_URL's or a loopback name (JSON-RPC -32000); a browser Origin not allowed.",
+      },
       405: { description: "GET and DELETE: the endpoint is stateless (Allow: POST)." },
       415: { description: "Content-Type is not application/json (JSON-RPC -32000)." },
     },
@@ -86,13 +90,19 @@ function mcpBodyLimit(c: Context, next: Next) {
 }
 
 /**
- * Refuses browser pages from origins not allowed (403 before anything else), answers CORS
- * preflights, and gives allowed origins' answers their CORS headers.
+ * Refuses requests addressed to a Host that is not this server's (403, a JSON-RPC error as the
+ * SDK's host check answers) and browser pages from origins not allowed (403), before anything
+ * else; answers CORS preflights, and gives allowed origins' answers their CORS headers.
  */
-function originGate(allowed: ReadonlySet<string>) {
+function gate(hosts: ReadonlySet<string>, origins: ReadonlySet<string>) {
   return async (c: Context, next: Next) => {
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    const wrongHost = hostRefusal(host, hosts);
+    if (wrongHost) {
+      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: wrongHost }, id: null }, 403);
+    }
     const origin = c.req.header("origin") ?? null;
-    const verdict = checkOrigin(origin, allowed);
+    const verdict = checkOrigin(origin, origins);
     if (verdict === "refused") {
       throw new ApiError(
         "forbidden",
@@ -108,14 +118,14 @@ function originGate(allowed: ReadonlySet<string>) {
   };
 }
 
+const JSON_TYPE = { "Content-Type": "application/json" } as const;
+
 /**
  * The answer made through Hono, so it takes the headers middleware prepared before the route
  * (early-headers.ts): a JSON answer's text, or a JSON Response read back; an SSE stream as is.
  */
 async function throughHono(c: Context, res: Response | JsonAnswer): Promise<Response> {
-  if (!(res instanceof Response)) {
-    return c.body(res.json, res.status, { "Content-Type": "application/json" });
-  }
+  if (!(res instanceof Response)) return c.body(res.json, res.status, JSON_TYPE);
   const type = res.headers.get("content-type") ?? "";
   if (type.startsWith("text/event-stream")) return res;
   const headers = Object.fromEntries(res.headers);
@@ -126,20 +136,24 @@ async function throughHono(c: Context, res: Response | JsonAnswer): Promise<Resp
 export function registerMcpRoute(
   app: Router,
   services: McpServices,
-  opts: { allowedOrigins: ReadonlySet<string> },
+  opts: { allowedOrigins: ReadonlySet<string>; allowedHosts: ReadonlySet<string> },
 ) {
   // Named from the operations themselves, so the document lists the tools tools/list shows.
   document(
     app,
     services.operations.flatMap((op) => (op.contract.mcp ? [op.contract.mcp.name] : [])),
   );
-  app.use("/mcp", originGate(opts.allowedOrigins));
-  // The MCP SDK is loaded with the first MCP request, not with every process.
-  let endpoint: Promise<McpEndpoint> | undefined;
+  app.use("/mcp", gate(opts.allowedHosts, opts.allowedOrigins));
+  // The MCP SDK is loaded with the first MCP request, not with every process; once loaded,
+  // a request goes straight to it.
+  let loading: Promise<McpEndpoint> | undefined;
+  let endpoint: McpEndpoint | undefined;
   app.post("/mcp", mcpBodyLimit, async (c) => {
-    endpoint ??= import("../mcp/handler.js").then((m) => m.createMcpEndpoint(services));
-    const res = await (await endpoint).handle(c.req.raw, c.get("requestId"));
-    return throughHono(c, res);
+    if (!endpoint) {
+      loading ??= import("../mcp/handler.js").then((m) => m.createMcpEndpoint(services));
+      endpoint = await loading;
+    }
+    return throughHono(c, await endpoint.handle(c.req.raw, c.get("requestId")));
   });
   const notHere = new ApiError(
     "method_not_allowed",

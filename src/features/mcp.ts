@@ -5,7 +5,7 @@
  */
 
 import type { FeatureFactory } from "../feature.js";
-import { allowedOrigins } from "../mcp/origin.js";
+import { allowedHostnames, allowedOrigins } from "../mcp/origin.js";
 import { assistantOperations } from "../operations/assistant.js";
 import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
@@ -26,6 +26,7 @@ export function mcpFeature(opts: McpFeatureOptions = {}): FeatureFactory {
         { deps: platform, operations: ctx.operations },
         {
           allowedOrigins: allowedOrigins(platform.publicUrl, platform.config.mcpAllowedOrigins),
+          allowedHosts: allowedHostnames(platform.publicUrl),
         },
       ),
   });

@@ -162,10 +162,34 @@ function stampedModern(result: CallToolResult): CallToolResult {
   return { ...stamped, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
 }
 
+/** What follows `structuredContent` in a plain success result, per era (see spliced below). */
+const PLAIN_TAIL = {
+  legacy: "}",
+  modern: `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO })}}`,
+};
+
+/**
+ * The JSON-RPC answer of a plain success — `{content: [one text], structuredContent}`, nothing
+ * else — written without serialising the answer twice: ./call.ts makes such a result only as
+ * the text of `structuredContent`'s JSON (toolResult), so that text *is* its serialisation.
+ * The bytes are JSON.stringify's of the stamped object, key for key (fast-path.test.ts).
+ */
+function spliced(result: CallToolResult, era: McpEra, id: string | number): string | undefined {
+  const { content, structuredContent } = result;
+  if (structuredContent === undefined || content.length !== 1) return;
+  let keys = 0;
+  for (const _ in result) keys++;
+  const first = content[0];
+  if (keys !== 2 || first?.type !== "text" || Object.keys(first).length !== 2) return;
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(first.text)}}],"structuredContent":${first.text}${PLAIN_TAIL[era]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
 /** Answers a hot call with the body the SDK's stateless JSON transport would write. */
 export async function answerHotCall(hot: HotCall, ctx: McpContext): Promise<JsonAnswer> {
   const result = await callTool(hot.op, ctx, hot.args, hot.call);
   if (isInputRequiredResult(result)) throw new Error("a hot call was answered inputRequired");
+  const plain = spliced(result, hot.era, hot.id);
+  if (plain !== undefined) return { status: 200, json: plain };
   const wire = hot.era === "modern" ? stampedModern(result) : result;
   // The SDK's transports serialise the same object with Response.json (JSON.stringify).
   return { status: 200, json: JSON.stringify({ result: wire, jsonrpc: "2.0", id: hot.id }) };

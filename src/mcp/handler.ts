@@ -9,15 +9,14 @@
  */
 import {
   type AuthInfo,
-  classifyInboundRequest,
   createMcpHandler,
-  type InboundClassificationOutcome,
   isJsonContentType,
   type McpServerFactory,
 } from "@modelcontextprotocol/server";
 import { mcpCaller } from "./auth.js";
 import { catalogue } from "./catalogue.js";
 import type { McpContext, McpServices } from "./context.js";
+import { eraClassifier } from "./era.js";
 import { answerHotCall, hotLegacyCall, hotModernCall, type JsonAnswer } from "./fast-path.js";
 import { jsonRpcError } from "./json-rpc.js";
 import { acceptsSse, serveLegacy } from "./legacy.js";
@@ -44,22 +43,6 @@ const modernFactory: McpServerFactory = ({ authInfo, requestInfo }) => {
     versionHeader: requestInfo?.headers.get("mcp-protocol-version") ?? undefined,
   });
 };
-
-/**
- * The era of a parsed POST, decided as the SDK's `isLegacyRequest` decides it (the same
- * classifier, on the same headers): `legacy` goes to the 2025 leg; `modern` and the
- * classifier's rejections (a malformed envelope, mismatched headers) to the modern handler,
- * which answers them.
- */
-function classify(req: Request, body: unknown): InboundClassificationOutcome {
-  return classifyInboundRequest({
-    httpMethod: "POST",
-    protocolVersionHeader: req.headers.get("mcp-protocol-version") ?? undefined,
-    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
-    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
-    body,
-  });
-}
 
 /** Reads the JSON body once; undefined with the answer when it is not JSON. */
 async function parsedBody(req: Request): Promise<{ body: unknown } | { refused: Response }> {
@@ -94,6 +77,9 @@ export function createMcpEndpoint(
   const { deps } = services;
   const { byName } = catalogue(services.operations);
   const fastPath = opts.fastPath ?? true;
+  // The era as the SDK's classifier decides it (legacy: the 2025 leg; modern and its
+  // rejections: the modern handler, which answers them), remembered for the hot shape.
+  const classify = eraClassifier();
   const modern = createMcpHandler(modernFactory, {
     legacy: "reject",
     // Rejections of malformed requests land here too: they are the client's, answered in band.
@@ -105,7 +91,15 @@ export function createMcpEndpoint(
       const parsed = await parsedBody(req);
       if ("refused" in parsed) return parsed.refused;
       const { body } = parsed;
-      const ctx: McpContext = { ...services, ...caller, requestId, signal: req.signal };
+      const ctx: McpContext = {
+        ...services,
+        ...caller,
+        requestId,
+        // Made when something listens: most calls end before any would (a few µs a call).
+        get signal() {
+          return req.signal;
+        },
+      };
       const route = classify(req, body);
       const version = req.headers.get("mcp-protocol-version") ?? undefined;
       // Task requests (tasks/*, a job-starting call of a client that takes tasks): ./tasks.ts.

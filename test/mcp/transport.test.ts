@@ -1,8 +1,9 @@
 /**
- * /mcp's transport edges in raw JSON-RPC, where an SDK client would hide them: Origin and CORS,
+ * /mcp's transport edges in raw JSON-RPC, where an SDK client would hide them: Host, Origin and CORS,
  * batches per revision, version negotiation in both eras, GET/DELETE, JSON-only and SSE
  * clients, content types, tokens in the URL, and the multi-round requestState.
  */
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
@@ -34,6 +35,75 @@ const balance = (id: number | string = 1) => ({
   id,
   method: "tools/call",
   params: { name: "get_balance", arguments: {} },
+});
+
+/** A POST whose Host header says what a browser on a rebound name would send (fetch cannot). */
+function withHost(host: string, headers: Record<string, string>, method = "POST") {
+  const url = new URL(`${s.url}/mcp`);
+  return new Promise<{ status: number; body: Json }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method,
+        setHost: false,
+        headers: {
+          host,
+          "content-type": "application/json",
+          accept: "application/json",
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => {
+          text += d;
+        });
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(method === "POST" ? JSON.stringify(balance()) : undefined);
+  });
+}
+
+describe("Host", () => {
+  it("refuses a foreign Host with no Origin (DNS rebinding) with 403 and a JSON-RPC error, before the key is read", async () => {
+    for (const host of [
+      "evil.example",
+      "evil.example:8080",
+      "kinora.test.evil.example",
+      "10.0.0.5",
+    ]) {
+      const res = await withHost(host, auth);
+      expect(res.status, host).toBe(403);
+      expect(res.body.jsonrpc).toBe("2.0");
+      expect(res.body.error.code).toBe(-32000);
+      expect(res.body.error.message).toMatch(/^Invalid Host: /);
+      expect(res.body.error.message).toMatch(/PUBLIC_URL or a loopback name/);
+      expect(res.body.id).toBeNull();
+    }
+    // Without a key too: nothing about the key is said to a rebound page.
+    expect((await withHost("evil.example", {})).status).toBe(403);
+    expect((await withHost("evil.example", auth, "OPTIONS")).status).toBe(403);
+    expect((await withHost("evil.example", auth, "GET")).status).toBe(403);
+  });
+
+  it("serves PUBLIC_URL's host and the loopback names, on any port", async () => {
+    const port = new URL(s.url).port;
+    for (const host of [
+      new URL(s.url).host,
+      `localhost:${port}`,
+      "LOCALHOST",
+      `[::1]:${port}`,
+      "127.0.0.1",
+    ]) {
+      const res = await withHost(host, auth);
+      expect(res.status, host).toBe(200);
+      expect(res.body.result.structuredContent.wallet.agent_key.id).toBe(keyId);
+    }
+  });
 });
 
 describe("Origin", () => {
