@@ -2,8 +2,11 @@
  * BlobStore: where uploaded videos, clip images and results live. Two
  * implementations share this contract — local disk with URLs signed and served
  * by kinora itself, and any S3-compatible store with presigned URLs — so the
- * services never know which one they talk to.
+ * services never know which one they talk to. Both take uploads in parts the same way
+ * (S3's multipart upload: create, a presigned URL per part with its checksum, list, complete,
+ * abort).
  */
+import type { ChecksumAlgorithm, PartPlan } from "../domain/uploads.js";
 
 /** What a caller needs to upload: PUT the file to `url` sending exactly `headers`. */
 export interface UploadTicket {
@@ -38,9 +41,79 @@ interface PresignDownloadOptions {
   inline?: boolean;
 }
 
+/** A part the store holds of an upload in parts. */
+export interface StoredPart {
+  partNumber: number;
+  sizeBytes: number;
+  /** What the part's PUT answered in its ETag header (quotes included). */
+  etag: string;
+  /** The part's verified checksum (base64), when the store reports it. */
+  checksum: string | null;
+}
+
+/**
+ * Uploads in parts: the caller PUTs each part to its own short-lived URL, bound to the part's
+ * size and checksum (the store refuses a body that does not match), then the parts are joined
+ * into the object at the key. On S3 this is S3's multipart upload (the bytes never pass through
+ * kinora); on the local store the same calls, the parts written in place in one file.
+ */
+export interface MultipartUploads {
+  /** Opens an upload in parts of `key`; `uploadId` names it in every later call. */
+  create(
+    key: string,
+    opts: { contentType: string; plan: PartPlan; checksum: ChecksumAlgorithm },
+  ): Promise<{ uploadId: string }>;
+  /** A URL that accepts a PUT of exactly this part, with the checksum in `headers`. */
+  presignPart(
+    key: string,
+    uploadId: string,
+    opts: { partNumber: number; sizeBytes: number; checksum: string; expiresInSec: number },
+  ): Promise<UploadTicket>;
+  /**
+   * The parts the store holds, by number; null when the store cannot say (s3rver refuses
+   * ListParts). MultipartError `no_such_upload` once the upload was completed or aborted.
+   */
+  listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
+  /**
+   * Joins the parts (every one of the plan, in order, with the ETags their PUTs answered) into
+   * the object at key, and answers its size. MultipartError when a part is missing or differs.
+   */
+  complete(
+    key: string,
+    uploadId: string,
+    parts: readonly { partNumber: number; etag: string; checksum: string }[],
+  ): Promise<{ sizeBytes: number }>;
+  /**
+   * Frees the parts; an upload already gone is fine. MultipartError `unsupported` when the store
+   * refuses (s3rver): its bucket's lifecycle rule must then clean up.
+   */
+  abort(key: string, uploadId: string): Promise<void>;
+}
+
+/** Why a store refused a multipart call. */
+export type MultipartProblem =
+  | "no_such_upload"
+  | "invalid_part"
+  | "busy"
+  | "exists"
+  | "unsupported";
+
+/** A store's refusal of a multipart call, with what was wrong in words. */
+export class MultipartError extends Error {
+  override readonly name = "MultipartError";
+  constructor(
+    readonly problem: MultipartProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Files by key: presigned upload and download links, reads, deletes (local disk or S3). */
 export interface BlobStore {
   readonly kind: "local" | "s3";
+  /** Uploads in parts of large files. */
+  readonly multipart: MultipartUploads;
   /** A single-purpose URL that accepts a PUT of exactly (or, with upTo, at most) sizeBytes with this contentType to key. */
   presignUpload(key: string, opts: PresignUploadOptions): Promise<UploadTicket>;
   /** A GET URL for key, expiring; Content-Disposition attachment with filename when given. */

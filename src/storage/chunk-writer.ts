@@ -20,6 +20,11 @@ interface ChunkWriterOptions {
   maxHeldBytes: number;
   /** Start a background datasync after this many bytes were written since the last one. */
   syncEveryBytes?: number;
+  /**
+   * Write from this byte of the file on (a part of an upload written in place), not at the
+   * handle's own position.
+   */
+  position?: number;
 }
 
 interface ChunkWriter {
@@ -37,6 +42,7 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
   let heldBytes = 0;
   let unsynced = 0;
   let failure: { error: unknown } | null = null;
+  let position = opts.position;
   /** The batch being written; the next one starts when it settles. */
   let writing: Promise<void> | null = null;
   let syncing: Promise<void> | null = null;
@@ -63,7 +69,9 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
     const batchBytes = queuedBytes;
     queue = [];
     queuedBytes = 0;
-    writing = writevAll(fh, batch, batchBytes)
+    const at = position;
+    if (position !== undefined) position += batchBytes;
+    writing = writevAll(fh, batch, batchBytes, at)
       .then(() => {
         heldBytes -= batchBytes;
         maybeStartSync(batchBytes);
@@ -103,13 +111,23 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
   };
 }
 
-/** writev until every byte is down: a regular file may take fewer bytes than asked. */
-async function writevAll(fh: FileHandle, buffers: Uint8Array[], total: number): Promise<void> {
+/**
+ * writev until every byte is down (a regular file may take fewer bytes than asked), at the
+ * handle's position or from `position` on.
+ */
+async function writevAll(
+  fh: FileHandle,
+  buffers: Uint8Array[],
+  total: number,
+  position?: number,
+): Promise<void> {
   let rest = buffers;
   let left = total;
+  let at = position;
   while (left > 0) {
-    const { bytesWritten } = await fh.writev(rest);
+    const { bytesWritten } = at === undefined ? await fh.writev(rest) : await fh.writev(rest, at);
     left -= bytesWritten;
+    if (at !== undefined) at += bytesWritten;
     if (left > 0) rest = skipBytes(rest, bytesWritten);
   }
 }

@@ -94,15 +94,21 @@ async function openCreatingDir(path: string): Promise<FileHandle> {
   }
 }
 
-async function copyLimited(
+/**
+ * Streams `chunks` into an open file: exactly `expectedBytes` (at most, with `upTo`), from
+ * `position` on when given (a part written in place), stopping as soon as the stream runs past
+ * the size. The caller owns the file: nothing is renamed or removed here.
+ */
+export async function copyLimited(
   chunks: AsyncIterable<Uint8Array>,
   fh: FileHandle,
   expectedBytes: number,
-  opts: WriteExactOptions,
+  opts: Pick<WriteExactOptions, "durable" | "signal" | "upTo"> & { position?: number },
 ): Promise<WriteOutcome> {
   const writer = createChunkWriter(fh, {
     maxHeldBytes: MAX_HELD_BYTES,
     syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
+    position: opts.position,
   });
   let bytes = 0;
   try {
@@ -124,7 +130,7 @@ async function copyLimited(
 }
 
 /** Makes a rename durable; some platforms cannot open a directory, which is harmless there. */
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   const dh = await open(dir, "r").catch(() => null);
   if (!dh) return;
   try {

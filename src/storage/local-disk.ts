@@ -1,13 +1,24 @@
 /**
  * How the local store lays objects out under its root: the object at key
- * `a/b/c` is the file `<root>/a/b/c`, its content type sits in `<root>/a/b/.c.meta`.
- * Dot-prefixed names can never be keys (see keys.ts), so temp and metadata
- * files never clash with objects.
+ * `a/b/c` is the file `<root>/a/b/c`, its content type sits in `<root>/a/b/.c.meta`, and an
+ * upload in parts of it is the folder `<root>/a/b/.c.mp-<upload id>/` (local-multipart.ts).
+ * Dot-prefixed names can never be keys (see keys.ts), so temp, metadata and part files never
+ * clash with objects.
  */
-import { type FileHandle, open, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import {
+  type FileHandle,
+  link,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  writeFile,
+} from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { BlobInfo } from "./blob-store.js";
-import { tempPathFor, type WriteOutcome, writeExactlyAtomic } from "./file-io.js";
+import { syncDir, tempPathFor, type WriteOutcome, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey, InvalidKeyError } from "./keys.js";
 
 /** A stored file opened for reading. */
@@ -34,7 +45,21 @@ export interface LocalDisk {
   /** An open handle on the object (so a concurrent replace cannot swap it mid-read), or null. */
   openForRead(key: string): Promise<OpenedObject | null>;
   head(key: string): Promise<BlobInfo | null>;
+  /** Removes the object and every upload in parts of it. */
   remove(key: string): Promise<void>;
+  /** The folder of upload `uploadId` (in parts) of key. */
+  multipartDir(key: string, uploadId: string): string;
+  /**
+   * Makes the complete file at `srcPath` (on the same filesystem, e.g. a joined upload) the
+   * object at key without copying it: renamed into place, or with `noReplace` linked so that
+   * an existing object stays (false then).
+   */
+  adopt(
+    key: string,
+    srcPath: string,
+    contentType: string,
+    opts?: { noReplace?: boolean },
+  ): Promise<boolean>;
 }
 
 /** Files under `rootDir`. */
@@ -92,10 +117,37 @@ export function createLocalDisk(rootDir: string): LocalDisk {
       await opened.fh.close();
       return { sizeBytes: opened.sizeBytes, contentType: opened.contentType };
     },
+    multipartDir: (key, uploadId) => multipartDirOf(pathFor(key), uploadId),
+    async adopt(key, srcPath, contentType, opts = {}) {
+      const path = pathFor(key);
+      await writeMeta(path, { contentType });
+      if (opts.noReplace) {
+        const linked = await link(srcPath, path).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === "EEXIST") return false;
+            throw err;
+          },
+        );
+        if (!linked) return false;
+        await rm(srcPath, { force: true });
+      } else {
+        await rename(srcPath, path);
+      }
+      await syncDir(dirname(path));
+      return true;
+    },
     async remove(key) {
       const path = pathFor(key);
       await rm(path, { force: true });
       await rm(metaPathFor(path), { force: true });
+      // An upload in parts of the key goes with it (a job's retention deletes its files by key).
+      const prefix = multipartDirOf(path, "");
+      const siblings = await readdir(dirname(path)).catch(() => [] as string[]);
+      for (const name of siblings) {
+        const full = join(dirname(path), name);
+        if (full.startsWith(prefix)) await rm(full, { recursive: true, force: true });
+      }
       // Keep the tree from filling with empty per-job folders; a folder still in use stays.
       const dir = dirname(path);
       if (dir !== root) await rmdir(dir).catch(() => {});
@@ -105,6 +157,10 @@ export function createLocalDisk(rootDir: string): LocalDisk {
 
 interface Meta {
   contentType: string;
+}
+
+function multipartDirOf(path: string, uploadId: string): string {
+  return join(dirname(path), `.${basename(path)}.mp-${uploadId}`);
 }
 
 function metaPathFor(path: string): string {

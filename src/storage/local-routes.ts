@@ -1,6 +1,7 @@
 /**
  * The HTTP side of the local store, mounted by the server at /files:
- * `PUT /u/<token>` receives an upload, `GET|HEAD /d/<token>` serves a download.
+ * `PUT /u/<token>` receives an upload, `PUT /p/<token>` one part of an upload in parts
+ * (local-part-route.ts), `GET|HEAD /d/<token>` serves a download.
  *
  * Statuses: every token problem (malformed, altered, expired, wrong purpose) is
  * 403, as S3 answers for its presigned URLs, so a client handles both stores
@@ -12,16 +13,19 @@
  */
 import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
-import { type ErrorCode, statusOf } from "../domain/error-codes.js";
 import type { Signer } from "../signing.js";
 import { attachmentDisposition, type UploadGuard } from "./blob-store.js";
-import { nodeChunks, webChunks } from "./file-io.js";
 import { decideRange, ifRangeMatches } from "./http-range.js";
 import type { LocalDisk, OpenedObject } from "./local-disk.js";
+import { fail, isClientAbort, requestChunks } from "./local-http.js";
+import type { LocalMultipart } from "./local-multipart.js";
+import { handlePart } from "./local-part-route.js";
 import { type DownloadClaims, type UploadClaims, verifyToken } from "./local-token.js";
 
-interface LocalRoutesDeps {
+/** What the routes need: the disk, the uploads in parts, the signer, the clock, the guard. */
+export interface LocalRoutesDeps {
   disk: LocalDisk;
+  multipart: LocalMultipart;
   signer: Signer;
   now: () => number;
   guard?: UploadGuard;
@@ -30,17 +34,17 @@ interface LocalRoutesDeps {
 const USED_LINK =
   "this upload link was already used: the file arrived, and a link accepts one file";
 
-function fail(c: Context, code: ErrorCode, detail: string, headers: Record<string, string> = {}) {
-  return c.json({ detail, code }, statusOf(code), { "Cache-Control": "no-store", ...headers });
-}
-
 export function buildLocalRoutes(deps: LocalRoutesDeps): Hono {
   const app = new Hono();
   app.put("/u/:token", (c) => handleUpload(c, deps));
+  app.put("/p/:token", (c) => handlePart(c, deps));
   // Hono routes HEAD to GET handlers; the handler checks the method to skip the body.
   app.get("/d/:token", (c) => handleDownload(c, deps));
   app.all("/u/:token", (c) =>
     fail(c, "method_not_allowed", "upload links accept only PUT", { Allow: "PUT" }),
+  );
+  app.all("/p/:token", (c) =>
+    fail(c, "method_not_allowed", "part links accept only PUT", { Allow: "PUT" }),
   );
   app.all("/d/:token", (c) =>
     fail(c, "method_not_allowed", "download links accept only GET and HEAD", {
@@ -118,26 +122,6 @@ function refuseHeaders(c: Context, claims: UploadClaims): Response | null {
   return length > claims.sizeBytes
     ? fail(c, "too_large", detail, { Connection: "close" })
     : fail(c, "upload_mismatch", detail);
-}
-
-/**
- * Under @hono/node-server the raw Node request is fastest (no web-stream
- * layer); in-process `app.request` calls have only the web body.
- */
-function requestChunks(c: Context): AsyncIterable<Uint8Array> {
-  const incoming: unknown = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  if (incoming instanceof Readable) return nodeChunks(incoming);
-  const body = c.req.raw.body;
-  return body ? webChunks(body) : emptyChunks();
-}
-
-async function* emptyChunks(): AsyncIterable<Uint8Array> {}
-
-function isClientAbort(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return (
-    e?.code === "ECONNRESET" || e?.code === "ERR_STREAM_PREMATURE_CLOSE" || e?.message === "aborted"
-  );
 }
 
 async function handleDownload(c: Context, deps: LocalRoutesDeps): Promise<Response> {

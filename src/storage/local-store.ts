@@ -20,6 +20,8 @@ import {
 import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey } from "./keys.js";
 import { createLocalDisk } from "./local-disk.js";
+import { createLocalMultipart } from "./local-multipart.js";
+import { localMultipartUploads } from "./local-multipart-store.js";
 import { buildLocalRoutes } from "./local-routes.js";
 import { signToken } from "./local-token.js";
 
@@ -63,14 +65,22 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
   const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const disk = createLocalDisk(opts.rootDir);
   const signer = typeof opts.signer === "string" ? createSigner(opts.signer) : opts.signer;
+  const parts = createLocalMultipart(disk);
   let app: Hono | undefined;
 
   const expiry = (expiresInSec: number) => Math.floor(now() / 1000) + expiresInSec;
 
   return {
     kind: "local",
+    multipart: localMultipartUploads({ parts, signer, baseUrl, expiry }),
     routes: (routeOpts = {}) => {
-      app ??= buildLocalRoutes({ disk, signer, now, guard: routeOpts.uploadGuard });
+      app ??= buildLocalRoutes({
+        disk,
+        multipart: parts,
+        signer,
+        now,
+        guard: routeOpts.uploadGuard,
+      });
       return app;
     },
     async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {

@@ -3,6 +3,7 @@
  * made and checked by the one signing module (src/signing.ts: purpose, expiry, key id for
  * rotation). Nothing is kept server-side, so any node holding the secret can check a token.
  */
+import { type ChecksumAlgorithm, isBase64Digest } from "../domain/uploads.js";
 import type { Signer } from "../signing.js";
 import { isValidKey } from "./keys.js";
 
@@ -27,20 +28,36 @@ export interface DownloadClaims {
   expiresAtSec: number;
 }
 
-type TokenClaims = UploadClaims | DownloadClaims;
+/**
+ * Part claims: PUT of part `partNumber` of upload `uploadId` of `key`, exactly `sizeBytes` bytes
+ * written at `offset`, whose digest (`algorithm`, base64) must be `checksum`.
+ */
+export interface PartClaims {
+  purpose: "part";
+  key: string;
+  uploadId: string;
+  partNumber: number;
+  offset: number;
+  sizeBytes: number;
+  algorithm: ChecksumAlgorithm;
+  checksum: string;
+  expiresAtSec: number;
+}
+
+type TokenClaims = UploadClaims | DownloadClaims | PartClaims;
 
 type TokenCheck<P extends TokenClaims["purpose"]> =
   | { ok: true; claims: Extract<TokenClaims, { purpose: P }> }
   | { ok: false; detail: string };
 
 /** Signer purposes: a link made for one never verifies as the other (or as any other token). */
-const PURPOSE = { upload: "blob-upload", download: "blob-download" } as const;
+const PURPOSE = { upload: "blob-upload", download: "blob-download", part: "blob-part" } as const;
 const MALFORMED = "this link is malformed; use the URL exactly as it was given";
 
 /** Wire form of the claims: short names keep URLs short (the signer adds `exp`). */
 interface WireClaims {
   v: 1;
-  p: "u" | "d";
+  p: "u" | "d" | "p";
   k: string;
   exp: number;
   t?: string;
@@ -48,9 +65,23 @@ interface WireClaims {
   f?: string;
   i?: 1;
   u?: 1;
+  /** Part claims: upload id, part number, offset, algorithm, checksum. */
+  up?: string;
+  pn?: number;
+  o?: number;
+  a?: ChecksumAlgorithm;
+  c?: string;
+}
+
+function partWire(claims: PartClaims) {
+  const { key: k, uploadId: up, partNumber: pn, offset: o, sizeBytes: n } = claims;
+  return { v: 1, p: "p", k, up, pn, o, n, a: claims.algorithm, c: claims.checksum };
 }
 
 export function signToken(claims: TokenClaims, signer: Signer): string {
+  if (claims.purpose === "part") {
+    return signer.sign(PURPOSE.part, partWire(claims), claims.expiresAtSec * 1000);
+  }
   const wire =
     claims.purpose === "upload"
       ? {
@@ -89,7 +120,7 @@ export function verifyToken<P extends TokenClaims["purpose"]>(
       const when = new Date(checked.expiredAtMs ?? nowMs).toISOString();
       return { ok: false, detail: `this link expired at ${when}; ask for a new one` };
     }
-    const other = purpose === "upload" ? "download" : "upload";
+    const other = purpose === "download" ? "upload" : "download";
     if (signer.check(PURPOSE[other], token, Number.NEGATIVE_INFINITY).ok) {
       return {
         ok: false,
@@ -127,6 +158,7 @@ function decodeClaims(wire: Partial<WireClaims>): TokenClaims | null {
       ...upTo,
     };
   }
+  if (wire.p === "p") return decodePart(wire, k, expiresAtSec);
   if (wire.p === "d") {
     if ((t !== undefined && typeof t !== "string") || (f !== undefined && typeof f !== "string")) {
       return null;
@@ -135,4 +167,28 @@ function decodeClaims(wire: Partial<WireClaims>): TokenClaims | null {
     return { purpose: "download", key: k, expiresAtSec, contentType: t, filename: f, ...inline };
   }
   return null;
+}
+
+function decodePart(
+  wire: Partial<WireClaims>,
+  key: string,
+  expiresAtSec: number,
+): PartClaims | null {
+  const { up, pn, o, n, a, c } = wire;
+  const whole = (x: unknown, min: number) => Number.isSafeInteger(x) && (x as number) >= min;
+  if (typeof up !== "string" || !/^[0-9a-f]{32}$/.test(up)) return null;
+  if (!whole(pn, 1) || !whole(o, 0) || !whole(n, 0)) return null;
+  if ((a !== "sha256" && a !== "md5") || typeof c !== "string" || !isBase64Digest(a, c))
+    return null;
+  return {
+    purpose: "part",
+    key,
+    uploadId: up,
+    partNumber: pn as number,
+    offset: o as number,
+    sizeBytes: n as number,
+    algorithm: a,
+    checksum: c,
+    expiresAtSec,
+  };
 }

@@ -25,8 +25,9 @@ import {
 } from "./blob-store.js";
 import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey } from "./keys.js";
+import { s3MultipartUploads } from "./s3-multipart.js";
 
-/** S3's limit for a single PUT; larger objects would need multipart uploads. */
+/** S3's limit for a single PUT; larger objects are uploaded in parts (s3-multipart.ts). */
 const MAX_SINGLE_PUT_BYTES = 5 * 1024 ** 3;
 
 interface S3BlobStoreOptions {
@@ -80,6 +81,7 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
 
   return {
     kind: "s3",
+    multipart: s3MultipartUploads({ client, presigner, bucket: Bucket, now }),
     async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {
       assertValidKey(key);
       assertContentType(contentType);

@@ -1,0 +1,319 @@
+/**
+ * Uploads in parts on the local store. Every part is written in place, at its own offset, into
+ * one file in the upload's folder beside the object (`.<name>.mp-<upload id>/data`); completing
+ * renames that file into place. So joining is a rename on every filesystem: no byte is copied,
+ * where per-part files would need a copy of the whole (tens of GB) or reads stitched across
+ * hundreds of files for ever after. Each part that arrived whole and matched its checksum has a
+ * small record beside the data (`part-00001.json`): the store's own list of parts, as S3 keeps
+ * one. A part's record is removed before its bytes are (re)written, so a failed rewrite leaves
+ * the part missing, never a record over damaged bytes.
+ *
+ * One process serves the local store, so the locks are in memory: one writer per part at a
+ * time (two writers of one region could interleave), and no part lands while the upload is
+ * being completed or aborted.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type ChecksumAlgorithm,
+  isPartNumber,
+  type PartPlan,
+  partOffset,
+  partSize,
+} from "../domain/uploads.js";
+import { MultipartError, type StoredPart } from "./blob-store.js";
+import { copyLimited, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
+import type { LocalDisk } from "./local-disk.js";
+import type { PartClaims } from "./local-token.js";
+
+/** What the folder of an upload in parts records about it. */
+export interface LocalPlan extends PartPlan {
+  contentType: string;
+  checksum: ChecksumAlgorithm;
+}
+
+/** How a part's PUT ended. */
+export type PartOutcome =
+  | { ok: true; etag: string; sizeBytes: number }
+  | { ok: false; reason: "no_upload" | "closing" | "busy" | "refused" }
+  | { ok: false; reason: "bad_checksum"; bytes: number }
+  | Extract<WriteOutcome, { ok: false }>;
+
+/** The local store's uploads in parts (its HTTP part route calls `receivePart`). */
+export interface LocalMultipart {
+  create(key: string, plan: LocalPlan): Promise<string>;
+  readPlan(key: string, uploadId: string): Promise<LocalPlan | null>;
+  receivePart(
+    claims: PartClaims,
+    chunks: AsyncIterable<Uint8Array>,
+    stillAllowed: () => Promise<boolean>,
+  ): Promise<PartOutcome>;
+  listParts(key: string, uploadId: string): Promise<StoredPart[]>;
+  complete(
+    key: string,
+    uploadId: string,
+    parts: readonly { partNumber: number; etag: string }[],
+  ): Promise<{ sizeBytes: number }>;
+  abort(key: string, uploadId: string): Promise<void>;
+}
+
+const DATA = "data";
+const PLAN = "plan.json";
+const recordName = (n: number) => `part-${String(n).padStart(5, "0")}.json`;
+
+/** Uploads in parts of `disk`'s objects. */
+export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
+  const locks = createUploadLocks();
+  const dirOf = (key: string, uploadId: string) => disk.multipartDir(key, uploadId);
+
+  const readPlan = async (key: string, uploadId: string) =>
+    readJson<LocalPlan>(join(dirOf(key, uploadId), PLAN));
+
+  const listParts = async (key: string, uploadId: string): Promise<StoredPart[]> => {
+    const dir = dirOf(key, uploadId);
+    const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") throw gone();
+      throw err;
+    });
+    const parts: StoredPart[] = [];
+    for (const name of names.filter((n) => /^part-\d{5}\.json$/.test(n)).sort()) {
+      const record = await readJson<StoredPart>(join(dir, name));
+      if (record) parts.push(record);
+    }
+    return parts;
+  };
+
+  return {
+    async create(key, plan) {
+      const uploadId = randomBytes(16).toString("hex");
+      const dir = dirOf(key, uploadId);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(join(dir, PLAN), JSON.stringify(plan), { mode: 0o600 });
+      // The data file exists from the start: a part opens it without O_CREAT, so a part that
+      // arrives after an abort or a completion finds nothing to write into.
+      const fh = await open(join(dir, DATA), "wx", 0o600);
+      await fh.close();
+      await syncDir(dir);
+      return uploadId;
+    },
+    readPlan,
+    async receivePart(claims, chunks, stillAllowed) {
+      const release = locks.beginPart(claims.uploadId, claims.partNumber);
+      if (typeof release === "string") return { ok: false, reason: release };
+      try {
+        return await writePart(dirOf(claims.key, claims.uploadId), claims, chunks, stillAllowed);
+      } finally {
+        release();
+      }
+    },
+    listParts,
+    async complete(key, uploadId, parts) {
+      const plan = await readPlan(key, uploadId);
+      if (!plan) throw gone();
+      const busy = locks.close(uploadId);
+      if (busy !== null) {
+        throw new MultipartError("busy", `part ${busy} is still arriving; complete after it`);
+      }
+      let done = false;
+      try {
+        checkParts(plan, parts, await listParts(key, uploadId));
+        const dir = dirOf(key, uploadId);
+        const data = join(dir, DATA);
+        const fh = await open(data, "r+");
+        try {
+          await fh.sync();
+          const { size } = await fh.stat();
+          if (size !== plan.sizeBytes) {
+            throw new MultipartError(
+              "invalid_part",
+              `the parts hold ${size} bytes, not ${plan.sizeBytes}`,
+            );
+          }
+        } finally {
+          await fh.close();
+        }
+        if (!(await disk.adopt(key, data, plan.contentType, { noReplace: true }))) {
+          throw new MultipartError("exists", "the object already exists; it is never replaced");
+        }
+        done = true;
+        await rm(dir, { recursive: true, force: true });
+        return { sizeBytes: plan.sizeBytes };
+      } finally {
+        if (done) locks.forget(uploadId);
+        else locks.reopen(uploadId);
+      }
+    },
+    async abort(key, uploadId) {
+      // Parts still arriving write into the removed file (freed when they close) and cannot
+      // record themselves: the folder is gone.
+      locks.close(uploadId, { force: true });
+      try {
+        await rm(dirOf(key, uploadId), { recursive: true, force: true });
+      } finally {
+        locks.forget(uploadId);
+      }
+    },
+  };
+}
+
+async function writePart(
+  dir: string,
+  claims: PartClaims,
+  chunks: AsyncIterable<Uint8Array>,
+  stillAllowed: () => Promise<boolean>,
+): Promise<PartOutcome> {
+  const plan = await readJson<LocalPlan>(join(dir, PLAN));
+  if (!plan) return { ok: false, reason: "no_upload" };
+  const n = claims.partNumber;
+  if (
+    !isPartNumber(plan, n) ||
+    partOffset(plan, n) !== claims.offset ||
+    partSize(plan, n) !== claims.sizeBytes ||
+    plan.checksum !== claims.algorithm
+  ) {
+    // Only a link signed for another upload of the same id could get here: refuse it whole.
+    return { ok: false, reason: "no_upload" };
+  }
+  const fh = await open(join(dir, DATA), "r+").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return null;
+    throw err;
+  });
+  if (!fh) return { ok: false, reason: "no_upload" };
+  const hash = createHash(claims.algorithm);
+  try {
+    // From here the part is missing until its new bytes are down and checked.
+    await rm(join(dir, recordName(n)), { force: true });
+    const outcome = await copyLimited(hashed(chunks, hash), fh, claims.sizeBytes, {
+      durable: true,
+      position: claims.offset,
+    });
+    if (!outcome.ok) return outcome;
+    const digest = hash.digest();
+    if (digest.toString("base64") !== claims.checksum) {
+      return { ok: false, reason: "bad_checksum", bytes: outcome.bytes };
+    }
+    await fh.datasync();
+    if (!(await stillAllowed())) return { ok: false, reason: "refused" };
+    const record: StoredPart = {
+      partNumber: n,
+      sizeBytes: outcome.bytes,
+      etag: `"${digest.toString("hex")}"`,
+      checksum: claims.checksum,
+    };
+    if (!(await writeRecord(dir, recordName(n), record))) return { ok: false, reason: "no_upload" };
+    return { ok: true, etag: record.etag, sizeBytes: record.sizeBytes };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Every part of the plan, in order, each as stored with the ETag its PUT answered. */
+function checkParts(
+  plan: LocalPlan,
+  given: readonly { partNumber: number; etag: string }[],
+  stored: readonly StoredPart[],
+): void {
+  const byNumber = new Map(stored.map((p) => [p.partNumber, p]));
+  if (given.length !== plan.partCount) {
+    throw new MultipartError(
+      "invalid_part",
+      `the upload has ${plan.partCount} parts; ${given.length} were given`,
+    );
+  }
+  given.forEach((part, i) => {
+    if (part.partNumber !== i + 1) {
+      throw new MultipartError("invalid_part", "parts must be listed once each, in order");
+    }
+    const held = byNumber.get(part.partNumber);
+    if (!held) throw new MultipartError("invalid_part", `part ${part.partNumber} has not arrived`);
+    if (held.etag !== part.etag) {
+      throw new MultipartError("invalid_part", `part ${part.partNumber}'s ETag differs`);
+    }
+  });
+}
+
+/** The chunks, each also fed to `hash` as it passes. */
+async function* hashed(
+  chunks: AsyncIterable<Uint8Array>,
+  hash: ReturnType<typeof createHash>,
+): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+/** Writes a record atomically; false when the folder is gone (the upload was aborted). */
+async function writeRecord(dir: string, name: string, record: StoredPart): Promise<boolean> {
+  const path = join(dir, name);
+  const tmp = tempPathFor(path);
+  try {
+    await writeFile(tmp, JSON.stringify(record), { mode: 0o600, flag: "wx" });
+    await rename(tmp, path);
+    return true;
+  } catch (err) {
+    await rm(tmp, { force: true });
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
+}
+
+async function readJson<T>(path: string): Promise<T | null> {
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as T;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+}
+
+const gone = () =>
+  new MultipartError(
+    "no_such_upload",
+    "no upload in parts is open here: it was completed or aborted",
+  );
+
+/**
+ * In-process locks of the uploads in parts: which parts are being written, and whether the
+ * upload is closing (being completed or aborted). `close` answers a part still arriving.
+ */
+function createUploadLocks() {
+  const uploads = new Map<string, { closing: boolean; writing: Set<number> }>();
+  const entry = (id: string) => {
+    let e = uploads.get(id);
+    if (!e) {
+      e = { closing: false, writing: new Set() };
+      uploads.set(id, e);
+    }
+    return e;
+  };
+  return {
+    beginPart(id: string, n: number): "closing" | "busy" | (() => void) {
+      const e = entry(id);
+      if (e.closing) return "closing";
+      if (e.writing.has(n)) return "busy";
+      e.writing.add(n);
+      return () => {
+        e.writing.delete(n);
+        if (!e.closing && e.writing.size === 0) uploads.delete(id);
+      };
+    },
+    close(id: string, opts: { force?: boolean } = {}): number | null {
+      const e = entry(id);
+      const [first] = e.writing;
+      if (first !== undefined && !opts.force) return first;
+      e.closing = true;
+      return null;
+    },
+    reopen(id: string) {
+      const e = uploads.get(id);
+      if (!e) return;
+      e.closing = false;
+      if (e.writing.size === 0) uploads.delete(id);
+    },
+    forget(id: string) {
+      uploads.delete(id);
+    },
+  };
+}
