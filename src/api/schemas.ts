@@ -166,7 +166,7 @@ export const WaitField = z
   .openapi({ example: 20 })
   .meta({
     description:
-      "Hold the answer up to this long until the job's status changes (long-poll); with until progress, a progress report ends it too.",
+      "Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too.",
     minimum: 0,
     maximum: 25,
     default: 0,
@@ -182,7 +182,7 @@ export const UntilField = z
   .openapi({ example: "status" })
   .meta({
     description:
-      "What ends the wait early: status (default) — a new status (done, failed, …); progress — also each progress report.",
+      "What ends a wait: status — a new status (done, failed, …); progress — also a progress report.",
     default: "status",
   });
 

@@ -28,7 +28,7 @@ export const MaxPriceFields = {
     .optional()
     .meta({
       description:
-        "The most the owner agreed to pay for this call, in cents. A price above it is refused (price_above_max, with the price) and nothing is charged.",
+        "The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged.",
     }),
 };
 

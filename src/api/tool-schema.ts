@@ -43,18 +43,6 @@ function walk(node: unknown, visit: (n: Json, depth: number) => void, depth = 0)
   }
 }
 
-/** A union of objects listed by field name becomes one object with every name (lean, still true). */
-function mergeObjectUnions(node: unknown): void {
-  walk(node, (n) => {
-    const any = n.anyOf;
-    if (!Array.isArray(any) || !any.every((x: Json) => x.type === "object" && x.properties)) return;
-    const names = new Set(any.flatMap((x: Json) => Object.keys(x.properties as Json)));
-    delete n.anyOf;
-    n.type = "object";
-    n.properties = Object.fromEntries([...names].map((name) => [name, {}]));
-  });
-}
-
 /** An e-mail field says `format: email`; its long pattern repeats it. */
 function dropPatternBesideFormat(node: Json): void {
   if (node.format && node.pattern) delete node.pattern;
@@ -94,28 +82,55 @@ export function inputJsonSchema(schema: z.ZodObject): Json {
   return out;
 }
 
-/** JSON Schema of a contract's answer (with its 202 form, if any), lean and open to additions. */
+/** The JSON types a schema node admits; undefined when it does not say (then any). */
+function typesOf(node: Json): string[] | undefined {
+  if (typeof node.type === "string") return [node.type];
+  if (Array.isArray(node.type)) return node.type as string[];
+  const any = (node.anyOf ?? node.oneOf) as Json[] | undefined;
+  if (!Array.isArray(any)) return undefined;
+  const all: string[] = [];
+  for (const variant of any) {
+    const types = typesOf(variant);
+    if (!types) return undefined;
+    all.push(...types);
+  }
+  return [...new Set(all)];
+}
+
+/** `{type}` of a field: its type(s) only, or `{}` (any) when the schema does not say one. */
+function fieldType(node: Json): Json {
+  const types = typesOf(node);
+  if (!types) return {};
+  return { type: types.length === 1 ? types[0] : types };
+}
+
+/** The top-level objects of an answer: one object, or each variant of a union. */
+function answerObjects(root: Json): Json[] {
+  const any = (root.anyOf ?? root.oneOf) as Json[] | undefined;
+  return Array.isArray(any) ? any : [root];
+}
+
+/**
+ * JSON Schema of a contract's answer (with its 202 form, if any): the REST answer's fields,
+ * each with its JSON type(s) (`null` included where it may be null) — the answer every tool
+ * result's `structuredContent` is, so the official clients' validation of it holds. Lean for
+ * the tools/list budget: a resource inside the answer (a job, a clip, a wallet) is typed as an
+ * object, not spelled out field by field (the tool's description and text content name what
+ * matters, and the REST document has every field); no prose, no `required` (open to additive
+ * fields). A union of answers lists every field any of them has.
+ */
 export function outputJsonSchema(contract: AnyContract): Json {
   const accepted = contract.rest?.accepted?.schema;
   const schema = accepted ? z.union([contract.output, accepted]) : contract.output;
-  const out = toJson(schema, "output");
-  walk(out, (n) => {
-    delete n.additionalProperties;
-    delete n.propertyNames;
-    delete n.description;
-    delete n.examples;
-    delete n.enum;
-    // `required` lists the fields again: an answer always has them, and the names are listed.
-    delete n.required;
-  });
-  mergeObjectUnions(out);
-  // The answer's fields by name only: every answer shows them with their values, and the REST
-  // document describes them. A resource in the answer (a job, a wallet) is not spelled out:
-  // listing its ~30 names in each of a dozen tools cost a quarter of tools/list.
-  walk(out, (n, depth) => {
-    if (depth === 1) for (const key of Object.keys(n)) delete n[key];
-  });
-  // MCP wants an object schema at the top; a union of objects still is one.
-  if (out.type === undefined) out.type = "object";
-  return out;
+  const root = toJson(schema, "output");
+  const fields = new Map<string, Json[]>();
+  for (const variant of answerObjects(root)) {
+    const props = (variant.properties ?? {}) as Record<string, Json>;
+    for (const [name, node] of Object.entries(props)) {
+      fields.set(name, [...(fields.get(name) ?? []), node]);
+    }
+  }
+  const properties: Record<string, Json> = {};
+  for (const [name, nodes] of fields) properties[name] = fieldType({ anyOf: nodes });
+  return { type: "object", properties };
 }

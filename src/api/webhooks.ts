@@ -22,7 +22,7 @@ const ReceiverUrl = z
 export const JobWebhookFields = {
   webhook_url: ReceiverUrl.optional().meta({
     description:
-      "An https URL that gets this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key.",
+      "An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key.",
     example: "https://example.com/hooks/kinora",
   }),
   webhook_events: z

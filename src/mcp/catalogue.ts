@@ -24,13 +24,15 @@ export function catalogue(operations: readonly Operation[]): Catalogue {
     byName: new Map(withTools.map((op) => [op.contract.mcp?.name as string, op])),
     tools: withTools.map(({ contract }) => {
       const tool = contract.mcp as NonNullable<typeof contract.mcp>;
+      // No display title: tools/list has a budget (16,000 characters, read into the model's
+      // context), and the output schemas are worth more to an assistant than a name for a UI,
+      // which then shows the tool's name.
       return {
         name: tool.name,
-        title: tool.title,
         description: tool.description,
         inputSchema: toolInputJsonSchema(contract) as Tool["inputSchema"],
         outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
-        annotations: { title: tool.title, ...tool.annotations },
+        annotations: tool.annotations,
         // 2025-11-25 clients call these as tasks only where the tool says it may (./tasks.ts).
         ...(tool.name in TASK_TOOLS ? { execution: { taskSupport: "optional" as const } } : {}),
       };

@@ -11,9 +11,7 @@ const IdempotencyKeyArg = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters without spaces")
   .optional()
-  .describe(
-    "Send the same value on a retry: the call runs at most once; a retry gets the first answer.",
-  );
+  .describe("The same value on a retry runs the call once; the retry gets the first answer.");
 
 const inputs = new WeakMap<AnyContract, z.ZodObject>();
 

@@ -68,14 +68,14 @@ const ledgerCount = async (walletId: string) =>
   ).length;
 
 describe("tools/list", () => {
-  it("lists the 13 spec tools and list_restores, each with a title, an output schema and all four hints", async () => {
+  it("lists the 13 spec tools and list_restores, each with an output schema naming its fields and all four hints", async () => {
     const { key } = await agent();
     const client = await connect(s.url, key);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools) {
-      expect(tool.title, tool.name).toBeTruthy();
       expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(Object.keys(tool.outputSchema?.properties ?? {}).length, tool.name).toBeGreaterThan(0);
       for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
         expect(typeof (tool.annotations as Json)?.[hint], `${tool.name} ${hint}`).toBe("boolean");
       }
@@ -96,7 +96,26 @@ describe("tools/list", () => {
         "quote_restore",
       ].sort(),
     );
+    // Open-world: anything that reaches beyond kinora (a URL fetched, a checkout, a chain).
+    const openWorld = tools
+      .filter((t) => t.annotations?.openWorldHint)
+      .map((t) => t.name)
+      .sort();
+    expect(openWorld).toEqual(
+      [
+        "create_restore",
+        "create_top_up_link",
+        "make_clip",
+        "start_restore",
+        "top_up_with_usdc",
+      ].sort(),
+    );
     const create = tools.find((t) => t.name === "create_restore");
+    expect(create?.outputSchema?.properties).toMatchObject({
+      job: { type: "object" },
+      upload_url: { type: "string" },
+      paid_from_balance: { type: "boolean" },
+    });
     expect(create?.inputSchema.properties).toHaveProperty("duration_sec");
     expect(create?.inputSchema.properties).toHaveProperty("idempotency_key");
     await client.close();

@@ -20,7 +20,7 @@ export const getPrices = defineContract({
     name: "get_prices",
     title: "Prices and limits",
     description:
-      "Free. Every price and limit: restore qualities (what each does, from $2.99 for 5 minutes, then per minute), clips ($0.59 / $0.99), top-up ranges, image types, refusal codes.",
+      "Free. Every price and limit: restore qualities (what each does and costs), clips ($0.59 / $0.99), top-up ranges, image types, refusal codes.",
     annotations: READ_ONLY,
   },
 });
@@ -41,7 +41,7 @@ export const cancelJob = defineContract({
     name: "cancel_job",
     title: "Cancel a job that has not started",
     description:
-      "Refunds at once, to the balance and this key's allowance. Cancels a restore not yet started (uploaded or not) or a clip whose image never arrived; a running job cannot be cancelled. Again: unchanged.",
+      "Refunds at once, to the balance and this key's allowance. Cancels a restore not yet started or a clip whose image never arrived; a running job cannot be. Again: unchanged.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: true,

@@ -92,7 +92,7 @@ export const createClip = defineContract({
     name: "make_clip",
     title: "Make a 5-second clip",
     description:
-      "Costs $0.59 (480p) or $0.99 (720p), charged now, refunded if the clip fails or is refused; get the owner's agreement unless given. One image and a prompt make a 5-second clip with sound. Give image_url, or content_type and then PUT the image to upload_url and start_clip. The image is deleted once used.",
+      "Costs $0.59 (480p) or $0.99 (720p), charged now, refunded if it fails or is refused; get the owner's agreement unless given. One image and a prompt make a 5-second clip with sound. Give image_url, or content_type, then PUT the image to upload_url and start_clip.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
@@ -152,7 +152,7 @@ export const getClip = defineContract({
     name: "get_clip",
     title: "Follow a clip",
     description:
-      "Free. The clip: status (queued → processing → done; failed or refused are refunded), progress, queue ETA and, once done, video_url (plays in a browser) and download_url; deleted after about 48 hours.",
+      "Free. The clip: status (queued → processing → done; failed or refused are refunded), progress, queue ETA, and once done video_url (plays in a browser) and download_url.",
     annotations: READ_ONLY,
   },
 });

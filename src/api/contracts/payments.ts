@@ -65,7 +65,7 @@ export const topUpWithUsdc = defineContract({
     name: "top_up_with_usdc",
     title: "Top up with USDC (x402)",
     description:
-      'Adds $1–$200 in USDC from your own wallet over x402 v2 (1 USDC = $1). The first call is an error whose text is {"x402/error": {code: 402, data: PaymentRequired}}: sign it and call again with the payload in _meta["x402/payment"]. The receipt is in _meta["x402/payment-response"]; "pending" means credited once the chain confirms.',
+      'Adds $1–$200 in USDC from your own wallet over x402 v2 (1 USDC = $1). The first call answers the terms as an error ({"x402/error": {code: 402, data: PaymentRequired}}): sign and call again with the payload in _meta["x402/payment"]. Receipt: _meta["x402/payment-response"]; pending: credited once the chain confirms.',
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

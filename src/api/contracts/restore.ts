@@ -93,12 +93,13 @@ export const createRestore = defineContract({
     name: "create_restore",
     title: "Create a cloud restore",
     description:
-      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given). Charged to the balance now; PUT the file to upload_url with exactly upload_headers, then start_restore — or give video_url (a public link) instead: nothing to upload or start. With pay_with checkout the owner pays by card instead. A video shorter than declared is refunded the difference once measured.",
+      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given), charged now. PUT the file to upload_url with exactly upload_headers, then start_restore — or give video_url (a public link): nothing to upload or start. pay_with checkout: the owner pays by card. Shorter than declared: the difference is refunded.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: false,
-      openWorldHint: false,
+      // It reaches outside kinora: it fetches video_url, opens a card checkout, posts webhooks.
+      openWorldHint: true,
     },
   },
 });
@@ -122,7 +123,7 @@ export const listRestores = defineContract({
     name: "list_restores",
     title: "List this key's restores",
     description:
-      "Free. This key's restore jobs, newest first, with status and download_url once done; next_cursor pages back. Finds a job whose id was lost.",
+      "Free. This key's restores, newest first (status; download_url once done); next_cursor pages back. Finds a job whose id was lost.",
     annotations: READ_ONLY,
   },
 });
@@ -157,7 +158,7 @@ export const followRestore = defineContract({
     name: "get_restore",
     title: "Follow a restore",
     description:
-      "Free. The job: status (processing → done; failed or refunded give the money back), progress 0..1, queue ETA and, once done, download_url (1 hour, fresh on every call; results are deleted after about 48 hours).",
+      "Free. The job: status (processing → done; failed or refunded give the money back), progress 0..1, queue ETA, and once done download_url (fresh each call; deleted after about 48 hours).",
     annotations: READ_ONLY,
   },
 });
@@ -234,12 +235,13 @@ export const startOrPayRestore = defineContract({
     name: "start_restore",
     title: "Start a restore",
     description:
-      "No further charge. Starts the restore once the file is uploaded (again: unchanged). A pay_with checkout job returns checkout_url for the owner instead; it starts once paid. Then follow it with get_restore.",
+      "No further charge. Starts the restore once the file is uploaded (again: unchanged); a pay_with checkout job returns checkout_url for the owner and starts once paid. Follow it with get_restore.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,
-      openWorldHint: false,
+      // A pay_with checkout job opens its checkout at the card provider.
+      openWorldHint: true,
     },
   },
 });

@@ -53,7 +53,7 @@ export const getWallet = defineContract({
     name: "get_balance",
     title: "Balance and allowance",
     description:
-      "Free. The balance, what this key can still spend (spendable_cents), its limit and spent amount, and ask_before_spending (true: ask the owner before each purchase).",
+      "Free. The balance, what this key can still spend (spendable_cents), its limit, and ask_before_spending (true: ask the owner before each purchase).",
     annotations: READ_ONLY,
   },
 });
