@@ -15,13 +15,34 @@ export interface McpCaller {
   credential: string;
 }
 
-/** The 401 challenge: where a client that signs in finds the authorization server (RFC 9728). */
-function challenge(publicUrl: string, error?: string): Record<string, string> {
+/**
+ * `error_description` as RFC 6750 lets it be quoted (printable ASCII without `"` or `\`): the
+ * refusal's code and detail, so a client that reports only the challenge — as the SDK clients
+ * do at connect, in either era — still says why (`key_revoked: …`).
+ */
+function describe(code: string, detail: string): string {
+  return `${code}: ${detail}`
+    .replace(/[—–]/g, "-")
+    .replace(/…/g, "...")
+    .replace(/[^\x20-\x7e]|["\\]/g, "")
+    .slice(0, 300);
+}
+
+/**
+ * The 401 challenge: where a client that signs in finds the authorization server (RFC 9728),
+ * and what was wrong with what it sent.
+ */
+function challenge(
+  publicUrl: string,
+  why: { code: string; detail: string },
+  error?: string,
+): Record<string, string> {
   const parts = [
     `Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`,
     `scope="mcp"`,
   ];
   if (error) parts.push(`error="${error}"`);
+  parts.push(`error_description="${describe(why.code, why.detail)}"`);
   return { "WWW-Authenticate": parts.join(", ") };
 }
 
@@ -51,12 +72,9 @@ function secretFrom(req: Request, publicUrl: string): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) {
-    throw new ApiError(
-      "unauthorized",
-      "The Authorization header must be `Bearer <agent key or access token>`.",
-      {},
-      { headers: challenge(publicUrl, "invalid_request") },
-    );
+    const detail = "The Authorization header must be `Bearer <agent key or access token>`.";
+    const headers = challenge(publicUrl, { code: "unauthorized", detail }, "invalid_request");
+    throw new ApiError("unauthorized", detail, {}, { headers });
   }
   return match[1];
 }
@@ -68,12 +86,10 @@ export async function mcpCaller(
 ): Promise<McpCaller> {
   const secret = secretFrom(req, publicUrl);
   if (!secret) {
-    throw new ApiError(
-      "unauthorized",
-      "/mcp needs an agent key (Authorization: Bearer pak_…, or ?key=pak_… for clients that take only a URL), or sign in: an OAuth-capable client finds how in WWW-Authenticate.",
-      {},
-      { headers: challenge(publicUrl) },
-    );
+    const detail =
+      "/mcp needs an agent key (Authorization: Bearer pak_…, or ?key=pak_… for clients that take only a URL), or sign in: an OAuth-capable client finds how in WWW-Authenticate.";
+    const headers = challenge(publicUrl, { code: "unauthorized", detail });
+    throw new ApiError("unauthorized", detail, {}, { headers });
   }
   let principal: Principal;
   try {
@@ -84,7 +100,7 @@ export async function mcpCaller(
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       // The same code (a revoked key stays key_revoked), with the challenge MCP clients read.
-      const headers = challenge(publicUrl, "invalid_token");
+      const headers = challenge(publicUrl, err, "invalid_token");
       throw new ApiError(err.code, err.detail, err.extra, { headers });
     }
     throw err;

@@ -4,13 +4,13 @@
  * transport's edges are in transport.test.ts, the other clients and eras in eras.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { stubClassifier } from "../clips/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
-import { call, connect, INIT, type Json, refusal, rpc } from "./helpers.js";
+import { CLIENTS, call, connect, INIT, type Json, refusal, rpc } from "./helpers.js";
 
 const TOOL_NAMES = [
   "get_prices",
@@ -137,6 +137,30 @@ describe("tools/list", () => {
 });
 
 describe("auth", () => {
+  it("says why a key is refused at connect, in every official client and era (error_description)", async () => {
+    const { owner, key, keyId } = await agent();
+    await s.t.call("POST", `/wallet/keys/${keyId}/revoke`, { key: owner.key });
+    for (const kind of CLIENTS) {
+      const err = await connect(s.url, key, { client: kind }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err, kind).toBeInstanceOf(Error);
+      // The message, or the answer's text the SDK's error carries beside it.
+      const said = `${err?.message} ${JSON.stringify((err as { data?: unknown })?.data ?? "")}`;
+      expect(said, kind).toMatch(/key_revoked/);
+    }
+    for (const headers of [{}, { authorization: `Bearer ${key}` }]) {
+      const res = await rpc(s.url, INIT, headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/error_description="[\x20-\x7e]+"/);
+    }
+    const revoked = await rpc(s.url, INIT, { authorization: `Bearer ${key}` });
+    expect(revoked.headers.get("www-authenticate")).toMatch(
+      /error="invalid_token", error_description="key_revoked: This agent key has been revoked/,
+    );
+  });
+
   it("accepts the agent key in the header or in ?key=", async () => {
     const { key } = await agent();
     for (const inUrl of [false, true]) {
