@@ -42,6 +42,9 @@ describe("top_up_with_usdc over MCP", () => {
       // data: PaymentRequired}}, read by the official SDK client after tools/list.
       const refused = refusal(await call(client, "top_up_with_usdc", { amount_cents: 150 }));
       expect(refused["x402/error"]).toMatchObject({ code: 402, message: expect.any(String) });
+      // In MCP words: the payment goes in _meta, not in a REST header.
+      expect(refused["x402/error"].message).toMatch(/_meta\["x402\/payment"\]/);
+      expect(refused["x402/error"].message).not.toMatch(/PAYMENT-SIGNATURE/);
       const terms = refused["x402/error"].data;
       expect(terms).toMatchObject({ x402Version: 2 });
       expect(terms.accepts[0]).toMatchObject({

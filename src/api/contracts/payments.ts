@@ -45,6 +45,13 @@ export const topUpWithUsdc = defineContract({
   policies: { spends: true, rate: "spend", payment: "x402" },
   remedies: {
     unavailable: (refer) => `Add money by card with ${refer(createTopUpLink)} instead.`,
+    // The retry in the caller's words: a header over REST (named "POST /…"), `_meta` over MCP.
+    payment_required: (refer) => {
+      const retry = refer(topUpWithUsdc);
+      return retry.startsWith("POST ")
+        ? `Then repeat ${retry} with the signed payment (base64) in the PAYMENT-SIGNATURE header.`
+        : `Then call ${retry} again with the signed payment payload in params._meta["x402/payment"].`;
+    },
   },
   rest: {
     method: "post",

@@ -85,7 +85,8 @@ export async function cryptoTopup(
     throw paymentRequiredError(
       usdc,
       input,
-      "Payment required: sign the USDC transfer in the PAYMENT-REQUIRED terms and repeat the request with it in PAYMENT-SIGNATURE.",
+      // Where the signed payment goes is the surface's word: the contract's remedy says it.
+      "Payment required: sign the USDC transfer these terms describe.",
     );
   }
   const auth = tryReadAuthorization(input.paymentHeader);
