@@ -4,8 +4,8 @@
  * gathered in DB below and re-exported, so callers import every table type from here.
  */
 import type { Generated } from "kysely";
-import type { ClipStatus } from "../domain/clips/transitions.js";
-import type { RestoreStatus } from "../domain/restore/transitions.js";
+import type { ClipStatus } from "../kinds/clips/rules/transitions.js";
+import type { RestoreStatus } from "../kinds/restore/rules/transitions.js";
 import type { NullableTimestamp, Timestamp } from "./schema-columns.js";
 import type {
   CheckoutsTable,
@@ -14,6 +14,7 @@ import type {
   UsdcPaymentsTable,
   UsdcRefundsTable,
 } from "./schema-payments.js";
+import type { MultipartUploadPartsTable, MultipartUploadsTable } from "./schema-uploads.js";
 import type {
   JobWebhooksTable,
   WebhookAttemptsTable,
@@ -24,6 +25,7 @@ import type {
 } from "./schema-webhooks.js";
 
 export type * from "./schema-payments.js";
+export type * from "./schema-uploads.js";
 export type * from "./schema-webhooks.js";
 
 /** wallets: balance in cents, the wallet key's hash, the pause flag. */
@@ -263,4 +265,6 @@ export interface DB {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  multipart_uploads: MultipartUploadsTable;
+  multipart_upload_parts: MultipartUploadPartsTable;
 }

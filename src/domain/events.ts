@@ -30,6 +30,16 @@ export interface KinoraEvents {
   reconciled(e: { ok: boolean; driftItems: number; atMs: number }): void;
   /** A webhook attempt ended (delivered, retrying, failed for good) or disabled its endpoint. */
   webhookDelivery(e: { outcome: "delivered" | "retrying" | "failed" | "disabled" }): void;
+  /**
+   * An upload in parts ended: completed, or aborted with its parts deleted (`reason`: expired,
+   * job_ended, cancelled, failed); `parts`/`bytes` are what had arrived and was thrown away.
+   */
+  uploadInPartsEnded(e: {
+    outcome: "completed" | "aborted";
+    reason: string | null;
+    parts: number;
+    bytes: number;
+  }): void;
 }
 
 /** A listener may watch any subset of the events. */
@@ -52,6 +62,7 @@ const NAMES: readonly (keyof KinoraEvents)[] = [
   "leaseLapsed",
   "reconciled",
   "webhookDelivery",
+  "uploadInPartsEnded",
 ];
 
 /**

@@ -28,7 +28,8 @@ type IdPrefix =
   | "evt"
   | "app"
   | "ur"
-  | "we";
+  | "we"
+  | "up";
 
 /** Makes ids like `rj_…` (random in production, counted in tests). */
 export type IdGenerator = (prefix: IdPrefix) => string;

@@ -27,7 +27,39 @@ export function registerKinoraMetrics(
   opts: KinoraMetricsOptions,
 ): KinoraObserver {
   registerJobGauges(registry, opts);
-  return { ...httpObserver(registry), ...moneyObserver(registry), ...jobObserver(registry) };
+  return {
+    ...httpObserver(registry),
+    ...moneyObserver(registry),
+    ...jobObserver(registry),
+    ...uploadObserver(registry),
+  };
+}
+
+function uploadObserver(r: MetricsRegistry): KinoraObserver {
+  const ended = r.counter({
+    name: "kinora_uploads_in_parts_total",
+    help: "Uploads in parts that ended on this node, by outcome (completed, aborted) and why an aborted one was (expired, job_ended, cancelled, failed).",
+    labelNames: ["outcome", "reason"],
+  });
+  const discarded = r.counter({
+    name: "kinora_upload_parts_discarded_total",
+    help: "Parts of aborted uploads deleted by this node (what had arrived), by reason.",
+    labelNames: ["reason"],
+  });
+  const discardedBytes = r.counter({
+    name: "kinora_upload_parts_discarded_bytes_total",
+    help: "Bytes of the parts of aborted uploads deleted by this node, by reason.",
+    labelNames: ["reason"],
+  });
+  return {
+    uploadInPartsEnded(e) {
+      const reason = e.reason ?? "";
+      ended.inc({ outcome: e.outcome, reason });
+      if (e.outcome !== "aborted") return;
+      discarded.inc({ reason }, e.parts);
+      discardedBytes.inc({ reason }, e.bytes);
+    },
+  };
 }
 
 function httpObserver(r: MetricsRegistry): KinoraObserver {

@@ -4,133 +4,36 @@
  * checksums: test/fakes/s3-multipart-front.ts) behind the SigV4 check of presigned URLs.
  * A file of five parts of 5 MiB (the last shorter) goes up out of order and in parallel.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { request as httpRequest } from "node:http";
+import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type S3MultipartFront,
-  startS3MultipartFront,
-} from "../../test/fakes/s3-multipart-front.js";
-import { type SigV4Proxy, startSigV4Proxy } from "../../test/fakes/sigv4-proxy.js";
-import { listAllFiles, makeTempDir, SECRET } from "../../test/storage/temp-files.js";
+  TEST_BUCKET as BUCKET,
+  localPartsStore,
+  type PartsStore,
+  putCut,
+  putPart,
+  s3PartsStore,
+  sha256,
+} from "../../test/storage/multipart-stores.js";
+import { makeTempDir } from "../../test/storage/temp-files.js";
 import { type PartPlan, partOffset, partSize, planParts } from "../domain/uploads.js";
 import { type BlobStore, MultipartError, type UploadTicket } from "./blob-store.js";
-import { createLocalBlobStore } from "./local-store.js";
 import { createS3BlobStore } from "./s3-store.js";
 
 const MIB = 1024 * 1024;
 const FILE = randomBytes(4 * 5 * MIB + 3 * MIB + 17);
 const PLAN: PartPlan = planParts(FILE.length, 5 * MIB);
-const BUCKET = "kinora-mp";
 
 const partBytes = (plan: PartPlan, n: number) =>
   FILE.subarray(partOffset(plan, n), partOffset(plan, n) + partSize(plan, n));
-const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("base64");
 
-interface Setup {
-  store: BlobStore;
-  /** Every file the store keeps on disk. */
-  files(): Promise<string[]>;
-  front?: S3MultipartFront;
-  close(): Promise<void>;
-}
-
-async function localSetup(): Promise<Setup> {
-  const { dir, cleanup } = await makeTempDir("kinora-mp-local-");
-  let app: Hono | undefined;
-  const server: ServerType = serve({
-    fetch: (r, env) => app!.fetch(r, env),
-    port: 0,
-    hostname: "127.0.0.1",
-  });
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  const store = createLocalBlobStore({
-    rootDir: dir,
-    publicBaseUrl: `http://127.0.0.1:${port}`,
-    signer: SECRET,
-  });
-  app = new Hono();
-  app.route("/files", store.routes());
-  return {
-    store,
-    files: () => listAllFiles(dir),
-    async close() {
-      await new Promise((r) => server.close(r));
-      await cleanup();
-    },
-  };
-}
-
-async function s3Setup(): Promise<Setup> {
-  const { dir, cleanup } = await makeTempDir("kinora-mp-s3-");
-  const s3rverDir = join(dir, "s3rver");
-  const s3rver = new S3rver({
-    address: "127.0.0.1",
-    port: 0,
-    silent: true,
-    directory: s3rverDir,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = (await s3rver.run()) as AddressInfo;
-  const front = await startS3MultipartFront({ targetPort: port, s3rverDir });
-  const frontPort = Number(new URL(front.url).port);
-  const proxy: SigV4Proxy = await startSigV4Proxy({
-    targetPort: frontPort,
-    credentials: { S3RVER: "S3RVER" },
-  });
-  const store = createS3BlobStore({
-    bucket: BUCKET,
-    region: "us-east-1",
-    endpoint: front.url,
-    publicEndpoint: proxy.url,
-    forcePathStyle: true,
-    accessKeyId: "S3RVER",
-    secretAccessKey: "S3RVER",
-  });
-  return {
-    store,
-    front,
-    // s3rver's own bookkeeping files (bucket metadata) are not objects.
-    files: async () =>
-      (await listAllFiles(s3rverDir)).filter((f) => !f.endsWith("._S3rver_bucket_config.json")),
-    async close() {
-      await proxy.close();
-      await front.close();
-      await s3rver.close();
-      await cleanup();
-    },
-  };
-}
-
-function put(ticket: UploadTicket, body: Uint8Array<ArrayBuffer>, extra: Record<string, string> = {}) {
-  return fetch(ticket.url, {
-    method: "PUT",
-    headers: { ...ticket.headers, "content-length": String(body.length), ...extra },
-    body,
-  });
-}
-
-/** PUTs the first `sendBytes` of `body` with the full Content-Length, then cuts the connection. */
-function putCut(ticket: UploadTicket, body: Uint8Array, sendBytes: number): Promise<string> {
-  return new Promise((resolve) => {
-    const req = httpRequest(ticket.url, {
-      method: "PUT",
-      headers: { ...ticket.headers, "content-length": String(body.length) },
-    });
-    req.on("error", (err) => resolve(String((err as NodeJS.ErrnoException).code ?? err)));
-    req.on("response", (res) => {
-      res.resume();
-      resolve(`answered ${res.statusCode}`);
-    });
-    req.write(body.subarray(0, sendBytes), () => setTimeout(() => req.destroy(), 50));
-  });
-}
+type Setup = PartsStore;
+const localSetup = localPartsStore;
+const s3Setup = () => s3PartsStore();
+const put = putPart;
 
 async function open(store: BlobStore, key: string, plan = PLAN) {
   const { uploadId } = await store.multipart.create(key, {

@@ -33,6 +33,9 @@ export const COPY_ORDER: readonly TableName[] = [
   "webhook_events",
   "webhook_deliveries",
   "webhook_attempts",
+  // Uploads in parts: the upload before its parts.
+  "multipart_uploads",
+  "multipart_upload_parts",
   // Replays of the last 24 hours: a client retrying across the cutover gets its first answer.
   "idempotency_keys",
   // Empty on PGlite (it counts in memory); copied anyway so the rule is "every table".

@@ -1,0 +1,449 @@
+/**
+ * Uploads in parts, the use cases every job kind shares (by the storage key of the file, so
+ * no kind is named here): open one for a declared size, hand out part links bound to each
+ * part's size and checksum, record a part the caller says arrived, tell a resumer what arrived,
+ * complete (join and check the size), abort. The kinds check who may do which (the job's owner,
+ * in a status that takes its file); this module checks the upload itself.
+ *
+ * kinora keeps its own record of the parts (multipart_upload_parts): where the store can list
+ * its parts (S3, the local store) the listing is the truth and the record follows it; where it
+ * cannot (s3rver), the record of what callers reported is all there is, and the store's
+ * complete checks each part's ETag.
+ */
+import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../api/uploads.js";
+import { ApiError, conflict, invalidField, wrongState } from "../../domain/errors.js";
+import {
+  describeParts,
+  isBase64Digest,
+  isPartNumber,
+  missingParts,
+  type PartPlan,
+  partSize,
+  planParts,
+} from "../../domain/uploads.js";
+import { type BlobStore, MultipartError, type StoredPart } from "../../storage/blob-store.js";
+import type { CoreDeps } from "../deps.js";
+import {
+  dropParts,
+  findLatest,
+  findUnfinished,
+  insertUpload,
+  moveUpload,
+  type PartRow,
+  partsOf,
+  receivedTotals,
+  savePart,
+  type UploadRow,
+} from "./records.js";
+
+/** What the upload use cases need: the database, clock, ids, events and the store. */
+export interface UploadsDeps extends CoreDeps {
+  storage: BlobStore;
+}
+
+/** Part links live this long; a caller asks again for the parts it has not sent by then. */
+export const PART_URL_SEC = 3600;
+/** The most part links one request may ask for. */
+export const MAX_PARTS_PER_REQUEST = 1000;
+
+export type { UploadRow };
+
+const planOf = (row: UploadRow): PartPlan => ({
+  sizeBytes: Number(row.size_bytes),
+  partSizeBytes: Number(row.part_size_bytes),
+  partCount: row.part_count,
+});
+
+/**
+ * Opens the upload in parts of `key` (the store's and kinora's record), or answers the one
+ * already open for it: opening is idempotent, so a creator retried after a lost answer gets
+ * the same upload.
+ */
+export async function openUpload(
+  deps: UploadsDeps,
+  input: {
+    key: string;
+    contentType: string;
+    sizeBytes: number;
+    partBytes: number;
+    expiresAt: Date;
+  },
+): Promise<UploadRow> {
+  const open = await findUnfinished(deps.db, input.key);
+  if (open) return open;
+  const plan = planParts(input.sizeBytes, input.partBytes);
+  const { uploadId } = await deps.storage.multipart.create(input.key, {
+    contentType: input.contentType,
+    plan,
+    checksum: "sha256",
+  });
+  const now = deps.clock();
+  const row = await insertUpload(deps.db, {
+    id: deps.ids("up"),
+    object_key: input.key,
+    store_upload_id: uploadId,
+    content_type: input.contentType,
+    size_bytes: plan.sizeBytes,
+    part_size_bytes: plan.partSizeBytes,
+    part_count: plan.partCount,
+    checksum_algorithm: "sha256",
+    status: "open",
+    created_at: now,
+    updated_at: now,
+    expires_at: input.expiresAt,
+  });
+  if (row) return row;
+  // Another opener won the race: keep its upload, free ours.
+  await deps.storage.multipart.abort(input.key, uploadId).catch(() => {});
+  const winner = await findUnfinished(deps.db, input.key);
+  if (!winner) throw new Error(`the upload in parts of ${input.key} vanished while opening`);
+  return winner;
+}
+
+/** The upload of `key` (the latest, whatever became of it), or undefined. */
+export function uploadOf(deps: UploadsDeps, key: string): Promise<UploadRow | undefined> {
+  return findLatest(deps.db, key);
+}
+
+/** The plan as the create answer shows it. */
+export function planView(row: UploadRow, steps: string): UploadPlanView {
+  return {
+    method: "parts",
+    size_bytes: Number(row.size_bytes),
+    part_size_bytes: Number(row.part_size_bytes),
+    part_count: row.part_count,
+    checksum: "sha256",
+    expires_at: row.expires_at.toISOString(),
+    steps,
+  };
+}
+
+/** Refuses anything but an open upload, saying what became of it. */
+function assertOpen(row: UploadRow): void {
+  if (row.status === "open") return;
+  if (row.status === "completed") {
+    throw new ApiError(
+      "already_uploaded",
+      "The file's parts were already joined: the file is whole.",
+    );
+  }
+  if (row.status === "completing") {
+    throw conflict("The file's parts are being joined now; read the job again in a moment.");
+  }
+  throw wrongState(
+    `The upload was aborted (${row.abort_reason ?? "aborted"}) and its parts deleted; create a new job.`,
+  );
+}
+
+/**
+ * Links for the given parts, each bound to its size and checksum. Refuses (400, naming the
+ * field) a part number outside the plan, a malformed checksum, a part asked twice.
+ */
+export async function partTickets(
+  deps: UploadsDeps,
+  row: UploadRow,
+  parts: readonly { part_number: number; sha256: string }[],
+): Promise<PartTicketView[]> {
+  assertOpen(row);
+  const plan = planOf(row);
+  if (parts.length === 0 || parts.length > MAX_PARTS_PER_REQUEST) {
+    throw invalidField("parts", `must list 1 to ${MAX_PARTS_PER_REQUEST} parts.`);
+  }
+  const seen = new Set<number>();
+  parts.forEach((p, i) => {
+    if (!isPartNumber(plan, p.part_number)) {
+      throw invalidField(
+        `parts[${i}].part_number`,
+        `must be 1 to ${plan.partCount}: the file has ${plan.partCount} parts of ${plan.partSizeBytes} bytes.`,
+      );
+    }
+    if (seen.has(p.part_number)) {
+      throw invalidField(`parts[${i}].part_number`, `lists part ${p.part_number} twice.`);
+    }
+    seen.add(p.part_number);
+    if (!isBase64Digest("sha256", p.sha256)) {
+      throw invalidField(
+        `parts[${i}].sha256`,
+        "must be the base64 SHA-256 of the part's bytes (44 characters ending in =).",
+      );
+    }
+  });
+  return Promise.all(
+    parts.map(async (p) => {
+      const sizeBytes = partSize(plan, p.part_number);
+      const ticket = await deps.storage.multipart.presignPart(row.object_key, row.store_upload_id, {
+        partNumber: p.part_number,
+        sizeBytes,
+        checksum: p.sha256,
+        expiresInSec: PART_URL_SEC,
+      });
+      return {
+        part_number: p.part_number,
+        size_bytes: sizeBytes,
+        url: ticket.url,
+        headers: ticket.headers,
+        expires_at: ticket.expiresAt.toISOString(),
+      };
+    }),
+  );
+}
+
+/** The store's listing (null when it cannot list); a gone upload becomes the caller's 409. */
+async function storeParts(deps: UploadsDeps, row: UploadRow): Promise<StoredPart[] | null> {
+  try {
+    return await deps.storage.multipart.listParts(row.object_key, row.store_upload_id);
+  } catch (err) {
+    if (err instanceof MultipartError && err.problem === "no_such_upload") {
+      await abortRow(deps, row, "failed");
+      throw wrongState("The upload's parts are gone from storage; create a new job.");
+    }
+    throw err;
+  }
+}
+
+/**
+ * Records part `partNumber` as arrived, with the ETag its PUT answered. Where the store can
+ * list its parts the part must be there with that ETag and the plan's size; elsewhere the
+ * caller's word stands until complete, which the store checks against the ETags.
+ */
+export async function recordPart(
+  deps: UploadsDeps,
+  row: UploadRow,
+  input: { partNumber: number; etag: string; sha256: string },
+): Promise<UploadProgressView> {
+  assertOpen(row);
+  const plan = planOf(row);
+  if (!isPartNumber(plan, input.partNumber)) {
+    throw invalidField("part_number", `must be 1 to ${plan.partCount}.`);
+  }
+  if (!isBase64Digest("sha256", input.sha256)) {
+    throw invalidField("sha256", "must be the base64 SHA-256 of the part's bytes.");
+  }
+  const listed = await storeParts(deps, row);
+  const expected = partSize(plan, input.partNumber);
+  let sizeBytes = expected;
+  if (listed !== null) {
+    const held = listed.find((p) => p.partNumber === input.partNumber);
+    if (!held || unquote(held.etag) !== unquote(input.etag)) {
+      throw new ApiError(
+        "not_uploaded",
+        `Part ${input.partNumber} has not arrived${held ? " with that ETag" : ""}: PUT it to its link, then report it with the ETag the PUT answered.`,
+      );
+    }
+    sizeBytes = held.sizeBytes;
+  }
+  if (sizeBytes !== expected) {
+    throw new ApiError(
+      "upload_mismatch",
+      `Part ${input.partNumber} is ${sizeBytes} bytes but the plan says ${expected}; send it again with its link.`,
+    );
+  }
+  await savePart(deps.db, {
+    upload_id: row.id,
+    part_number: input.partNumber,
+    size_bytes: sizeBytes,
+    etag: input.etag,
+    checksum: input.sha256,
+    received_at: deps.clock(),
+  });
+  return progress(deps, row, listed);
+}
+
+/**
+ * Where the upload stands. The store's listing, where it has one, is the truth: the record
+ * takes the parts it holds and forgets the ones it does not (a part rewritten and cut off).
+ */
+export async function uploadProgress(
+  deps: UploadsDeps,
+  row: UploadRow,
+): Promise<UploadProgressView> {
+  const listed = row.status === "open" ? await storeParts(deps, row) : null;
+  return progress(deps, row, listed);
+}
+
+async function progress(
+  deps: UploadsDeps,
+  row: UploadRow,
+  listed: StoredPart[] | null,
+): Promise<UploadProgressView> {
+  const plan = planOf(row);
+  let parts = await partsOf(deps.db, row.id);
+  if (listed !== null) parts = await reconcile(deps, row, plan, parts, listed);
+  const arrived = row.status === "completed" ? allParts(plan) : parts.map((p) => p.part_number);
+  const receivedBytes =
+    row.status === "completed"
+      ? plan.sizeBytes
+      : parts.reduce((sum, p) => sum + Number(p.size_bytes), 0);
+  return {
+    status: row.status,
+    size_bytes: plan.sizeBytes,
+    part_size_bytes: plan.partSizeBytes,
+    part_count: plan.partCount,
+    received_bytes: receivedBytes,
+    received_parts: arrived.length,
+    parts: parts.map((p) => ({
+      part_number: p.part_number,
+      size_bytes: Number(p.size_bytes),
+      etag: p.etag,
+      sha256: p.checksum,
+    })),
+    missing: missingParts(plan, arrived),
+    expires_at: row.expires_at.toISOString(),
+  };
+}
+
+/** The record made to agree with the store's listing (only parts of the plan's size count). */
+async function reconcile(
+  deps: UploadsDeps,
+  row: UploadRow,
+  plan: PartPlan,
+  recorded: PartRow[],
+  listed: StoredPart[],
+): Promise<PartRow[]> {
+  const held = new Map(
+    listed
+      .filter(
+        (p) => isPartNumber(plan, p.partNumber) && p.sizeBytes === partSize(plan, p.partNumber),
+      )
+      .map((p) => [p.partNumber, p]),
+  );
+  const gone = recorded.filter(
+    (r) => unquote(held.get(r.part_number)?.etag ?? "") !== unquote(r.etag),
+  );
+  await dropParts(
+    deps.db,
+    row.id,
+    gone.map((r) => r.part_number),
+  );
+  const kept = new Set(recorded.filter((r) => !gone.includes(r)).map((r) => r.part_number));
+  for (const p of held.values()) {
+    if (kept.has(p.partNumber) || p.checksum === null) continue;
+    // A part that arrived but was never reported (the caller stopped before telling us).
+    await savePart(deps.db, {
+      upload_id: row.id,
+      part_number: p.partNumber,
+      size_bytes: p.sizeBytes,
+      etag: p.etag,
+      checksum: p.checksum,
+      received_at: deps.clock(),
+    });
+  }
+  return partsOf(deps.db, row.id);
+}
+
+/**
+ * Joins the parts into the file and checks its size against the declared one. Refuses while
+ * parts are missing (400 not_uploaded, naming them), when the upload is being completed or was
+ * completed (409), or when the store finds a part differs (400 upload_mismatch) — each
+ * changing nothing, so the caller can send what is missing and complete again.
+ */
+export async function completeUpload(deps: UploadsDeps, row: UploadRow): Promise<UploadRow> {
+  assertOpen(row);
+  const now = deps.clock();
+  const claimed = await moveUpload(deps.db, row.id, ["open"], "completing", now);
+  if (!claimed) {
+    const latest = await findLatest(deps.db, row.object_key);
+    assertOpen(latest ?? row);
+    throw conflict("The upload changed while completing; try again.");
+  }
+  try {
+    const state = await uploadProgress(deps, { ...claimed, status: "open" });
+    if (state.missing.length > 0) {
+      throw new ApiError(
+        "not_uploaded",
+        `Parts ${describeParts(state.missing)} of ${state.part_count} have not arrived: send them, then complete again.`,
+      );
+    }
+    const parts = state.parts.map((p) => ({
+      partNumber: p.part_number,
+      etag: p.etag,
+      checksum: p.sha256,
+    }));
+    const joined = await deps.storage.multipart
+      .complete(row.object_key, row.store_upload_id, parts)
+      .catch((err: unknown) => {
+        if (err instanceof MultipartError && err.problem === "invalid_part") {
+          throw new ApiError(
+            "upload_mismatch",
+            `The store refused the parts (${err.message}); read the upload's state and send the parts it lists as missing.`,
+          );
+        }
+        throw err;
+      });
+    if (joined.sizeBytes !== Number(row.size_bytes)) {
+      await deps.storage.delete(row.object_key);
+      await moveUpload(deps.db, row.id, ["completing"], "aborted", deps.clock(), {
+        aborted_at: deps.clock(),
+        abort_reason: "failed",
+      });
+      throw new ApiError(
+        "upload_mismatch",
+        `The joined file is ${joined.sizeBytes} bytes but size was declared as ${row.size_bytes}; create a new job.`,
+      );
+    }
+  } catch (err) {
+    await moveUpload(deps.db, row.id, ["completing"], "open", deps.clock());
+    throw err;
+  }
+  const done = await moveUpload(deps.db, row.id, ["completing"], "completed", deps.clock(), {
+    completed_at: deps.clock(),
+  });
+  deps.events?.uploadInPartsEnded({
+    outcome: "completed",
+    reason: null,
+    parts: row.part_count,
+    bytes: 0,
+  });
+  return done ?? { ...claimed, status: "completed" };
+}
+
+/**
+ * Aborts the unfinished upload of `key` (a job cancelled, expired or gone): the store frees its
+ * parts and the record goes. Answers whether there was one to abort.
+ */
+export async function abortUpload(
+  deps: UploadsDeps,
+  key: string,
+  reason: string,
+): Promise<boolean> {
+  const row = await findUnfinished(deps.db, key);
+  return row ? abortRow(deps, row, reason) : false;
+}
+
+/** Aborts one upload (open only: one being completed finishes, and its caller cleans up). */
+export async function abortRow(
+  deps: UploadsDeps,
+  row: UploadRow,
+  reason: string,
+): Promise<boolean> {
+  const totals = await receivedTotals(deps.db, row.id);
+  const now = deps.clock();
+  const moved = await moveUpload(deps.db, row.id, ["open"], "aborted", now, {
+    aborted_at: now,
+    abort_reason: reason,
+  });
+  if (!moved) return false;
+  await freeParts(deps, moved);
+  await dropParts(deps.db, row.id, allParts(planOf(row)));
+  deps.events?.uploadInPartsEnded({ outcome: "aborted", reason, ...totals });
+  return true;
+}
+
+/** Asks the store to free an upload's parts; a store that cannot (s3rver) is logged. */
+export async function freeParts(deps: UploadsDeps, row: UploadRow): Promise<void> {
+  try {
+    await deps.storage.multipart.abort(row.object_key, row.store_upload_id);
+  } catch (err) {
+    if (!(err instanceof MultipartError && err.problem === "unsupported")) throw err;
+    deps.log.warn(
+      "the store refused to abort an upload in parts; its lifecycle rule must clean up",
+      {
+        upload: row.id,
+        key: row.object_key,
+      },
+    );
+  }
+}
+
+const allParts = (plan: PartPlan) => Array.from({ length: plan.partCount }, (_, i) => i + 1);
+const unquote = (etag: string) => etag.replace(/"/g, "");
