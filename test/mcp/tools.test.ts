@@ -4,9 +4,9 @@
  * transport's edges are in transport.test.ts, the other clients and eras in eras.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { stubClassifier } from "../clips/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
@@ -133,6 +133,42 @@ describe("tools/list", () => {
     expect(balance.structuredContent.wallet.agent_key.ask_before_spending).toBe(false);
     await asks.close();
     await trusted.close();
+  });
+});
+
+describe("not_found gives the next step", () => {
+  it("names the tool for the id's kind, or the list tools, over MCP and in REST words over REST", async () => {
+    const { key } = await agent();
+    const client = await connect(s.url, key);
+    const r = (
+      await call(client, "create_restore", {
+        duration_sec: 30,
+        filename: "a.mp4",
+        content_type: "video/mp4",
+        size: 10,
+      })
+    ).structuredContent.job.id as string;
+    const asClip = refusal(await call(client, "get_clip", { job_id: r }));
+    expect(asClip.code).toBe("not_found");
+    expect(asClip.detail).toMatch(
+      new RegExp(`${r} is a restore's id: read it with the get_restore tool\\.`),
+    );
+    const unknown = refusal(
+      await call(client, "get_restore", { job_id: "rj_000000000000000000000" }),
+    );
+    expect(unknown.detail).toMatch(
+      /This key sees only its own jobs: the list_restores tool lists them\./,
+    );
+    const either = refusal(await call(client, "cancel_job", { job_id: "nope" }));
+    expect(either.detail).toMatch(
+      /Job ids start with rj_ \(restores\) or clip_ \(clips\); the list_restores tool or the list_clips tool lists/,
+    );
+    const rest = await s.t.call("GET", `/motion/jobs/${r}`, { key });
+    expect(rest.status).toBe(404);
+    expect(rest.body.detail).toContain(`is a restore's id: read it with GET /cloud/jobs/${r}.`);
+    const restUnknown = await s.t.call("GET", "/motion/jobs/clip_0000000000000000", { key });
+    expect(restUnknown.body.detail).toMatch(/GET \/motion\/jobs lists them\./);
+    await client.close();
   });
 });
 
