@@ -18,7 +18,40 @@ export {
   type RestoreResult,
 } from "./engine.js";
 export { MediaError, type MediaErrorCode } from "./errors.js";
+export {
+  buildConcatList,
+  buildJoinArgs,
+  type JoinInput,
+  type JoinResult,
+  joinSegments,
+  restoreSound,
+} from "./join.js";
 export { type Capabilities, decidePlan, LIMITS, type PlanInput } from "./plan.js";
 export { ffmpegCapabilities, probeForPlan } from "./probe.js";
 export { measureQuality, type QualityScore } from "./quality.js";
+export {
+  buildSegmentArgs,
+  buildSegmentDetectArgs,
+  type SegmentContext,
+  type SegmentJob,
+  segmentContext,
+  segmentWindow,
+} from "./segment-chain.js";
+export {
+  analyseForSegments,
+  restoreSegment,
+  type SegmentedAnalysis,
+  type SegmentResult,
+  type SegmentRunOptions,
+  segmentJobs,
+} from "./segment-run.js";
+export {
+  type CutOptions,
+  type CutPlan,
+  DEFAULT_SEGMENT_SEC,
+  type FrameList,
+  listFrames,
+  planCuts,
+  type SegmentSpec,
+} from "./segments.js";
 export type { Measurements, RestorePlan, RestoreQuality, SourceInfo } from "./types.js";
