@@ -1,7 +1,7 @@
 /**
  * `@kinora/client`: a typed SDK for kinora's REST API — one method per operation, typed errors,
- * automatic Idempotency-Key and safe retries on money-moving calls, an upload helper and
- * wait helpers over held reads. Built on `fetch`; no runtime dependencies.
+ * automatic Idempotency-Key and safe retries on money-moving calls, upload helpers (one PUT, or
+ * parts in parallel that resume) and wait helpers over held reads. Built on `fetch`; no runtime dependencies.
  */
 export {
   type CallOptions,
@@ -19,4 +19,13 @@ export { formatCents } from "./money.js";
 export { restoreQualityFromName } from "./quality.js";
 export { backoffMs, type RetryOptions, sleep } from "./retry.js";
 export type { UploadOptions, UploadSource, UploadTarget } from "./upload.js";
+export {
+  type ArrivedPart,
+  type PartLink,
+  type PartsState,
+  type PartsTransport,
+  type PartsUploadOptions,
+  type PartsUploadResult,
+  uploadParts,
+} from "./upload-parts.js";
 export type { ClipJob, RestoreJob, WaitOptions } from "./wait.js";
