@@ -8,7 +8,7 @@ import { jobEngineDeps } from "../src/feature.js";
 import { createJobQueue } from "../src/jobs/queue.js";
 import { JOBS_CHANNEL } from "../src/jobs/work.js";
 import { createDbWorkSource } from "../src/jobs/work-source.js";
-import { restoreInputKey, restoreJobs } from "../src/services/restore/job-definition.js";
+import { restoreInputKey, restoreJobs } from "../src/kinds/restore/services/definition.js";
 import { benchPlatform, type Figure, percentile } from "./lib.js";
 
 export async function benchPickup(

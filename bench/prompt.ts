@@ -4,8 +4,8 @@
  * plus `includes` of each term. The ratio is what the thoroughness costs.
  */
 
-import { checkPrompt } from "../src/domain/clips/prompt-rule.js";
-import { NUDITY, SEXUAL } from "../src/domain/clips/prompt-terms.js";
+import { checkPrompt } from "../src/kinds/clips/rules/prompt-rule.js";
+import { NUDITY, SEXUAL } from "../src/kinds/clips/rules/prompt-terms.js";
 import { ALLOWED, REFUSED } from "../test/fixtures/prompt-corpus.js";
 import type { Figure } from "./lib.js";
 

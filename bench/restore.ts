@@ -180,7 +180,7 @@ export async function benchRestore(
 }
 
 /**
- * The worker's steps on one file (see workers/executors/restore.ts): the packet scan of the
+ * The worker's steps on one file (see kinds/restore/executor/executor.ts): the packet scan of the
  * length and the engine's probe side by side, then the restore with both handed over — against
  * the same steps one after the other (scan, then a restore that probes). Pairs alternate as in
  * `benchRestore`; the figure is the median pair ratio, below 1 when the overlap pays.

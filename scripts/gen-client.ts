@@ -10,13 +10,13 @@
  * Usage: npx tsx scripts/gen-client.ts            (writes the file)
  *        npx tsx scripts/gen-client.ts --check    (exit 1 when the committed file is stale)
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { CLIP_FINAL } from "../src/domain/clips/transitions.js";
 import { ERROR_CODES as ERROR_TABLE_ROWS } from "../src/domain/error-codes.js";
-import { QUALITY_LABELS } from "../src/domain/restore/quality-names.js";
-import { RESTORE_FINAL } from "../src/domain/restore/transitions.js";
+import { CLIP_FINAL } from "../src/kinds/clips/rules/transitions.js";
+import { QUALITY_LABELS } from "../src/kinds/restore/rules/quality-names.js";
+import { RESTORE_FINAL } from "../src/kinds/restore/rules/transitions.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the generated module lives. */
@@ -32,12 +32,26 @@ export interface ContractFacts {
   auth: string;
 }
 
-/** The contracts with a REST binding, by operation id, from every src/api/contracts/*.ts. */
+/** Every contract module: src/api/contracts/*.ts and each kind's src/kinds/<kind>/api/contracts.ts. */
+function contractFiles(): string[] {
+  const shared = path.join(root, "src/api/contracts");
+  const kinds = path.join(root, "src/kinds");
+  return [
+    ...readdirSync(shared)
+      .filter((f) => /\.ts$/.test(f) && !/\.test\.ts$/.test(f))
+      .map((f) => path.join(shared, f)),
+    ...readdirSync(kinds, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => path.join(kinds, d.name, "api/contracts.ts"))
+      .filter((f) => existsSync(f)),
+  ];
+}
+
+/** The contracts with a REST binding, by operation id, from every contract module. */
 export async function loadContracts(): Promise<Map<string, ContractFacts>> {
-  const dir = path.join(root, "src/api/contracts");
   const out = new Map<string, ContractFacts>();
-  for (const file of readdirSync(dir).filter((f) => /\.ts$/.test(f) && !/\.test\.ts$/.test(f))) {
-    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as Record<string, Json>;
+  for (const file of contractFiles()) {
+    const mod = (await import(pathToFileURL(file).href)) as Record<string, Json>;
     for (const value of Object.values(mod)) {
       if (value && typeof value === "object" && typeof value.id === "string" && value.rest) {
         out.set(value.id, {

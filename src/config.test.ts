@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.js";
-import { RESTORE_LIMIT_CEILINGS } from "./domain/restore/limits.js";
+import { RESTORE_LIMIT_CEILINGS } from "./kinds/restore/rules/limits.js";
 
 const MIB = 1024 ** 2;
 

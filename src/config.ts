@@ -86,7 +86,7 @@ const EnvSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   UPLOAD_SINGLE_MAX_BYTES: byteSize(5 * MIB, 5 * GIB, 256 * MIB),
   UPLOAD_PART_BYTES: byteSize(MIB, 5 * GIB, 64 * MIB),
-  // The restore kind's ceilings (domain/restore/limits.ts RESTORE_LIMIT_CEILINGS, held equal by
+  // The restore kind's ceilings (kinds/restore/rules/limits.ts RESTORE_LIMIT_CEILINGS, held equal by
   // config.test.ts): S3's largest object and two days of video.
   RESTORE_MAX_SIZE_BYTES: byteSize(MIB, 5 * 1024 ** 4, 50 * GIB),
   RESTORE_MAX_DURATION_SEC: z.coerce

@@ -5,9 +5,10 @@
  * (worker.ts), and the engine, worker API, storage, upload guard and metrics get the
  * definitions. A new kind is one line here.
  */
-import { clipKind } from "./features/clips.js";
+
 import type { JobKindEntry } from "./features/job-kind.js";
-import { restoreKind } from "./features/restore.js";
+import { clipKind } from "./kinds/clips/kind.js";
+import { restoreKind } from "./kinds/restore/kind.js";
 
 /** The registry: every job kind the server and `kinora worker` run; the only list of kinds. */
 export const JOB_KINDS: readonly JobKindEntry[] = [restoreKind, clipKind];

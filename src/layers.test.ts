@@ -23,6 +23,16 @@ describe("layers", () => {
     expect(layerOf("unknown.ts")).toBeUndefined();
   });
 
+  it("places a kind's files (kinds/<kind>/) in the layers of their roles", () => {
+    expect(layerOf("kinds/restore/rules/pricing.ts")).toEqual({ level: 0, group: "domain" });
+    expect(layerOf("kinds/restore/api/contracts.ts")?.level).toBe(1);
+    expect(layerOf("kinds/restore/services/create.ts")?.level).toBe(2);
+    expect(layerOf("kinds/restore/operations.ts")?.level).toBe(2);
+    expect(layerOf("kinds/clips/executor/executor.ts")).toEqual({ level: 3, group: "workers" });
+    expect(layerOf("kinds/clips/kind.ts")?.level).toBe(4);
+    expect(layerOf("kinds/clips/stray.ts")).toBeUndefined();
+  });
+
   it("refuses two folders that import each other, naming the imports both ways", () => {
     // What jobs/ and services/ did before the kind definitions moved into services/.
     const graph = new Map<string, string[]>([

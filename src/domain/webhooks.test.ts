@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RESTORE_FINAL, RESTORE_MOVES } from "./restore/transitions.js";
+import { RESTORE_FINAL, RESTORE_MOVES } from "../kinds/restore/rules/transitions.js";
 import {
   movesToFinal,
   parseRetryAfter,

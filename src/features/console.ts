@@ -3,9 +3,9 @@
  * the REST API; its background task purges expired console sessions.
  */
 import type { FeatureFactory } from "../feature.js";
+import { type ClipsFeatureOptions, clipDeps } from "../kinds/clips/kind.js";
 import { registerConsoleRoutes } from "../web/console-routes.js";
 import { purgeSessions } from "../web/session.js";
-import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 import { startPurges } from "./purges.js";
 import { webhookDeps } from "./webhooks.js";

@@ -13,7 +13,7 @@ import { createJobQueue, type DefinedQueue } from "../jobs/queue.js";
 import { sweepJobs } from "../jobs/retention.js";
 import type { Executor } from "../jobs/work.js";
 import { startPeriodic } from "../services/periodic.js";
-import type { FetchLike } from "../workers/executors/transfer.js";
+import type { FetchLike } from "../workers/transfer.js";
 
 /** What a worker process may change about how an executor reaches the world (tests). */
 export interface ExecutorSeams {

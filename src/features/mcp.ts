@@ -5,9 +5,9 @@
  */
 
 import type { FeatureFactory } from "../feature.js";
+import { type ClipsFeatureOptions, clipDeps } from "../kinds/clips/kind.js";
 import { allowedHostnames, allowedOrigins } from "../mcp/origin.js";
 import { assistantOperations } from "../operations/assistant.js";
-import { type ClipsFeatureOptions, clipDeps } from "./clips.js";
 import { registerMcpRoute } from "./mcp-route.js";
 
 interface McpFeatureOptions {

@@ -7,9 +7,12 @@
 
 import type { Feature, FeatureFactory, Platform } from "../feature.js";
 import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
+import { restoreCheckoutOperations } from "../kinds/restore/operations.js";
+import { getJobForCheckout, markCheckoutPaid } from "../kinds/restore/services/checkout-hooks.js";
+import { findJob } from "../kinds/restore/services/store.js";
+import { jobView } from "../kinds/restore/services/views.js";
 import { paymentsAdminOperations } from "../operations/admin.js";
 import { topupOperations } from "../operations/payments.js";
-import { restoreCheckoutOperations } from "../operations/restore.js";
 import type { CheckoutProvider } from "../payments/checkout/provider.js";
 import type {
   StripeCheckoutProvider,
@@ -21,9 +24,6 @@ import type { RpcClientOptions } from "../payments/x402/confirm.js";
 import type { X402GatewayOptions } from "../payments/x402/gateway.js";
 import { startPaymentTasks } from "../services/payments/background.js";
 import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
-import { getJobForCheckout, markCheckoutPaid } from "../services/restore/checkout-hooks.js";
-import { findJob } from "../services/restore/store.js";
-import { jobView } from "../services/restore/views.js";
 import { registerCheckoutPages } from "../web/checkout-routes.js";
 import { sharedBundle } from "./shared-services.js";
 

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { FEATURES } from "../features.js";
+import { clipDeps } from "../kinds/clips/kind.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import { createX402Gateway } from "../payments/x402/gateway.js";
-import { clipDeps } from "./clips.js";
 import { createPaymentsDeps } from "./payments.js";
 
 vi.mock("../payments/test-checkout/provider.js", async (importOriginal) => {

@@ -3,8 +3,8 @@
  * status waits for a worker and which runs under a lease, how a claimed row becomes a WorkItem
  * (with params its schema checks), how it is refunded, what a finished or failed attempt
  * writes, where its files live and when they may be uploaded, and its retention rules.
- * Restores and clips are two of these (services/restore/job-definition.ts,
- * services/clips/job-definition.ts); a new kind is one more, listed in src/job-kinds.ts.
+ * Restores and clips are two of these (kinds/restore/services/definition.ts,
+ * kinds/clips/services/definition.ts); a new kind is one more, listed in src/job-kinds.ts.
  */
 
 import type { Kysely, RawBuilder } from "kysely";

@@ -18,11 +18,11 @@ import {
 } from "../../test/jobs/echo-kind.js";
 import { describeJobEngine, type KindFixture, useEngineApp } from "../../test/jobs/engine.suite.js";
 import { jobEngineDeps } from "../feature.js";
+import { createClip } from "../kinds/clips/services/create.js";
+import { type ClipRow, clipJobs } from "../kinds/clips/services/definition.js";
+import { createRestoreJob } from "../kinds/restore/services/create.js";
+import { type RestoreJobRow, restoreJobs } from "../kinds/restore/services/definition.js";
 import { silentLogger } from "../logger.js";
-import { createClip } from "../services/clips/create.js";
-import { type ClipRow, clipJobs } from "../services/clips/job-definition.js";
-import { createRestoreJob } from "../services/restore/create.js";
-import { type RestoreJobRow, restoreJobs } from "../services/restore/job-definition.js";
 import { startJobSystem } from "../workers/supervisor.js";
 import { moveJob } from "./move.js";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { jobBody, makeVideo, upload } from "../../test/restore/helpers.js";
-import { restoreFeature } from "../features/restore.js";
+import { restoreFeature } from "../kinds/restore/kind.js";
 import type { JobQueue } from "./work.js";
 
 let t: TestApp;

@@ -3,12 +3,12 @@
 import * as c from "../api/contracts/assistant.js";
 import { implement, type Operation } from "../api/operation.js";
 import { notFound } from "../domain/errors.js";
-import { priceTableView } from "../domain/restore/pricing.js";
-import { cancelClip } from "../services/clips/commands.js";
-import { motionConfig } from "../services/clips/config.js";
-import type { ClipDeps } from "../services/clips/deps.js";
-import { cancelRestoreJob } from "../services/restore/commands.js";
-import type { RestoreDeps } from "../services/restore/deps.js";
+import { cancelClip } from "../kinds/clips/services/commands.js";
+import { motionConfig } from "../kinds/clips/services/config.js";
+import type { ClipDeps } from "../kinds/clips/services/deps.js";
+import { priceTableView } from "../kinds/restore/rules/pricing.js";
+import { cancelRestoreJob } from "../kinds/restore/services/commands.js";
+import type { RestoreDeps } from "../kinds/restore/services/deps.js";
 import { freshPrincipal, walletView } from "../services/wallets.js";
 
 interface AssistantDeps {

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { makeImage } from "../../test/clips/helpers.js";
 import { jobBody, makeVideo } from "../../test/restore/helpers.js";
-import { clipsFeature } from "../features/clips.js";
-import { restoreFeature } from "../features/restore.js";
+import { clipsFeature } from "../kinds/clips/kind.js";
+import { restoreFeature } from "../kinds/restore/kind.js";
 
 let t: TestApp;
 let video: { path: string; sizeBytes: number };

@@ -16,7 +16,7 @@ import {
   manualClock,
   SECRET,
 } from "../../test/storage/temp-files.js";
-import { restoreInputKey } from "../services/restore/job-definition.js";
+import { restoreInputKey } from "../kinds/restore/services/definition.js";
 import { createLocalBlobStore, type LocalBlobStore } from "./local-store.js";
 
 const KEY = restoreInputKey("rj_node1");

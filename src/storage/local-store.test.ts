@@ -10,7 +10,7 @@ import {
   SECRET,
   streamOf,
 } from "../../test/storage/temp-files.js";
-import { restoreInputKey } from "../services/restore/job-definition.js";
+import { restoreInputKey } from "../kinds/restore/services/definition.js";
 import { createSigner } from "../signing.js";
 import { BlobNotFoundError } from "./blob-store.js";
 import { InvalidKeyError } from "./keys.js";

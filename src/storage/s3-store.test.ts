@@ -9,8 +9,8 @@ import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SigV4Proxy, startSigV4Proxy } from "../../test/fakes/sigv4-proxy.js";
 import { bytes, listAllFiles, makeTempDir } from "../../test/storage/temp-files.js";
-import { clipImageKey } from "../services/clips/job-definition.js";
-import { restoreInputKey, restoreOutputKey } from "../services/restore/job-definition.js";
+import { clipImageKey } from "../kinds/clips/services/definition.js";
+import { restoreInputKey, restoreOutputKey } from "../kinds/restore/services/definition.js";
 import { BlobNotFoundError } from "./blob-store.js";
 import { createS3BlobStore, type S3BlobStore } from "./s3-store.js";
 

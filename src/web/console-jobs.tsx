@@ -2,8 +2,8 @@
  * The console's jobs section: restores and clips with their status in words (queue place,
  * progress and the server's estimate), how long their files are kept, and their results.
  */
-import type { ClipView } from "../api/clips.js";
-import type { RestoreJobView } from "../api/restore.js";
+import type { ClipView } from "../kinds/clips/api/schemas.js";
+import type { RestoreJobView } from "../kinds/restore/api/schemas.js";
 import { dollars, etaWords, when } from "./console-format.js";
 import { Owned, ownedText } from "./owned-text.js";
 

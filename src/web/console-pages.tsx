@@ -8,11 +8,11 @@
  * Tables fold into labelled rows on narrow screens (layout.tsx): every cell carries its label.
  */
 
-import type { ClipView } from "../api/clips.js";
-import type { RestoreJobView } from "../api/restore.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
-import { PRICE_TABLE, RESTORE_QUALITIES } from "../domain/restore/pricing.js";
+import type { ClipView } from "../kinds/clips/api/schemas.js";
+import type { RestoreJobView } from "../kinds/restore/api/schemas.js";
+import { PRICE_TABLE, RESTORE_QUALITIES } from "../kinds/restore/rules/pricing.js";
 import type { LedgerPage } from "../services/ledger-view.js";
 import type { SpendingView } from "../services/spending-view.js";
 import { dollars, when } from "./console-format.js";

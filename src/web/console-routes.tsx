@@ -15,6 +15,10 @@ import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
+import { listClips } from "../kinds/clips/services/commands.js";
+import type { ClipDeps } from "../kinds/clips/services/deps.js";
+import { restoreFrameKey, restoreStillKey } from "../kinds/restore/services/definition.js";
+import { listRestoreJobs } from "../kinds/restore/services/list.js";
 import {
   changeKeyLimit,
   createAgentKey,
@@ -22,16 +26,12 @@ import {
   revokeAgentKey,
 } from "../services/agent-keys.js";
 import { authenticate, type Principal } from "../services/auth.js";
-import { listClips } from "../services/clips/commands.js";
-import type { ClipDeps } from "../services/clips/deps.js";
 import { listLedger } from "../services/ledger-view.js";
 import { openTopupCheckout } from "../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
 import type { Platform } from "../services/platform.js";
 import { signInBucket } from "../services/rate-buckets.js";
 import type { Limit } from "../services/rate-limit.js";
-import { restoreFrameKey, restoreStillKey } from "../services/restore/job-definition.js";
-import { listRestoreJobs } from "../services/restore/list.js";
 import { spendingByDay } from "../services/spending-view.js";
 import { createWallet, walletView } from "../services/wallets.js";
 import { type EndpointDeps, listEndpoints } from "../services/webhooks/endpoints.js";

@@ -5,7 +5,7 @@
  */
 
 import type { WorkItem, WorkSource } from "../jobs/work.js";
-import type { FetchLike } from "./executors/transfer.js";
+import type { FetchLike } from "./transfer.js";
 
 interface HttpWorkSourceOptions {
   server: string;

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { jobBody, makeVideo, upload } from "../../test/restore/helpers.js";
-import { restoreFeature } from "../features/restore.js";
 import type { Executor, JobQueue, WorkFailure, WorkItem, WorkSource } from "../jobs/work.js";
 import { createDbWorkSource } from "../jobs/work-source.js";
+import { restoreFeature } from "../kinds/restore/kind.js";
+import { restoreJobs, restoreOutputKey } from "../kinds/restore/services/definition.js";
 import { silentLogger } from "../logger.js";
-import { restoreJobs, restoreOutputKey } from "../services/restore/job-definition.js";
 import { startWorkerLoop } from "./loop.js";
 
 let t: TestApp;

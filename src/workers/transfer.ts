@@ -8,7 +8,7 @@ import { rm, stat } from "node:fs/promises";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { WorkError, type WorkItem } from "../../jobs/work.js";
+import { WorkError, type WorkItem } from "../jobs/work.js";
 
 /** fetch, or a test's stand-in. */
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import {
   claimIdempotency,
   IDEMPOTENCY_IN_FLIGHT_MS,

@@ -5,7 +5,7 @@
  * up having spent more than its limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 
 let t: TestApp;

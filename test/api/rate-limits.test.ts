@@ -1,8 +1,8 @@
 /** Rate limits and caps through the API: per address, per key, shared with MCP; the key cap. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 
 let t: TestApp;

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { balanceOf, jobBody, makeVideo, upload } from "../restore/helpers.js";
 

@@ -5,9 +5,9 @@
  * (the API names, and `default: enhanced` in the schema itself).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { qualityFromName } from "../../src/domain/restore/quality-names.js";
 import { mcpFeature } from "../../src/features/mcp.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
+import { qualityFromName } from "../../src/kinds/restore/rules/quality-names.js";
 import { call, connect, type Json, refusal } from "../mcp/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 

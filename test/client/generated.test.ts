@@ -48,7 +48,7 @@ describe("@kinora/client", () => {
       "../../packages/client/src/index.js"
     );
     const { qualityFromName, QUALITY_LABELS } = await import(
-      "../../src/domain/restore/quality-names.js"
+      "../../src/kinds/restore/rules/quality-names.js"
     );
     expect(RESTORE_QUALITY_LABELS).toEqual(QUALITY_LABELS);
     const typed = ["Studio Max", "studio-max", "STUDIO_MAX", "enhanced_max", "Enhanced-Max"];

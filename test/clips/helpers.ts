@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import type { ImageClassifier } from "../../src/engines/moderation/image-classifier.js";
-import { type ClipsFeatureOptions, clipsFeature } from "../../src/features/clips.js";
+import { type ClipsFeatureOptions, clipsFeature } from "../../src/kinds/clips/kind.js";
 import { silentLogger } from "../../src/logger.js";
 import { type JobSystem, startJobSystem } from "../../src/workers/supervisor.js";
 import { createTestApp, type TestApp } from "../app.js";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobEngineDeps } from "../../src/feature.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import type { JobQueue } from "../../src/jobs/work.js";
-import { clipJobs } from "../../src/services/clips/job-definition.js";
-import { moveClip } from "../../src/services/clips/moves.js";
+import { clipJobs } from "../../src/kinds/clips/services/definition.js";
+import { moveClip } from "../../src/kinds/clips/services/moves.js";
 import { balances, type ClipTestApp, createClipTestApp } from "./helpers.js";
 
 let t: ClipTestApp;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveClip } from "../../src/services/clips/moves.js";
+import { moveClip } from "../../src/kinds/clips/services/moves.js";
 import { balances, type ClipTestApp, createClipTestApp, makeImage } from "./helpers.js";
 
 let t: ClipTestApp;

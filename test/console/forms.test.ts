@@ -8,11 +8,11 @@
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { consoleFeature } from "../../src/features/console.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createEndpoint } from "../../src/services/webhooks/endpoints.js";
 import { hasChromium, launchChromium } from "../browser.js";
 import { createUploadStart, makeImage, stubClassifier } from "../clips/helpers.js";

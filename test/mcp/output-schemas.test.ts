@@ -6,10 +6,10 @@
  * schemas name the REST answer's fields with their types.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { makeImage, stubClassifier } from "../clips/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 import { CLIENTS, call, connect, type Json, type McpClient } from "./helpers.js";

@@ -3,9 +3,9 @@
  * job engine move the right series — with route patterns, never ids, in the labels.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { metricsFeature } from "../../src/features/metrics.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { ADMIN_TOKEN, createTestApp, type TestApp } from "../app.js";
 import { makeImage, stubClassifier } from "../clips/helpers.js";
 import { METRICS_TOKEN, scrape } from "./scrape.js";

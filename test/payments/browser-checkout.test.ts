@@ -11,7 +11,7 @@ import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { silentLogger } from "../../src/logger.js";
 import { type JobSystem, startJobSystem } from "../../src/workers/supervisor.js";
 import { CHROMIUM, hasChromium, launchChromium } from "../browser.js";

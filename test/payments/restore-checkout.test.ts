@@ -6,14 +6,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
+import { moveRestore } from "../../src/kinds/restore/services/store.js";
 import { checkoutPageToken } from "../../src/payments/test-checkout/provider.js";
 import {
   processCardRefunds,
   refundExtraPayments,
 } from "../../src/services/payments/card-refunds.js";
 import { completeCheckout, findCheckout } from "../../src/services/payments/checkouts.js";
-import { moveRestore } from "../../src/services/restore/store.js";
 import { type FakeStripe, startFakeStripe } from "../fakes/stripe-server.js";
 import { jobBody, makeVideo, upload } from "../restore/helpers.js";
 import { createPaymentsApp, type PaymentsTestApp } from "./helpers.js";

@@ -5,9 +5,9 @@
  * beforeAll/afterAll.
  */
 import { afterAll, beforeAll } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { paymentsFeature } from "../../src/features/payments.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { stubClassifier } from "../clips/helpers.js";
 import type { Json } from "../mcp/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";

@@ -5,10 +5,10 @@
 import { writeFile } from "node:fs/promises";
 import type { RestoreEngine } from "../../src/engines/contracts.js";
 import type { FeatureFactory } from "../../src/feature.js";
-import { restoreFeature } from "../../src/features/restore.js";
 import { createDbWorkSource } from "../../src/jobs/work-source.js";
+import { createRestoreExecutor } from "../../src/kinds/restore/executor/executor.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { silentLogger } from "../../src/logger.js";
-import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
 import { startWorkerLoop } from "../../src/workers/loop.js";
 import type { TestApp } from "../app.js";
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectedAppsFeature } from "../../src/features/connected-apps.js";
 import { paymentsFeature } from "../../src/features/payments.js";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createCode } from "../../src/oauth/tokens.js";
 import { createConnectedApp } from "../../src/services/agent-keys.js";
 import { pkce } from "../connected-apps/browserless.js";

@@ -6,7 +6,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { balanceOf, jobBody } from "../restore/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/features/restore.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { jobBody, makeVideo } from "../restore/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 

@@ -5,10 +5,10 @@
  * hook). Each operation predicts its answer from the model, checks it, and updates the model.
  */
 import { expect } from "vitest";
-import { CLIP_PRICE_CENTS, CLIP_UPLOAD_WINDOW_SEC } from "../../src/domain/clips/rules.js";
-import { RESTORE_UPLOAD_WINDOW_SEC } from "../../src/domain/restore/limits.js";
-import { priceRestore } from "../../src/domain/restore/pricing.js";
-import { markCheckoutPaid } from "../../src/services/restore/checkout-hooks.js";
+import { CLIP_PRICE_CENTS, CLIP_UPLOAD_WINDOW_SEC } from "../../src/kinds/clips/rules/rules.js";
+import { RESTORE_UPLOAD_WINDOW_SEC } from "../../src/kinds/restore/rules/limits.js";
+import { priceRestore } from "../../src/kinds/restore/rules/pricing.js";
+import { markCheckoutPaid } from "../../src/kinds/restore/services/checkout-hooks.js";
 import { ADMIN_TOKEN, type TestApp } from "../app.js";
 import { type Model, type SimJob, type SimKey, type SimWallet, setStatus } from "./model.js";
 

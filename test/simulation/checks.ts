@@ -7,12 +7,12 @@
  * retention (beyond the last sweep) and no clip image outlives its clip.
  */
 import { expect } from "vitest";
-import { CLIP_MOVES } from "../../src/domain/clips/transitions.js";
 import type { Move } from "../../src/domain/job-lifecycle/moves.js";
-import { RESTORE_MOVES } from "../../src/domain/restore/transitions.js";
-import { clipOutputKey } from "../../src/services/clips/job-definition.js";
+import { CLIP_MOVES } from "../../src/kinds/clips/rules/transitions.js";
+import { clipOutputKey } from "../../src/kinds/clips/services/definition.js";
+import { RESTORE_MOVES } from "../../src/kinds/restore/rules/transitions.js";
+import { restoreOutputKey } from "../../src/kinds/restore/services/definition.js";
 import { reconcile } from "../../src/services/reconcile.js";
-import { restoreOutputKey } from "../../src/services/restore/job-definition.js";
 import type { BlobStore } from "../../src/storage/blob-store.js";
 import type { TestApp } from "../app.js";
 import type { Kind, Model, SimJob } from "./model.js";

@@ -8,8 +8,8 @@
  * swap is a charge that decides on the key's limit as first read.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { makeImage, stubClassifier } from "../clips/helpers.js";
 import { onPostgres } from "../db.js";

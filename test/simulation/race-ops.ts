@@ -8,7 +8,7 @@
  * the balance, the ledger and the jobs after the race as after any other step.
  */
 import { expect } from "vitest";
-import { CLIP_PRICE_CENTS, CLIP_UPLOAD_WINDOW_SEC } from "../../src/domain/clips/rules.js";
+import { CLIP_PRICE_CENTS, CLIP_UPLOAD_WINDOW_SEC } from "../../src/kinds/clips/rules/rules.js";
 import type { TestApp } from "../app.js";
 import { newJob, pick, type Rand } from "./caller-ops.js";
 import type { Model, SimKey, SimWallet } from "./model.js";

@@ -10,13 +10,13 @@
  * rerun with SIM_SEED=<seed> (and SIM_STEPS=<n> for a longer run).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { clipKind, clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
-import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
 import type { JobQueue } from "../../src/jobs/work.js";
-import { createClipExecutor } from "../../src/workers/executors/clip.js";
-import { createRestoreExecutor } from "../../src/workers/executors/restore.js";
+import { createClipExecutor } from "../../src/kinds/clips/executor/executor.js";
+import { clipKind, clipsFeature } from "../../src/kinds/clips/kind.js";
+import { createRestoreExecutor } from "../../src/kinds/restore/executor/executor.js";
+import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { makeImage } from "../clips/helpers.js";
 import { type Receiver, startReceiver } from "../webhooks/receiver.js";

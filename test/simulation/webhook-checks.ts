@@ -7,8 +7,8 @@
  */
 import { sql } from "kysely";
 import { expect } from "vitest";
-import { clipJobs } from "../../src/services/clips/job-definition.js";
-import { restoreJobs } from "../../src/services/restore/job-definition.js";
+import { clipJobs } from "../../src/kinds/clips/services/definition.js";
+import { restoreJobs } from "../../src/kinds/restore/services/definition.js";
 import type { TestApp } from "../app.js";
 import type { Received } from "../webhooks/receiver.js";
 

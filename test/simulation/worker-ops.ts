@@ -20,8 +20,8 @@ import {
   type WorkFailure,
   type WorkItem,
 } from "../../src/jobs/work.js";
-import { clipJobs } from "../../src/services/clips/job-definition.js";
-import { restoreJobs } from "../../src/services/restore/job-definition.js";
+import { clipJobs } from "../../src/kinds/clips/services/definition.js";
+import { restoreJobs } from "../../src/kinds/restore/services/definition.js";
 import type { TestApp } from "../app.js";
 import type { EngineOutcome, EngineScript } from "./fakes.js";
 import { type Kind, type Model, RUNNING, type SimJob, setStatus } from "./model.js";

@@ -11,8 +11,8 @@
 import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
+import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
 import { createLogger } from "../../src/logger.js";
 import { SECRET_PURPOSE } from "../../src/services/webhooks/secrets.js";
 import { createSigner } from "../../src/signing.js";

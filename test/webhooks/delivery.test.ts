@@ -7,11 +7,11 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobEngineDeps } from "../../src/feature.js";
-import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
 import { inTx, moveJob } from "../../src/jobs/move.js";
 import { createJobQueue } from "../../src/jobs/queue.js";
-import { restoreJobs } from "../../src/services/restore/job-definition.js";
+import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
+import { restoreJobs } from "../../src/kinds/restore/services/definition.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { jobBody } from "../restore/helpers.js";
 import { type Answer, type Receiver, startReceiver } from "./receiver.js";

@@ -6,8 +6,8 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
+import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
 import { ADMIN_TOKEN, createTestApp, type TestApp } from "../app.js";
 import { jobBody } from "../restore/helpers.js";
 import { type Receiver, startReceiver } from "./receiver.js";

@@ -12,11 +12,11 @@
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clipKind, clipsFeature } from "../../src/features/clips.js";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { metricsFeature } from "../../src/features/metrics.js";
-import { restoreFeature, restoreKind } from "../../src/features/restore.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
+import { clipKind, clipsFeature } from "../../src/kinds/clips/kind.js";
+import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
 import { ADMIN_TOKEN } from "../app.js";
 import { stubClassifier } from "../clips/helpers.js";
 import { call, connect, type Json, refusal } from "../mcp/helpers.js";

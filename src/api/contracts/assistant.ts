@@ -3,11 +3,11 @@
  * cancel for either kind of job. They have no REST binding; their parts are REST operations.
  */
 import { z } from "@hono/zod-openapi";
-import { Clip, MotionConfig } from "../clips.js";
+import { startClip } from "../../kinds/clips/api/contracts.js";
+import { Clip, MotionConfig } from "../../kinds/clips/api/schemas.js";
+import { PriceTable, RestoreJob } from "../../kinds/restore/api/schemas.js";
 import { defineContract, READ_ONLY } from "../operation.js";
-import { PriceTable, RestoreJob } from "../restore.js";
 import { JobIdField, Wallet } from "../schemas.js";
-import { startClip } from "./clips.js";
 
 /** MCP only: every price and limit in one call (restore table and clip configuration). */
 export const getPrices = defineContract({

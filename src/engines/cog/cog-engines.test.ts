@@ -7,7 +7,7 @@ import {
   startFakeCogServer,
   startWebhookReceiver,
 } from "../../../test/fakes/cog-server.js";
-import type { ClipSize } from "../../domain/clips/rules.js";
+import type { ClipSize } from "../../kinds/clips/rules/rules.js";
 import { newWebhookSecret } from "../../standard-webhooks.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createCogClipEngine, createCogRestoreEngine } from "./cog-engines.js";

@@ -17,7 +17,7 @@
  * photo set (none is available offline); operators can tune them through the options.
  */
 import type { NSFWJS } from "nsfwjs/core";
-import type { RefusalCode } from "../../domain/clips/prompt-rule.js";
+import type { RefusalCode } from "../../kinds/clips/rules/prompt-rule.js";
 import {
   INSTALL_OPTIONAL,
   isModuleNotFound,

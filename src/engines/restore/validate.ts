@@ -15,7 +15,7 @@
  * Every refusal is a MediaError whose message is a sentence for the customer; what ffmpeg
  * printed is its `detail`, for the log.
  */
-import { RESTORE_MIN_VIDEO_SEC } from "../../domain/restore/limits.js";
+import { RESTORE_MIN_VIDEO_SEC } from "../../kinds/restore/rules/limits.js";
 import { FfmpegError } from "../ffmpeg.js";
 import {
   AUDIO_ONLY_MESSAGE,

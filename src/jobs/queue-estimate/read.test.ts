@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../test/app.js";
 import { createUploadStart, makeImage, stubClassifier } from "../../../test/clips/helpers.js";
-import { CLIP_DEFAULT_RUN_RATES } from "../../domain/clips/rules.js";
-import { RESTORE_DEFAULT_RUN_RATES } from "../../domain/restore/pricing.js";
-import { clipsFeature } from "../../features/clips.js";
-import { restoreFeature } from "../../features/restore.js";
-import { restoreOutputKey } from "../../services/restore/job-definition.js";
+import { clipsFeature } from "../../kinds/clips/kind.js";
+import { CLIP_DEFAULT_RUN_RATES } from "../../kinds/clips/rules/rules.js";
+import { restoreFeature } from "../../kinds/restore/kind.js";
+import { RESTORE_DEFAULT_RUN_RATES } from "../../kinds/restore/rules/pricing.js";
+import { restoreOutputKey } from "../../kinds/restore/services/definition.js";
 import type { JobQueue } from "../work.js";
 import { createDbWorkSource } from "../work-source.js";
 

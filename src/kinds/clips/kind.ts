@@ -13,21 +13,21 @@
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
-} from "../engines/moderation/image-classifier.js";
-import type { FeatureFactory, Platform } from "../feature.js";
-import { registerCogHooks } from "../http/routes/hooks/cog.js";
-import { clipOperations } from "../operations/clips.js";
-import type { ClipDeps, ClipImageFetchSeam } from "../services/clips/deps.js";
-import { clipJobs } from "../services/clips/job-definition.js";
-import { clipView } from "../services/clips/view.js";
+} from "../../engines/moderation/image-classifier.js";
+import type { FeatureFactory, Platform } from "../../feature.js";
+import { type JobKindEntry, kindQueue, startSweeper } from "../../features/job-kind.js";
+import { sharedBundle } from "../../features/shared-services.js";
+import { registerCogHooks } from "../../http/routes/hooks/cog.js";
 import {
   type ClipExecutorOptions,
   clipEngineFromConfig,
   clipExecutorFromConfig,
   createClipExecutor,
-} from "../workers/executors/clip.js";
-import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
-import { sharedBundle } from "./shared-services.js";
+} from "./executor/executor.js";
+import { clipOperations } from "./operations.js";
+import { clipJobs } from "./services/definition.js";
+import type { ClipDeps, ClipImageFetchSeam } from "./services/deps.js";
+import { clipView } from "./services/view.js";
 
 /** What a test or benchmark may replace in the clips feature. */
 export interface ClipsFeatureOptions {

@@ -1,14 +1,14 @@
 /** The clip operations' handlers. */
 
-import * as c from "../api/contracts/clips.js";
-import { implement, type Operation } from "../api/operation.js";
-import { clipPrice } from "../domain/clips/rules.js";
-import { cancelClip, getClip, listClipsPage, startClip } from "../services/clips/commands.js";
-import { motionConfig } from "../services/clips/config.js";
-import { createClip } from "../services/clips/create.js";
-import type { ClipDeps } from "../services/clips/deps.js";
-import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
-import { waitOptions } from "./wait.js";
+import { implement, type Operation } from "../../api/operation.js";
+import { waitOptions } from "../../operations/wait.js";
+import { checkJobWebhook, receiverPolicy } from "../../services/webhooks/job-webhook.js";
+import * as c from "./api/contracts.js";
+import { clipPrice } from "./rules/rules.js";
+import { cancelClip, getClip, listClipsPage, startClip } from "./services/commands.js";
+import { motionConfig } from "./services/config.js";
+import { createClip } from "./services/create.js";
+import type { ClipDeps } from "./services/deps.js";
 
 const config = implement(c.getMotionConfig, async () => motionConfig());
 

@@ -4,14 +4,14 @@
  * restore kind's registry entry (src/job-kinds.ts).
  */
 
-import type { FeatureFactory } from "../feature.js";
-import { restoreOperations } from "../operations/restore.js";
-import type { VideoFetchSeam } from "../services/restore/deps.js";
-import { restoreJobs } from "../services/restore/job-definition.js";
-import { jobView } from "../services/restore/views.js";
-import { restoreExecutorFromConfig } from "../workers/executors/restore-engine.js";
-import type { FetchLike } from "../workers/executors/transfer.js";
-import { type JobKindEntry, kindQueue, startSweeper } from "./job-kind.js";
+import type { FeatureFactory } from "../../feature.js";
+import { type JobKindEntry, kindQueue, startSweeper } from "../../features/job-kind.js";
+import type { FetchLike } from "../../workers/transfer.js";
+import { restoreExecutorFromConfig } from "./executor/engine.js";
+import { restoreOperations } from "./operations.js";
+import { restoreJobs } from "./services/definition.js";
+import type { VideoFetchSeam } from "./services/deps.js";
+import { jobView } from "./services/views.js";
 
 interface RestoreFeatureOptions {
   /** How in-process workers fetch URLs (tests route in-process URLs back into the app). */

@@ -1,23 +1,23 @@
 /** The restore operations' handlers: each maps its input onto one service call. */
 
-import * as c from "../api/contracts/restore.js";
-import { type CallContext, implement, type Operation } from "../api/operation.js";
-import { priceTableView } from "../domain/restore/pricing.js";
-import { openRestoreCheckout } from "../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../services/payments/deps.js";
+import { type CallContext, implement, type Operation } from "../../api/operation.js";
+import { waitOptions } from "../../operations/wait.js";
+import { openRestoreCheckout } from "../../services/payments/checkouts.js";
+import type { PaymentsDeps } from "../../services/payments/deps.js";
+import { checkJobWebhook, receiverPolicy } from "../../services/webhooks/job-webhook.js";
+import * as c from "./api/contracts.js";
+import { priceTableView } from "./rules/pricing.js";
 import {
   cancelRestoreJob,
   getOwnedRestoreJob,
   getRestoreJob,
   ownedJob,
   startRestoreJob,
-} from "../services/restore/commands.js";
-import { createRestoreJob } from "../services/restore/create.js";
-import type { RestoreDeps } from "../services/restore/deps.js";
-import { listRestoreJobs } from "../services/restore/list.js";
-import { quoteRestore as priceRestore } from "../services/restore/quote.js";
-import { checkJobWebhook, receiverPolicy } from "../services/webhooks/job-webhook.js";
-import { waitOptions } from "./wait.js";
+} from "./services/commands.js";
+import { createRestoreJob } from "./services/create.js";
+import type { RestoreDeps } from "./services/deps.js";
+import { listRestoreJobs } from "./services/list.js";
+import { quoteRestore as priceRestore } from "./services/quote.js";
 
 const prices = implement(c.getRestorePrices, async (p: RestoreDeps) =>
   priceTableView(p.config.restoreLimits),

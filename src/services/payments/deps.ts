@@ -1,15 +1,15 @@
 /** What the payment services receive: the core services plus the configured payment providers. */
 
-import type { RestoreJobView } from "../../api/restore.js";
 import type { ApiError } from "../../domain/errors.js";
 import type { KinoraEvents } from "../../domain/events.js";
+import type { RestoreJobView } from "../../kinds/restore/api/schemas.js";
+import type { RestoreDeps } from "../../kinds/restore/services/deps.js";
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
 import type { RpcClientOptions } from "../../payments/x402/confirm.js";
 import type { X402Gateway } from "../../payments/x402/gateway.js";
-import type { RestoreDeps } from "../restore/deps.js";
 
-/** The restore area's side of a pay-per-job checkout (src/services/restore/checkout-hooks.ts). */
+/** The restore area's side of a pay-per-job checkout (src/kinds/restore/services/checkout-hooks.ts). */
 export interface RestoreCheckoutHooks {
   /** Throws a 404 ApiError for an unknown job. */
   getJobForCheckout(

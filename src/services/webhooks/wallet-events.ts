@@ -9,11 +9,12 @@
  *   back: a refusal changes nothing else). At most once per key, limit and spent amount, so a
  *   script retrying a refused purchase does not flood the owner.
  */
-import { CLIP_PRICE_CENTS } from "../../domain/clips/rules.js";
+
 import { ApiError } from "../../domain/errors.js";
-import { PRICE_TABLE } from "../../domain/restore/pricing.js";
 import type { Db } from "../../jobs/definition.js";
 import { enqueueWebhookEvent } from "../../jobs/webhook-outbox.js";
+import { CLIP_PRICE_CENTS } from "../../kinds/clips/rules/rules.js";
+import { PRICE_TABLE } from "../../kinds/restore/rules/pricing.js";
 
 /** The cheapest thing a key can buy: below this, it can buy nothing. */
 export const SMALLEST_PRICE_CENTS = Math.min(

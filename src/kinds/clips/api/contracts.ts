@@ -1,6 +1,8 @@
 /** Motion clips: configuration and price, make, follow, start, cancel, list. */
 import { z } from "@hono/zod-openapi";
-import { CLIP_LIST_MAX, CLIP_SIZES, type ClipSize } from "../../domain/clips/rules.js";
+import { defineContract, READ_ONLY } from "../../../api/operation.js";
+import { JobIdField, pageQuery, UntilField, WaitField } from "../../../api/schemas.js";
+import { CLIP_LIST_MAX, CLIP_SIZES, type ClipSize } from "../rules/rules.js";
 import {
   Clip,
   ClipResponse,
@@ -8,9 +10,7 @@ import {
   CreatedClip,
   clipSpend,
   MotionConfig,
-} from "../clips.js";
-import { defineContract, READ_ONLY } from "../operation.js";
-import { JobIdField, pageQuery, UntilField, WaitField } from "../schemas.js";
+} from "./schemas.js";
 
 const TAGS = ["Motion clips"] as const;
 const CLIP = { job_id: JobIdField("clip_5R2kq9WcD1xv0Lm3Tz8HbN", 120) };

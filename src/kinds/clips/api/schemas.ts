@@ -1,5 +1,8 @@
 /** The motion clip contract shared by REST and MCP: requests, clips and the public limits. */
 import { z } from "@hono/zod-openapi";
+import { QueueEstimate, Wallet } from "../../../api/schemas.js";
+import { MaxPriceFields, type SpendQuote } from "../../../api/spend.js";
+import { JobWebhook, JobWebhookFields } from "../../../api/webhooks.js";
 import {
   CLIP_IMAGE_MAX_BYTES,
   CLIP_IMAGE_TYPES,
@@ -9,11 +12,8 @@ import {
   CLIP_SIZES,
   type ClipSize,
   clipPrice,
-} from "../domain/clips/rules.js";
-import { CLIP_STATUSES } from "../domain/clips/transitions.js";
-import { QueueEstimate, Wallet } from "./schemas.js";
-import { MaxPriceFields, type SpendQuote } from "./spend.js";
-import { JobWebhook, JobWebhookFields } from "./webhooks.js";
+} from "../rules/rules.js";
+import { CLIP_STATUSES } from "../rules/transitions.js";
 
 /** Each size with its price, as the `size` field describes it. */
 const SIZE_PRICES = CLIP_SIZES.map((size) => `${size}: ${clipPrice(size).display}`).join(", ");

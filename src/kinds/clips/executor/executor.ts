@@ -1,19 +1,24 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Config } from "../../config.js";
-import { createFfmpegClipEngine } from "../../engines/clip/engine.js";
-import { ImageError, normaliseImage } from "../../engines/clip/image.js";
-import { createCogClipEngine } from "../../engines/cog/cog-engines.js";
-import { type CogHookTarget, PredictionWaiter } from "../../engines/cog/webhook.js";
-import type { ClipEngine } from "../../engines/contracts.js";
+import type { Config } from "../../../config.js";
+import { createFfmpegClipEngine } from "../../../engines/clip/engine.js";
+import { ImageError, normaliseImage } from "../../../engines/clip/image.js";
+import { createCogClipEngine } from "../../../engines/cog/cog-engines.js";
+import { type CogHookTarget, PredictionWaiter } from "../../../engines/cog/webhook.js";
+import type { ClipEngine } from "../../../engines/contracts.js";
 import {
   createNsfwjsClassifier,
   type ImageClassifier,
-} from "../../engines/moderation/image-classifier.js";
-import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
-import { ClipWorkParams, clipJobs } from "../../services/clips/job-definition.js";
-import type { Signer } from "../../signing.js";
-import { uploadOutput } from "./transfer.js";
+} from "../../../engines/moderation/image-classifier.js";
+import {
+  type ExecuteContext,
+  type Executor,
+  WorkError,
+  type WorkItem,
+} from "../../../jobs/work.js";
+import type { Signer } from "../../../signing.js";
+import { uploadOutput } from "../../../workers/transfer.js";
+import { ClipWorkParams, clipJobs } from "../services/definition.js";
 
 type ClipItem = WorkItem<ClipWorkParams>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALLOWED, REFUSED } from "../../../test/fixtures/prompt-corpus.js";
+import { ALLOWED, REFUSED } from "../../../../test/fixtures/prompt-corpus.js";
 import { checkPrompt, normalisePrompt, REFUSAL_CODES } from "./prompt-rule.js";
 
 describe("checkPrompt corpus", () => {

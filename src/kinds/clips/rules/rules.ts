@@ -2,7 +2,7 @@
  * Clip prices and limits: one place that the routes, services, GET /motion/config and the docs
  * agree on. Prices are integer cents (SPEC: $0.59 at 480p, $0.99 at 720p).
  */
-import { displayCents } from "../money.js";
+import { displayCents } from "../../../domain/money.js";
 
 const SIZES = ["480p", "720p"] as const;
 /** A clip's frame size. */

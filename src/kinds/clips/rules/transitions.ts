@@ -3,7 +3,7 @@
  * without naming the move, and every move is a conditional UPDATE … WHERE status IN (from), so
  * a race between start, cancel, a worker and the sweeper has exactly one winner.
  */
-import type { MoveTable } from "../job-lifecycle/moves.js";
+import type { MoveTable } from "../../../domain/job-lifecycle/moves.js";
 
 /** Every state a clip can be in: the one list (column type, API enum, metrics). */
 const STATUSES = [

@@ -1,11 +1,12 @@
 /** Reading, starting and cancelling clips. Start and cancel are idempotent where a retry is. */
-import type { ClipView } from "../../api/clips.js";
-import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../../domain/clips/rules.js";
-import { CLIP_FINAL } from "../../domain/clips/transitions.js";
-import { ApiError, wrongState } from "../../domain/errors.js";
-import { type WaitUntil, waitForChange } from "../../jobs/watch.js";
-import type { Principal } from "../auth.js";
-import { ownedJobsPage, type PageInput } from "../pagination.js";
+
+import { ApiError, wrongState } from "../../../domain/errors.js";
+import { type WaitUntil, waitForChange } from "../../../jobs/watch.js";
+import type { Principal } from "../../../services/auth.js";
+import { ownedJobsPage, type PageInput } from "../../../services/pagination.js";
+import type { ClipView } from "../api/schemas.js";
+import { CLIP_IMAGE_MAX_BYTES, CLIP_IMAGE_TYPES, CLIP_LIST_MAX } from "../rules/rules.js";
+import { CLIP_FINAL } from "../rules/transitions.js";
 import type { ClipDeps } from "./deps.js";
 import { moveClip } from "./moves.js";
 import { type ClipRow, clipView, clipViews, findVisibleClip } from "./view.js";

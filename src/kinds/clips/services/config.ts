@@ -1,6 +1,11 @@
 /** What GET /motion/config and the MCP get_prices tool show: sizes with prices, limits, codes. */
 
-import { REFUSAL_CODES } from "../../domain/clips/prompt-rule.js";
+import {
+  AGENT_KEY_LIMIT_CENTS,
+  CARD_TOPUP_CENTS,
+  USDC_TOPUP_CENTS,
+} from "../../../domain/limits.js";
+import { REFUSAL_CODES } from "../rules/prompt-rule.js";
 import {
   CLIP_DIMENSIONS,
   CLIP_IMAGE_MAX_BYTES,
@@ -11,8 +16,7 @@ import {
   CLIP_SIZES,
   clipPrice,
   DEFAULT_CLIP_SIZE,
-} from "../../domain/clips/rules.js";
-import { AGENT_KEY_LIMIT_CENTS, CARD_TOPUP_CENTS, USDC_TOPUP_CENTS } from "../../domain/limits.js";
+} from "../rules/rules.js";
 
 /** The public clip settings (the MotionConfig answer). */
 export function motionConfig() {

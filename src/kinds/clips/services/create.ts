@@ -7,8 +7,16 @@ import { randomInt } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { WalletView } from "../../api/schemas.js";
-import { checkPrompt } from "../../domain/clips/prompt-rule.js";
+import type { WalletView } from "../../../api/schemas.js";
+import { ApiError, invalidField, refusedByRule } from "../../../domain/errors.js";
+import { fetchPublicImage, ImageFetchError } from "../../../net/safe-fetch.js";
+import type { Principal } from "../../../services/auth.js";
+import { charge } from "../../../services/ledger.js";
+import { freshPrincipal, walletView } from "../../../services/wallets.js";
+import { type JobWebhookRequest, saveJobWebhook } from "../../../services/webhooks/job-webhook.js";
+import { noteRefusedCharge } from "../../../services/webhooks/wallet-events.js";
+import type { UploadTicket } from "../../../storage/blob-store.js";
+import { checkPrompt } from "../rules/prompt-rule.js";
 import {
   CLIP_IMAGE_FETCH_TIMEOUT_MS,
   CLIP_IMAGE_MAX_BYTES,
@@ -17,17 +25,9 @@ import {
   CLIP_UPLOAD_WINDOW_SEC,
   type ClipImageType,
   type ClipSize,
-} from "../../domain/clips/rules.js";
-import { ApiError, invalidField, refusedByRule } from "../../domain/errors.js";
-import { fetchPublicImage, ImageFetchError } from "../../net/safe-fetch.js";
-import type { UploadTicket } from "../../storage/blob-store.js";
-import type { Principal } from "../auth.js";
-import { charge } from "../ledger.js";
-import { freshPrincipal, walletView } from "../wallets.js";
-import { type JobWebhookRequest, saveJobWebhook } from "../webhooks/job-webhook.js";
-import { noteRefusedCharge } from "../webhooks/wallet-events.js";
+} from "../rules/rules.js";
+import { clipImageKey } from "./definition.js";
 import type { ClipDeps } from "./deps.js";
-import { clipImageKey } from "./job-definition.js";
 import { type ClipRow, clipView } from "./view.js";
 
 interface CreateClipInput {

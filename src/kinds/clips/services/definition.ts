@@ -5,7 +5,12 @@
  */
 import { type Selectable, sql } from "kysely";
 import { z } from "zod";
-import type { ClipsTable } from "../../db/schema.js";
+import type { ClipsTable } from "../../../db/schema.js";
+import { withoutRetryPromise } from "../../../domain/job-lifecycle/messages.js";
+import type { JobDefinition, JobEngineDeps } from "../../../jobs/definition.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
+import { refundJob } from "../../../services/ledger.js";
+import { type JobFileLayout, jobFileKey } from "../../../storage/keys.js";
 import {
   CLIP_DEFAULT_RUN_RATES,
   CLIP_DOWNLOAD_URL_SEC,
@@ -13,13 +18,8 @@ import {
   CLIP_OUTPUT_MAX_BYTES,
   CLIP_SIZES,
   CLIP_UPLOAD_WINDOW_SEC,
-} from "../../domain/clips/rules.js";
-import { CLIP_FINAL, CLIP_MOVES, CLIP_STATUSES } from "../../domain/clips/transitions.js";
-import { withoutRetryPromise } from "../../domain/job-lifecycle/messages.js";
-import type { JobDefinition, JobEngineDeps } from "../../jobs/definition.js";
-import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js";
-import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
-import { refundJob } from "../ledger.js";
+} from "../rules/rules.js";
+import { CLIP_FINAL, CLIP_MOVES, CLIP_STATUSES } from "../rules/transitions.js";
 
 /** A row of the clips table. */
 export type ClipRow = Selectable<ClipsTable>;

@@ -1,10 +1,10 @@
 /** What the clip services need beyond the core: storage, the job wake-up and fetch limits. */
-import type { Config } from "../../config.js";
-import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
-import type { JobWatch } from "../../jobs/watch.js";
-import type { ResolvedAddress } from "../../net/safe-fetch.js";
-import type { BlobStore } from "../../storage/blob-store.js";
-import type { CoreDeps } from "../deps.js";
+import type { Config } from "../../../config.js";
+import type { JobKindRegistry } from "../../../jobs/queue-estimate/kinds.js";
+import type { JobWatch } from "../../../jobs/watch.js";
+import type { ResolvedAddress } from "../../../net/safe-fetch.js";
+import type { CoreDeps } from "../../../services/deps.js";
+import type { BlobStore } from "../../../storage/blob-store.js";
 
 /** Test seams of the image_url fetch. */
 export interface ClipImageFetchSeam {

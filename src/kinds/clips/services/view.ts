@@ -1,15 +1,15 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
 
-import type { ClipView } from "../../api/clips.js";
-import { CLIP_DOWNLOAD_URL_SEC } from "../../domain/clips/rules.js";
-import { notFound } from "../../domain/errors.js";
-import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
-import { estimateQueue, type QueueEstimate } from "../../jobs/queue-estimate/read.js";
-import type { BlobStore } from "../../storage/blob-store.js";
-import type { Principal } from "../auth.js";
-import type { Db } from "../ledger.js";
-import { jobWebhookViews } from "../webhooks/reads.js";
-import { type ClipRow, clipJobs } from "./job-definition.js";
+import { notFound } from "../../../domain/errors.js";
+import type { JobKindRegistry } from "../../../jobs/queue-estimate/kinds.js";
+import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
+import type { Principal } from "../../../services/auth.js";
+import type { Db } from "../../../services/ledger.js";
+import { jobWebhookViews } from "../../../services/webhooks/reads.js";
+import type { BlobStore } from "../../../storage/blob-store.js";
+import type { ClipView } from "../api/schemas.js";
+import { CLIP_DOWNLOAD_URL_SEC } from "../rules/rules.js";
+import { type ClipRow, clipJobs } from "./definition.js";
 
 export type { ClipRow };
 

@@ -1,7 +1,8 @@
 /** Cloud restore operations: price, create, follow, start, cancel, list, pay by checkout. */
 import { z } from "@hono/zod-openapi";
-import { RESTORE_LIST_LIMIT as LIST_LIMIT } from "../../domain/limits.js";
-import { defineContract, READ_ONLY } from "../operation.js";
+import { defineContract, READ_ONLY } from "../../../api/operation.js";
+import { JobIdField, pageQuery, UntilField, WaitField, Wallet } from "../../../api/schemas.js";
+import { RESTORE_LIST_LIMIT as LIST_LIMIT } from "../../../domain/limits.js";
 import {
   CreateBody,
   CreatedRestore,
@@ -11,8 +12,7 @@ import {
   QuoteBody,
   RestoreJob,
   restoreSpend,
-} from "../restore.js";
-import { JobIdField, pageQuery, UntilField, WaitField, Wallet } from "../schemas.js";
+} from "./schemas.js";
 
 const TAGS = ["Cloud restore"] as const;
 const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };

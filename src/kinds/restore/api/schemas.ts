@@ -1,7 +1,10 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
-import { displayCents } from "../domain/money.js";
-import { RESTORE_LIMIT_CEILINGS } from "../domain/restore/limits.js";
+import { Email, QueueEstimate, Wallet } from "../../../api/schemas.js";
+import { clockLength, MaxPriceFields, type SpendQuote } from "../../../api/spend.js";
+import { JobWebhook, JobWebhookFields } from "../../../api/webhooks.js";
+import { displayCents } from "../../../domain/money.js";
+import { RESTORE_LIMIT_CEILINGS } from "../rules/limits.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
@@ -9,12 +12,9 @@ import {
   RESTORE_LIMITS,
   RESTORE_QUALITIES,
   restoreLimitProblem,
-} from "../domain/restore/pricing.js";
-import { QUALITY_CHOICES, qualityFromName } from "../domain/restore/quality-names.js";
-import { RESTORE_STATUSES } from "../domain/restore/transitions.js";
-import { Email, QueueEstimate, Wallet } from "./schemas.js";
-import { clockLength, MaxPriceFields, type SpendQuote } from "./spend.js";
-import { JobWebhook, JobWebhookFields } from "./webhooks.js";
+} from "../rules/pricing.js";
+import { QUALITY_CHOICES, qualityFromName } from "../rules/quality-names.js";
+import { RESTORE_STATUSES } from "../rules/transitions.js";
 
 const num = (what: string) => z.number({ error: `must be ${what}` });
 const int = (what: string) => z.number({ error: `must be ${what}` }).int(`must be ${what}`);
@@ -219,7 +219,7 @@ export const CreatedRestore = z.object({
   wallet: Wallet.optional(),
 });
 
-/** The restore price table (domain/restore/pricing.ts priceTableView). */
+/** The restore price table (kinds/restore/rules/pricing.ts priceTableView). */
 export const PriceTable = z.object({}).passthrough().openapi({
   description:
     "Base price per quality (up to 5 minutes), the per-minute price after it, the high-resolution factor and the limits.",

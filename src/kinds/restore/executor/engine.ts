@@ -3,15 +3,15 @@
  * local CPU) or cog (a remote GPU model over the Cog protocol at RESTORE_COG_URL, with
  * RESTORE_COG_TOKEN, polled; the model fetches the input from its presigned URL).
  */
-import type { Config } from "../../config.js";
-import { createCogRestoreEngine } from "../../engines/cog/cog-engines.js";
-import type { RestoreEngine } from "../../engines/contracts.js";
-import { createFfmpegRestoreEngine, measureDurationSec } from "../../engines/restore/index.js";
-import type { Executor } from "../../jobs/work.js";
-import type { VideoFetchSeam } from "../../services/restore/deps.js";
-import type { RestoreWorkParams } from "../../services/restore/job-definition.js";
-import { createRestoreExecutor } from "./restore.js";
-import type { FetchLike } from "./transfer.js";
+import type { Config } from "../../../config.js";
+import { createCogRestoreEngine } from "../../../engines/cog/cog-engines.js";
+import type { RestoreEngine } from "../../../engines/contracts.js";
+import { createFfmpegRestoreEngine, measureDurationSec } from "../../../engines/restore/index.js";
+import type { Executor } from "../../../jobs/work.js";
+import type { FetchLike } from "../../../workers/transfer.js";
+import type { RestoreWorkParams } from "../services/definition.js";
+import type { VideoFetchSeam } from "../services/deps.js";
+import { createRestoreExecutor } from "./executor.js";
 
 /** The restore engine the settings name (ffmpeg or a Cog server). */
 export function restoreEngineFromConfig(config: Pick<Config, "engines">): RestoreEngine {

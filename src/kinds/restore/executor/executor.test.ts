@@ -8,12 +8,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { RestoreEngine, RestoreJob } from "../../engines/contracts.js";
-import { MediaError } from "../../engines/restore/index.js";
-import { type ExecuteContext, WorkError, type WorkItem } from "../../jobs/work.js";
-import type { RestoreWorkParams } from "../../services/restore/job-definition.js";
-import { createRestoreExecutor } from "./restore.js";
-import type { FetchLike } from "./transfer.js";
+import type { RestoreEngine, RestoreJob } from "../../../engines/contracts.js";
+import { MediaError } from "../../../engines/restore/index.js";
+import { type ExecuteContext, WorkError, type WorkItem } from "../../../jobs/work.js";
+import type { FetchLike } from "../../../workers/transfer.js";
+import type { RestoreWorkParams } from "../services/definition.js";
+import { createRestoreExecutor } from "./executor.js";
 
 let workDir: string;
 beforeEach(async () => {

@@ -5,17 +5,22 @@
  * restore it with the configured engine, store the result and its before/after still.
  */
 import path from "node:path";
-import { tooLong } from "../../domain/restore/limits.js";
-import { RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
-import type { RestoreEngine, RestoreOutcome } from "../../engines/contracts.js";
-import { MediaError } from "../../engines/restore/index.js";
-import { type ExecuteContext, type Executor, WorkError, type WorkItem } from "../../jobs/work.js";
-import type { VideoFetchSeam } from "../../services/restore/deps.js";
-import { RestoreWorkParams, restoreJobs } from "../../services/restore/job-definition.js";
-import type { RestoreNote } from "../../services/restore/measurement.js";
-import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./restore-source.js";
-import { makeBeforeAfterStill } from "./restore-still.js";
-import { downloadInput, type FetchLike, uploadOutput } from "./transfer.js";
+import type { RestoreEngine, RestoreOutcome } from "../../../engines/contracts.js";
+import { MediaError } from "../../../engines/restore/index.js";
+import {
+  type ExecuteContext,
+  type Executor,
+  WorkError,
+  type WorkItem,
+} from "../../../jobs/work.js";
+import { downloadInput, type FetchLike, uploadOutput } from "../../../workers/transfer.js";
+import { tooLong } from "../rules/limits.js";
+import { RESTORE_MESSAGES } from "../rules/transitions.js";
+import { RestoreWorkParams, restoreJobs } from "../services/definition.js";
+import type { VideoFetchSeam } from "../services/deps.js";
+import type { RestoreNote } from "../services/measurement.js";
+import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./source.js";
+import { makeBeforeAfterStill } from "./still.js";
 
 /** The input's fault ends the job with the engine's sentence; ffmpeg's own words go to the log. */
 const asFinal = (err: unknown) =>

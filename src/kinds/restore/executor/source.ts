@@ -6,14 +6,15 @@
  * input URL, find it in storage. A fetch that fails is the caller's URL's fault: the job ends
  * failed (and refunded) with error_code video_fetch_failed, not retried.
  */
-import { RESTORE_FETCH } from "../../domain/restore/limits.js";
-import { VIDEO_CONTENT_TYPES } from "../../domain/restore/pricing.js";
-import { WorkError, type WorkItem } from "../../jobs/work.js";
-import { ImageFetchError } from "../../net/safe-fetch.js";
-import { fetchPublicToFile } from "../../net/safe-stream.js";
-import type { VideoFetchSeam } from "../../services/restore/deps.js";
-import type { RestoreWorkParams } from "../../services/restore/job-definition.js";
-import { type FetchLike, uploadOutput } from "./transfer.js";
+
+import { WorkError, type WorkItem } from "../../../jobs/work.js";
+import { ImageFetchError } from "../../../net/safe-fetch.js";
+import { fetchPublicToFile } from "../../../net/safe-stream.js";
+import { type FetchLike, uploadOutput } from "../../../workers/transfer.js";
+import { RESTORE_FETCH } from "../rules/limits.js";
+import { VIDEO_CONTENT_TYPES } from "../rules/pricing.js";
+import type { RestoreWorkParams } from "../services/definition.js";
+import type { VideoFetchSeam } from "../services/deps.js";
 
 type Source = NonNullable<RestoreWorkParams["source"]>;
 

@@ -4,7 +4,7 @@
  * costs more: within the tolerance it is charged as declared, beyond it the job is refused and
  * refunded (limits.ts `tooLong`).
  */
-import { displayCents } from "../money.js";
+import { displayCents } from "../../../domain/money.js";
 import { type PriceInput, priceRestore } from "./pricing.js";
 
 interface MeasuredPriceInput extends Omit<PriceInput, "durationSec"> {

@@ -2,8 +2,8 @@
  * The restore price table — the only place restore prices live. Quote, create, GET
  * /cloud/prices and the MCP get_prices tool all read it.
  */
-import { type ApiError, invalidField, overALimit } from "../errors.js";
-import { displayCents } from "../money.js";
+import { type ApiError, invalidField, overALimit } from "../../../domain/errors.js";
+import { displayCents } from "../../../domain/money.js";
 import { RESTORE_LIMIT_CEILINGS, RESTORE_LIMITS, type RestoreLimits } from "./limits.js";
 
 /** The restore qualities, cheapest first. */

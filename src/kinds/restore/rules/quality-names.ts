@@ -2,7 +2,7 @@
  * The names a person may type for a restore quality. Each quality has an API name
  * (`enhanced_max`) and a display label (`Studio Max`); people type either, in any case, with a
  * space, hyphen or underscore between words (`Studio Max`, `studio-max`, `STUDIO_MAX`). The
- * REST/MCP schema (api/restore.ts) and the client (`@kinora/client`'s restoreQualityFromName,
+ * REST/MCP schema (kinds/restore/api/schemas.ts) and the client (`@kinora/client`'s restoreQualityFromName,
  * built from the labels the SDK generator copies from here) read them the same way.
  */
 import { PRICE_TABLE, RESTORE_QUALITIES, type RestoreQuality } from "./pricing.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../config.js";
-import { restoreEngineFromConfig } from "../../workers/executors/restore-engine.js";
-import { movesFrom } from "../job-lifecycle/moves.js";
+import { loadConfig } from "../../../config.js";
+import { movesFrom } from "../../../domain/job-lifecycle/moves.js";
+import { restoreEngineFromConfig } from "../executor/engine.js";
 import { tooLong } from "./limits.js";
 import { RESTORE_MESSAGES, RESTORE_MOVES } from "./transitions.js";
 

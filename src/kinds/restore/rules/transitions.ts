@@ -12,8 +12,8 @@
  * - A balance-paid job created with a `video_url` is inserted `processing` (queued): there is
  *   nothing to upload, so no start; its worker fetches the file first.
  */
-import { withoutRetryPromise } from "../job-lifecycle/messages.js";
-import type { MoveTable } from "../job-lifecycle/moves.js";
+import { withoutRetryPromise } from "../../../domain/job-lifecycle/messages.js";
+import type { MoveTable } from "../../../domain/job-lifecycle/moves.js";
 
 /** Every state a job of this kind can be in: the one list (column type, API enum, metrics). */
 const STATUSES = [

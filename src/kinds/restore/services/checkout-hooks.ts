@@ -3,8 +3,8 @@
  * (price, e-mail, whether the file arrived) and mark it paid. Card refunds of checkout-paid
  * jobs that later fail go through the `restore_card_refunds` outbox (written by store.ts).
  */
-import { type ApiError, notFound } from "../../domain/errors.js";
-import { displayCents } from "../../domain/money.js";
+import { type ApiError, notFound } from "../../../domain/errors.js";
+import { displayCents } from "../../../domain/money.js";
 import type { RestoreDeps } from "./deps.js";
 import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
 import { uploadProblem } from "./upload-check.js";

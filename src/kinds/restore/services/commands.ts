@@ -1,9 +1,9 @@
 /** start, cancel and read: the caller-facing commands on an existing restore job. */
-import { ApiError, notFound, wrongState } from "../../domain/errors.js";
-import { RESTORE_FINAL, RESTORE_MESSAGES } from "../../domain/restore/transitions.js";
-import { type WaitUntil, waitForChange } from "../../jobs/watch.js";
-import type { Principal } from "../auth.js";
-import { freshPrincipal, walletView } from "../wallets.js";
+import { ApiError, notFound, wrongState } from "../../../domain/errors.js";
+import { type WaitUntil, waitForChange } from "../../../jobs/watch.js";
+import type { Principal } from "../../../services/auth.js";
+import { freshPrincipal, walletView } from "../../../services/wallets.js";
+import { RESTORE_FINAL, RESTORE_MESSAGES } from "../rules/transitions.js";
 import type { RestoreDeps } from "./deps.js";
 import { findJob, moveRestore, type RestoreJobRow } from "./store.js";
 import { uploadProblem } from "./upload-check.js";

@@ -3,12 +3,13 @@
  * or, for a `video_url`, no link: a balance-paid job starts at once and its worker fetches the
  * file (a fetch of up to 2 GB must not hold this request open).
  */
-import { invalidField, overALimit } from "../../domain/errors.js";
-import {
-  RESTORE_FETCH,
-  RESTORE_UPLOAD_WINDOW_SEC,
-  type RestoreLimits,
-} from "../../domain/restore/limits.js";
+import { invalidField, overALimit } from "../../../domain/errors.js";
+import type { Principal } from "../../../services/auth.js";
+import { charge } from "../../../services/ledger.js";
+import { freshPrincipal, walletView } from "../../../services/wallets.js";
+import { type JobWebhookRequest, saveJobWebhook } from "../../../services/webhooks/job-webhook.js";
+import { noteRefusedCharge } from "../../../services/webhooks/wallet-events.js";
+import { RESTORE_FETCH, RESTORE_UPLOAD_WINDOW_SEC, type RestoreLimits } from "../rules/limits.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
@@ -17,14 +18,9 @@ import {
   restoreLimitProblem,
   spokenBytes,
   VIDEO_CONTENT_TYPES,
-} from "../../domain/restore/pricing.js";
-import type { Principal } from "../auth.js";
-import { charge } from "../ledger.js";
-import { freshPrincipal, walletView } from "../wallets.js";
-import { type JobWebhookRequest, saveJobWebhook } from "../webhooks/job-webhook.js";
-import { noteRefusedCharge } from "../webhooks/wallet-events.js";
+} from "../rules/pricing.js";
+import { restoreInputKey, UNKNOWN_VIDEO_TYPE } from "./definition.js";
 import type { RestoreDeps } from "./deps.js";
-import { restoreInputKey, UNKNOWN_VIDEO_TYPE } from "./job-definition.js";
 import { checkVideoUrl, filenameFromUrl } from "./source-url.js";
 import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView } from "./views.js";

@@ -7,24 +7,24 @@
  */
 import { type Selectable, sql } from "kysely";
 import { z } from "zod";
-import type { RestoreJobsTable } from "../../db/schema.js";
-import { restoreJobErrorCode } from "../../domain/restore/job-errors.js";
+import type { RestoreJobsTable } from "../../../db/schema.js";
+import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../../jobs/definition.js";
+import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
+import { refundJob } from "../../../services/ledger.js";
+import { type JobFileLayout, jobFileKey } from "../../../storage/keys.js";
+import { restoreJobErrorCode } from "../rules/job-errors.js";
 import {
   RESTORE_FETCH,
   RESTORE_OUTPUT_MAX_BYTES,
   RESTORE_WORKER_URL_SEC,
-} from "../../domain/restore/limits.js";
-import { RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../../domain/restore/pricing.js";
+} from "../rules/limits.js";
+import { RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../rules/pricing.js";
 import {
   RESTORE_FINAL,
   RESTORE_MESSAGES,
   RESTORE_MOVES,
   RESTORE_STATUSES,
-} from "../../domain/restore/transitions.js";
-import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../jobs/definition.js";
-import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../jobs/output-token.js";
-import { type JobFileLayout, jobFileKey } from "../../storage/keys.js";
-import { refundJob } from "../ledger.js";
+} from "../rules/transitions.js";
 import { applyMeasurement } from "./measurement.js";
 
 /** A row of the restore_jobs table. */

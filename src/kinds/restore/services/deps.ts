@@ -1,10 +1,10 @@
 /** What the restore services need beyond the core: storage, job limits and the job wake-ups. */
-import type { Config } from "../../config.js";
-import type { JobKindRegistry } from "../../jobs/queue-estimate/kinds.js";
-import type { JobWatch } from "../../jobs/watch.js";
-import type { TargetGuard } from "../../net/public-target.js";
-import type { BlobStore } from "../../storage/blob-store.js";
-import type { CoreDeps } from "../deps.js";
+import type { Config } from "../../../config.js";
+import type { JobKindRegistry } from "../../../jobs/queue-estimate/kinds.js";
+import type { JobWatch } from "../../../jobs/watch.js";
+import type { TargetGuard } from "../../../net/public-target.js";
+import type { CoreDeps } from "../../../services/deps.js";
+import type { BlobStore } from "../../../storage/blob-store.js";
 
 /**
  * How a `video_url` is reached: the address guard's test seams (a local server through the

@@ -3,10 +3,11 @@
  * simply the (created_at, id) of the last job of the previous page: keyset pagination stays
  * correct while new jobs arrive, and the wallet index (wallet_id, created_at) serves it.
  */
-import type { RestoreJobView } from "../../api/restore.js";
-import { RESTORE_LIST_LIMIT } from "../../domain/limits.js";
-import type { Principal } from "../auth.js";
-import { ownedJobsPage } from "../pagination.js";
+
+import { RESTORE_LIST_LIMIT } from "../../../domain/limits.js";
+import type { Principal } from "../../../services/auth.js";
+import { ownedJobsPage } from "../../../services/pagination.js";
+import type { RestoreJobView } from "../api/schemas.js";
 import type { RestoreDeps } from "./deps.js";
 import { jobViews } from "./views.js";
 

@@ -1,11 +1,7 @@
 /** The exact price of a restore (POST /cloud/quote, MCP quote_restore): one function for both. */
 
-import type { RestoreLimits } from "../../domain/restore/limits.js";
-import {
-  DEFAULT_QUALITY,
-  priceRestore,
-  type RestoreQuality,
-} from "../../domain/restore/pricing.js";
+import type { RestoreLimits } from "../rules/limits.js";
+import { DEFAULT_QUALITY, priceRestore, type RestoreQuality } from "../rules/pricing.js";
 import { checkRestoreRequest } from "./create.js";
 
 interface QuoteInput {

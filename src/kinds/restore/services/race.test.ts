@@ -3,9 +3,9 @@
  * money matches the winner. The negative control shows a read-then-write would let both win.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../../../test/app.js";
-import { balanceOf } from "../../../test/restore/helpers.js";
-import { restoreFeature } from "../../features/restore.js";
+import { createTestApp, type TestApp } from "../../../../test/app.js";
+import { balanceOf } from "../../../../test/restore/helpers.js";
+import { restoreFeature } from "../kind.js";
 import { findJob, moveRestore } from "./store.js";
 
 let t: TestApp;

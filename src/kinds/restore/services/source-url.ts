@@ -4,9 +4,9 @@
  * hop), and the file's name comes from the URL's path when none is given. Size and type are
  * learned when the worker fetches the file.
  */
-import { ApiError } from "../../domain/errors.js";
-import { RESTORE_LIMITS } from "../../domain/restore/limits.js";
-import { checkPublicUrl, ImageFetchError } from "../../net/safe-fetch.js";
+import { ApiError } from "../../../domain/errors.js";
+import { checkPublicUrl, ImageFetchError } from "../../../net/safe-fetch.js";
+import { RESTORE_LIMITS } from "../rules/limits.js";
 import type { VideoFetchSeam } from "./deps.js";
 
 /** How long the DNS answer for a video_url may take at creation. */

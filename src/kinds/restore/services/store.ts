@@ -3,11 +3,11 @@
  * conditional update; a refunding move refunds in the same transaction).
  */
 import type { Kysely, Updateable } from "kysely";
-import type { DB, RestoreJobsTable } from "../../db/schema.js";
-import type { RestoreMove } from "../../domain/restore/transitions.js";
-import type { JobFields } from "../../jobs/definition.js";
-import { inTx, type MoveGuard, moveJob } from "../../jobs/move.js";
-import { type RestoreJobRow, refundRestore, restoreJobs } from "./job-definition.js";
+import type { DB, RestoreJobsTable } from "../../../db/schema.js";
+import type { JobFields } from "../../../jobs/definition.js";
+import { inTx, type MoveGuard, moveJob } from "../../../jobs/move.js";
+import type { RestoreMove } from "../rules/transitions.js";
+import { type RestoreJobRow, refundRestore, restoreJobs } from "./definition.js";
 
 export type { RestoreJobRow };
 export { inTx, refundRestore };

@@ -1,6 +1,6 @@
 /** Whether the caller's file arrived as declared; the refusal saying what is wrong if not. */
-import { ApiError } from "../../domain/errors.js";
-import type { BlobStore } from "../../storage/blob-store.js";
+import { ApiError } from "../../../domain/errors.js";
+import type { BlobStore } from "../../../storage/blob-store.js";
 import type { RestoreJobRow } from "./store.js";
 
 export async function uploadProblem(

@@ -1,12 +1,13 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
-import type { RestoreJobView } from "../../api/restore.js";
-import { displayCents } from "../../domain/money.js";
-import { RESTORE_DOWNLOAD_URL_SEC } from "../../domain/restore/limits.js";
-import { PRICE_TABLE } from "../../domain/restore/pricing.js";
-import { estimateQueue, type QueueEstimate } from "../../jobs/queue-estimate/read.js";
-import { jobWebhookViews } from "../webhooks/reads.js";
+
+import { displayCents } from "../../../domain/money.js";
+import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
+import { jobWebhookViews } from "../../../services/webhooks/reads.js";
+import type { RestoreJobView } from "../api/schemas.js";
+import { RESTORE_DOWNLOAD_URL_SEC } from "../rules/limits.js";
+import { PRICE_TABLE } from "../rules/pricing.js";
+import { type RestoreJobRow, restoreJobs } from "./definition.js";
 import type { RestoreDeps } from "./deps.js";
-import { type RestoreJobRow, restoreJobs } from "./job-definition.js";
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
