@@ -49,7 +49,7 @@ async function ok(client: McpClient, name: string, args: Record<string, unknown>
 }
 
 async function put(url: string, headers: Record<string, string>, body: Uint8Array) {
-  const res = await fetch(url, { method: "PUT", headers, body });
+  const res = await fetch(url, { method: "PUT", headers, body: Buffer.from(body) });
   expect(res.status).toBeLessThan(300);
 }
 

@@ -186,7 +186,8 @@ describe("auth", () => {
       const said = `${err?.message} ${JSON.stringify((err as { data?: unknown })?.data ?? "")}`;
       expect(said, kind).toMatch(/key_revoked/);
     }
-    for (const headers of [{}, { authorization: `Bearer ${key}` }]) {
+    const sent: Record<string, string>[] = [{}, { authorization: `Bearer ${key}` }];
+    for (const headers of sent) {
       const res = await rpc(s.url, INIT, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/error_description="[\x20-\x7e]+"/);
