@@ -5,7 +5,6 @@ import {
   humProminenceOf,
   parseEbur128,
   parseIdetSummary,
-  parseSignalstats,
   parseSourceInfo,
   parseVidstabMotions,
   rotationFromStream,
@@ -115,16 +114,6 @@ describe("sumIdetSummaries", () => {
     const stderr = [line(10, 0, 2, 1), "frame= 40", line(0, 1, 11, 1)].join("\n");
     expect(sumIdetSummaries(stderr)).toEqual({ tff: 10, bff: 1, progressive: 13, undetermined: 2 });
     expect(sumIdetSummaries("nothing here")).toBeNull();
-  });
-});
-
-describe("parseSignalstats", () => {
-  it("returns medians over frames, so one odd frame does not move the levels", () => {
-    const frame = (min: number, max: number, sat: number) =>
-      `frame:0 pts:0\nlavfi.signalstats.YMIN=${min}\nlavfi.signalstats.YMAX=${max}\nlavfi.signalstats.SATAVG=${sat}\n`;
-    const text = frame(40, 200, 10) + frame(42, 198, 11) + frame(0, 255, 90);
-    expect(parseSignalstats(text)).toEqual({ yMin: 40, yMax: 200, satAvg: 11 });
-    expect(parseSignalstats("")).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Pure parsers and measures over what the probe pass collects (ffprobe JSON, ffmpeg stderr,
- * signalstats/vidstab files, a mono PCM excerpt). No I/O here, so every rule is unit-tested.
+ * vidstab files, a mono PCM excerpt). No I/O here, so every rule is unit-tested.
  */
 import { MediaError, NO_VIDEO_MESSAGE } from "./errors.js";
 import type { InterlaceCounts, LoudnessMeasurement, Rotation, SourceInfo } from "./types.js";
@@ -126,21 +126,6 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-/** Medians over frames of YMIN, YMAX and SATAVG from a `metadata=mode=print:file=…` dump. */
-export function parseSignalstats(
-  text: string,
-): { yMin: number; yMax: number; satAvg: number } | null {
-  const pick = (key: string) =>
-    [...text.matchAll(new RegExp(`lavfi\\.signalstats\\.${key}=([\\d.]+)`, "g"))].map((m) =>
-      Number(m[1]),
-    );
-  const yMin = pick("YMIN");
-  const yMax = pick("YMAX");
-  const sat = pick("SATAVG");
-  if (yMin.length === 0 || yMax.length === 0) return null;
-  return { yMin: median(yMin), yMax: median(yMax), satAvg: sat.length ? median(sat) : 0 };
 }
 
 /** One vidstab measuring field's motion in one frame. */

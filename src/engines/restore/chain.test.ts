@@ -10,6 +10,7 @@ import {
   escapeFilterValue,
   transformsPathFor,
 } from "./chain.js";
+import { type DropoutRepair, dropoutRepairFilter } from "./dropouts.js";
 import { mediaErrorFromStderr } from "./errors.js";
 import { decidePlan } from "./plan.js";
 import { createProgressParser } from "./progress.js";
@@ -34,7 +35,7 @@ const measured: Measurements = {
   windowSec: 60,
   interlace: { tff: 200, bff: 0, progressive: 5, undetermined: 0 },
   shakeRatio: 0.05,
-  levels: { yMin: 50, yMax: 190, satAvg: 1 },
+  levels: { yLow: 60, yMid: 120, yHigh: 180, dark: 50, bright: 190, sat: 1 },
   noise: { y: 2, c: 4 },
   hum: { db50: 30, db60: 2 },
   loudness: { inputI: -30.5, inputTp: -9, inputLra: 6, inputThresh: -41, targetOffset: 0.3 },
@@ -44,22 +45,34 @@ const plan = (quality: RestoreQuality, over: Partial<SourceInfo> = {}) =>
   decidePlan({ quality, source: { ...source, ...over }, measured, caps });
 
 describe("buildVideoFilter", () => {
-  it("orders the faithful chain: deinterlace, 4:2:0, deflicker, spatial denoise", () => {
-    expect(buildVideoFilter(plan("faithful"), "/t/x.trf")).toBe(
-      "bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p,deflicker=size=5:mode=am," +
-        "hqdn3d=4.4:9.6:0:0,format=yuv420p",
+  it("orders the faithful chain: deinterlace, 4:2:0, dropouts, spatial denoise", () => {
+    const p = plan("faithful");
+    expect(buildVideoFilter(p, "/t/x.trf")).toBe(
+      "bwdif=mode=send_frame:parity=tff:deint=all,format=yuv420p," +
+        `${dropoutRepairFilter(p.video.dropouts as DropoutRepair)},` +
+        "hqdn3d=4.4:11.2:0:0,format=yuv420p",
     );
+    // Deflicker only where flicker was measured.
+    const flickering = decidePlan({
+      quality: "faithful",
+      source,
+      measured: { ...measured, flicker: 3 },
+      caps,
+    });
+    expect(buildVideoFilter(flickering, "/t/x.trf")).toContain(",deflicker=size=5:mode=am,");
   });
 
   it("adds stabilisation, tone and an upscale with colour conversion (no sharpening) when enhanced", () => {
-    const chain = buildVideoFilter(plan("enhanced"), "/t/x.trf");
+    const p = plan("enhanced");
+    const repair = dropoutRepairFilter(p.video.dropouts as DropoutRepair);
+    const chain = buildVideoFilter(p, "/t/x.trf").replace(repair, "dropouts");
     // Split on commas outside quoted lutyuv expressions.
     const names = (chain.match(/(?:[^,']|'[^']*')+/g) ?? []).map((f) => f.split("=")[0]);
     expect(names).toEqual([
       "bwdif",
       "format",
+      "dropouts",
       "vidstabtransform",
-      "deflicker",
       "hqdn3d",
       "lutyuv",
       "zscale",
@@ -84,17 +97,18 @@ describe("buildVideoFilter", () => {
   it("deinterlaces to field rate in Studio Max", () => {
     const chain = buildVideoFilter(plan("enhanced_max"), "/t/x.trf");
     expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
-    expect(chain).toContain("hqdn3d=4.4:9.6:0:0");
+    expect(chain).toContain("hqdn3d=4.4:11.2:0:0");
   });
 
-  it("interpolates low-rate progressive input in Studio Max", () => {
+  it("makes no frames between frames: progressive input keeps its rate in Studio Max", () => {
     const progressive = decidePlan({
       quality: "enhanced_max",
       source: { ...source, fieldOrder: "progressive" },
       measured: { ...measured, interlace: { tff: 0, bff: 0, progressive: 200, undetermined: 0 } },
       caps,
     });
-    expect(buildVideoFilter(progressive, "/t/x.trf")).toContain("minterpolate=fps=50:mi_mode=mci");
+    expect(buildVideoFilter(progressive, "/t/x.trf")).not.toContain("minterpolate");
+    expect(progressive.video.output.fps).toBe(25);
   });
 });
 
@@ -129,7 +143,7 @@ describe("buildRestoreArgs", () => {
     expect(args.slice(0, 3)).toEqual(["-y", "-i", "/in/a.mov"]);
     expect(joined).toContain("-map 0:0 -map 0:1");
     expect(joined).toContain(
-      "-c:v libx264 -preset veryfast -crf 18 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
+      "-c:v libx264 -preset veryfast -crf 16 -x264-params chroma-qp-offset=-4 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
     );
     expect(joined).toContain("-c:a aac -b:a 160k -ac 2 -ar 48000");
     expect(joined).toContain("-movflags +faststart");

@@ -2,6 +2,7 @@
  * Turns a RestorePlan into ffmpeg filter chains and argument lists. Pure: the same plan always
  * gives the same arguments, so the benchmark can run bare ffmpeg with exactly our chain.
  */
+import { dropoutRepairFilter } from "./dropouts.js";
 import type { AudioPlan, Denoise, RestorePlan, VideoPlan } from "./types.js";
 
 /**
@@ -71,6 +72,8 @@ function frontFilters(v: VideoPlan): string[] {
 export function buildVideoFilter(plan: RestorePlan, transformsPath: string): string {
   const v = plan.video;
   const out = frontFilters(v);
+  // First: a streak must not be smoothed into its neighbourhood or moved with the colour.
+  if (v.dropouts) out.push(dropoutRepairFilter(v.dropouts));
   // On the yuv420p frames the slip was measured on, before anything blurs or moves them.
   if (v.chromaShift) out.push(`chromashift=cbh=${v.chromaShift}:crh=${v.chromaShift}`);
   if (v.stabilise) {
@@ -82,11 +85,6 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   out.push(...v.denoise.map(denoiseFilter));
   const tone = toneFilter(v);
   if (tone) out.push(tone);
-  if (v.interpolateFps !== null) {
-    out.push(
-      `minterpolate=fps=${fmt(v.interpolateFps)}:mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1`,
-    );
-  }
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);
   if (v.scale) out.push(scaleFilter(v.scale), "setsar=1");
   out.push("format=yuv420p");
@@ -142,6 +140,7 @@ function threadArgs(plan: RestorePlan): string[] {
 function videoCodecArgs(plan: RestorePlan): string[] {
   const e = plan.encode;
   const args = ["-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf)];
+  if (e.chromaQpOffset) args.push("-x264-params", `chroma-qp-offset=${e.chromaQpOffset}`);
   args.push("-maxrate", `${e.maxrateK}k`, "-bufsize", `${e.bufsizeK}k`);
   args.push("-profile:v", "high", "-pix_fmt", "yuv420p");
   if (plan.video.scale?.convertMatrixTo709) args.push("-colorspace", "bt709");

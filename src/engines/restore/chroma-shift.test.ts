@@ -6,6 +6,12 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
+import {
+  type Frames,
+  fixture,
+  grainy,
+  stillFrames,
+} from "../../../test/restore-quality/still-frames.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { createChromaShiftMeter, decideChromaShift } from "./chroma-shift.js";
 import { createFfmpegRestoreEngine } from "./index.js";
@@ -128,6 +134,73 @@ describe("the colour's slip", () => {
       "colour 3 px left of the picture → moved back",
       "colour 3 px off the picture in a turned file: left",
     ]);
+  });
+});
+
+/**
+ * A copy of real frames with their colour moved `slip` chroma pixels right and bled: each chroma
+ * row blurred by a Gaussian of σ `bleed` chroma pixels (tape's smear), as the bench damages it.
+ */
+function slipped(f: Frames, frame: Uint8Array, slip: number, bleed: number): Uint8Array {
+  const out = new Uint8Array(frame);
+  const cw = f.width >> 1;
+  const ch = f.height >> 1;
+  const r = Math.ceil(3 * bleed);
+  const taps = Array.from({ length: 2 * r + 1 }, (_, k) =>
+    bleed > 0 ? Math.exp(-((k - r) ** 2) / (2 * bleed * bleed)) : k === r ? 1 : 0,
+  );
+  const norm = taps.reduce((a, b) => a + b, 0);
+  for (const at of [f.width * f.height, f.width * f.height + cw * ch]) {
+    for (let y = 0; y < ch; y++) {
+      for (let x = 0; x < cw; x++) {
+        let sum = 0;
+        taps.forEach((t, k) => {
+          const from = Math.min(cw - 1, Math.max(0, x - slip + k - r));
+          sum += t * (frame[at + y * cw + from] as number);
+        });
+        out[at + y * cw + x] = Math.round(sum / norm);
+      }
+    }
+  }
+  return out;
+}
+
+describe("the colour's slip on real frames", () => {
+  let cups: Frames;
+  let forest: Frames;
+  beforeAll(async () => {
+    // Four frames of a slow pan, as the probe reads them (one field of 720 × 288).
+    cups = await stillFrames(fixture("cups-640.jpg"), 720, 288, { count: 4, panX: 0.5 });
+    forest = await stillFrames(fixture("forest-640.jpg"), 720, 288, { count: 4, panX: 0.5 });
+  });
+  const read = (f: Frames, frames: Uint8Array[]) => {
+    const meter = createChromaShiftMeter(f.width, f.height);
+    for (const fr of frames) meter.measure(fr);
+    return meter.result();
+  };
+
+  it("finds a 4 px slip (2 chroma pixels) through a bleed of 2 chroma pixels and grain", () => {
+    // The rule before read this one as in line: its summed peak led no offset by 0.156 of its
+    // rise (it asked for 0.2).
+    const frames = cups.frames.map((fr, i) => grainy(cups, slipped(cups, fr, 2, 2), 4, 6, i + 1));
+    expect(read(cups, frames)).toBe(2);
+    expect(
+      read(
+        cups,
+        cups.frames.map((fr) => slipped(cups, fr, 3, 2.5)),
+      ),
+    ).toBe(3);
+  });
+
+  it("leaves colour in line alone, bled or grainy, on colourful and on muted pictures", () => {
+    expect(
+      read(
+        cups,
+        cups.frames.map((fr) => slipped(cups, fr, 0, 2)),
+      ),
+    ).toBe(0);
+    const grainyForest = forest.frames.map((fr, i) => grainy(forest, fr, 4, 8, i + 1));
+    expect(read(forest, grainyForest)).toBe(0);
   });
 });
 

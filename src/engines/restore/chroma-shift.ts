@@ -5,9 +5,13 @@
  * the edge itself. Where there is an edge in the brightness there is usually one in the colour
  * too, so the shift is the offset at which the horizontal edges of the two line up best: the
  * peak of the cross-correlation of their horizontal gradient magnitudes, on the chroma grid.
- * Pure; frames come from the probe (one field each: a horizontal shift is the same in a field).
- * A slip of one chroma pixel (two of the picture) is below what it tells apart from footage in
- * line once the edges are smoothed against grain, and is left.
+ *
+ * Bleed (the colour smeared sideways, as tape also does) widens that peak until it barely stands
+ * above no offset at all, and grain on a pale picture makes peaks of its own. So the decision
+ * is a vote: every band of rows of every frame names the offset its own edges line up at, with
+ * the weight of how clearly they do (its curve's rise), and a slip must carry the vote — most of
+ * the bands, clearly more than colour in line would. Pure; frames come from the probe (one field
+ * each: a horizontal shift is the same in a field).
  */
 import type { Capabilities } from "./limits.js";
 import type { Rotation } from "./types.js";
@@ -23,12 +27,20 @@ const MAX_SHIFT = 8;
 const BAND_ROWS = 8;
 const BOX = 5;
 /**
- * How clearly the best offset must stand out: its lead over no offset as a share of the curve's
- * whole rise (best minus worst). On the quality bench's clips, in line (clean, grainy, soft,
- * low-resolution, blocky, faded, interlaced) read 0 to 0.06; slipped by 3–4 chroma pixels,
- * bled and grainy as on VHS included, 0.26–0.69 frame by frame.
+ * The vote a slip must carry: the weighted share of bands whose own best offset lies within one
+ * chroma pixel of it (MIN_SUPPORT), and its lead over the share within one pixel of no offset
+ * (MIN_SUPPORT_LEAD; the two windows overlap for a slip of one pixel). Chosen on the quality
+ * bench's tuning clips: slipped 2–8 picture pixels, bled, grainy and on tape included, the slip
+ * carried 0.38–1.00 with a lead of 0.10–1.00; in line, the best offset was 0 on every clip but
+ * two grainy pale ones, which named −6 with 0.19–0.21 (lead 0.05–0.06); a low-resolution clip
+ * named −1 with the same 1.00 as 0 (lead 0). (The previous rule, the summed curve's lead over
+ * no offset ≥ 0.2, missed a bled 4 px slip at 0.106 and took grain on a pale sky for a slip of
+ * −6 at 0.37–0.47.)
  */
-const MIN_LEAD = 0.2;
+const MIN_SUPPORT = 0.3;
+const MIN_SUPPORT_LEAD = 0.08;
+/** Offsets: −MAX_SHIFT…MAX_SHIFT at indexes 0…2·MAX_SHIFT. */
+const OFFSETS = 2 * MAX_SHIFT + 1;
 
 /** `row` smoothed by a centred box of BOX samples (shorter at the ends), into `out`. */
 function smooth(row: Float64Array, out: Float64Array) {
@@ -56,13 +68,15 @@ function gradients(row: Float64Array, out: Float64Array) {
 /**
  * How well the luma's edges line up with the chroma's at each offset −MAX_SHIFT…MAX_SHIFT
  * (index offset + MAX_SHIFT), over one yuv420p frame (`width` × `height` luma): the mean
- * product of their gradient magnitudes, summed over bands of rows. Added into `sums`.
+ * product of their gradient magnitudes, per band of rows. Each band's curve is added into
+ * `sums`, and its best offset gets the curve's rise (best minus worst) in `votes`.
  */
 export function addEdgeCorrelations(
   frame: Uint8Array,
   width: number,
   height: number,
   sums: Float64Array,
+  votes: Float64Array = new Float64Array(OFFSETS),
 ): void {
   const cw = width >> 1;
   const ch = height >> 1;
@@ -94,6 +108,9 @@ export function addEdgeCorrelations(
       gradients(smoothed, edges[i] as Float64Array);
     });
     const [gl, gu, gv] = edges as [Float64Array, Float64Array, Float64Array];
+    let best = 0;
+    let low = Number.POSITIVE_INFINITY;
+    let high = Number.NEGATIVE_INFINITY;
     for (let s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
       const from = Math.max(1, 1 - s);
       const to = Math.min(cw - 1, cw - 1 - s);
@@ -101,16 +118,24 @@ export function addEdgeCorrelations(
       for (let x = from; x < to; x++) {
         sum += (gl[x] as number) * ((gu[x + s] as number) + (gv[x + s] as number));
       }
-      sums[s + MAX_SHIFT] = (sums[s + MAX_SHIFT] as number) + sum / Math.max(1, to - from);
+      const c = sum / Math.max(1, to - from);
+      sums[s + MAX_SHIFT] = (sums[s + MAX_SHIFT] as number) + c;
+      if (c > high) {
+        high = c;
+        best = s;
+      }
+      low = Math.min(low, c);
     }
+    if (high > low) votes[best + MAX_SHIFT] = (votes[best + MAX_SHIFT] as number) + high - low;
   }
 }
 
 /**
  * The slip the correlations show, in chroma pixels (positive: the colour lies right of the
- * picture): the best offset when it stands out (MIN_LEAD), else 0; null with no edges at all.
+ * picture): the summed curve's best offset when the bands' vote carries it (MIN_SUPPORT,
+ * MIN_SUPPORT_LEAD), else 0; null with no edges at all.
  */
-export function slipOf(sums: Float64Array): number | null {
+export function slipOf(sums: Float64Array, votes: Float64Array): number | null {
   let best = 0;
   let worst = 0;
   for (let s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
@@ -120,9 +145,16 @@ export function slipOf(sums: Float64Array): number | null {
   }
   const peak = sums[best + MAX_SHIFT] as number;
   const rise = peak - (sums[worst + MAX_SHIFT] as number);
-  if (!(peak > 0) || !(rise > 0)) return null;
-  const lead = (peak - (sums[MAX_SHIFT] as number)) / rise;
-  return lead >= MIN_LEAD ? best : 0;
+  const total = votes.reduce((a, b) => a + b, 0);
+  if (!(peak > 0) || !(rise > 0) || !(total > 0)) return null;
+  if (best === 0) return 0;
+  const support = (at: number) => {
+    let sum = 0;
+    for (let d = -1; d <= 1; d++) sum += votes[at + d + MAX_SHIFT] ?? 0;
+    return sum / total;
+  };
+  const carried = support(best) >= MIN_SUPPORT && support(best) - support(0) >= MIN_SUPPORT_LEAD;
+  return carried ? best : 0;
 }
 
 /** The colour's slip over a few frames, one at a time. */
@@ -134,10 +166,11 @@ export interface ChromaShiftMeter {
 }
 
 export function createChromaShiftMeter(width: number, height: number): ChromaShiftMeter {
-  const sums = new Float64Array(2 * MAX_SHIFT + 1);
+  const sums = new Float64Array(OFFSETS);
+  const votes = new Float64Array(OFFSETS);
   return {
-    measure: (frame) => addEdgeCorrelations(frame, width, height, sums),
-    result: () => slipOf(sums),
+    measure: (frame) => addEdgeCorrelations(frame, width, height, sums, votes),
+    result: () => slipOf(sums, votes),
   };
 }
 

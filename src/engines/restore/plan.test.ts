@@ -33,7 +33,7 @@ const measured = (over: Partial<Measurements> = {}): Measurements => ({
   windowSec: 60,
   interlace: { tff: 0, bff: 0, progressive: 240, undetermined: 10 },
   shakeRatio: 0,
-  levels: { yMin: 18, yMax: 232, satAvg: 30 },
+  levels: { yLow: 20, yMid: 110, yHigh: 228, dark: 2, bright: 250, sat: 30 },
   hum: { db50: 1, db60: 1 },
   loudness: { inputI: -24, inputTp: -6, inputLra: 7, inputThresh: -34, targetOffset: 0.1 },
   ...over,
@@ -57,7 +57,6 @@ describe("deinterlacing", () => {
     });
     expect(p.video.deinterlace?.sendField).toBe(true);
     expect(p.video.output.fps).toBe(50);
-    expect(p.video.interpolateFps).toBeNull();
   });
 
   it("leaves progressive video alone, even when fine detail trips idet both ways", () => {
@@ -196,87 +195,85 @@ describe("geometry", () => {
 });
 
 describe("tone", () => {
-  it("stretches a faded picture (lifted blacks, no white) so its blacks land near black", () => {
-    const p = plan("enhanced", {
-      measured: measured({ levels: { yMin: 70, yMax: 200, satAvg: 10 } }),
+  const levels = (over: Partial<NonNullable<Measurements["levels"]>>) =>
+    measured({
+      levels: { yLow: 60, yMid: 120, yHigh: 180, dark: 45, bright: 195, sat: 12, ...over },
     });
-    const levels = p.video.levels;
-    expect(levels?.gain).toBe(LIMITS.maxLevelsGain);
-    const map = (y: number) => (levels ? levels.pivot + (y - levels.pivot) * levels.gain : y);
-    expect(map(70)).toBeCloseTo(LIMITS.stretchBlack, 1);
-    expect(map(200)).toBeLessThanOrEqual(235);
-    // Faded colour comes back with the contrast.
-    expect(p.video.saturation).toBe(LIMITS.maxSaturation);
+
+  it("stretches a faded picture (its whole veil lifted, its whites dim) in Enhanced", () => {
+    const p = plan("enhanced", { measured: levels({}) });
+    expect(p.video.levels?.gain).toBeCloseTo(LIMITS.fadeTargetRange / 150, 2);
+    // Faded colour comes back with the contrast, capped.
+    expect(p.video.saturation).toBe(Math.min(LIMITS.maxSaturation, p.video.levels?.gain ?? 0));
+    expect(p.notes.join("\n")).toMatch(/faded: veil off/);
   });
 
-  it("leaves a foggy or muted scene alone: low contrast or pale on purpose", () => {
-    // Measured on the benchmark's clean photographs: a foggy pier and a muted forest.
-    const fog = plan("enhanced", {
-      measured: measured({ levels: { yMin: 34, yMax: 172, satAvg: 4 } }),
-    });
-    expect(fog.video.levels).toBeNull();
-    expect(fog.video.saturation).toBeNull();
-    const forest = plan("enhanced", {
-      measured: measured({ levels: { yMin: 24, yMax: 229, satAvg: 7.5 } }),
-    });
-    expect(forest.video.saturation).toBeNull();
-    expect(forest.video.levels).toBeNull();
-  });
-
-  it("leaves a full-range picture and faithful output alone", () => {
+  it("leaves fog, a lifted grade and a full-range picture alone (tone.test.ts has the rest)", () => {
+    expect(plan("enhanced", { measured: levels({ sat: 0, dark: 34 }) }).video.levels).toBeNull();
+    expect(plan("enhanced", { measured: levels({ bright: 236 }) }).video.levels).toBeNull();
     expect(plan("enhanced").video.levels).toBeNull();
-    const faded = measured({ levels: { yMin: 50, yMax: 190, satAvg: 5 } });
+    expect(plan("enhanced").video.saturation).toBeNull();
+  });
+
+  it("leaves tone alone in Standard", () => {
+    const faded = levels({});
     expect(plan("faithful", { measured: faded }).video.levels).toBeNull();
     expect(plan("faithful", { measured: faded }).video.saturation).toBeNull();
   });
 
   it("drops chroma noise from black-and-white film", () => {
-    const bw = measured({ levels: { yMin: 20, yMax: 230, satAvg: 1 } });
+    const bw = levels({ sat: 1, dark: 10, bright: 240 });
     expect(plan("enhanced", { measured: bw }).video.saturation).toBe(0);
-    expect(plan("enhanced").video.saturation).toBeNull();
   });
 });
 
-describe("denoise and motion", () => {
-  const noisy = measured({ noise: { y: 2, c: 4 } });
+describe("denoise", () => {
+  const noisy = measured({ noise: { y: 3, c: 4 } });
 
   it("denoises spatially (no temporal smear of pans) in proportion to the measured noise", () => {
     const p = plan("enhanced", { measured: noisy });
     expect(p.video.denoise).toEqual([
       {
         filter: "hqdn3d",
-        lumaSpatial: 4.4,
-        chromaSpatial: 9.6,
+        lumaSpatial: 6.6,
+        chromaSpatial: 11.2,
         lumaTemporal: 0,
         chromaTemporal: 0,
       },
     ]);
     expect(plan("faithful", { measured: noisy }).video.denoise).toEqual(p.video.denoise);
-    const clean = measured({ noise: { y: 0.1, c: 0.1 } });
-    expect(plan("enhanced", { measured: clean }).video.denoise).toEqual([]);
-    const heavy = measured({ noise: { y: 9, c: 9 } });
+    const heavy = measured({ noise: { y: 12, c: 15 } });
     expect(plan("enhanced", { measured: heavy }).video.denoise).toMatchObject([
       { lumaSpatial: DENOISE.maxLuma, chromaSpatial: DENOISE.maxChroma },
     ]);
-    expect(plan("faithful").video.deflicker).toBe(true);
   });
 
-  it("uses the same denoise at every quality, and none on a clean plane", () => {
-    const max = plan("enhanced_max", { measured: noisy });
-    expect(max.video.denoise).toEqual(plan("enhanced", { measured: noisy }).video.denoise);
-    const cleanLuma = measured({ noise: { y: 0.3, c: 4 } });
-    expect(plan("enhanced", { measured: cleanLuma }).video.denoise).toMatchObject([
-      { lumaSpatial: 0, chromaSpatial: 9.6 },
+  it("deflickers only a picture measured to flicker", () => {
+    expect(plan("faithful").video.deflicker).toBe(false);
+    expect(plan("faithful", { measured: measured({ flicker: 0.25 }) }).video.deflicker).toBe(false);
+    expect(plan("faithful", { measured: measured({ flicker: 3 }) }).video.deflicker).toBe(true);
+  });
+
+  it("denoises nothing below the thresholds, a plane at a time (fine texture reads below)", () => {
+    const clean = measured({ noise: { y: 1.6, c: 0.3 } });
+    expect(plan("enhanced", { measured: clean }).video.denoise).toEqual([]);
+    expect(plan("enhanced").video.denoise).toEqual([]);
+    const chromaOnly = measured({ noise: { y: 1.2, c: 4 } });
+    expect(plan("faithful", { measured: chromaOnly }).video.denoise).toMatchObject([
+      { lumaSpatial: 0, chromaSpatial: 11.2 },
     ]);
   });
 
-  it("motion-interpolates low-rate progressive video in Studio Max only", () => {
-    expect(plan("enhanced_max").video).toMatchObject({ interpolateFps: 50, output: { fps: 50 } });
-    expect(plan("enhanced").video.interpolateFps).toBeNull();
-    const fast = plan("enhanced_max", { source: source({ fps: 50 }) });
-    expect(fast.video.interpolateFps).toBeNull();
-    const ntsc = plan("enhanced_max", { source: source({ fps: 30000 / 1001 }) });
-    expect(ntsc.video.interpolateFps).toBeCloseTo(59.94, 2);
+  it("repairs tape dropouts at every quality, and invents no frames in Studio Max", () => {
+    for (const q of ["faithful", "enhanced", "enhanced_max"] as const) {
+      expect(plan(q).video.dropouts).toEqual({
+        width: 640,
+        height: 480,
+        threshold: LIMITS.dropoutTopHat,
+      });
+    }
+    expect(plan("enhanced", { caps: without("tmedian") }).video.dropouts).toBeNull();
+    expect(plan("enhanced_max").video.output.fps).toBe(25);
   });
 });
 
@@ -324,7 +321,8 @@ describe("the plan", () => {
     const p = plan("faithful", { encode: { x264Preset: "medium", threads: 2 } });
     expect(p.encode).toEqual({
       x264Preset: "medium",
-      crf: 18,
+      crf: LIMITS.crf,
+      chromaQpOffset: LIMITS.chromaQpOffset,
       maxrateK: 4000,
       bufsizeK: 8000,
       audioBitrateK: 160,

@@ -3,10 +3,12 @@
  * live in limits.ts, named, so a change of policy is one reviewed line with a test beside it.
  */
 import { decideChromaShift } from "./chroma-shift.js";
+import { decideDenoise } from "./denoise.js";
+import { decideDropouts } from "./dropouts.js";
 import { type Capabilities, LIMITS } from "./limits.js";
+import { decideTone } from "./tone.js";
 import type {
   AudioPlan,
-  Denoise,
   EncodePlan,
   Measurements,
   RestorePlan,
@@ -15,8 +17,10 @@ import type {
   VideoPlan,
 } from "./types.js";
 
+export { DENOISE, decideDenoise } from "./denoise.js";
 export type { Capabilities } from "./limits.js";
 export { LIMITS } from "./limits.js";
+export { decideTone } from "./tone.js";
 
 const even = (x: number): number => Math.max(2, Math.round(x / 2) * 2);
 const evenDown = (x: number): number => Math.max(2, Math.floor(x / 2) * 2);
@@ -133,88 +137,6 @@ export function decideGeometry(
   return { crop: null, scale: { width, height, convertMatrixTo709, filter }, width, height };
 }
 
-/**
- * hqdn3d strength per unit of measured noise σ (8-bit codes, one field at full size, after the
- * upload's own compression), spatial only: its temporal part smears slow pans (a benchmark pan
- * lost 0.01–0.02 SSIM to it) and a photograph panned at 50p shows that on every frame.
- */
-export const DENOISE = {
-  lumaPerSigma: 2.2,
-  chromaPerSigma: 2.4,
-  maxLuma: 8,
-  maxChroma: 14,
-  /**
-   * A plane measured below this σ is left alone: clean footage reads 0.1–0.3 (compression
-   * flattens the quiet blocks), and a pass there only softens it (clean SD lost 0.5 dB chroma).
-   */
-  minSigma: 0.6,
-  /** Unmeasured noise: a gentle default. */
-  unmeasured: { y: 1, c: 1 },
-} as const;
-
-/**
- * Spatial denoise scaled to the noise the probe measured, the same at every quality: the
- * strength that measured best against ground truth is the one to use. (Standard with less noise
- * removed lost fidelity under its SD rate cap, the grain eating bits; non-local means for
- * Studio Max beat hqdn3d on one clip and lost to it on another.)
- */
-export function decideDenoise(
-  noise: Measurements["noise"],
-  caps: Capabilities,
-  notes: string[] = [],
-): Denoise[] {
-  const level = noise ?? DENOISE.unmeasured;
-  const measured = noise ? `noise σ Y ${noise.y}, C ${noise.c}` : "noise unmeasured";
-  const strength = (sigma: number, perSigma: number, max: number) =>
-    sigma < DENOISE.minSigma ? 0 : round3(Math.min(max, sigma * perSigma));
-  const luma = strength(level.y, DENOISE.lumaPerSigma, DENOISE.maxLuma);
-  const chroma = strength(level.c, DENOISE.chromaPerSigma, DENOISE.maxChroma);
-  if (!caps.has("hqdn3d") || (luma === 0 && chroma === 0)) {
-    notes.push(`${measured} → no denoise`);
-    return [];
-  }
-  notes.push(`${measured} → spatial denoise Y ${luma}, C ${chroma}`);
-  return [
-    {
-      filter: "hqdn3d",
-      lumaSpatial: luma,
-      chromaSpatial: chroma,
-      lumaTemporal: 0,
-      chromaTemporal: 0,
-    },
-  ];
-}
-
-/**
- * Contrast and saturation from measured levels (enhanced qualities only), and only for a faded
- * picture: lifted blacks and no white. A low-contrast or muted scene that keeps its blacks is
- * left as shot; black-and-white loses its chroma noise.
- */
-export function decideTone(
-  levels: Measurements["levels"],
-  notes: string[],
-): Pick<VideoPlan, "levels" | "saturation"> {
-  if (!levels) return { levels: null, saturation: null };
-  let tone: VideoPlan["levels"] = null;
-  const span = levels.yMax - levels.yMin;
-  const faded = levels.yMin >= LIMITS.fadedBlack && levels.yMax <= LIMITS.fadedWhite && span > 0;
-  if (faded) {
-    const gain = Math.min(LIMITS.maxLevelsGain, (LIMITS.targetWhite - LIMITS.stretchBlack) / span);
-    // The line through (yMin → stretchBlack) with slope `gain`, written as a pivot: the code
-    // that stays where it is.
-    const pivot = (levels.yMin * gain - LIMITS.stretchBlack) / (gain - 1);
-    if (gain >= 1.05) tone = { gain: round3(gain), pivot: round3(pivot) };
-  }
-  let saturation: number | null = null;
-  if (levels.satAvg < LIMITS.monochromeSat) saturation = 0;
-  else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, tone.gain));
-  notes.push(
-    `levels: Y ${levels.yMin}–${levels.yMax}, saturation ${levels.satAvg.toFixed(1)} → ` +
-      `${tone ? `faded: stretch ×${tone.gain}` : "not faded: no stretch"}, ${saturation === null ? "colour kept" : saturation === 0 ? "black-and-white" : `saturation ×${saturation}`}`,
-  );
-  return { levels: tone, saturation };
-}
-
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 export function decideAudio(
@@ -292,29 +214,43 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     notes.push(`shake ${pct}% of height → ${stabilise ? "stabilise" : "leave"}`);
   }
   const geometry = decideGeometry(quality, source, notes, caps);
+  const { width: uprightWidth, height: uprightHeight } = uprightGeometry(source);
   const tone = enhanced ? decideTone(measured.levels, notes) : { levels: null, saturation: null };
   const fps = source.fps;
-  let interpolateFps: number | null = null;
-  const lowRate = fps !== null && fps <= LIMITS.interpolateBelowFps;
-  if (quality === "enhanced_max" && !deinterlace && lowRate && caps.has("minterpolate")) {
-    interpolateFps = round3(Math.min(LIMITS.maxOutputFps, (fps as number) * 2));
-  }
-  const outFps = deinterlace?.sendField && fps ? fps * 2 : (interpolateFps ?? fps);
+  // Studio Max makes a frame of each field of interlaced video (real pictures, 20 ms apart);
+  // it invents none between frames: motion interpolation made it 0.065× real time on
+  // progressive SD for frames that score nothing (docs/restore.md).
+  const outFps = deinterlace?.sendField && fps ? fps * 2 : fps;
   return {
     deinterlace,
     rotationCw: source.rotationCw,
     stabilise,
-    deflicker: caps.has("deflicker"),
-    denoise: decideDenoise(measured.noise ?? null, caps, notes),
+    deflicker: decideDeflicker(measured.flicker, caps, notes),
+    dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
+    denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
     chromaShift: enhanced
       ? decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes)
       : null,
     ...tone,
-    interpolateFps,
     crop: geometry.crop,
     scale: geometry.scale,
     output: { width: geometry.width, height: geometry.height, fps: outFps ? round3(outFps) : null },
   };
+}
+
+/**
+ * Deflicker only a picture measured to flicker: on a steady one, evening each frame's brightness
+ * with its neighbours' only moved it (0.4–0.5 dB of luma PSNR lost on clean pans).
+ */
+export function decideDeflicker(
+  flicker: Measurements["flicker"],
+  caps: Capabilities,
+  notes: string[],
+): boolean {
+  if (flicker === null || flicker === undefined) return false;
+  const on = flicker >= LIMITS.flickerCodes && caps.has("deflicker");
+  notes.push(`brightness jumps ${flicker} between frames → ${on ? "deflicker" : "steady"}`);
+  return on;
 }
 
 /** Every decision of a restoration, from the probe's facts. Pure. */
@@ -332,7 +268,8 @@ export function decidePlan(input: PlanInput): RestorePlan {
     audio: decideAudio(quality, source, measured, caps, notes),
     encode: {
       x264Preset: input.encode?.x264Preset ?? "veryfast",
-      crf: input.encode?.crf ?? 18,
+      crf: input.encode?.crf ?? LIMITS.crf,
+      chromaQpOffset: input.encode?.chromaQpOffset ?? LIMITS.chromaQpOffset,
       maxrateK: input.encode?.maxrateK ?? maxrate,
       bufsizeK: input.encode?.bufsizeK ?? maxrate * 2,
       audioBitrateK: input.encode?.audioBitrateK ?? 160,

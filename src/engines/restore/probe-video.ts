@@ -1,22 +1,18 @@
 /**
- * The video half of the probe: interlacing (idet), and for the enhanced qualities levels
- * (signalstats) and camera shake (vidstabdetect), all in one ffmpeg run over a few excerpts.
+ * The video half of the probe: interlacing (idet) and camera shake (vidstabdetect, enhanced
+ * qualities) in ffmpeg over a few excerpts, and pairs of raw frames streamed back for noise,
+ * levels and the colour's slip (frame-analysis.ts).
  */
 import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { hasFilterOption } from "../ffmpeg.js";
-import {
-  parseSignalstats,
-  parseVidstabMotions,
-  shakeRatioOfChunks,
-  sumIdetSummaries,
-} from "./analysis.js";
+import { parseVidstabMotions, shakeRatioOfChunks, sumIdetSummaries } from "./analysis.js";
 import { escapeFilterValue } from "./chain.js";
-import { createChromaShiftMeter } from "./chroma-shift.js";
+import { createFrameAnalysis, PAIR_EVERY } from "./frame-analysis.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
 import { printTimes, readLandings, seekLandings } from "./landings.js";
-import { createNoiseMeter } from "./noise.js";
+import { matrixOf } from "./quality.js";
 import { ffmpegFailure } from "./run.js";
 import { planReads, type ReadPlan, secondsText, startsOnLandings } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
@@ -164,7 +160,7 @@ function frontGraph(inputs: Heads, frames: number, excerpts: number): string {
  * differs by frame type (σ 2.0 in I, 3.8 in P, 5.0 in B frames): a step equal to the excerpt
  * length read only keyframes, and Standard measured a quarter of the noise Enhanced did.
  */
-const NOISE_FRAME_STEP = 5;
+const NOISE_FRAME_STEP = PAIR_EVERY;
 
 /**
  * The noise branch: the top field of a few frames at full resolution (one field, so combing
@@ -179,12 +175,19 @@ function noiseFrames(source: SourceInfo): { width: number; height: number } {
 /**
  * The noise branch's filters, for a graph whose first frame is frame `offset` of the excerpts
  * laid end to end: a graph reading later excerpts keeps counting where the one before left
- * off, so the frames measured are those one graph over all the excerpts would measure.
+ * off, so the frames measured are those one graph over all the excerpts would measure. Each
+ * measured frame comes with the one after it: the temporal noise estimate compares the two.
  */
 function noiseFilter(size: { width: number; height: number }, offset: number): string {
   const n = offset > 0 ? `n+${offset}` : "n";
-  return `select='not(mod(${n},${NOISE_FRAME_STEP}))',field=top,crop=${size.width}:${size.height}:0:0`;
+  return `select='lt(mod(${n},${NOISE_FRAME_STEP}),2)',field=top,crop=${size.width}:${size.height}:0:0`;
 }
+
+/**
+ * At most this many frame pairs are compared for the temporal noise estimate (≈ 30 ms of CPU a
+ * pair at SD, between the probe and the encode); a long file's pairs are thinned evenly.
+ */
+const MAX_NOISE_PAIRS = 24;
 
 /**
  * How many processes read `excerpts` excerpts side by side: each excerpt is its own source
@@ -217,7 +220,7 @@ const framesOf = (sample: Sample, fps: number, frames: number) =>
 
 export interface VideoAnalysisOptions {
   samples: Sample[];
-  /** Measure levels (signalstats): only the enhanced qualities act on them. */
+  /** Measure levels and the colour's slip: only the enhanced qualities act on them. */
   levels: boolean;
   /** Measure camera shake (vidstabdetect): only where we would stabilise. */
   shake: boolean;
@@ -228,20 +231,22 @@ export interface VideoAnalysisOptions {
   processes?: number;
 }
 
-/** One process's share of the analysis: its graph and the files its branches write. */
+/** One process's share of the analysis: its graph and the file its shake branch writes. */
 interface Part {
   graph: string;
-  statsPath: string;
   trfPath: string;
+  /** Index of its first frame among all the excerpts' frames (see noiseFilter). */
+  firstFrame: number;
 }
 
 type VideoMeasurements = Pick<
   Measurements,
-  "interlace" | "shakeRatio" | "levels" | "noise" | "chromaShift"
+  "interlace" | "shakeRatio" | "levels" | "noise" | "chromaShift" | "flicker" | "blur"
 >;
 
 /**
- * idet on full-resolution frames; signalstats and vidstabdetect on a small, denoised copy.
+ * idet on full-resolution frames; vidstabdetect on a small, denoised copy; noise, levels and
+ * the colour's slip on raw frame pairs streamed back (frame-analysis.ts).
  *
  * Where a seek to each excerpt lands decides how they are read (`planReads`). For MP4/MOV the
  * analysis does not ask first: it reads every excerpt from the keyframe its seek lands on (what
@@ -318,19 +323,16 @@ async function measureReads(
   // A run made before the landings are known writes files of its own: the right run may follow.
   const name = reads === null ? "ahead-" : "";
   const parts: Part[] = runs.map((run, i) => {
-    const statsPath = join(dir, `${name}signalstats-${i}.txt`);
     const trfPath = join(dir, `${name}shake-${i}.trf`);
-    // Levels on a quarter-size, denoised copy: grain must not pass for black or white.
-    const stats = `scale=trunc(iw/8)*2:trunc(ih/8)*2:flags=area,hqdn3d=4:3:6:4.5,signalstats,metadata=mode=print:file=${escapeFilterValue(statsPath)}`;
     const motion = `field=top,scale=-2:${height},hqdn3d=4:3:6:4.5,vidstabdetect=result=${escapeFilterValue(trfPath)}:shakiness=5:accuracy=9`;
     // idet's default intl_thres (1.04) read progressive testsrc2 as 82% TFF; at 1.2 it read it
     // progressive while interlaced testsrc2/mandelbrot/gradients/life all still read ≥98% TFF.
     const own = { ...heads, heads: run.map((r) => r.head) };
     const front = frontGraph(own, frames, samples.length);
-    // The levels and shake branches write their files and end in the graph; the noise frames
-    // are its one output, measured as they come.
+    // The shake branch writes its file and ends in the graph; the frame pairs are its one
+    // output, measured as they come.
+    const firstFrame = offset;
     const branches = [
-      opts.levels ? `${stats},nullsink` : null,
       opts.shake ? `${motion},nullsink` : null,
       `${noiseFilter(noise, offset)},format=yuv420p[out0]`,
     ].filter((b): b is string => b !== null);
@@ -340,17 +342,29 @@ async function measureReads(
     branches.forEach((b, j) => {
       graph += `;[b${j}]${b}`;
     });
-    return { graph, statsPath, trfPath };
+    return { graph, trfPath, firstFrame };
   });
-  // The colour's slip is read off the noise branch's frames (no more decoding), where it is acted on.
-  const slip = opts.levels ? createChromaShiftMeter(noise.width, noise.height) : null;
-  const meter = createNoiseMeter(noise.width, noise.height, slip?.measure);
+  // Levels and the colour's slip are read off the noise branch's frames (no more decoding).
+  const pairs = Math.ceil(offset / NOISE_FRAME_STEP);
+  // Where each excerpt's frames start among all of them (frames counted as the graphs count).
+  const excerptStarts: number[] = [];
+  placed.reduce((at, sample) => {
+    excerptStarts.push(at);
+    return at + framesOf(sample, fps, frames);
+  }, 0);
+  const meter = createFrameAnalysis(noise.width, noise.height, {
+    levels: opts.levels,
+    slip: opts.levels,
+    matrix: matrixOf(source),
+    pairStep: Math.ceil(pairs / MAX_NOISE_PAIRS),
+    excerptStarts,
+  });
   const runner = opts.runner ?? coldGraphRunner;
   const done = await Promise.all(
     parts.map((part) =>
       runner.run(part.graph, {
         signal: opts.signal,
-        onFrames: meter.stream(),
+        onFrames: meter.stream(part.firstFrame),
         inputs: heads.inputs,
       }),
     ),
@@ -359,7 +373,6 @@ async function measureReads(
   if (failed) throw ffmpegFailure(failed.code, failed.stderr);
   const texts = (paths: string[]) =>
     Promise.all(paths.map((f) => readFile(f, "utf8").catch(() => ""))).then((t) => t.join("\n"));
-  const levels = opts.levels ? parseSignalstats(await texts(parts.map((p) => p.statsPath))) : null;
   let shake: number | null = null;
   if (opts.shake) {
     const motions = parseVidstabMotions(await texts(parts.map((p) => p.trfPath)));
@@ -367,8 +380,10 @@ async function measureReads(
   }
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
   const landings = reads === null ? await readLandings(landingPaths, source) : null;
-  const measured = { interlace, shakeRatio: shake, levels, noise: meter.result() };
-  return { measured: { ...measured, chromaShift: slip?.result() ?? null }, landings };
+  const read = meter.result();
+  const measured = { interlace, shakeRatio: shake, levels: read.levels, noise: read.noise };
+  const more = { chromaShift: read.chromaShift, flicker: read.flicker, blur: read.blur };
+  return { measured: { ...measured, ...more }, landings };
 }
 
 /** Whether `reads` moved excerpt `i` back onto the keyframe before it. */

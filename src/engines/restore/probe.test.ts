@@ -42,7 +42,13 @@ beforeAll(async () => {
       seconds: 2,
       vf: "crop=320:240:x='n*2':y=0",
     }),
-    generate(path("faded.mp4"), { video: QVGA, seconds: 1.5, vf: "eq=contrast=0.6" }),
+    // Faded dye: contrast and colour both gone (contrast alone, on testsrc2's pure colours, makes
+    // them more saturated than RGB can hold: no veil at all).
+    generate(path("faded.mp4"), {
+      video: QVGA,
+      seconds: 1.5,
+      vf: "eq=contrast=0.6:saturation=0.6",
+    }),
     generate(path("mono.mp4"), { video: QVGA, seconds: 1.5, vf: "hue=s=0" }),
   ]);
 }, 60_000);

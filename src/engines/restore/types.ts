@@ -70,15 +70,39 @@ export interface Measurements {
   interlace: InterlaceCounts | null;
   /** RMS camera jitter around a smooth path, as a fraction of picture height; null if unmeasured. */
   shakeRatio: number | null;
-  /** Medians over frames of a lightly denoised picture, 8-bit codes. */
-  levels: { yMin: number; yMax: number; satAvg: number } | null;
-  /** Noise σ in 8-bit codes (luma, chroma) at full resolution, one field; null if unmeasured. */
-  noise?: { y: number; c: number } | null;
+  /**
+   * The picture's levels (levels.ts): luma percentiles, the dark channel (darkest of R, G, B)
+   * and the bright one, and how colourful it is; null when unmeasured (Standard).
+   */
+  levels: {
+    yLow: number;
+    yMid: number;
+    yHigh: number;
+    dark: number;
+    bright: number;
+    sat: number;
+  } | null;
+  /**
+   * Noise σ in 8-bit codes (luma, chroma) at full resolution, one field, in the difference of
+   * consecutive frames after motion compensation (temporal-noise.ts); `spatialY`/`spatialC`:
+   * Immerkær's estimate at the quietest blocks, which texture raises; null if unmeasured.
+   */
+  noise?: { y: number; c: number; spatialY?: number; spatialC?: number; pairs?: number } | null;
   /**
    * How far the colour lies right of the picture, in chroma pixels of a yuv420p frame (negative:
    * left); 0 in line; null or absent if unmeasured (only the enhanced qualities measure it).
    */
   chromaShift?: number | null;
+  /**
+   * How much the brightness jumps between consecutive frames where the picture lines up (median
+   * over the probe's frame pairs, 8-bit codes); null or absent if unmeasured.
+   */
+  flicker?: number | null;
+  /**
+   * σ in pixels of the blur on the picture's sharpest edges (blur.ts), enhanced qualities only;
+   * null or absent if unmeasured or the picture has too few strong edges.
+   */
+  blur?: number | null;
   /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
   hum: { db50: number; db60: number } | null;
   loudness: LoudnessMeasurement | null;
@@ -98,6 +122,8 @@ export interface VideoPlan {
   /** Two-pass vidstab; only when shake was measured. */
   stabilise: { smoothing: number } | null;
   deflicker: boolean;
+  /** Tape dropouts repaired from the frames either side (dropouts.ts); null: not run. */
+  dropouts: { width: number; height: number; threshold: number } | null;
   /** Applied in order. */
   denoise: Denoise[];
   /** Moves the colour sideways by this many chroma pixels of the yuv420p picture; null: not. */
@@ -106,8 +132,6 @@ export interface VideoPlan {
   levels: { gain: number; pivot: number } | null;
   /** eq saturation factor: >1 revives faded colour, 0 drops chroma noise from black-and-white. */
   saturation: number | null;
-  /** minterpolate target rate for low-rate progressive input. */
-  interpolateFps: number | null;
   /** Upright size after rotation and any even-crop, before scaling. */
   crop: { width: number; height: number } | null;
   /**
@@ -144,6 +168,11 @@ export interface AudioPlan {
 export interface EncodePlan {
   x264Preset: string;
   crf: number;
+  /**
+   * x264's chroma QP relative to luma (negative: finer colour). Optional in stored plans made
+   * before it existed (read as 0).
+   */
+  chromaQpOffset?: number;
   /** x264 VBV cap (kbit/s) and its buffer: CRF decides, the cap bounds noisy or busy scenes. */
   maxrateK: number;
   bufsizeK: number;

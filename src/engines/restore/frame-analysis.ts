@@ -1,0 +1,180 @@
+/**
+ * What the probe reads off its raw frames, frame by frame as they arrive: the noise (in the
+ * difference of consecutive frames after motion compensation, temporal-noise.ts; and Immerkær's
+ * spatial estimate, noise.ts, for the notes), the levels (levels.ts) and the colour's slip
+ * (chroma-shift.ts). The probe sends pairs of consecutive frames (one field each, every 5th
+ * frame and the one after it); levels, slip and the spatial estimate read the first of each.
+ * Pure: bytes in, readings out.
+ */
+import { createBlurMeter } from "./blur.js";
+import { createChromaShiftMeter } from "./chroma-shift.js";
+import { createLevelsMeter, type LevelsReading } from "./levels.js";
+import { planeNoise } from "./noise.js";
+import { blockSigmas, pairFlicker, quietQuantile } from "./temporal-noise.js";
+
+/** Noise σ in 8-bit codes per plane (chroma: the mean of U and V), and how it was read. */
+export interface NoiseReading {
+  /** Temporal (motion-compensated) σ: what the denoise decision uses. */
+  y: number;
+  c: number;
+  /** Immerkær's spatial σ at the quietest blocks: texture raises it (kept for the notes). */
+  spatialY: number;
+  spatialC: number;
+  /** Frame pairs the temporal σ was read from. */
+  pairs: number;
+}
+
+export interface FrameReadings {
+  noise: NoiseReading | null;
+  levels: LevelsReading | null;
+  /** Chroma pixels the colour lies right of the picture (see chroma-shift.ts); null: not read. */
+  chromaShift: number | null;
+  /**
+   * How much the brightness jumps between consecutive frames where the picture lines up: the
+   * median over frame pairs of |pairFlicker|, 8-bit codes; null before a pair.
+   */
+  flicker: number | null;
+  /** σ (pixels) of the sharpest edges' blur (blur.ts); null: not read or too few edges. */
+  blur: number | null;
+}
+
+/**
+ * The best-compensated 3 % of the blocks stand for a pair's noise: grain is everywhere alike
+ * (grain σ 4 under MPEG-2 read 2.01 / 2.08 / 2.16 at the 1st / 3rd / 10th percentile), while
+ * detail a motion search cannot match exactly (fine texture, a detailed picture's coding noise)
+ * leaves a few flat blocks quiet and raises the rest (clean forest: 1.29 / 1.59 / 2.26). The
+ * 3rd percentile tells the two apart; the 1st rests on too few blocks (8 of an SD field's 800).
+ */
+const QUIET_SHARE = 0.03;
+
+export interface FrameAnalysis {
+  /**
+   * A push for one process's frames, laid end to end (chunks may split a frame anywhere).
+   * `firstFrame`: the index, among all the excerpts' frames, of the first frame its graph reads
+   * (frames are sent in pairs from every 5th: a stream that starts on a pair's second frame
+   * drops it, and its pairs are counted from where they fall overall, so thinning them picks
+   * the same pairs however the excerpts are split over processes).
+   */
+  stream(firstFrame?: number): (chunk: Uint8Array) => void;
+  result(): FrameReadings;
+}
+
+/** The probe sends every PAIR_EVERY-th frame with the one after it (probe-video.ts). */
+export const PAIR_EVERY = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * `pairStep`: the temporal σ is read on every `pairStep`-th pair of each stream (it costs
+ * ≈ 30 ms of CPU a pair at SD; the caller bounds the pairs of a long file with it).
+ */
+export function createFrameAnalysis(
+  width: number,
+  height: number,
+  opts: {
+    levels: boolean;
+    slip: boolean;
+    matrix?: "bt601" | "bt709";
+    pairStep?: number;
+    /**
+     * Indexes (among all the excerpts' frames) where an excerpt starts: a pair whose second frame
+     * starts an excerpt spans a cut between two moments of the file, and is not compared.
+     */
+    excerptStarts?: number[];
+  },
+): FrameAnalysis {
+  const cw = width >> 1;
+  const ch = height >> 1;
+  const lumaBytes = width * height;
+  const chromaBytes = cw * ch;
+  const frameBytes = lumaBytes + 2 * chromaBytes;
+  const levels = opts.levels ? createLevelsMeter(width, height, opts.matrix) : null;
+  const slip = opts.slip ? createChromaShiftMeter(width, height) : null;
+  const blur = opts.levels ? createBlurMeter(width, height) : null;
+  const step = Math.max(1, opts.pairStep ?? 1);
+  const cuts = new Set(opts.excerptStarts ?? []);
+  const spatialY: number[] = [];
+  const spatialC: number[] = [];
+  const temporalY: number[] = [];
+  const temporalC: number[] = [];
+  const flickers: number[] = [];
+  const planes = (f: Uint8Array) => ({
+    y: f.subarray(0, lumaBytes),
+    u: f.subarray(lumaBytes, lumaBytes + chromaBytes),
+    v: f.subarray(lumaBytes + chromaBytes, frameBytes),
+  });
+  const first = (frame: Uint8Array) => {
+    const p = planes(frame);
+    spatialY.push(planeNoise(p.y, width, height));
+    spatialC.push((planeNoise(p.u, cw, ch) + planeNoise(p.v, cw, ch)) / 2);
+    levels?.measure(frame);
+    slip?.measure(frame);
+    blur?.measure(p.y);
+  };
+  const second = (a: Uint8Array, b: Uint8Array) => {
+    const pa = planes(a);
+    const pb = planes(b);
+    temporalY.push(quietQuantile(blockSigmas(pa.y, pb.y, width, height), QUIET_SHARE));
+    flickers.push(Math.abs(pairFlicker(pa.y, pb.y, width, height)));
+    const u = quietQuantile(blockSigmas(pa.u, pb.u, cw, ch), QUIET_SHARE);
+    const v = quietQuantile(blockSigmas(pa.v, pb.v, cw, ch), QUIET_SHARE);
+    temporalC.push((u + v) / 2);
+  };
+  return {
+    stream(firstFrame = 0) {
+      const frame = new Uint8Array(frameBytes);
+      const held = new Uint8Array(frameBytes);
+      let filled = 0;
+      // Selected frames are n ≡ 0, 1 (mod PAIR_EVERY) overall: a start at ≡ 1 is a pair's tail.
+      const phase = firstFrame % PAIR_EVERY;
+      let index = phase === 1 ? -1 : 0;
+      const firstPair = Math.ceil(firstFrame / PAIR_EVERY);
+      const tailOf = (pair: number) => pair * PAIR_EVERY + 1;
+      return (chunk) => {
+        let at = 0;
+        while (at < chunk.length) {
+          const take = Math.min(frameBytes - filled, chunk.length - at);
+          frame.set(chunk.subarray(at, at + take), filled);
+          filled += take;
+          at += take;
+          if (filled < frameBytes) break;
+          filled = 0;
+          if (index < 0) {
+            index++;
+            continue;
+          }
+          const pair = firstPair + (index >> 1);
+          if (index % 2 === 0) {
+            first(frame);
+            if (pair % step === 0) held.set(frame);
+          } else if (pair % step === 0 && !cuts.has(tailOf(pair))) second(held, frame);
+          index++;
+        }
+      };
+    },
+    result() {
+      const levelsRead = levels?.result() ?? null;
+      const chromaShift = slip?.result() ?? null;
+      const flicker = flickers.length ? round2(median(flickers)) : null;
+      const soft = blur?.result() ?? null;
+      const valid = (xs: number[]) => xs.filter(Number.isFinite);
+      const ty = valid(temporalY);
+      const sy = valid(spatialY);
+      if (ty.length === 0 || sy.length === 0) {
+        return { noise: null, levels: levelsRead, chromaShift, flicker, blur: soft };
+      }
+      const tc = valid(temporalC);
+      // A chroma plane too small for the motion search (a thumbnail): its spatial σ stands in.
+      const sc = valid(spatialC);
+      const noise: NoiseReading = {
+        y: round2(median(ty)),
+        c: round2(tc.length ? median(tc) : sc.length ? median(sc) : 0),
+        spatialY: round2(median(sy)),
+        spatialC: round2(sc.length ? median(sc) : 0),
+        pairs: ty.length,
+      };
+      return { noise, levels: levelsRead, chromaShift, flicker, blur: soft };
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  type Frames,
+  faded,
+  fixture,
+  grainy,
+  mapFrame,
+  stillFrames,
+} from "../../../test/restore-quality/still-frames.js";
+import { createLevelsMeter, type LevelsReading } from "./levels.js";
+import { LIMITS } from "./limits.js";
+import { decideTone, isFaded } from "./tone.js";
+
+const reading = (over: Partial<LevelsReading>): LevelsReading => ({
+  yLow: 20,
+  yMid: 110,
+  yHigh: 225,
+  dark: 2,
+  bright: 250,
+  sat: 20,
+  ...over,
+});
+
+describe("the fade decision on levels", () => {
+  it("needs a lifted dark channel and dimmed whites together on a colourful picture", () => {
+    expect(isFaded(reading({ dark: 40, bright: 200 }))).toBe(true);
+    // Lifted without the whites sinking: a lifted grade, or a pale scene.
+    expect(isFaded(reading({ dark: 34, bright: 240 }))).toBe(false);
+    // ... unless the veil is heavier than any clean scene's.
+    expect(isFaded(reading({ dark: 44, bright: 240 }))).toBe(true);
+    // Dim whites with a dark channel at black: a dark scene, not a veil.
+    expect(isFaded(reading({ dark: 5, bright: 150 }))).toBe(false);
+  });
+
+  it("needs a heavier veil on a grey picture (haze is grey)", () => {
+    expect(isFaded(reading({ sat: 0, dark: 34, bright: 190 }))).toBe(false);
+    expect(isFaded(reading({ sat: 0, dark: 58, bright: 170 }))).toBe(true);
+  });
+
+  it("reads a veil heavier than any fade as a bright scene", () => {
+    expect(isFaded(reading({ dark: 140, bright: 200 }))).toBe(false);
+  });
+
+  it("takes the veil off to black and stretches the range, colour with it", () => {
+    const notes: string[] = [];
+    const t = decideTone(reading({ dark: 40, bright: 200 }), notes);
+    const levels = t.levels;
+    if (!levels) throw new Error("not stretched");
+    const map = (y: number) => levels.pivot + (y - levels.pivot) * levels.gain;
+    // The veil's luma (16 + 40/1.164) lands on black; the range widens to fadeTargetRange.
+    expect(map(16 + 40 / 1.164)).toBeCloseTo(16, 1);
+    expect(levels.gain).toBeCloseTo(LIMITS.fadeTargetRange / 160, 2);
+    expect(t.saturation).toBeCloseTo(Math.min(LIMITS.maxSaturation, levels.gain), 2);
+    expect(notes[0]).toMatch(/faded: veil off/);
+  });
+});
+
+/** The levels reading of a frame, as the probe takes it. */
+function levelsOf(f: Frames, frame: Uint8Array): LevelsReading {
+  const meter = createLevelsMeter(f.width, f.height);
+  meter.measure(frame);
+  const r = meter.result();
+  if (!r) throw new Error("no reading");
+  return r;
+}
+
+describe("the fade decision on real frames", () => {
+  let fog: Frames;
+  let forest: Frames;
+  let cups: Frames;
+  beforeAll(async () => {
+    [fog, forest, cups] = await Promise.all(
+      ["fog-640.jpg", "forest-640.jpg", "cups-640.jpg"].map((n) =>
+        stillFrames(fixture(n), 480, 360),
+      ),
+    );
+  });
+
+  it("leaves grey fog alone, as shot and 8 levels lighter or darker", () => {
+    const frame = fog.frames[0] as Uint8Array;
+    for (const lift of [-8, 0, 8]) {
+      const graded = mapFrame(
+        fog,
+        frame,
+        (v) => Math.min(235, Math.max(16, v + lift)),
+        (v) => v,
+      );
+      expect(isFaded(levelsOf(fog, graded)), `fog ${lift}`).toBe(false);
+    }
+  });
+
+  it("leaves clean colour alone: a dark forest and saturated cups, lifted 8 levels too", () => {
+    for (const f of [forest, cups]) {
+      const frame = f.frames[0] as Uint8Array;
+      expect(isFaded(levelsOf(f, frame))).toBe(false);
+      const lifted = mapFrame(
+        f,
+        frame,
+        (v) => Math.min(235, v + 8),
+        (v) => v,
+      );
+      expect(isFaded(levelsOf(f, lifted))).toBe(false);
+    }
+  });
+
+  it("corrects fades with blacks 40–60 (bench-style: whites 185–215, colour paled), grain too", () => {
+    const frame = cups.frames[0] as Uint8Array;
+    for (const [black, white] of [
+      [40, 215],
+      [45, 200],
+      [50, 205],
+      [60, 185],
+    ] as const) {
+      const f = faded(cups, frame, black, white, 0.7);
+      const notes: string[] = [];
+      const t = decideTone(levelsOf(cups, f), notes);
+      expect(t.levels?.gain, `fade ${black}–${white}: ${notes[0]}`).toBeGreaterThan(1.1);
+      const noisy = grainy(cups, f, 8, 8);
+      expect(decideTone(levelsOf(cups, noisy), []).levels, `grainy fade ${black}`).not.toBeNull();
+    }
+  });
+
+  it("brings a faded frame back close to the original", () => {
+    const frame = cups.frames[0] as Uint8Array;
+    const fadedFrame = faded(cups, frame, 45, 200, 0.7);
+    const t = decideTone(levelsOf(cups, fadedFrame), []);
+    const levels = t.levels;
+    if (!levels) throw new Error("not stretched");
+    const luma = cups.width * cups.height;
+    const err = (a: Uint8Array) => {
+      let s = 0;
+      for (let i = 0; i < luma; i++) s += ((a[i] as number) - (frame[i] as number)) ** 2;
+      return Math.sqrt(s / luma);
+    };
+    const restored = mapFrame(
+      cups,
+      fadedFrame,
+      (v) => levels.pivot + (v - levels.pivot) * levels.gain,
+      (v) => v,
+    );
+    // The fade moved luma by ≈ 25 codes (RMS); the stretch brings it within a third of that.
+    expect(err(restored)).toBeLessThan(err(fadedFrame) / 3);
+  });
+});

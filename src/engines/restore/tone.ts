@@ -1,0 +1,65 @@
+/**
+ * Whether a picture is faded, and how to give it its contrast back (enhanced qualities), from its
+ * levels (levels.ts). A fade lays a veil over every channel: the dark channel (the darkest of
+ * R, G and B, at its 0.5th percentile) lifts, even where the colour is saturated, and the whites
+ * sink. A natural scene keeps a dark channel near zero — shade, or a saturated colour — unless
+ * haze veils it on purpose, and haze is grey or pale: a grey picture needs a much heavier veil to
+ * count as faded, a colourful one a veil and dimmed whites together (both ends), or a veil
+ * heavier than any clean scene showed. A veil heavier
+ * than any fade is a bright scene (pale wood, snow), not a fade. Pure.
+ */
+import { LIMITS } from "./limits.js";
+import type { Measurements, VideoPlan } from "./types.js";
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The fade test (see the header): the veil (dark channel) and the whites (bright channel). */
+export function isFaded(levels: NonNullable<Measurements["levels"]>): boolean {
+  const { dark, bright, sat } = levels;
+  if (dark > LIMITS.fadeVeilMax) return false;
+  if (sat < LIMITS.greySat) return dark >= LIMITS.fadeVeilGrey;
+  if (dark >= LIMITS.fadeVeilAlone) return true;
+  return dark >= LIMITS.fadeVeil && bright <= LIMITS.fadeWhitesBelow;
+}
+
+/**
+ * Contrast and saturation from measured levels (enhanced qualities only), and only for a faded
+ * picture: the veil is taken off (the dark channel back to black) and the range stretched to
+ * what an unfaded picture spans (LIMITS.fadeTargetRange), never by more than maxLevelsGain;
+ * colour gets the same gain (the inverse of a veil scales every channel alike). Black and white
+ * loses its chroma noise.
+ */
+export function decideTone(
+  levels: Measurements["levels"],
+  notes: string[],
+): Pick<VideoPlan, "levels" | "saturation"> {
+  if (!levels) return { levels: null, saturation: null };
+  let tone: VideoPlan["levels"] = null;
+  const faded = isFaded(levels);
+  if (faded) {
+    const span = Math.max(1, levels.bright - levels.dark);
+    const gain = Math.min(LIMITS.maxLevelsGain, LIMITS.fadeTargetRange / span);
+    // The veil in luma codes: the dark channel's RGB level, back on the BT.601/709 luma scale.
+    const black = 16 + levels.dark / 1.164;
+    // y' = 16 + (y − black) × gain, written as a pivot (the code that stays where it is).
+    const pivot = (black * gain - 16) / (gain - 1);
+    if (gain >= 1.05) tone = { gain: round3(gain), pivot: round3(pivot) };
+  }
+  let saturation: number | null = null;
+  if (levels.sat < LIMITS.monochromeSat) saturation = 0;
+  else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, tone.gain));
+  const read = `levels: dark ${levels.dark}, bright ${levels.bright}, luma ${levels.yLow}–${levels.yHigh}, colour ${levels.sat}`;
+  const verdict = tone
+    ? `faded: veil off, stretch ×${tone.gain}`
+    : faded
+      ? "faded, but less than 5 %: left"
+      : "not faded: no stretch";
+  const colour =
+    saturation === null
+      ? "colour kept"
+      : saturation === 0
+        ? "black-and-white"
+        : `saturation ×${saturation}`;
+  notes.push(`${read} → ${verdict}, ${colour}`);
+  return { levels: tone, saturation };
+}
