@@ -69,11 +69,12 @@ describe("the fade decision on real frames", () => {
   let forest: Frames;
   let cups: Frames;
   beforeAll(async () => {
-    [fog, forest, cups] = await Promise.all(
-      ["fog-640.jpg", "forest-640.jpg", "cups-640.jpg"].map((n) =>
-        stillFrames(fixture(n), 480, 360),
-      ),
-    );
+    const still = (n: string) => stillFrames(fixture(n), 480, 360);
+    [fog, forest, cups] = await Promise.all([
+      still("fog-640.jpg"),
+      still("forest-640.jpg"),
+      still("cups-640.jpg"),
+    ]);
   });
 
   it("leaves grey fog alone, as shot and 8 levels lighter or darker", () => {
