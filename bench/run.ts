@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure beside a baseline measured in the same run, as a ratio.
  * Sections: foundation (ledger, HTTP) on PGlite (on disk) and on PostgreSQL when reachable,
- * upload, restore, pickup, clips, cluster. `npm run bench -- upload foundation` runs only
+ * upload, parts (uploads in parts vs one PUT), restore, pickup, clips, cluster. `npm run bench -- upload foundation` runs only
  * those sections. BENCH_QUICK=1 shrinks the workloads for a smoke run.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +21,7 @@ import { benchPickup } from "./pickup.js";
 import { benchPrompt } from "./prompt.js";
 import { restoreFigures } from "./restore.js";
 import { benchUpload, uploadBenchBytes } from "./upload.js";
+import { benchUploadParts, partsBenchBytes } from "./upload-parts.js";
 
 const quick = process.env.BENCH_QUICK === "1";
 const POSTGRES_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -58,7 +59,15 @@ async function withPostgres<T>(fn: (db: Database) => Promise<T>): Promise<T | un
   }
 }
 
-const SECTIONS = ["foundation", "upload", "restore", "pickup", "clips", "cluster"] as const;
+const SECTIONS = [
+  "foundation",
+  "upload",
+  "parts",
+  "restore",
+  "pickup",
+  "clips",
+  "cluster",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The sections named on the command line (all when none is). */
@@ -98,12 +107,16 @@ async function main() {
       show(await benchMcpBalance(db, "PostgreSQL", requests / 2));
     });
   }
-  if (run.has("upload") || run.has("restore") || run.has("pickup")) {
+  if (run.has("upload") || run.has("parts") || run.has("restore") || run.has("pickup")) {
     process.stdout.write("cloud restore: upload, engine, job pickup\n");
   }
   if (run.has("upload")) {
     const bytes = uploadBenchBytes(quick);
     show(await benchUpload(bytes, bytes > 1024 ** 3 ? 1 : 3));
+  }
+  if (run.has("parts")) {
+    const bytes = partsBenchBytes(quick);
+    show(await benchUploadParts(bytes, bytes > 1024 ** 3 ? 2 : 3));
   }
   if (run.has("restore")) show(await restoreFigures(quick));
   if (run.has("pickup")) {

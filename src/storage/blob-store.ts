@@ -70,10 +70,11 @@ export interface MultipartUploads {
     opts: { partNumber: number; sizeBytes: number; checksum: string; expiresInSec: number },
   ): Promise<UploadTicket>;
   /**
-   * The parts the store holds, by number; null when the store cannot say (s3rver refuses
-   * ListParts). MultipartError `no_such_upload` once the upload was completed or aborted.
+   * The parts the store holds, by number (with `only`, just that part, if held); null when the
+   * store cannot say (s3rver refuses ListParts). MultipartError `no_such_upload` once the
+   * upload was completed or aborted.
    */
-  listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
+  listParts(key: string, uploadId: string, opts?: { only?: number }): Promise<StoredPart[] | null>;
   /**
    * Joins the parts (every one of the plan, in order, with the ETags their PUTs answered) into
    * the object at key, and answers its size. MultipartError when a part is missing or differs.

@@ -77,9 +77,9 @@ export function localMultipartUploads(deps: LocalMultipartDeps): MultipartUpload
         expiresAt: new Date(expiresAtSec * 1000),
       };
     },
-    async listParts(key, uploadId) {
+    async listParts(key, uploadId, opts = {}) {
       await planOf(key, uploadId);
-      return parts.listParts(key, uploadId);
+      return parts.listParts(key, uploadId, opts.only);
     },
     async complete(key, uploadId, given) {
       await planOf(key, uploadId);

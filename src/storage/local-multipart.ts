@@ -49,7 +49,8 @@ export interface LocalMultipart {
     chunks: AsyncIterable<Uint8Array>,
     stillAllowed: () => Promise<boolean>,
   ): Promise<PartOutcome>;
-  listParts(key: string, uploadId: string): Promise<StoredPart[]>;
+  /** The parts' records (with `only`, that part's, if there is one). */
+  listParts(key: string, uploadId: string, only?: number): Promise<StoredPart[]>;
   complete(
     key: string,
     uploadId: string,
@@ -70,8 +71,12 @@ export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
   const readPlan = async (key: string, uploadId: string) =>
     readJson<LocalPlan>(join(dirOf(key, uploadId), PLAN));
 
-  const listParts = async (key: string, uploadId: string): Promise<StoredPart[]> => {
+  const listParts = async (key: string, uploadId: string, only?: number) => {
     const dir = dirOf(key, uploadId);
+    if (only !== undefined) {
+      const record = await readJson<StoredPart>(join(dir, recordName(only)));
+      return record ? [record] : [];
+    }
     const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === "ENOENT") throw gone();
       throw err;
@@ -184,8 +189,10 @@ async function writePart(
   try {
     // From here the part is missing until its new bytes are down and checked.
     await rm(join(dir, recordName(n)), { force: true });
+    // No write-back every 32 MiB as single uploads do: parts share one file, and each writer's
+    // datasync would flush the others' pages too. One datasync per part, before its record.
     const outcome = await copyLimited(hashed(chunks, hash), fh, claims.sizeBytes, {
-      durable: true,
+      durable: false,
       position: claims.offset,
     });
     if (!outcome.ok) return outcome;

@@ -101,6 +101,11 @@ describe.each([
       [1, 2, 3, 4, 5].map((n) => [n, partSize(PLAN, n)]),
     );
     expect(listed?.map((p) => p.etag)).toEqual(parts.map((p) => p.etag));
+    const one = await s.store.multipart.listParts(key, uploadId, { only: 3 });
+    expect(one?.map((p) => [p.partNumber, p.etag, p.checksum])).toEqual([
+      [3, parts[2]?.etag, sha256(partBytes(PLAN, 3))],
+    ]);
+    expect(await s.store.multipart.listParts(key, uploadId, { only: 6 })).toEqual([]);
     expect(await s.store.multipart.complete(key, uploadId, parts)).toEqual({
       sizeBytes: FILE.length,
     });

@@ -93,10 +93,12 @@ export function s3MultipartUploads(deps: S3MultipartDeps): MultipartUploads {
         expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresInSec * 1000),
       };
     },
-    async listParts(key, uploadId) {
+    async listParts(key, uploadId, opts = {}) {
       assertValidKey(key);
       const parts: StoredPart[] = [];
-      let marker: string | undefined;
+      // One part: the page after the one before it, one long.
+      let marker = opts.only === undefined ? undefined : String(opts.only - 1);
+      const MaxParts = opts.only === undefined ? undefined : 1;
       for (;;) {
         const out = await client
           .send(
@@ -105,6 +107,7 @@ export function s3MultipartUploads(deps: S3MultipartDeps): MultipartUploads {
               Key: key,
               UploadId: uploadId,
               PartNumberMarker: marker,
+              MaxParts,
             }),
           )
           .catch((err: unknown) => {
@@ -121,6 +124,7 @@ export function s3MultipartUploads(deps: S3MultipartDeps): MultipartUploads {
             checksum: p.ChecksumSHA256 ?? null,
           });
         }
+        if (opts.only !== undefined) return parts.filter((p) => p.partNumber === opts.only);
         if (!out.IsTruncated || !out.NextPartNumberMarker) return parts;
         marker = out.NextPartNumberMarker;
       }

@@ -94,6 +94,15 @@ interface PartReader {
   size: number;
   sha256(start: number, end: number): Promise<string>;
   body(start: number, end: number): Promise<BodyInit>;
+  /** A PUT of the range without fetch (Node, a path): the file piped to the socket. */
+  put?(
+    url: string,
+    headers: Record<string, string>,
+    start: number,
+    end: number,
+    signal: AbortSignal,
+    onBytes: (sent: number) => void,
+  ): Promise<Response>;
 }
 
 /** Uploads `source` in the parts of the transport's plan; resolves when every part arrived. */
@@ -214,17 +223,20 @@ async function putOnce(
   end: number,
   opts: SendOptions,
 ): Promise<{ etag: string } | { verdict: Verdict; error: Error }> {
-  const doFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  const headers = { ...link.headers, "content-length": String(end - start) };
   let res: Response;
   try {
     opts.count();
-    res = await doFetch(link.url, {
-      method: "PUT",
-      headers: { ...link.headers, "content-length": String(end - start) },
-      body: counted(await reader.body(start, end), opts.onBytes),
-      signal: opts.signal,
-      duplex: "half",
-    } as RequestInit);
+    res =
+      reader.put && !opts.fetch
+        ? await reader.put(link.url, headers, start, end, opts.signal, opts.onBytes)
+        : await (opts.fetch ?? globalThis.fetch.bind(globalThis))(link.url, {
+            method: "PUT",
+            headers,
+            body: counted(await reader.body(start, end), opts.onBytes),
+            signal: opts.signal,
+            duplex: "half",
+          } as RequestInit);
   } catch (err) {
     if (isAbort(err, opts.signal)) throw opts.signal.reason ?? err;
     const error = new KinoraNetworkError(`upload part ${link.part_number}`, err);
@@ -324,25 +336,39 @@ const toBase64 = (bytes: Uint8Array) => {
 /** Ranges of a path (Node: streamed, hashed by node:crypto) or of a Blob (WebCrypto). */
 async function partReader(source: UploadSource): Promise<PartReader> {
   if (typeof source === "string") {
-    const { stat } = await import("node:fs/promises");
+    const { open, stat } = await import("node:fs/promises");
     const { createReadStream } = await import("node:fs");
     const { Readable } = await import("node:stream");
     const { createHash } = await import("node:crypto");
+    const { putFileRange } = await import("./node-put.js");
     const { size } = await stat(source);
     const stream = (start: number, end: number) =>
       createReadStream(source, { start, end: end - 1, highWaterMark: 1024 * 1024 });
     return {
       size,
       async sha256(start, end) {
-        if (end === start) return createHash("sha256").digest("base64");
+        // One buffer read into again and again: no garbage per megabyte hashed.
         const hash = createHash("sha256");
-        for await (const chunk of stream(start, end)) hash.update(chunk as Buffer);
+        const fh = await open(source, "r");
+        try {
+          const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, end - start)));
+          for (let at = start; at < end; ) {
+            const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, end - at), at);
+            if (bytesRead === 0) throw new Error(`${source} is shorter than ${end} bytes`);
+            hash.update(buf.subarray(0, bytesRead));
+            at += bytesRead;
+          }
+        } finally {
+          await fh.close();
+        }
         return hash.digest("base64");
       },
       body: async (start, end) =>
         end === start
           ? new Uint8Array(0)
           : (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
+      put: (url, headers, start, end, signal, onBytes) =>
+        putFileRange(url, headers, source, start, end, { signal, onBytes }),
     };
   }
   const blob = source instanceof Blob ? source : new Blob([source as BlobPart]);

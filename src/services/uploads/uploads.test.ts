@@ -48,7 +48,9 @@ function depsFor(s: PartsStore, clock: TestClock) {
   const deps: UploadsDeps = {
     ...coreDeps(database, clock),
     storage: s.store,
-    events: { uploadInPartsEnded: (e) => ended.push(e) } as unknown as UploadsDeps["events"],
+    events: {
+      uploadInPartsEnded: (e: (typeof ended)[number]) => ended.push(e),
+    } as unknown as UploadsDeps["events"],
   };
   return { deps, ended };
 }

@@ -188,10 +188,17 @@ export async function partTickets(
   );
 }
 
-/** The store's listing (null when it cannot list); a gone upload becomes the caller's 409. */
-async function storeParts(deps: UploadsDeps, row: UploadRow): Promise<StoredPart[] | null> {
+/**
+ * The store's listing (with `only`, of that part; null when it cannot list); a gone upload
+ * becomes the caller's 409.
+ */
+async function storeParts(
+  deps: UploadsDeps,
+  row: UploadRow,
+  only?: number,
+): Promise<StoredPart[] | null> {
   try {
-    return await deps.storage.multipart.listParts(row.object_key, row.store_upload_id);
+    return await deps.storage.multipart.listParts(row.object_key, row.store_upload_id, { only });
   } catch (err) {
     if (err instanceof MultipartError && err.problem === "no_such_upload") {
       await abortRow(deps, row, "failed");
@@ -219,7 +226,7 @@ export async function recordPart(
   if (!isBase64Digest("sha256", input.sha256)) {
     throw invalidField("sha256", "must be the base64 SHA-256 of the part's bytes.");
   }
-  const listed = await storeParts(deps, row);
+  const listed = await storeParts(deps, row, input.partNumber);
   const expected = partSize(plan, input.partNumber);
   let sizeBytes = expected;
   if (listed !== null) {
@@ -246,7 +253,7 @@ export async function recordPart(
     checksum: input.sha256,
     received_at: deps.clock(),
   });
-  return progress(deps, row, listed);
+  return progress(deps, row, null);
 }
 
 /**

@@ -1,0 +1,40 @@
+/**
+ * The client side of the parts benchmark, run in its own process as a real client would be:
+ * the SDK's uploadParts sends the file through the bench server's upload routes, then asks it
+ * to complete. Prints `<seconds> <peak RSS MB> <CPU seconds>` (its start-up excluded).
+ * Usage: tsx bench/upload-parts-client.ts <server> <key> <file> <concurrency>
+ */
+import { type PartsTransport, uploadParts } from "../packages/client/src/index.js";
+
+const [server, key, file, concurrency] = process.argv.slice(2);
+if (!server || !key || !file) throw new Error("usage: <server> <key> <file> <concurrency>");
+
+async function call<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${server}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key, ...(body as object) }),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+const transport: PartsTransport = {
+  state: () => call("/bench/state", {}),
+  links: (parts) => call("/bench/links", { parts }),
+  report: (part) => call("/bench/report", { part }),
+};
+
+let peak = process.memoryUsage().rss;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage().rss);
+}, 50);
+const cpu0 = process.cpuUsage();
+const started = performance.now();
+await uploadParts(transport, file, { concurrency: Number(concurrency ?? 4) });
+await call("/bench/complete", {});
+clearInterval(sampler);
+const cpu = process.cpuUsage(cpu0);
+process.stdout.write(
+  `${(performance.now() - started) / 1000} ${peak / 1048576} ${(cpu.user + cpu.system) / 1e6}`,
+);

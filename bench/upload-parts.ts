@@ -1,0 +1,337 @@
+/**
+ * Uploads in parts through the local store, against one bare PUT of the same file to the same
+ * store, in the same run. This process is the API node: the local store's routes (part PUTs
+ * verified against their SHA-256 and written in place; single PUTs), and the upload services on
+ * PGlite (plan, part links, kinora's record of the parts, complete = a rename) behind small
+ * routes the client calls as it would call the API. The client is a separate process running
+ * the SDK's `uploadParts` (4 parts in flight), or streaming the whole file in one PUT.
+ *
+ * Figures: MB/s in parts vs the single PUT (median of the rounds, the two alternating), and the
+ * API node's peak RSS growth during each (it must stay flat: parts stream to disk).
+ *
+ * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB). Alone:
+ * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
+ * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
+ * folder: the source file and the joined object).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { open } from "node:fs/promises";
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { openDatabase } from "../src/db/database.js";
+import { migrate } from "../src/db/migrate.js";
+import { randomId } from "../src/domain/ids.js";
+import { silentLogger } from "../src/logger.js";
+import {
+  completeUpload,
+  openUpload,
+  partTickets,
+  recordPart,
+  type UploadsDeps,
+  uploadOf,
+  uploadProgress,
+} from "../src/services/uploads/uploads.js";
+import { createLocalBlobStore } from "../src/storage/local-store.js";
+import { type Figure, median } from "./lib.js";
+
+const MIB = 1024 ** 2;
+const PART_BYTES = 64 * MIB;
+const here = path.dirname(new URL(import.meta.url).pathname);
+
+async function makeFile(file: string, bytes: number) {
+  const chunk = randomBytes(MIB);
+  const fh = await open(file, "w");
+  for (let written = 0; written < bytes; written += chunk.length) {
+    await fh.write(chunk, 0, Math.min(chunk.length, bytes - written));
+  }
+  await fh.sync();
+  await fh.close();
+}
+
+/** Peak RSS growth of this process (the API node) while `run` runs. */
+async function sampled<T>(
+  run: () => Promise<T>,
+): Promise<{ out: T; rssGrowthMb: number; nodeCpuSec: number }> {
+  const cpu0 = process.cpuUsage();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  try {
+    const out = await run();
+    const cpu = process.cpuUsage(cpu0);
+    return { out, rssGrowthMb: (peak - base) / MIB, nodeCpuSec: (cpu.user + cpu.system) / 1e6 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Runs a child node process; resolves with its stdout. */
+function child(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => {
+      out += d;
+    });
+    p.on("error", reject);
+    p.on("close", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
+    );
+  });
+}
+
+/** One streamed PUT of the whole file (the baseline), timed by the client itself. */
+const BARE_CLIENT = `
+const http = require("node:http");
+const fs = require("node:fs");
+const [url, file, size, headers] = process.argv.slice(1);
+const started = performance.now();
+const req = http.request(url, { method: "PUT", headers: { ...JSON.parse(headers), "content-length": size } });
+req.on("response", (res) => { res.resume(); res.on("end", () => {
+  if (res.statusCode >= 300) { process.stderr.write("HTTP " + res.statusCode); process.exit(1); }
+  const cpu = process.cpuUsage();
+  process.stdout.write((performance.now() - started) / 1000 + " 0 " + (cpu.user + cpu.system) / 1e6);
+}); });
+req.on("error", (err) => { process.stderr.write(String(err)); process.exit(1); });
+fs.createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(req);
+`;
+
+interface Bench {
+  base: string;
+  deps: UploadsDeps;
+  store: ReturnType<typeof createLocalBlobStore>;
+  close(): Promise<void>;
+}
+
+/** The API node: local store routes and the upload services behind the bench's own routes. */
+async function startNode(dir: string): Promise<Bench> {
+  const database = await openDatabase({ dataDir: path.join(dir, "db") });
+  await migrate(database.db);
+  const store = createLocalBlobStore({
+    rootDir: path.join(dir, "files"),
+    publicBaseUrl: "http://127.0.0.1:1",
+    signer: "bench-signing-secret-0123456789abcdef",
+    maxUploadBytes: 16 * 1024 ** 3,
+  });
+  const deps: UploadsDeps = {
+    db: database.db,
+    clock: () => new Date(),
+    ids: randomId,
+    log: silentLogger,
+    storage: store,
+  };
+  const app = new Hono();
+  app.route("/files", store.routes());
+  const row = async (key: string) => {
+    const found = await uploadOf(deps, key);
+    if (!found) throw new Error(`no upload of ${key}`);
+    return found;
+  };
+  type Body = {
+    key: string;
+    parts: { part_number: number; sha256: string }[];
+    part: { part_number: number; etag: string; sha256: string };
+  };
+  app.post("/bench/state", async (c) =>
+    c.json(await uploadProgress(deps, await row((await c.req.json<Body>()).key))),
+  );
+  app.post("/bench/links", async (c) => {
+    const b = await c.req.json<Body>();
+    const links = await partTickets(deps, await row(b.key), b.parts);
+    return c.json(links.map((l) => ({ ...l, url: l.url.replace("http://127.0.0.1:1", base) })));
+  });
+  app.post("/bench/report", async (c) => {
+    const b = await c.req.json<Body>();
+    const p = b.part;
+    await recordPart(deps, await row(b.key), {
+      partNumber: p.part_number,
+      etag: p.etag,
+      sha256: p.sha256,
+    });
+    return c.json({});
+  });
+  app.post("/bench/complete", async (c) => {
+    await completeUpload(deps, await row((await c.req.json<Body>()).key));
+    return c.json({});
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as http.Server;
+  server.requestTimeout = 0;
+  if (!server.listening) await new Promise((r) => server.once("listening", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    deps,
+    store,
+    async close() {
+      server.close();
+      await database.close();
+    },
+  };
+}
+
+/** One upload in parts by the client process: seconds, the client's and this node's RSS. */
+async function inParts(node: Bench, key: string, file: string, bytes: number) {
+  await openUpload(node.deps, {
+    key,
+    contentType: "video/dv",
+    sizeBytes: bytes,
+    partBytes: PART_BYTES,
+    expiresAt: new Date(Date.now() + 24 * 3600_000),
+  });
+  const args = [
+    "--import",
+    "tsx",
+    path.join(here, "upload-parts-client.ts"),
+    node.base,
+    key,
+    file,
+    "4",
+  ];
+  const { out, rssGrowthMb, nodeCpuSec } = await sampled(() => child(args));
+  const [sec = Number.NaN, clientRssMb = Number.NaN, clientCpuSec = Number.NaN] = out
+    .split(" ")
+    .map(Number);
+  return { sec, clientRssMb, rssGrowthMb, cpuSec: nodeCpuSec + clientCpuSec };
+}
+
+async function bare(node: Bench, key: string, file: string, bytes: number) {
+  const t = await node.store.presignUpload(key, {
+    contentType: "video/dv",
+    sizeBytes: bytes,
+    expiresInSec: 3600,
+  });
+  const url = t.url.replace("http://127.0.0.1:1", node.base);
+  const { out, rssGrowthMb, nodeCpuSec } = await sampled(() =>
+    child(["-e", BARE_CLIENT, url, file, String(bytes), JSON.stringify(t.headers)]),
+  );
+  const [sec = Number.NaN, , clientCpuSec = Number.NaN] = out.split(" ").map(Number);
+  return { sec, rssGrowthMb, cpuSec: nodeCpuSec + clientCpuSec };
+}
+
+interface Run {
+  sec: number;
+  rssGrowthMb: number;
+  cpuSec: number;
+}
+
+/** The parts figures: in parts vs one PUT, alternating, `rounds` times. */
+export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figure[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-parts-"));
+  const file = path.join(dir, "src.bin");
+  const node = await startNode(dir);
+  try {
+    await makeFile(file, bytes);
+    const runs = { parts: [] as Run[], bare: [] as Run[] };
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which goes first, so neither always meets the other's write-back.
+      const order = round % 2 === 0 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
+      for (const which of order) {
+        const key = `restore/rj_bench${which}${round}/input`;
+        runs[which].push(await (which === "parts" ? inParts : bare)(node, key, file, bytes));
+        await node.store.delete(key);
+      }
+    }
+    const mb = bytes / MIB;
+    const rate = (rs: { sec: number }[]) => median(rs.map((r) => mb / r.sec));
+    const growth = (rs: { rssGrowthMb: number }[]) => Math.max(1, ...rs.map((r) => r.rssGrowthMb));
+    const cpuPerGib = (rs: Run[]) => median(rs.map((r) => r.cpuSec / (bytes / 1024 ** 3)));
+    return [
+      {
+        name: `upload ${mb.toFixed(0)} MB in 64 MiB parts, 4 at once (median of ${rounds})`,
+        value: rate(runs.parts),
+        unit: "MB/s",
+        baselineName: "one PUT, same store",
+        baseline: rate(runs.bare),
+        better: "higher",
+        aim: "≥ 0.9",
+      },
+      {
+        name: "upload in parts: API node peak RSS growth",
+        value: growth(runs.parts),
+        unit: "MB",
+        baselineName: "one PUT",
+        baseline: growth(runs.bare),
+        better: "lower",
+        aim: "flat (< 100 MB)",
+      },
+      {
+        // Why the rate is below the PUT's on a busy machine: each part's SHA-256 is computed by
+        // the client and verified by the store (the PUT checks only its length).
+        name: "upload in parts: CPU s per GiB, API node + client",
+        value: cpuPerGib(runs.parts),
+        unit: "s",
+        baselineName: "one PUT",
+        baseline: cpuPerGib(runs.bare),
+        better: "lower",
+      },
+    ];
+  } finally {
+    await node.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** 256 MiB by default, 2 GiB with BENCH_FULL=1, 64 MiB with BENCH_QUICK=1. */
+export function partsBenchBytes(quick: boolean): number {
+  if (process.env.BENCH_FULL === "1") return 2 * 1024 ** 3;
+  return quick ? 64 * MIB : 256 * MIB;
+}
+
+/** One large upload in parts, reported with its wall time and RSS (`tsx bench/upload-parts.ts 10GiB`). */
+async function once(bytes: number) {
+  const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-parts-"));
+  const free = statfsSync(dir).bavail * statfsSync(dir).bsize;
+  if (free < 2 * bytes + 1024 ** 3) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(
+      `${(free / 1024 ** 3).toFixed(1)} GiB free under ${tmpdir()}; ${((2 * bytes) / 1024 ** 3).toFixed(1)} GiB needed`,
+    );
+  }
+  const node = await startNode(dir);
+  try {
+    const file = path.join(dir, "src.bin");
+    const made = performance.now();
+    await makeFile(file, bytes);
+    process.stdout.write(
+      `made a ${(bytes / 1024 ** 3).toFixed(1)} GiB file in ${((performance.now() - made) / 1000).toFixed(0)} s\n`,
+    );
+    const rssBefore = process.memoryUsage().rss / MIB;
+    const r = await inParts(node, "restore/rj_bench10g/input", file, bytes);
+    const cpu = `CPU ${r.cpuSec.toFixed(0)} s (API node + client)`;
+    const head = await node.store.head("restore/rj_bench10g/input");
+    if (head?.sizeBytes !== bytes)
+      throw new Error(`joined ${head?.sizeBytes} bytes, expected ${bytes}`);
+    process.stdout.write(
+      `upload in parts of ${(bytes / 1024 ** 3).toFixed(1)} GiB (${Math.ceil(bytes / PART_BYTES)} parts of 64 MiB, 4 at once) through the local store: ` +
+        `wall ${r.sec.toFixed(1)} s (${(bytes / MIB / r.sec).toFixed(0)} MB/s, completion included); ` +
+        `API node RSS ${rssBefore.toFixed(0)} MB before, peak growth ${r.rssGrowthMb.toFixed(0)} MB; client peak RSS ${r.clientRssMb.toFixed(0)} MB; ${cpu}\n`,
+    );
+  } finally {
+    await node.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(MiB|GiB)$/i.exec(text);
+  if (!m) throw new Error(`size like 10GiB or 512MiB, got ${text}`);
+  return Math.round(Number(m[1]) * (m[2]?.toLowerCase() === "gib" ? 1024 ** 3 : MIB));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(here, "upload-parts.ts")) {
+  once(parseSize(process.argv[2] ?? "10GiB")).then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
