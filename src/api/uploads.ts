@@ -90,6 +90,22 @@ export const UploadProgress = z
   })
   .openapi("UploadProgress");
 
+/** How far a job's upload in parts got, as the job shows it (its state has the parts). */
+export const UploadSummary = z
+  .object({
+    method: z.literal("parts"),
+    status: z.enum(["open", "completing", "completed", "aborted"]),
+    size_bytes: z.number().int(),
+    part_count: z.number().int(),
+    received_parts: z.number().int(),
+    received_bytes: z.number().int(),
+  })
+  .openapi("UploadSummary", {
+    description: "A file sent in parts: how many arrived (reported by the uploader).",
+  });
+
+/** UploadSummary, as services build it. */
+export type UploadSummaryView = z.input<typeof UploadSummary>;
 /** UploadPlan, as services build it. */
 export type UploadPlanView = z.input<typeof UploadPlan>;
 /** PartTicket, as services build it. */

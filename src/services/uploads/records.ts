@@ -113,6 +113,36 @@ export async function dropParts(
     .execute();
 }
 
+/** The latest upload of each key, with how many parts and bytes were recorded. */
+export async function summariesByKey(
+  db: Db,
+  keys: readonly string[],
+): Promise<Map<string, UploadRow & { received_parts: number; received_bytes: number }>> {
+  const out = new Map<string, UploadRow & { received_parts: number; received_bytes: number }>();
+  if (keys.length === 0) return out;
+  const rows = await db
+    .selectFrom("multipart_uploads as u")
+    .leftJoin("multipart_upload_parts as p", "p.upload_id", "u.id")
+    .selectAll("u")
+    .select((eb) => [
+      eb.fn.count<number>("p.part_number").as("received_parts"),
+      eb.fn.coalesce(eb.fn.sum<number>("p.size_bytes"), eb.lit(0)).as("received_bytes"),
+    ])
+    .where("u.object_key", "in", [...keys])
+    .groupBy("u.id")
+    .orderBy("u.created_at")
+    .orderBy("u.id")
+    .execute();
+  for (const r of rows) {
+    out.set(r.object_key, {
+      ...r,
+      received_parts: Number(r.received_parts),
+      received_bytes: Number(r.received_bytes),
+    });
+  }
+  return out;
+}
+
 /** How many parts and bytes of an upload arrived (what an abort throws away). */
 export async function receivedTotals(
   db: Db,

@@ -10,7 +10,12 @@
  * cannot (s3rver), the record of what callers reported is all there is, and the store's
  * complete checks each part's ETag.
  */
-import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../api/uploads.js";
+import type {
+  PartTicketView,
+  UploadPlanView,
+  UploadProgressView,
+  UploadSummaryView,
+} from "../../api/uploads.js";
 import { ApiError, conflict, invalidField, wrongState } from "../../domain/errors.js";
 import {
   describeParts,
@@ -33,6 +38,7 @@ import {
   partsOf,
   receivedTotals,
   savePart,
+  summariesByKey,
   type UploadRow,
 } from "./records.js";
 
@@ -105,17 +111,45 @@ export function uploadOf(deps: UploadsDeps, key: string): Promise<UploadRow | un
   return findLatest(deps.db, key);
 }
 
-/** The plan as the create answer shows it. */
-export function planView(row: UploadRow, steps: string): UploadPlanView {
+/**
+ * The plan for a file of `sizeBytes` in parts of `partBytes` (UPLOAD_PART_BYTES), as a create
+ * answer shows it; the same plan openUpload makes.
+ */
+export function planView(
+  input: { sizeBytes: number; partBytes: number; expiresAt: Date },
+  steps: string,
+): UploadPlanView {
+  const plan = planParts(input.sizeBytes, input.partBytes);
   return {
     method: "parts",
-    size_bytes: Number(row.size_bytes),
-    part_size_bytes: Number(row.part_size_bytes),
-    part_count: row.part_count,
+    size_bytes: plan.sizeBytes,
+    part_size_bytes: plan.partSizeBytes,
+    part_count: plan.partCount,
     checksum: "sha256",
-    expires_at: row.expires_at.toISOString(),
+    expires_at: input.expiresAt.toISOString(),
     steps,
   };
+}
+
+/** How far each key's latest upload in parts got (for job views); absent keys have none. */
+export async function uploadSummaries(
+  deps: UploadsDeps,
+  keys: readonly string[],
+): Promise<Map<string, UploadSummaryView>> {
+  const rows = await summariesByKey(deps.db, keys);
+  const out = new Map<string, UploadSummaryView>();
+  for (const [key, r] of rows) {
+    const done = r.status === "completed";
+    out.set(key, {
+      method: "parts",
+      status: r.status,
+      size_bytes: Number(r.size_bytes),
+      part_count: r.part_count,
+      received_parts: done ? r.part_count : r.received_parts,
+      received_bytes: done ? Number(r.size_bytes) : r.received_bytes,
+    });
+  }
+  return out;
 }
 
 /** Refuses anything but an open upload, saying what became of it. */

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { Email, QueueEstimate, Wallet } from "../../../api/schemas.js";
 import { clockLength, MaxPriceFields, type SpendQuote } from "../../../api/spend.js";
+import { UploadPlan, UploadSummary } from "../../../api/uploads.js";
 import { JobWebhook, JobWebhookFields } from "../../../api/webhooks.js";
 import { displayCents } from "../../../domain/money.js";
 import { RESTORE_LIMIT_CEILINGS } from "../rules/limits.js";
@@ -188,6 +189,10 @@ export const RestoreJob = z
     webhook: JobWebhook.nullable().optional().openapi({
       description: "The job's own webhook_url, its events and latest deliveries; null without one.",
     }),
+    upload: UploadSummary.nullable().optional().openapi({
+      description:
+        "A file sent in parts: how many parts and bytes arrived (null for one upload_url or a video_url).",
+    }),
   })
   .openapi("RestoreJob");
 
@@ -209,10 +214,15 @@ export const Quote = z.object({
 export const CreatedRestore = z.object({
   job: RestoreJob,
   upload_url: z.string().optional().openapi({
-    description: "Where to PUT the file; absent with video_url (the server fetches it).",
+    description:
+      "Where to PUT the file; absent with video_url (the server fetches it) and for a file sent in parts (see upload).",
   }),
   upload_headers: z.record(z.string(), z.string()).optional(),
   upload_expires_at: z.string().optional(),
+  upload: UploadPlan.optional().openapi({
+    description:
+      "For a file larger than the server's single-upload size (UPLOAD_SINGLE_MAX_BYTES, 256 MiB by default), instead of upload_url: send it in parts, then start.",
+  }),
   display_price: z.string().openapi({ example: "$4.99" }),
   paid_from_balance: z.boolean(),
   next: z.string().openapi({ description: "Exactly what to do next." }),

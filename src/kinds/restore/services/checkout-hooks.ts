@@ -3,9 +3,10 @@
  * (price, e-mail, whether the file arrived) and mark it paid. Card refunds of checkout-paid
  * jobs that later fail go through the `restore_card_refunds` outbox (written by store.ts).
  */
-import { type ApiError, notFound } from "../../../domain/errors.js";
+import { ApiError, notFound } from "../../../domain/errors.js";
 import { displayCents } from "../../../domain/money.js";
 import type { RestoreDeps } from "./deps.js";
+import { settleRestoreUpload } from "./parts.js";
 import { findJob, inTx, moveRestore, type RestoreJobRow, refundRestore } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 
@@ -30,7 +31,7 @@ export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<
   if (!row) throw notFound("Restore job");
   // A video_url job is fetched after payment: there is no upload to check before it.
   const awaitsUpload = row.status === "pending_payment" && row.source_url === null;
-  const problem = awaitsUpload ? await uploadProblem(p.storage, row) : null;
+  const problem = awaitsUpload ? await settledUploadProblem(p, row) : null;
   const amountCents = Number(row.amount_cents);
   return {
     id: row.id,
@@ -42,6 +43,17 @@ export async function getJobForCheckout(p: RestoreDeps, jobId: string): Promise<
     uploaded: problem === null,
     ...(problem ? { uploadProblem: problem } : {}),
   };
+}
+
+/** A file sent in parts is joined before the checkout opens; what is wrong with the upload. */
+async function settledUploadProblem(p: RestoreDeps, row: RestoreJobRow): Promise<ApiError | null> {
+  try {
+    await settleRestoreUpload(p, row);
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  return uploadProblem(p.storage, row);
 }
 
 /**

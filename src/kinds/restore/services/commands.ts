@@ -5,6 +5,7 @@ import type { Principal } from "../../../services/auth.js";
 import { freshPrincipal, walletView } from "../../../services/wallets.js";
 import { RESTORE_FINAL, RESTORE_MESSAGES } from "../rules/transitions.js";
 import type { RestoreDeps } from "./deps.js";
+import { abortRestoreUpload, settleRestoreUpload } from "./parts.js";
 import { findJob, moveRestore, type RestoreJobRow } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 import { jobView } from "./views.js";
@@ -80,6 +81,8 @@ export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: 
   // Starting a started job returns it unchanged (a retried request must not fail).
   if (STARTED.has(row.status)) return { job: await jobView(p, row) };
   if (row.status !== "awaiting_upload") throw notStartable(row);
+  // A file sent in parts is joined first (400 naming any part still missing).
+  await settleRestoreUpload(p, row);
   const problem = await uploadProblem(p.storage, row);
   if (problem) throw problem;
   const now = p.clock();
@@ -126,6 +129,14 @@ export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id:
   );
   const latest = moved ?? (await ownedJob(p, principal, id));
   if (latest.status !== "cancelled") throw notCancellable(latest);
+  // Parts sent so far go with the upload; a part still arriving is refused (its job is no
+  // longer waiting) and finds no upload to land in.
+  await abortRestoreUpload(p, latest, "cancelled").catch((err: unknown) =>
+    p.log.warn("aborting a cancelled job's upload in parts failed; the sweep retries", {
+      job: id,
+      err,
+    }),
+  );
   await p.storage.delete(latest.input_key).catch(() => {});
   return cancelled(p, principal, latest);
 }

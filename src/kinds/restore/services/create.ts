@@ -21,6 +21,7 @@ import {
 } from "../rules/pricing.js";
 import { restoreInputKey, UNKNOWN_VIDEO_TYPE } from "./definition.js";
 import type { RestoreDeps } from "./deps.js";
+import { openRestoreUpload, restorePlan, takesParts } from "./parts.js";
 import { checkVideoUrl, filenameFromUrl } from "./source-url.js";
 import { inTx, type RestoreJobRow } from "./store.js";
 import { jobView } from "./views.js";
@@ -201,9 +202,22 @@ async function createdResponse(
   row: RestoreJobRow,
   fromBalance: boolean,
 ) {
-  // A video_url job's file is fetched by its worker: there is nothing to upload.
+  // A video_url job's file is fetched by its worker: there is nothing to upload. A large file
+  // goes in parts (an upload plan), a small one in one PUT to upload_url.
+  const uploaded = row.source_url === null;
+  const parts = uploaded && takesParts(p, Number(row.size_bytes));
+  if (parts) {
+    // Opened now so the first part link is quick; should the store be away, the first request
+    // for links opens it (the plan does not change).
+    await openRestoreUpload(p, row).catch((err: unknown) => {
+      p.log.warn("could not open the upload in parts at create; it opens on first use", {
+        job: row.id,
+        err,
+      });
+    });
+  }
   const ticket =
-    row.source_url === null
+    uploaded && !parts
       ? await p.storage.presignUpload(row.input_key, {
           contentType: row.content_type,
           sizeBytes: Number(row.size_bytes),
@@ -220,6 +234,7 @@ async function createdResponse(
           upload_expires_at: ticket.expiresAt.toISOString(),
         }
       : {}),
+    ...(parts ? { upload: restorePlan(p, row) } : {}),
     display_price: job.display_price,
     paid_from_balance: fromBalance,
     ...(principal ? { wallet: await walletView(p, freshPrincipal(principal)) } : {}),

@@ -2,6 +2,7 @@
 
 import { displayCents } from "../../../domain/money.js";
 import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
+import { uploadSummaries } from "../../../services/uploads/uploads.js";
 import { jobWebhookViews } from "../../../services/webhooks/reads.js";
 import type { RestoreJobView } from "../api/schemas.js";
 import { RESTORE_DOWNLOAD_URL_SEC } from "../rules/limits.js";
@@ -26,10 +27,17 @@ export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
     p.db,
     rows.map((r) => r.id),
   );
+  // Only a file larger than one upload may have been sent in parts.
+  const large = rows.filter((r) => Number(r.size_bytes ?? 0) > p.config.uploads.singleMaxBytes);
+  const uploads = await uploadSummaries(
+    p,
+    large.map((r) => r.input_key),
+  );
   return Promise.all(
     rows.map(async (row) => ({
       ...(await viewOf(p, row, queue.get(row.id) ?? null)),
       webhook: hooks.get(row.id) ?? null,
+      upload: uploads.get(row.input_key) ?? null,
     })),
   );
 }

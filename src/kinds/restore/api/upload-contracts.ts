@@ -1,0 +1,151 @@
+/**
+ * A restore's file in parts (a declared size above UPLOAD_SINGLE_MAX_BYTES): part links in
+ * pages, each bound to its part's checksum; a part reported with its ETag; which parts arrived;
+ * complete. Over MCP one tool reads the state and hands out links; start_restore completes.
+ * With a key the job must be the key's; a job paid by checkout without a key is reached by its
+ * 128-bit id, as its upload_url would be.
+ */
+import { z } from "@hono/zod-openapi";
+import { defineContract } from "../../../api/operation.js";
+import { JobIdField } from "../../../api/schemas.js";
+import { PartRequest, PartTicket, UploadProgress } from "../../../api/uploads.js";
+import { S3_PART_LIMITS } from "../../../domain/uploads.js";
+import { JobEnvelope } from "./schemas.js";
+
+const TAGS = ["Cloud restore"] as const;
+const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
+const UPLOAD_ERRORS = ["not_found", "wrong_state", "already_uploaded", "conflict"] as const;
+
+const PartsField = z
+  .array(PartRequest, { error: "must be a list of {part_number, sha256}" })
+  .min(1, "must list at least one part")
+  .max(1000, "must list at most 1000 parts (ask again for the rest)")
+  .meta({
+    description:
+      "The parts to send next (up to 1000), each with the base64 SHA-256 of its bytes; the link binds it.",
+  });
+
+/** The state of an upload in parts, with the job's id. */
+const UploadState = z.object({ job_id: z.string(), upload: UploadProgress });
+
+/** Links for parts about to be sent. */
+export const getRestorePartLinks = defineContract({
+  id: "getRestorePartLinks",
+  auth: "optional",
+  input: z.object({ ...JOB, parts: PartsField }).strict(),
+  output: z.object({ job_id: z.string(), parts: z.array(PartTicket) }),
+  errors: [...UPLOAD_ERRORS],
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/upload/parts",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Links for parts of a file sent in parts",
+    description: `For a job whose create answer had \`upload\` (a plan) instead of upload_url: one link per part asked for (up to 1000 at a time, any part numbers from 1 to part_count), each bound to the part's exact size and to the base64 SHA-256 given for it, and valid 1 hour. PUT the part's bytes to \`url\` with \`headers\` (x-amz-checksum-sha256); the store refuses a body that does not match. 400 names a part number outside the plan or a malformed checksum. Parts up to ${S3_PART_LIMITS.maxParts.toLocaleString("en")}.`,
+    answer: "A link per part.",
+  },
+});
+
+/** A part arrived whole: its ETag, recorded (and checked where the store can list parts). */
+export const reportRestorePart = defineContract({
+  id: "reportRestorePart",
+  auth: "optional",
+  input: z
+    .object({
+      ...JOB,
+      part_number: z
+        .number({ error: "must be a part number" })
+        .int("must be a whole part number")
+        .min(1, "must be at least 1")
+        .max(S3_PART_LIMITS.maxParts, `must be at most ${S3_PART_LIMITS.maxParts}`),
+      etag: z
+        .string({ error: "must be the ETag the part's PUT answered" })
+        .min(1, "must not be empty")
+        .max(200, "must be at most 200 characters")
+        .meta({ description: "The ETag header the part's PUT answered, quotes included." }),
+      sha256: z
+        .string({ error: "must be the part's base64 SHA-256" })
+        .max(64, "must be the part's base64 SHA-256")
+        .meta({ description: "The checksum the part was sent with." }),
+    })
+    .strict(),
+  output: UploadState,
+  errors: [...UPLOAD_ERRORS, "invalid_field", "not_uploaded", "upload_mismatch"],
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/upload/arrived",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Record a part that arrived",
+    description:
+      "After a part's PUT answered 200: its ETag, so the upload's record (read by a resumer on any machine) holds it. Where the store lists its parts (S3, the local store) the part must be there with that ETag and the plan's size (400 otherwise); reporting a part again records it once. The uploader may skip this where the store lists parts: the state and complete read the store.",
+    answer: "The upload's state.",
+  },
+});
+
+/** Which parts arrived and which are missing. */
+export const getRestoreUpload = defineContract({
+  id: "getRestoreUpload",
+  auth: "optional",
+  input: z.object(JOB).strict(),
+  output: UploadState,
+  errors: ["not_found", "wrong_state"],
+  rest: {
+    method: "get",
+    path: "/cloud/jobs/{id}/upload",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "The state of a file sent in parts",
+    description:
+      "The parts that arrived (number, size, ETag, SHA-256) and the numbers still missing: where a stopped upload resumes, from any machine.",
+    answer: "The upload's state.",
+  },
+});
+
+/** Joins the parts and checks the whole size (start does this too). */
+export const completeRestoreUpload = defineContract({
+  id: "completeRestoreUpload",
+  auth: "optional",
+  input: z.object(JOB).strict(),
+  output: JobEnvelope,
+  errors: [...UPLOAD_ERRORS, "not_uploaded", "upload_mismatch"],
+  rest: {
+    method: "post",
+    path: "/cloud/jobs/{id}/upload/complete",
+    names: { job_id: "id" },
+    tags: TAGS,
+    summary: "Join the parts of a file sent in parts",
+    description:
+      "Joins every part into the file and checks its size against the declared one. 400 not_uploaded names the parts still missing (send them, then complete again); 409 already_uploaded once joined. Starting a balance-paid job, or opening the checkout of a card-paid one, completes it too.",
+    answer: "The job, its file whole.",
+  },
+});
+
+/** Over MCP: the upload's state, and links for the parts given with their checksums. */
+export const uploadRestoreParts = defineContract({
+  id: "uploadRestoreParts",
+  auth: "key",
+  input: z
+    .object({
+      ...JOB,
+      parts: PartsField.optional().meta({
+        description:
+          "Parts to send next, each with the base64 SHA-256 of its bytes (up to 1000): their links come back. Omit to read which parts arrived.",
+      }),
+    })
+    .strict(),
+  output: UploadState.extend({ links: z.array(PartTicket).optional() }),
+  errors: ["not_found", "wrong_state", "already_uploaded", "conflict"],
+  mcp: {
+    name: "upload_restore_parts",
+    title: "Send a large restore file in parts",
+    description:
+      "Free. For a create_restore answer with an upload plan (a file over the single-upload size): lists the parts that arrived and those missing, and with parts (number + base64 SHA-256) returns a link per part: PUT the part's bytes there with the link's headers. Then start_restore joins them. A public video_url avoids all of this.",
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+});
