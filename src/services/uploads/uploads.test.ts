@@ -118,15 +118,15 @@ describe.each([
     expect([row.part_count, Number(row.part_size_bytes)]).toEqual([5, 5 * MIB]);
     const good = sha256(bytesOf(1));
     for (const [parts, field] of [
-      [[{ part_number: 6, sha256: good }], "parts[0].part_number"],
-      [[{ part_number: 0, sha256: good }], "parts[0].part_number"],
-      [[{ part_number: 1, sha256: "abc=" }], "parts[0].sha256"],
+      [[{ part_number: 6, sha256: good }], "parts.0.part_number"],
+      [[{ part_number: 0, sha256: good }], "parts.0.part_number"],
+      [[{ part_number: 1, sha256: "abc=" }], "parts.0.sha256"],
       [
         [
           { part_number: 2, sha256: good },
           { part_number: 2, sha256: good },
         ],
-        "parts[1].part_number",
+        "parts.1.part_number",
       ],
       [[], "parts"],
     ] as const) {

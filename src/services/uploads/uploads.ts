@@ -187,17 +187,17 @@ export async function partTickets(
   parts.forEach((p, i) => {
     if (!isPartNumber(plan, p.part_number)) {
       throw invalidField(
-        `parts[${i}].part_number`,
+        `parts.${i}.part_number`,
         `must be 1 to ${plan.partCount}: the file has ${plan.partCount} parts of ${plan.partSizeBytes} bytes.`,
       );
     }
     if (seen.has(p.part_number)) {
-      throw invalidField(`parts[${i}].part_number`, `lists part ${p.part_number} twice.`);
+      throw invalidField(`parts.${i}.part_number`, `lists part ${p.part_number} twice.`);
     }
     seen.add(p.part_number);
     if (!isBase64Digest("sha256", p.sha256)) {
       throw invalidField(
-        `parts[${i}].sha256`,
+        `parts.${i}.sha256`,
         "must be the base64 SHA-256 of the part's bytes (44 characters ending in =).",
       );
     }
