@@ -73,6 +73,8 @@ export interface SegmentResult {
   height: number;
   /** CPU seconds ffmpeg spent (user + system, every pass): the work, whatever the load. */
   cpuSec: number;
+  /** ffmpeg's peak resident memory, MiB (the largest pass): what a worker needs per segment. */
+  maxRssMib: number;
   elapsedMs: number;
 }
 
@@ -99,13 +101,18 @@ export async function restoreSegment(
   const partial = `${outputPath}.partial.mp4`;
   const spanSec = job.segment.endSec - job.segment.startSec;
   let cpuSec = 0;
+  let maxRssMib = 0;
+  const count = (stderr: string) => {
+    cpuSec += benchCpuSec(stderr);
+    maxRssMib = Math.max(maxRssMib, benchMaxRssMib(stderr));
+  };
   try {
     if (job.plan.video.stabilise) {
       const detect = await runFfmpegForMedia(
         ["-benchmark", ...buildSegmentDetectArgs(job, partial)],
         { signal },
       );
-      cpuSec += benchCpuSec(detect.stderr);
+      count(detect.stderr);
     }
     const report = opts.onProgress;
     const onStderr = report ? createProgressParser(spanSec, report) : undefined;
@@ -117,14 +124,15 @@ export async function restoreSegment(
       ...buildSegmentArgs(job, partial),
     ];
     const run = await runFfmpegForMedia(args, { signal, onStderr });
-    cpuSec += benchCpuSec(run.stderr);
+    count(run.stderr);
     const { frames, durationSec, width, height } = await probePictureFile(partial, signal);
     checkSegmentLength(job, durationSec);
     await rename(partial, outputPath);
     opts.onProgress?.(1);
     const elapsedMs = Date.now() - started;
     const index = job.segment.index;
-    return { index, frames, durationSec, width, height, cpuSec: round3(cpuSec), elapsedMs };
+    const figures = { cpuSec: round3(cpuSec), maxRssMib: Math.round(maxRssMib), elapsedMs };
+    return { index, frames, durationSec, width, height, ...figures };
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
@@ -137,6 +145,12 @@ export async function restoreSegment(
 export function benchCpuSec(stderr: string): number {
   const m = /bench: utime=([\d.]+)s stime=([\d.]+)s/.exec(stderr);
   return m ? Number(m[1]) + Number(m[2]) : 0;
+}
+
+/** ffmpeg's peak resident memory from its `-benchmark` line (`bench: maxrss=60064kB`), MiB. */
+export function benchMaxRssMib(stderr: string): number {
+  const m = /bench: maxrss=(\d+)kB/.exec(stderr);
+  return m ? Number(m[1]) / 1024 : 0;
 }
 
 /** What one of our picture files holds: frames, length, size, and its format for the join. */
