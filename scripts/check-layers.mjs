@@ -51,6 +51,8 @@ const LAYERS = [
   ["cli/", 3, "cli"],
   ["workers/", 3, "workers"],
   ["features/", 4, "composition"],
+  // What every kind's kind.ts uses (defineJobKind, the registry check): composition.
+  ["kinds/", 4, "composition"],
   ["features.ts", 4, "composition"],
   ["job-kinds.ts", 4, "composition"],
   ["app.ts", 4, "composition"],

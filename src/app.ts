@@ -58,14 +58,19 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
     ...features,
     workerApiFeature(deps),
   ];
-  const operations = mounted.flatMap((f) => f.operations ?? []);
+  const kinds = features.flatMap((f) => (f.kind ? [f.kind] : []));
+  const operations = mounted.flatMap((f) => [
+    ...(f.operations ?? []),
+    ...(f.operationsOver?.(kinds) ?? []),
+  ]);
   const ctx: RouteContext = {
     queues: features.flatMap((f) => f.queues ?? []),
     operations,
+    kinds,
     isReady: opts.isReady ?? (() => true),
     ...(opts.workSource ? { workSource: opts.workSource } : {}),
   };
-  mountOperations(app, operations, deps);
+  mountOperations(app, operations, deps, kinds);
   for (const feature of mounted) feature.routes?.(app, ctx);
 
   installFallbacks(app);

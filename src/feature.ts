@@ -9,6 +9,7 @@ import type { JobEngineDeps } from "./jobs/definition.js";
 import type { DefinedQueue } from "./jobs/queue.js";
 import type { Executor } from "./jobs/work.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
+import type { KindSurface } from "./operations/kinds.js";
 import type { BackgroundTask } from "./services/deps.js";
 import type { Platform } from "./services/platform.js";
 
@@ -20,6 +21,8 @@ export interface RouteContext {
   queues: DefinedQueue[];
   /** Every feature's operations (the MCP server offers those that have a tool). */
   operations: readonly Operation[];
+  /** The job kinds this server serves (each kind's feature publishes one), in mount order. */
+  kinds: readonly KindSurface[];
   /** False while starting or draining: /healthz answers 503. */
   isReady: () => boolean;
   /** The server's job system source, shared with the worker API; absent in route tests. */
@@ -31,6 +34,13 @@ export interface Feature {
   name: string;
   /** The feature's operations: each served as a REST route and, where it has one, an MCP tool. */
   operations?: Operation[];
+  /**
+   * Operations made over every job kind the server serves (MCP's cancel_job and get_prices),
+   * once all features are built; served like `operations`.
+   */
+  operationsOver?(kinds: readonly KindSurface[]): Operation[];
+  /** The job kind this feature serves (a kind's own feature): how the surfaces reach it. */
+  kind?: KindSurface;
   /** Routes that are not operations (pages, webhooks, the MCP endpoint, file links). */
   routes?(app: Router, ctx: RouteContext): void;
   /** The job kinds this feature runs (the kind's own feature: one queue, from the registry). */

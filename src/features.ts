@@ -3,26 +3,28 @@
 import type { FeatureFactory } from "./feature.js";
 import { connectedAppsFeature } from "./features/connected-apps.js";
 import { consoleFeature } from "./features/console.js";
-import type { JobKindEntry } from "./features/job-kind.js";
 import { mcpFeature } from "./features/mcp.js";
 import { metricsFeature } from "./features/metrics.js";
 import { paymentsFeature } from "./features/payments.js";
 import { webhooksFeature } from "./features/webhooks.js";
 import { JOB_KINDS } from "./job-kinds.js";
+import type { JobKind } from "./kinds/kind.js";
+import { checkRegistry } from "./kinds/registry.js";
 
 /**
- * The features of a server running `kinds`: theirs, then payments, MCP, apps, console,
- * webhooks, metrics.
+ * The features of a server running `kinds` (checked: two kinds that collide are refused):
+ * theirs, then payments, MCP, apps, console, webhooks, metrics.
  */
-export function featuresFor(kinds: readonly JobKindEntry[]): FeatureFactory[] {
+export function featuresFor(kinds: readonly JobKind[]): FeatureFactory[] {
+  const checked = checkRegistry(kinds);
   return [
-    ...kinds.map((k) => k.feature()),
+    ...checked.map((k) => k.feature()),
     paymentsFeature(),
     mcpFeature(),
     connectedAppsFeature(),
     consoleFeature(),
-    webhooksFeature({ kinds }),
-    metricsFeature({ kinds: kinds.map((k) => k.definition) }),
+    webhooksFeature({ kinds: checked }),
+    metricsFeature(),
   ];
 }
 

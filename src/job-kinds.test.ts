@@ -1,106 +1,189 @@
 /**
- * A kind added to the registry is served by everything below composition without a change
- * there: the test-only "echo" kind (test/jobs/echo-kind.ts, one file) is listed beside the
- * real kinds, and its uploads pass the upload guard by its own rules, a `kinora worker`
- * process claims and completes it over the HTTP worker API with the executors the registry
- * gives, and /metrics reports its queue — none of which names it.
+ * A kind is one folder plus one registry line: the test-only "echo" kind (test/kinds/echo/,
+ * its table made by the test as a migration would) is listed beside the real kinds here and
+ * nowhere else, and every surface serves it unchanged — REST, MCP (its own tools, cancel_job,
+ * get_prices, tasks, the instructions), the upload guard, a `kinora worker` process over the
+ * HTTP worker API, and /metrics. If a surface needed a hand edit for a new kind, echo would be
+ * missing from it and this test would fail.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createTestApp, TEST_PUBLIC_URL, type TestApp } from "../test/app.js";
-import {
-  createEchoJob,
-  createEchoTable,
-  echoInputKey,
-  echoJobs,
-  echoKind,
-  waitForEchoDone,
-} from "../test/jobs/echo-kind.js";
+import { ADMIN_TOKEN } from "../test/app.js";
+import { echoKind } from "../test/kinds/echo/kind.js";
+import { createEchoTable } from "../test/kinds/echo/services/table.js";
+import { call, connect, type Json, refusal, rpc } from "../test/mcp/helpers.js";
+import { type ServedApp, serveTestApp } from "../test/served.js";
 import { loadConfig } from "./config.js";
-import { jobEngineDeps } from "./feature.js";
-import { workerExecutors } from "./features/job-kind.js";
 import { featuresFor } from "./features.js";
 import { JOB_KINDS } from "./job-kinds.js";
-import { moveJob } from "./jobs/move.js";
+import { workerExecutors } from "./kinds/kind.js";
 import { startRemoteWorkers } from "./worker.js";
 
 const TOKEN = "worker-token-0123456789";
+/** The registry line a real kind adds to src/job-kinds.ts. */
 const KINDS = [...JOB_KINDS, echoKind];
-let t: TestApp;
+let s: ServedApp;
 let scratch: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ features: featuresFor(KINDS), env: { WORKER_TOKEN: TOKEN } });
-  await createEchoTable(t.deps.db);
+  s = await serveTestApp({ features: featuresFor(KINDS), env: { WORKER_TOKEN: TOKEN } });
+  await createEchoTable(s.t.deps.db);
   scratch = mkdtempSync(path.join(tmpdir(), "kinora-echo-worker-"));
 });
 afterAll(async () => {
-  await t.close();
-  rmSync(scratch, { recursive: true, force: true });
+  await s?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A one-shot upload link for the job's input, as a create route would hand out. */
-async function putInput(id: string, text: string) {
-  const body = new TextEncoder().encode(text);
-  const link = await t.platform.storage.presignUpload(echoInputKey(id), {
-    contentType: "text/plain",
-    sizeBytes: body.length,
-    expiresInSec: 600,
-  });
-  const res = await t.fetchUrl(link.url, { method: "PUT", headers: link.headers, body });
-  return { status: res.status, detail: await res.text() };
+/** An agent key that may spend without asking, and its wallet's key. */
+async function agent(balance = 1_000) {
+  const owner = await s.t.newWallet(balance);
+  const key = await s.t.newAgentKey(owner.key, 500, { askBeforeSpending: false });
+  return { owner, key: key.key };
 }
 
-describe("a kind added to the registry", () => {
+/** POST /echo/jobs and PUT the text: the echo's id, ready to start. */
+async function uploadedEcho(key: string, text: string) {
+  const created = await s.t.call("POST", "/echo/jobs", {
+    key,
+    body: { text_bytes: Buffer.byteLength(text) },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const put = await fetch(created.body.upload_url, {
+    method: "PUT",
+    headers: created.body.upload_headers,
+    body: text,
+  });
+  expect(put.status).toBe(200);
+  // The upload guard applies echo's own rule: its input link takes one upload.
+  const again = await fetch(created.body.upload_url, {
+    method: "PUT",
+    headers: created.body.upload_headers,
+    body: text,
+  });
+  expect(again.status).toBe(409);
+  return created.body.job.id as string;
+}
+
+describe("a kind added by one registry line", () => {
   it("gets one executor per kind for `kinora worker`, in registry order", () => {
     const config = loadConfig({ DATA_DIR: scratch });
     expect(workerExecutors(KINDS, config).map((e) => e.kind)).toEqual(["restore", "clip", "echo"]);
   });
 
-  it("takes uploads by its own rules, runs on a remote worker and shows in /metrics", async () => {
-    const { walletId } = await t.newWallet(100);
-    const id = await createEchoJob(jobEngineDeps(t.platform), walletId, 3);
-    // The upload guard knows echo's file layout and upload rule: one upload while it waits.
-    expect((await putInput(id, "hello registry")).status).toBe(200);
-    const again = await putInput(id, "HELLO AGAIN");
-    expect(again.status).toBe(409);
-    await moveJob(t.deps.db, echoJobs, id, "start", t.clock.now(), { queued_at: t.clock.now() });
-    const late = await putInput(id, "too late");
-    expect(late.status).toBe(409);
-    expect(late.detail).toMatch(/echo job is queued/);
+  it("is served over REST: create, upload (once), start, read, list; a second upload is refused", async () => {
+    const { key } = await agent();
+    const id = await uploadedEcho(key, "hello rest");
+    const started = await s.t.call("POST", `/echo/jobs/${id}/start`, { key });
+    expect(started.status).toBe(200);
+    expect(started.body.job).toMatchObject({ id, status: "queued" });
+    expect(started.body.job.queue).toMatchObject({ state: "queued" });
+    const list = await s.t.call("GET", "/echo/jobs", { key });
+    expect(list.body.jobs.map((j: Json) => j.id)).toContain(id);
+    const prices = await s.t.call("GET", "/echo/prices");
+    expect(prices.body).toEqual({ price_cents: 7, max_text_bytes: 1024 });
+    const doc = await s.t.call("GET", "/openapi.json");
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(["/echo/jobs", "/echo/jobs/{id}/start", "/echo/prices"]),
+    );
+  });
 
-    const metricsBefore = await scrape();
-    expect(metricsBefore).toMatch(/kinora_job_queue_depth\{kind="echo"\} 1/);
-
-    // `kinora worker` with the registry's executors, over the HTTP worker API only.
-    const inProcess = (url: string, init?: RequestInit) => t.fetchUrl(url, init);
+  it("runs on a remote `kinora worker` over the HTTP worker API, and shows in /metrics", async () => {
+    const { key } = await agent();
+    const id = await uploadedEcho(key, "hello registry");
+    await s.t.call("POST", `/echo/jobs/${id}/start`, { key });
+    expect(await scrape()).toMatch(/kinora_job_queue_depth\{kind="echo"\} [1-9]/);
     const worker = await startRemoteWorkers(
       [],
-      {
-        KINORA_SERVER: TEST_PUBLIC_URL,
-        WORKER_TOKEN: TOKEN,
-        DATA_DIR: scratch,
-        LOG_LEVEL: "silent",
-      },
-      { kinds: [echoKind], fetch: inProcess, seams: { fetch: inProcess }, claimWaitMs: 200 },
+      { KINORA_SERVER: s.url, WORKER_TOKEN: TOKEN, DATA_DIR: scratch, LOG_LEVEL: "silent" },
+      { kinds: [echoKind], claimWaitMs: 200 },
     );
-    let row: Awaited<ReturnType<typeof waitForEchoDone>>;
+    let done: Json;
     try {
-      row = await waitForEchoDone(t.deps.db, id);
+      done = await s.t.call("GET", `/echo/jobs/${id}?wait=20`, { key });
+      while (done.body.job.status !== "done" && done.body.job.status !== "failed") {
+        done = await s.t.call("GET", `/echo/jobs/${id}?wait=20`, { key });
+      }
     } finally {
       await worker.stop(1000);
     }
-    expect(row).toMatchObject({ status: "done", result: "HELLO REGISTRY", attempts: 1 });
-    const metricsAfter = await scrape();
-    expect(metricsAfter).toMatch(/kinora_job_queue_depth\{kind="echo"\} 0/);
-    expect(metricsAfter).toMatch(/kinora_jobs\{kind="echo",status="awaiting_upload"\} 0/);
+    expect(done.body.job).toMatchObject({ status: "done", result: "HELLO REGISTRY" });
+    const after = await scrape();
+    expect(after).toMatch(/kinora_job_queue_depth\{kind="echo"\} 0/);
+    expect(after).toMatch(/kinora_jobs\{kind="echo",status="awaiting_upload"\} \d/);
+  });
+});
+
+describe("MCP, with no edit for the kind", () => {
+  it("lists its tools, tells its flow, and gives its prices in get_prices", async () => {
+    const { key } = await agent();
+    const client = await connect(s.url, key);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t: Json) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["make_echo", "get_echo", "start_echo"]));
+      expect(client.getInstructions()).toMatch(/make_echo \(7 cents\)/);
+      const prices = await call(client, "get_prices");
+      expect(prices.structuredContent.echo).toEqual({ price_cents: 7, max_text_bytes: 1024 });
+      expect(Object.keys(prices.structuredContent).sort()).toEqual(["clip", "echo", "restore"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("cancel_job cancels an echo by its id and refunds it; an unknown prefix names every kind's", async () => {
+    const { owner, key } = await agent();
+    const created = await s.t.call("POST", "/echo/jobs", { key, body: { text_bytes: 5 } });
+    const client = await connect(s.url, key);
+    try {
+      const res = await call(client, "cancel_job", { job_id: created.body.job.id });
+      expect(res.isError, JSON.stringify(res)).toBeFalsy();
+      expect(res.structuredContent.job).toMatchObject({ status: "cancelled" });
+      expect(res.structuredContent.wallet.balance_cents).toBe(1_000);
+      const unknown = refusal(await call(client, "cancel_job", { job_id: "zz_123" }));
+      expect(unknown.detail).toMatch(/echo_ \(echoes\)/);
+      expect(unknown.detail).toMatch(/list_echoes/);
+    } finally {
+      await client.close();
+    }
+    const wallet = await s.t.call("GET", "/wallet", { key: owner.key });
+    expect(wallet.body.wallet.balance_cents).toBe(1_000);
+  });
+
+  it("runs start_echo as a task (2025-11-25) followed by get_echo", async () => {
+    const { key } = await agent();
+    const id = await uploadedEcho(key, "hello task");
+    const res = await rpc(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "start_echo", arguments: { job_id: id }, task: {} },
+      },
+      { authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-11-25" },
+    );
+    const taskId = res.body.result?.task?.taskId;
+    expect(taskId, JSON.stringify(res.body)).toEqual(expect.any(String));
+    const legacy = { authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-11-25" };
+    const got = await rpc(
+      s.url,
+      { jsonrpc: "2.0", id: 4, method: "tasks/get", params: { taskId } },
+      legacy,
+    );
+    expect(got.body.result).toMatchObject({ taskId, status: "working" });
+    const list = await rpc(s.url, { jsonrpc: "2.0", id: 5, method: "tools/list" }, legacy);
+    const tasked = list.body.result.tools
+      .filter((t: Json) => t.execution?.taskSupport === "optional")
+      .map((t: Json) => t.name);
+    expect(tasked).toEqual(expect.arrayContaining(["make_echo", "start_echo"]));
   });
 });
 
 async function scrape() {
-  const res = await t.app.request("/metrics", {
+  const res = await s.t.app.request("/metrics", {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   expect(res.status).toBe(200);

@@ -1,14 +1,14 @@
 /**
- * Every job kind kinora runs, in one list: the only place that names them. Each entry is the
- * kind's definition, the executor a worker runs for it, and its feature (features/job-kind.ts).
- * `kinora serve` mounts the features (features.ts), `kinora worker` runs the executors
- * (worker.ts), and the engine, worker API, storage, upload guard and metrics get the
- * definitions. A new kind is one line here.
+ * Every job kind kinora runs, in one list: the only place that names them. Each is declared
+ * once in its folder (src/kinds/<kind>/kind.ts); the list is checked when it loads — at the
+ * start of `kinora serve` and `kinora worker` — and refused when two kinds collide
+ * (src/kinds/registry.ts). `kinora serve` mounts the kinds' features (features.ts), `kinora
+ * worker` runs their executors (worker.ts), and everything below composition gets the parts it
+ * needs. A new kind is its folder, one line here, and its migration.
  */
-
-import type { JobKindEntry } from "./features/job-kind.js";
 import { clipKind } from "./kinds/clips/kind.js";
+import { checkRegistry } from "./kinds/registry.js";
 import { restoreKind } from "./kinds/restore/kind.js";
 
-/** The registry: every job kind the server and `kinora worker` run; the only list of kinds. */
-export const JOB_KINDS: readonly JobKindEntry[] = [restoreKind, clipKind];
+/** The registry: every job kind the server and `kinora worker` run, checked. */
+export const JOB_KINDS = checkRegistry([restoreKind, clipKind]);

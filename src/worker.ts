@@ -13,8 +13,9 @@ import { hostname } from "node:os";
 import { CliFailure, UsageError } from "../packages/cli/src/failures.js";
 import { parseCommandLine } from "../packages/cli/src/index.js";
 import { LOOPBACK_URLS_ON, loadConfig } from "./config.js";
-import { type ExecutorSeams, type JobKindEntry, workerExecutors } from "./features/job-kind.js";
 import { JOB_KINDS } from "./job-kinds.js";
+import { type ExecutorSeams, type JobKind, workerExecutors } from "./kinds/kind.js";
+import { checkRegistry } from "./kinds/registry.js";
 import { createLogger } from "./logger.js";
 import { createHttpWorkSource } from "./workers/http-source.js";
 import { type RunningWorker, startWorkerLoop } from "./workers/loop.js";
@@ -41,7 +42,7 @@ interface WorkerHandle {
 
 /** What a test may change: the kinds run (default: the registry) and how executors fetch. */
 interface RemoteWorkerOptions {
-  kinds?: readonly JobKindEntry[];
+  kinds?: readonly JobKind[];
   seams?: ExecutorSeams;
   /** How the worker API is reached (default: the real fetch). */
   fetch?: ExecutorSeams["fetch"];
@@ -74,7 +75,7 @@ export async function startRemoteWorkers(
   const log = createLogger(config.logLevel);
   const source = createHttpWorkSource({ server, token, fetch: opts.fetch });
   const executors = executorsOrExplain(
-    workerExecutors(opts.kinds ?? JOB_KINDS, config, opts.seams),
+    workerExecutors(checkRegistry(opts.kinds ?? JOB_KINDS), config, opts.seams),
     log,
   );
   const scratch = await openScratch(config.workers.scratchRoot);

@@ -91,6 +91,12 @@ export interface McpBinding {
   title: string;
   description: string;
   annotations: ToolAnnotations;
+  /**
+   * The tool that follows the job this call creates or starts (`get_restore`): the call may
+   * answer as an MCP task (2025-11-25 tasks, the 2026-07-28 Tasks extension), which that tool
+   * polls. A job kind's own tool (src/kinds/kind.ts checks).
+   */
+  followedBy?: string;
 }
 
 /** One operation's definition, from which REST, OpenAPI, MCP and the client derive. */
@@ -113,6 +119,11 @@ export interface Contract<
    * too low) have their remedy in ./remedies.ts.
    */
   remedies?: Partial<Record<ErrorCode, Remedy>>;
+  /**
+   * How this operation's own refusals read, as its services word them: the documentation's
+   * example of each code (codes worded the same everywhere need none).
+   */
+  examples?: Partial<Record<ErrorCode, string>>;
   /**
    * What a spending call takes from the balance, from its input alone; null when this call
    * charges nothing there (a job paid by checkout). With it the input has `max_price_cents`
@@ -205,12 +216,23 @@ export interface Operation<C extends AnyContract = AnyContract> {
 }
 
 /**
- * The implementation of a contract: the handler maps the input onto one service call. Returns
- * a function that binds the dependencies (the feature that serves it calls it once).
+ * A contract with its handler, not yet bound to dependencies: call it with them to get the
+ * Operation (the feature that serves it does, once). Its `contract` is readable before that,
+ * so a list of implementations says which operations it will serve.
  */
+export interface Implementation<C extends AnyContract, D> {
+  (deps: D): Operation<C>;
+  readonly contract: C;
+}
+
+/** The implementation of a contract: the handler maps the input onto one service call. */
 export function implement<C extends AnyContract, D>(
   contract: C,
   handler: Handler<C, D>,
-): (deps: D) => Operation<C> {
-  return (deps) => ({ contract, handle: (input, ctx) => handler(deps, input, ctx) });
+): Implementation<C, D> {
+  const bind = (deps: D): Operation<C> => ({
+    contract,
+    handle: (input, ctx) => handler(deps, input, ctx),
+  });
+  return Object.assign(bind, { contract });
 }

@@ -16,23 +16,12 @@ function base62(bytes: Buffer): string {
   return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), "0");
 }
 
-type IdPrefix =
-  | "wal"
-  | "key"
-  | "rj"
-  | "clip"
-  | "co"
-  | "tu"
-  | "req"
-  | "adj"
-  | "evt"
-  | "app"
-  | "ur"
-  | "we"
-  | "up";
-
-/** Makes ids like `rj_…` (random in production, counted in tests). */
-export type IdGenerator = (prefix: IdPrefix) => string;
+/**
+ * Makes ids like `wal_…`, `key_…` or a job kind's `rj_…` (random in production, counted in
+ * tests). The prefix is lower-case letters and digits: the core resources' (wal, key, co, tu,
+ * req, adj, evt, app, ur, we, up) and each job kind's own (its declared idPrefix).
+ */
+export type IdGenerator = (prefix: string) => string;
 
 /** A random id: the prefix and 128 bits in base62. */
 export const randomId: IdGenerator = (prefix) => `${prefix}_${base62(randomBytes(16))}`;

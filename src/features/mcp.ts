@@ -1,29 +1,24 @@
 /**
  * The MCP server as a Feature: /mcp offers every feature's operations that have a tool — the
  * same operations, bound to the same services, that the REST routes serve — plus the
- * assistant-only combinations (every price at once, one cancel for either kind of job).
+ * assistant-only combinations over the job kinds the server serves (every kind's prices at
+ * once, one cancel for a job of any kind).
  */
 
 import type { FeatureFactory } from "../feature.js";
-import { type ClipsFeatureOptions, clipDeps } from "../kinds/clips/kind.js";
 import { allowedHostnames, allowedOrigins } from "../mcp/origin.js";
 import { assistantOperations } from "../operations/assistant.js";
 import { registerMcpRoute } from "./mcp-route.js";
 
-interface McpFeatureOptions {
-  /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
-  clips?: ClipsFeatureOptions;
-}
-
 /** The MCP server at /mcp, offering every feature's operations that have a tool. */
-export function mcpFeature(opts: McpFeatureOptions = {}): FeatureFactory {
+export function mcpFeature(): FeatureFactory {
   return (platform) => ({
     name: "mcp",
-    operations: assistantOperations({ restore: platform, clips: clipDeps(platform, opts.clips) }),
+    operationsOver: (kinds) => assistantOperations(kinds, platform),
     routes: (app, ctx) =>
       registerMcpRoute(
         app,
-        { deps: platform, operations: ctx.operations },
+        { deps: platform, operations: ctx.operations, kinds: ctx.kinds },
         {
           allowedOrigins: allowedOrigins(platform.publicUrl, platform.config.mcpAllowedOrigins),
           allowedHosts: allowedHostnames(platform.publicUrl),

@@ -7,7 +7,6 @@
 import type { Move } from "../domain/job-lifecycle/moves.js";
 import type { FeatureFactory } from "../feature.js";
 import { registerMetricsRoute } from "../http/routes/metrics.js";
-import { JOB_KINDS } from "../job-kinds.js";
 import type { JobDefinition } from "../jobs/definition.js";
 import { metricsConfig } from "../metrics/config.js";
 import { registerKinoraMetrics } from "../metrics/kinora-metrics.js";
@@ -22,7 +21,10 @@ type KindDefinition = Pick<JobDefinition, "kind" | "table" | "waiting" | "moves"
 interface MetricsFeatureOptions {
   /** The registry implementation (default: prom-client with its process metrics). */
   registry?: () => MetricsRegistry;
-  /** The job kinds whose tables are read at scrape time (default: every registered kind). */
+  /**
+   * The job kinds whose tables are read at scrape time (default: the kinds whose queues this
+   * server serves, as each kind's feature registered its queue on the platform).
+   */
   kinds?: readonly KindDefinition[];
 }
 
@@ -52,9 +54,9 @@ export function metricsFeature(opts: MetricsFeatureOptions = {}): FeatureFactory
     const cfg = metricsConfig(p.config.env);
     const registry = (opts.registry ?? createPromRegistry)();
     if (cfg.enabled) {
-      const tables = jobTables(opts.kinds ?? JOB_KINDS.map((k) => k.definition));
+      const kinds = () => opts.kinds ?? p.jobKinds.all();
       const observer = registerKinoraMetrics(registry, {
-        readJobs: () => readJobStats(p.db, tables, p.clock()),
+        readJobs: () => readJobStats(p.db, jobTables(kinds()), p.clock()),
       });
       p.events.subscribe(observer);
       p.events.subscribe(registerWebhookMetrics(registry, () => readWebhookStats(p.db)));

@@ -1,12 +1,11 @@
 /**
- * Every feature that calls the payment or clip services gets the same bundle: one checkout
+ * Every feature that calls the payment services gets the same bundle: one checkout
  * provider and one x402 gateway per process (they were built once by each of the payments
  * feature, the MCP server and the console).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { FEATURES } from "../features.js";
-import { clipDeps } from "../kinds/clips/kind.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import { createX402Gateway } from "../payments/x402/gateway.js";
 import { createPaymentsDeps } from "./payments.js";
@@ -51,16 +50,11 @@ describe("shared service bundles", () => {
     expect(createTestCheckoutProvider).toHaveBeenCalledTimes(1);
   });
 
-  it("give every feature the same clip services", () => {
-    expect(clipDeps(t.platform)).toBe(clipDeps(t.platform, { imageFetch: {} }));
-  });
-
   it("are per platform: another server builds its own", async () => {
     const other = await createTestApp({ features: FEATURES, env: USDC_ON });
     try {
       expect(createTestCheckoutProvider).toHaveBeenCalledTimes(2);
       expect(createX402Gateway).toHaveBeenCalledTimes(2);
-      expect(clipDeps(other.platform)).not.toBe(clipDeps(t.platform));
     } finally {
       await other.close();
     }

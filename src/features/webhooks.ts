@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { WEBHOOK_RETRY_WINDOW_MS } from "../domain/webhooks.js";
 import type { BackgroundTask, FeatureFactory, Platform } from "../feature.js";
 import { WEBHOOK_CHANNEL } from "../jobs/webhook-outbox.js";
+import type { JobKind } from "../kinds/kind.js";
 import { webhookOperations } from "../operations/webhooks.js";
 import { webhooksConfig } from "../services/webhooks/config.js";
 import type { RetryTiming } from "../services/webhooks/deliver.js";
@@ -19,7 +20,6 @@ import type { EndpointDeps } from "../services/webhooks/endpoints.js";
 import type { JobViewKind } from "../services/webhooks/payload.js";
 import type { ReceiverPolicy } from "../services/webhooks/receiver-url.js";
 import { resealStaleSecrets } from "../services/webhooks/secrets.js";
-import type { JobKindEntry } from "./job-kind.js";
 import { type Purge, startPurges } from "./purges.js";
 import { sharedBundle } from "./shared-services.js";
 
@@ -28,7 +28,7 @@ const DELIVERY_KEEP_DAYS = 30;
 
 interface WebhooksFeatureOptions {
   /** The job kinds whose jobs payloads show (each kind's REST view). */
-  kinds: readonly JobKindEntry[];
+  kinds: readonly JobKind[];
   /** Attempt timing (tests shorten it). */
   timing?: Partial<RetryTiming>;
   leaseMs?: number;
@@ -70,7 +70,7 @@ async function purgeDeliveries(p: Platform): Promise<number> {
 
 const PURGES: readonly Purge[] = [{ what: "webhook deliveries", run: purgeDeliveries }];
 
-function viewKinds(kinds: readonly JobKindEntry[], p: Platform): JobViewKind[] {
+function viewKinds(kinds: readonly JobKind[], p: Platform): JobViewKind[] {
   return kinds.map((k) => ({
     definition: k.definition,
     ...(k.view ? { view: k.view(p) } : {}),

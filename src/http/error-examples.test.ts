@@ -54,7 +54,8 @@ function callOp(
   c: AnyContract & { rest: RestBinding },
   opts: { key?: string; input?: Record<string, unknown>; query?: string } = {},
 ) {
-  let path = c.rest.path.replace(/\{[^}]+\}/g, pathResource(c.rest.path)?.id ?? "x");
+  const kinds = t.features.flatMap((f) => (f.kind ? [f.kind] : []));
+  let path = c.rest.path.replace(/\{[^}]+\}/g, pathResource(c, c.rest, kinds)?.id ?? "x");
   const input = opts.input ?? {};
   const params = new URLSearchParams(opts.query ?? "");
   if (c.rest.method === "get") {

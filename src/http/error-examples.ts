@@ -15,6 +15,7 @@ import type { ErrorCode } from "../domain/error-codes.js";
 import { ERROR_EXAMPLES, type ErrorExample } from "../domain/error-examples.js";
 import { ApiError } from "../domain/errors.js";
 import { displayCents } from "../domain/money.js";
+import { type KindSurface, kindsOf } from "../operations/kinds.js";
 import { withRemedy } from "../operations/remedies.js";
 import { checkCaller } from "../operations/run.js";
 
@@ -30,16 +31,13 @@ const OWN_WORDING = new Set<ErrorCode>([
   "already_uploaded",
 ]);
 
-const RESTORE_NOT_UPLOADED =
-  "The file has not been uploaded yet: PUT it to the upload_url with the upload_headers from job creation, then try again.";
-const RESTORE_MISMATCH =
-  "The uploaded file is 1048576 bytes but size was declared as 48000000; create a new job with the real size.";
-const CLIP_NOT_UPLOADED =
-  "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then try again.";
 const CARD_DOWN =
   "The card payment provider could not open a checkout right now; nothing was charged, try again shortly.";
 
-/** Per operation, the wording of its own refusals (from the services that answer them). */
+/**
+ * Per core operation, the wording of its own refusals (from the services that answer them); a
+ * job kind's operations carry theirs in their contracts (`examples`).
+ */
 const BY_OPERATION: Record<string, Partial<Record<ErrorCode, string>>> = {
   createAgentKey: {
     conflict:
@@ -50,39 +48,6 @@ const BY_OPERATION: Record<string, Partial<Record<ErrorCode, string>>> = {
   },
   adjustWalletBalance: {
     conflict: "The balance (120 cents) is smaller than the debit; debit at most the balance.",
-  },
-  startRestore: {
-    not_found: "Restore job not found (or not visible to this key).",
-    not_uploaded: RESTORE_NOT_UPLOADED,
-    upload_mismatch: RESTORE_MISMATCH,
-    paid_by_checkout: "This job is paid by checkout: it starts once paid.",
-    wrong_state: "This job was cancelled and refunded; create a new job.",
-  },
-  cancelRestore: {
-    not_found: "Restore job not found (or not visible to this key).",
-    paid_by_checkout:
-      "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
-    wrong_state: "The job is processing: it can be cancelled only before it starts.",
-  },
-  createRestoreCheckout: {
-    not_uploaded:
-      "Upload the file first (HTTP PUT to the job's upload_url), then ask for the checkout link.",
-    upload_mismatch: RESTORE_MISMATCH,
-    wrong_state:
-      "This job is queued, not waiting for payment; only a job in pending_payment can be paid by checkout.",
-    unavailable: CARD_DOWN,
-    upstream_failed: CARD_DOWN,
-  },
-  startClip: {
-    not_uploaded: CLIP_NOT_UPLOADED,
-    upload_mismatch:
-      "The uploaded image is 1048576 bytes but image_bytes was 245760; upload it again with the upload_url.",
-    wrong_state: "The clip failed and was refunded; create a new clip.",
-  },
-  cancelClip: {
-    already_uploaded: "The image has already arrived, so the clip can no longer be cancelled.",
-    wrong_state:
-      "The clip is queued; only a clip whose image never arrived (awaiting_upload) can be cancelled.",
   },
   createTopUpLink: { unavailable: CARD_DOWN, upstream_failed: CARD_DOWN },
   topUpWithUsdc: {
@@ -105,19 +70,30 @@ const BY_OPERATION: Record<string, Partial<Record<ErrorCode, string>>> = {
   },
 };
 
-/** What the id in each resource's path names, as its service says "<what> not found.". */
+/** What the id in each core resource's path names, as its service says "<what> not found.". */
 const PATH_NOUNS: [prefix: string, noun: string, id: string][] = [
-  ["/cloud/jobs/", "Restore job", "rj_5pX0c1Hq3GvJ2Yb8Lw9RzA"],
-  ["/motion/jobs/", "Clip", "clip_5pX0c1Hq3GvJ2Yb8Lw9RzA"],
   ["/wallet/keys/", "Agent key", "key_3mJr7AoUXx7Wqd2vBZLWmU"],
   ["/wallet/webhooks/", "Webhook endpoint", "we_3mJr7AoUXx7Wqd2vBZLWmU"],
   ["/admin/wallets/", "Wallet", "wal_3mJr7AoUXx7Wqd2vBZLWmU"],
   ["/admin/checkouts/", "Checkout", "co_3mJr7AoUXx7Wqd2vBZLWmU"],
 ];
 
-/** The resource a path's id names (noun and an example id); undefined for a path without one. */
-export function pathResource(path: string): { noun: string; id: string } | undefined {
-  const hit = PATH_NOUNS.find(([prefix]) => path.startsWith(prefix) && path.includes("{"));
+/**
+ * The resource the id in an operation's path names (noun and an example id): a job of the
+ * kind the operation belongs to, or a core resource; undefined for a path without an id.
+ */
+export function pathResource(
+  contract: AnyContract,
+  rest: RestBinding,
+  kinds: readonly KindSurface[] = [],
+): { noun: string; id: string } | undefined {
+  if (!rest.path.includes("{")) return undefined;
+  const [kind] = kindsOf(kinds, contract);
+  if (kind) {
+    const noun = `${kind.noun.charAt(0).toUpperCase()}${kind.noun.slice(1)}`;
+    return { noun, id: `${kind.idPrefix}_5pX0c1Hq3GvJ2Yb8Lw9RzA` };
+  }
+  const hit = PATH_NOUNS.find(([prefix]) => rest.path.startsWith(prefix));
   return hit ? { noun: hit[1], id: hit[2] } : undefined;
 }
 
@@ -148,7 +124,7 @@ export function invalidFieldProbe(
   const name = (field: string) => rest.names?.[field] ?? field;
   const where = rest.method === "get" ? "query string" : "request body";
   const inPath = Object.keys(contract.input.shape).filter((f) => !fields.includes(f));
-  const id = pathResource(rest.path)?.id ?? "x_1";
+  const id = pathResource(contract, rest)?.id ?? "x_1";
   const path = Object.fromEntries(inPath.map((f) => [f, id]));
   const tries: Record<string, unknown>[] = [{}];
   for (const field of fields) {
@@ -193,8 +169,9 @@ function baseExample(
   rest: RestBinding,
   code: ErrorCode,
   fields: string[],
+  kinds: readonly KindSurface[],
 ): ErrorExample | undefined {
-  const own = BY_OPERATION[contract.id]?.[code];
+  const own = contract.examples?.[code] ?? BY_OPERATION[contract.id]?.[code];
   if (own) return { detail: own, extra: ERROR_EXAMPLES[code].extra };
   if (OWN_WORDING.has(code)) return undefined;
   const price = examplePrice(contract);
@@ -206,7 +183,7 @@ function baseExample(
       return detail ? { detail } : undefined;
     }
     case "not_found": {
-      const resource = pathResource(rest.path);
+      const resource = pathResource(contract, rest, kinds);
       return resource ? { detail: `${resource.noun} not found.` } : undefined;
     }
     case "invalid_field": {
@@ -249,15 +226,17 @@ export function operationErrorExample(
   code: ErrorCode,
   fields: string[],
   refer: Refer,
+  kinds: readonly KindSurface[] = [],
 ): ErrorExample {
-  const base = baseExample(contract, rest, code, fields);
+  const base = baseExample(contract, rest, code, fields, kinds);
   if (!base) {
     throw new Error(
-      `${contract.id} answers ${code} but has no example of its own (src/http/error-examples.ts)`,
+      `${contract.id} answers ${code} but has no example of its own (its contract's examples)`,
     );
   }
-  const resource = pathResource(rest.path);
+  // A job's id is what the remedy of a job not found reads; other resources have none.
+  const resource = "job_id" in contract.input.shape ? pathResource(contract, rest, kinds) : undefined;
   const args = resource ? { job_id: resource.id } : {};
-  const detail = withRemedy(base.detail, code, contract, refer, args);
+  const detail = withRemedy(base.detail, code, contract, refer, args, kinds);
   return base.extra ? { detail, extra: base.extra } : { detail };
 }

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { AnyContract, Refer, RestBinding } from "../api/operation.js";
 import { ErrorBody } from "../api/schemas.js";
 import { ERROR_CODES, type ErrorCode } from "../domain/error-codes.js";
+import type { KindSurface } from "../operations/kinds.js";
 import { operationErrorExample } from "./error-examples.js";
 import type { Router } from "./router.js";
 
@@ -125,11 +126,13 @@ function errorExamples(
   rest: RestBinding,
   shape: RestShape,
   codes: readonly ErrorCode[],
+  kinds: readonly KindSurface[],
 ) {
   const fields = [...shape.query, ...shape.body];
   return Object.fromEntries(
     codes.map((code) => {
-      const { detail, extra } = operationErrorExample(contract, rest, code, fields, restRefer);
+      const example = operationErrorExample(contract, rest, code, fields, restRefer, kinds);
+      const { detail, extra } = example;
       const value = { detail, code, ...extra, request_id: "req_5pX0c1Hq3GvJ2Yb8Lw9RzA" };
       return [code, { summary: ERROR_CODES[code].meaning, value }];
     }),
@@ -137,7 +140,12 @@ function errorExamples(
 }
 
 /** One response per status, listing its codes, with each code's example on this operation. */
-function errorResponses(contract: AnyContract, rest: RestBinding, shape: RestShape) {
+function errorResponses(
+  contract: AnyContract,
+  rest: RestBinding,
+  shape: RestShape,
+  kinds: readonly KindSurface[],
+) {
   const x402 = contract.policies?.payment === "x402";
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(contract, shape)) {
@@ -153,7 +161,7 @@ function errorResponses(contract: AnyContract, rest: RestBinding, shape: RestSha
       content: {
         "application/json": {
           schema: json?.schema ?? ErrorBody,
-          examples: errorExamples(contract, rest, shape, list),
+          examples: errorExamples(contract, rest, shape, list, kinds),
         },
       },
     };
@@ -174,8 +182,16 @@ function securityOf(contract: AnyContract) {
   }
 }
 
-/** Registers the contract's REST operation in the app's OpenAPI registry. */
-export function documentOperation(app: Router, contract: AnyContract, rest: RestBinding) {
+/**
+ * Registers the contract's REST operation in the app's OpenAPI registry; `kinds` (the job
+ * kinds served) word the examples of a job id not found.
+ */
+export function documentOperation(
+  app: Router,
+  contract: AnyContract,
+  rest: RestBinding,
+  kinds: readonly KindSurface[] = [],
+) {
   const shape = restShape(contract, rest);
   const request: Record<string, unknown> = {};
   if (shape.path.length > 0) request.params = renamed(contract, rest, shape.path);
@@ -223,7 +239,7 @@ export function documentOperation(app: Router, contract: AnyContract, rest: Rest
             },
           }
         : {}),
-      ...errorResponses(contract, rest, shape),
+      ...errorResponses(contract, rest, shape, kinds),
     },
   } as Parameters<Router["openAPIRegistry"]["registerPath"]>[0]);
 }

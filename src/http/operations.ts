@@ -13,9 +13,10 @@ import type { AnyContract, CallContext, Operation, RestBinding } from "../api/op
 import type { Config } from "../config.js";
 import { ApiError, invalidRequest } from "../domain/errors.js";
 import type { EventHub } from "../domain/events.js";
+import type { KindSurface } from "../operations/kinds.js";
 import { checkCaller, type Outcome, runOperation } from "../operations/run.js";
 import type { CoreDeps } from "../services/deps.js";
-import { credentialDigest, rateHeaders, takeRate } from "../services/rate-buckets.js";
+import { rateHeaders } from "../services/rate-buckets.js";
 import type { RateLimiter } from "../services/rate-limit.js";
 import type { AppEnv } from "./env.js";
 import { callerOf } from "./middleware/auth.js";
@@ -23,6 +24,7 @@ import { smallBody } from "./middleware/body-limit.js";
 import { jsonBodiesOnly } from "./middleware/json-only.js";
 import { clientAddress } from "./middleware/rate-limit.js";
 import { documentOperation, restName, restRefer, restShape } from "./operation-doc.js";
+import { takeOperationRate } from "./operation-rate.js";
 import type { Router } from "./router.js";
 
 /** What the REST surface needs from the platform. */
@@ -107,11 +109,16 @@ function answer(c: Context<AppEnv>, outcome: Outcome, extra: Record<string, stri
 }
 
 /** Mounts one operation's REST route and documents it. */
-function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
+function mountOperation(
+  app: Router,
+  op: Operation,
+  deps: RestSurfaceDeps,
+  kinds: readonly KindSurface[],
+) {
   const { contract } = op;
   const rest = contract.rest;
   if (!rest) return;
-  documentOperation(app, contract, rest);
+  documentOperation(app, contract, rest, kinds);
   const honoPath = rest.path.replace(/\{([^}]+)\}/g, ":$1");
   const middleware = rest.method === "get" ? [] : [smallBody, jsonBodiesOnly];
   const reader = restReader(contract, rest);
@@ -136,18 +143,12 @@ function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
     let tightest = c.get("rateDecision");
     const outcome = await runOperation(op, input, ctx, {
       log: deps.log,
+      kinds,
       idempotencyKey: rest.method === "get" ? undefined : c.req.header("idempotency-key"),
       idempotency: { deps, inFlightMs: deps.config.idempotencyInFlightMs },
       rate: async (bucket) => {
-        // Spending is counted per key; a caller without one (a restore paid by checkout) creates.
-        const perKey = bucket === "spend" && caller.credential !== undefined;
-        const d = await takeRate(
-          deps,
-          perKey ? "spend" : bucket === "spend" ? "create" : bucket,
-          perKey
-            ? credentialDigest(caller.credential as string)
-            : clientAddress(c, deps.config.trustProxy),
-        );
+        const address = clientAddress(c, deps.config.trustProxy);
+        const d = await takeOperationRate(deps, bucket, caller.credential, address);
         if (d && (!tightest || d.remaining < tightest.remaining)) tightest = d;
       },
     });
@@ -159,7 +160,15 @@ function mountOperation(app: Router, op: Operation, deps: RestSurfaceDeps) {
   });
 }
 
-/** Mounts every operation that has a REST binding. */
-export function mountOperations(app: Router, ops: readonly Operation[], deps: RestSurfaceDeps) {
-  for (const op of ops) mountOperation(app, op, deps);
+/**
+ * Mounts every operation that has a REST binding; `kinds` are the job kinds the server serves
+ * (a job id not found is answered with the read or list that finds it).
+ */
+export function mountOperations(
+  app: Router,
+  ops: readonly Operation[],
+  deps: RestSurfaceDeps,
+  kinds: readonly KindSurface[] = [],
+) {
+  for (const op of ops) mountOperation(app, op, deps, kinds);
 }

@@ -1,23 +1,17 @@
 /**
  * The job engine's suite (test/jobs/engine.suite.ts), run once per kind: restores, clips, and "echo" —
- * a kind defined only in test/jobs/echo-kind.ts with a table the test creates — which then
- * runs end to end through the worker loop with nothing but its definition and executor.
+ * a kind that lives only in its test folder (test/kinds/echo/) with a table the test creates —
+ * which then runs end to end through the worker loop with nothing but its definition and executor.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestApp } from "../../test/app.js";
-import {
-  createEchoJob,
-  createEchoTable,
-  type EchoRow,
-  echoFeature,
-  echoInputKey,
-  echoJobs,
-  waitForEchoDone,
-} from "../../test/jobs/echo-kind.js";
 import { describeJobEngine, type KindFixture, useEngineApp } from "../../test/jobs/engine.suite.js";
-import { jobEngineDeps } from "../feature.js";
+import { echoFeature } from "../../test/kinds/echo/kind.js";
+import { echoInputKey, echoJobs } from "../../test/kinds/echo/services/definition.js";
+import { createEcho } from "../../test/kinds/echo/services/jobs.js";
+import { createEchoTable, type EchoRow } from "../../test/kinds/echo/services/table.js";
 import { createClip } from "../kinds/clips/services/create.js";
 import { type ClipRow, clipJobs } from "../kinds/clips/services/definition.js";
 import { createRestoreJob } from "../kinds/restore/services/create.js";
@@ -65,8 +59,9 @@ const clip: KindFixture<ClipRow> = {
 const echo: KindFixture<EchoRow> = {
   def: echoJobs,
   setup: (t) => createEchoTable(t.deps.db),
-  create: (t, walletId) =>
-    createEchoJob(jobEngineDeps(t.platform), walletId, t.platform.config.workers.maxAttempts),
+  create: async (t, walletId) =>
+    (await createEcho(t.platform, { kind: "wallet", walletId }, { text_bytes: 12, shout: true }))
+      .job.id,
   startMove: "start",
   cancelMove: "cancel",
   result: { outputBytes: 0, meta: { echo: "HELLO" } },
@@ -84,7 +79,12 @@ describe("a kind that is only a definition and an executor", () => {
     // The kind's feature (what its registry entry mounts); its worker fetches in-process URLs.
     const feature = await echoFeature({ fetch: (url, init) => t.fetchUrl(url, init) })(t.platform);
     const { walletId } = await t.newWallet(100);
-    const id = await createEchoJob(jobEngineDeps(t.platform), walletId, 3);
+    const created = await createEcho(
+      t.platform,
+      { kind: "wallet", walletId },
+      { text_bytes: 12, shout: true },
+    );
+    const id = created.job.id;
     const input = path.join(t.dataDir, "echo.txt");
     await writeFile(input, "hello engine");
     await t.deps.storage.uploadFromFile(echoInputKey(id), input, "text/plain");
@@ -101,7 +101,7 @@ describe("a kind that is only a definition and an executor", () => {
     });
     let row: EchoRow | undefined;
     try {
-      row = await waitForEchoDone(t.deps.db, id);
+      row = await waitForDone(t, id);
     } finally {
       await system.stop(1_000);
     }
@@ -111,6 +111,19 @@ describe("a kind that is only a definition and an executor", () => {
     expect(await t.deps.storage.head(echoInputKey(id))).not.toBeNull();
   });
 });
+
+/** The echo once done, or as it stands after 20 s of real time (the worker runs on its own). */
+async function waitForDone(t: TestApp, id: string): Promise<EchoRow | undefined> {
+  const read = () =>
+    t.deps.db.selectFrom("echo_jobs").selectAll().where("id", "=", id).executeTakeFirst();
+  const deadline = Date.now() + 20_000;
+  let row = await read();
+  while (row?.status !== "done" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    row = await read();
+  }
+  return row;
+}
 
 async function refundJobCount(t: TestApp, id: string) {
   const rows = await t.deps.db

@@ -3,7 +3,7 @@
  * whose deadline passed, deletes their files and makes the rule's move (conditional on the
  * deadline still being past, so a sweep racing a start, a payment or a worker has one winner),
  * or only deletes the files of jobs that already ended. Time comes from the injected clock.
- * Composition runs a pass periodically for every kind (features/job-kind.ts).
+ * Composition runs a pass periodically for every kind (kinds/kind.ts).
  */
 import { sql } from "kysely";
 import type { JobColumns, JobDefinition, JobEngineDeps } from "./definition.js";

@@ -113,6 +113,7 @@ export async function callTool(
   const key = agreed.idempotencyKey ?? given;
   const outcome = await runOperation(op, input, ctx, {
     log: mcp.deps.log,
+    kinds: mcp.kinds,
     // Kept apart from REST's Idempotency-Key records of the same credential.
     ...(typeof key === "string" ? { idempotencyKey: `mcp:${key}`.slice(0, 255) } : {}),
     idempotency: { deps: mcp.deps, inFlightMs: mcp.deps.config.idempotencyInFlightMs },

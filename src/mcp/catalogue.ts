@@ -6,7 +6,6 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
 import { outputJsonSchema, toolInputJsonSchema } from "./schema.js";
-import { TASK_TOOLS } from "./task-tools.js";
 
 export interface Catalogue {
   tools: Tool[];
@@ -34,7 +33,7 @@ export function catalogue(operations: readonly Operation[]): Catalogue {
         outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
         annotations: tool.annotations,
         // 2025-11-25 clients call these as tasks only where the tool says it may (./tasks.ts).
-        ...(tool.name in TASK_TOOLS ? { execution: { taskSupport: "optional" as const } } : {}),
+        ...(tool.followedBy ? { execution: { taskSupport: "optional" as const } } : {}),
       };
     }),
   };

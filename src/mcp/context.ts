@@ -8,6 +8,7 @@
 import type { ClientCapabilities, ServerNotification } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
 import type { Config } from "../config.js";
+import type { KindSurface } from "../operations/kinds.js";
 import type { Principal } from "../services/auth.js";
 import type { CoreDeps } from "../services/deps.js";
 import type { RateDeps } from "../services/rate-buckets.js";
@@ -25,6 +26,8 @@ export interface McpServices {
   deps: McpDeps;
   /** The operations with an MCP binding, in the order tools/list shows them. */
   operations: readonly Operation[];
+  /** The job kinds the server serves (their flows are part of the instructions). */
+  kinds: readonly KindSurface[];
 }
 
 /** One MCP request's caller and its services. */

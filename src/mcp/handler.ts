@@ -105,7 +105,7 @@ export function createMcpEndpoint(
       // Task requests (tasks/*, a job-starting call of a client that takes tasks): ./tasks.ts.
       if (route.kind !== "reject") {
         const era = route.kind;
-        const task = taskRequest(era, era === "modern" ? route.message : body);
+        const task = taskRequest(era, era === "modern" ? route.message : body, byName);
         // Answered here, not by the SDK: so the SDK's header rule is applied here too.
         const mismatch =
           task && era === "modern"

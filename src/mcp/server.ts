@@ -71,7 +71,7 @@ export function createMcpServer(ctx: McpContext, serving: Serving): Server {
       tasks: LEGACY_TASKS_CAPABILITY,
       extensions: { [TASKS_EXTENSION]: {} },
     },
-    instructions: instructionsFor(ctx.principal),
+    instructions: instructionsFor(ctx.principal, ctx),
     requestState: {
       verify: (state) => verifyRequestState(signer, ctx.principal.keyId, state, Date.now()),
     },

@@ -4,6 +4,7 @@
  * the SDK's wire format. What a task is and how it follows its job is ./tasks.ts.
  */
 import { SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
+import type { Operation } from "../api/operation.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
 import { verifyRequestState } from "./request-state.js";
 import { SERVER_INFO } from "./server.js";
@@ -84,10 +85,14 @@ export function taskAnswer(era: McpEra, id: unknown, outcome: JsonObject | TaskR
   return { status: 200 as const, json: JSON.stringify({ result, jsonrpc: "2.0", id }) };
 }
 
-/** Whether a parsed message is a task request this module answers, and how. */
+/**
+ * Whether a parsed message is a task request this module answers, and how; `tools` are the
+ * served tools by name (a call becomes a task only for a tool that has a follow tool).
+ */
 export function taskRequest(
   era: McpEra,
   message: unknown,
+  tools: ReadonlyMap<string, Operation>,
 ): { id: string | number; method: string; params: JsonObject } | undefined {
   if (!isObject(message) || message.jsonrpc !== "2.0") return;
   const { id, method, params } = message;
@@ -101,7 +106,7 @@ export function taskRequest(
     (era === "legacy" && method === "tasks/result");
   if (
     isTaskMethod ||
-    (method === "tools/call" && asksForTask(era, params.name, params, capabilities))
+    (method === "tools/call" && asksForTask(era, params.name, params, capabilities, tools))
   ) {
     return { id: id as string | number, method, params };
   }

@@ -31,7 +31,7 @@ import type { Operation } from "../api/operation.js";
 import { callTool } from "./call.js";
 import { catalogue } from "./catalogue.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
-import { TASK_TOOLS, TASKS_EXTENSION } from "./task-tools.js";
+import { TASKS_EXTENSION } from "./task-tools.js";
 
 export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
@@ -87,14 +87,23 @@ export class TaskRpcError extends Error {
 
 const notFound = () => new TaskRpcError(-32602, "Failed to retrieve task: Task not found");
 
+/** The tool that follows the job a call of `tool` starts; undefined: it never answers as a task. */
+export function followToolOf(
+  tools: ReadonlyMap<string, Operation>,
+  tool: unknown,
+): string | undefined {
+  return typeof tool === "string" ? tools.get(tool)?.contract.mcp?.followedBy : undefined;
+}
+
 /** Whether this request's client takes a task for a call of `tool` in `era`. */
 export function asksForTask(
   era: McpEra,
   tool: unknown,
   params: JsonObject,
   capabilities: JsonObject | undefined,
+  tools: ReadonlyMap<string, Operation>,
 ): boolean {
-  if (typeof tool !== "string" || !(tool in TASK_TOOLS)) return false;
+  if (!followToolOf(tools, tool)) return false;
   if (era === "legacy") return isObject(params.task);
   return declaresTasks(capabilities);
 }
@@ -305,7 +314,9 @@ async function readTask(
     const status: TaskStatus = era === "legacy" ? "failed" : "completed";
     return { fields: taskFields(era, taskId, status, "refused", created, created), status, final };
   }
-  const follow = TASK_TOOLS[claims.t] as string;
+  const follow = followToolOf(catalogue(mcp.operations).byName, claims.t);
+  // A task is minted only for a tool with a follow tool; a server that lost it cannot read it.
+  if (!follow) throw notFound();
   const args: JsonObject = {
     job_id: claims.j,
     ...(waitSeconds ? { wait_seconds: waitSeconds } : {}),

@@ -7,35 +7,32 @@
 import { createTopUpLink, topUpWithUsdc } from "../api/contracts/payments.js";
 import type { AnyContract, Refer, Remedy } from "../api/operation.js";
 import type { ErrorCode } from "../domain/error-codes.js";
-import { getClip, listClips } from "../kinds/clips/api/contracts.js";
-import { followRestore, getRestore, listRestores } from "../kinds/restore/api/contracts.js";
-
-/** The two kinds of job an id can name, by its prefix, and how each is read and listed. */
-const JOB_KINDS = [
-  { prefix: "rj_", noun: "a restore", read: [getRestore, followRestore], list: listRestores },
-  { prefix: "clip_", noun: "a clip", read: [getClip], list: listClips },
-] as const;
+import { idPrefixesInWords, type KindSurface, kindOfId, kindsOf } from "./kinds.js";
 
 /**
- * The next step after a job that was not found: an id of the other kind (a restore's id given
- * to a clip's read) says which reads it; any other id — unknown, another key's, or mistyped —
- * points to the list of this key's jobs of the kind asked for (both kinds where either was).
+ * The next step after a job that was not found: an id of another kind (a restore's id given
+ * to a clip's read) says which operation reads it; any other id — unknown, another key's, or
+ * mistyped — points to the list of this key's jobs of the kind asked for (every kind's where
+ * the operation is of none, as cancel_job).
  */
-function jobNotFound(contract: AnyContract | undefined, refer: Refer, id: string): string {
-  const name = contract ? `${contract.id} ${contract.mcp?.name ?? ""}` : "";
-  const asked = JOB_KINDS.filter((k) =>
-    k.list === listRestores ? /restore/i.test(name) : /clip/i.test(name),
-  );
-  const wanted = asked.length > 0 ? asked : JOB_KINDS;
-  const other = JOB_KINDS.find((k) => id.startsWith(k.prefix) && !wanted.includes(k));
-  if (other) {
-    return `${id.slice(0, 64)} is ${other.noun}'s id: read it with ${refer(other.read, { job_id: id })}.`;
+function jobNotFound(
+  contract: AnyContract | undefined,
+  refer: Refer,
+  id: string,
+  kinds: readonly KindSurface[],
+): string {
+  const asked = contract ? kindsOf(kinds, contract) : [];
+  const wanted = asked.length > 0 ? asked : kinds;
+  const other = kindOfId(kinds, id);
+  if (other && !wanted.includes(other)) {
+    const read = [other.get.contract, other.follow.contract];
+    const article = /^[aeiou]/i.test(other.name) ? "an" : "a";
+    return `${id.slice(0, 64)} is ${article} ${other.name}'s id: read it with ${refer(read, { job_id: id })}.`;
   }
-  const lists = wanted.map((k) => refer(k.list)).join(" or ");
-  const known = JOB_KINDS.some((k) => id.startsWith(k.prefix));
-  return known
+  const lists = wanted.map((k) => refer(k.list.contract)).join(" or ");
+  return other
     ? `This key sees only its own jobs: ${lists} lists them.`
-    : `Job ids start with rj_ (restores) or clip_ (clips); ${lists} lists this key's jobs.`;
+    : `Job ids start with ${idPrefixesInWords(kinds)}; ${lists} lists this key's jobs.`;
 }
 
 const SHARED: Partial<Record<ErrorCode, Remedy>> = {
@@ -43,19 +40,24 @@ const SHARED: Partial<Record<ErrorCode, Remedy>> = {
     `Add money with ${refer(createTopUpLink)} (a card checkout link for the person paying) or ${refer(topUpWithUsdc)} (USDC over x402).`,
 };
 
-/** The detail of a refusal with its next step, if one is known for this operation and code. */
+/**
+ * The detail of a refusal with its next step, if one is known for this operation and code;
+ * `kinds` are the job kinds the server serves (a job id that was not found is told by them).
+ */
 export function withRemedy(
   detail: string,
   code: ErrorCode,
   contract: AnyContract | undefined,
   refer: Refer,
   input: unknown,
+  kinds: readonly KindSurface[] = [],
 ): string {
   const args = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
   const remedy = contract?.remedies?.[code] ?? SHARED[code];
-  if (remedy) return `${detail} ${remedy(refer, args)}`;
-  if (code === "not_found" && typeof args.job_id === "string") {
-    return `${detail} ${jobNotFound(contract, refer, args.job_id)}`;
+  const next = remedy?.(refer, args);
+  if (next) return `${detail} ${next}`;
+  if (code === "not_found" && typeof args.job_id === "string" && kinds.length > 0) {
+    return `${detail} ${jobNotFound(contract, refer, args.job_id, kinds)}`;
   }
   return detail;
 }

@@ -28,6 +28,7 @@ import {
   type StoredResponse,
   storeIdempotentResponse,
 } from "../services/idempotency.js";
+import type { KindSurface } from "./kinds.js";
 import { withRemedy } from "./remedies.js";
 
 /** What a call ended with; replays hand back exactly this. */
@@ -48,6 +49,8 @@ interface RunOptions {
   /** The idempotency store and in-flight lease; absent: keys are not honoured. */
   idempotency?: { deps: CoreDeps; inFlightMs: number };
   log: Logger;
+  /** The job kinds the server serves: a job id not found is answered with what to do next. */
+  kinds?: readonly KindSurface[];
 }
 
 /**
@@ -94,10 +97,10 @@ export function errorOutcome(
   err: unknown,
   ctx: CallContext,
   log: Logger,
-  op?: { contract: AnyContract; input: unknown },
+  op?: { contract: AnyContract; input: unknown; kinds?: readonly KindSurface[] },
 ): Outcome {
   if (err instanceof ApiError) {
-    const detail = withRemedy(err.detail, err.code, op?.contract, ctx.refer, op?.input);
+    const detail = withRemedy(err.detail, err.code, op?.contract, ctx.refer, op?.input, op?.kinds);
     return {
       ok: false,
       status: err.status,
@@ -138,7 +141,7 @@ async function attempt(
   op: Operation,
   input: unknown,
   ctx: CallContext,
-  log: Logger,
+  opts: RunOptions,
 ): Promise<Outcome> {
   try {
     refuseAboveMax(op.contract, input);
@@ -153,7 +156,7 @@ async function attempt(
     }
     return { ok: true, status: 200, body: out };
   } catch (err) {
-    return errorOutcome(err, ctx, log, { contract: op.contract, input });
+    return errorOutcome(err, ctx, opts.log, { contract: op.contract, input, kinds: opts.kinds });
   }
 }
 
@@ -190,7 +193,7 @@ export async function runOperation(
   const key = opts.idempotencyKey;
   const credential = verifiedCredential(contract.auth, ctx);
   if (key === undefined || credential === undefined || !opts.idempotency) {
-    return attempt(op, input, ctx, opts.log);
+    return attempt(op, input, ctx, opts);
   }
   const { deps, inFlightMs } = opts.idempotency;
   const req: IdempotentRequest = {
@@ -209,7 +212,7 @@ export async function runOperation(
   }
   let stored = false;
   try {
-    const outcome = await attempt(op, input, ctx, opts.log);
+    const outcome = await attempt(op, input, ctx, opts);
     const code = outcome.ok ? undefined : outcome.body.code;
     if (!(typeof code === "string" && RETRYABLE.has(code))) {
       await storeIdempotentResponse(deps, req, {

@@ -75,6 +75,19 @@ interface PartRefundInput {
 }
 
 /**
+ * A job kind's refund when the ledger is all that paid for the job: the job's charge goes back
+ * to the balance and the key's allowance (at most once per job), inside the move's transaction.
+ */
+export async function refundToLedger(
+  tx: Db,
+  row: { id: string },
+  reason: string,
+  events?: LedgerEvents,
+): Promise<void> {
+  await refundJob(tx, row.id, reason, events);
+}
+
+/**
  * Gives part of a job's charge back — a restore whose measured length prices lower than the
  * declared one — as one `adjustment` entry tied to the job, to the balance and to the agent
  * key's allowance, at most once per job (unique index on (job_id) WHERE kind = 'adjustment').

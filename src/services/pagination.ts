@@ -36,8 +36,11 @@ function decodeCursor(cursor: string, prefix: string): CursorPosition {
   return { createdAt: new Date(Number(match[1])), id: match[2] as string };
 }
 
-/** Tables of jobs a wallet owns (the job engine's columns: wallet_id, agent_key_id, created_at). */
-type OwnedJobTable = "restore_jobs" | "clips";
+/**
+ * A job kind's table: each has the job engine's columns (wallet_id, agent_key_id, created_at);
+ * a kind's folder adds its table to DB.
+ */
+type OwnedJobTable = keyof DB;
 
 /**
  * One page of the caller's jobs of one kind, newest first: the wallet's, or only an agent key's
@@ -50,7 +53,7 @@ export async function ownedJobsPage<T extends OwnedJobTable>(
   opts: { limit: number; cursor?: string; idPrefix: string },
 ): Promise<{ rows: Selectable<DB[T]>[]; nextCursor: string | null }> {
   const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.idPrefix);
-  // Both tables share these columns; Kysely cannot see that through a generic table name.
+  // Every job table has these columns; Kysely cannot see that through a generic table name.
   // biome-ignore lint/suspicious/noExplicitAny: the one place a job table is chosen at run time
   let q = (db as Kysely<any>)
     .selectFrom(table)

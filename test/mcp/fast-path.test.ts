@@ -47,7 +47,7 @@ beforeAll(async () => {
   t = await createTestApp();
   const owner = await t.newWallet(1000);
   key = (await t.newAgentKey(owner.key, 500)).key;
-  const services = { deps: t.platform, operations: testOperations(t) };
+  const services = { deps: t.platform, operations: testOperations(t), kinds: [] };
   fast = createMcpEndpoint(services);
   sdk = createMcpEndpoint(services, { fastPath: false });
 });

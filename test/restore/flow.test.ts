@@ -159,7 +159,7 @@ describe("remote worker over the HTTP worker API", () => {
     const { key } = await t.newWallet(1000);
     const source: WorkSource = createHttpWorkSource({ server: url, token });
     const id = await createAndStart(t, key, short, { duration_sec: 1.5 });
-    const { workerExecutors } = await import("../../src/features/job-kind.js");
+    const { workerExecutors } = await import("../../src/kinds/kind.js");
     const { JOB_KINDS } = await import("../../src/job-kinds.js");
     const loop = startWorkerLoop({
       workerId: "remote-1",

@@ -125,7 +125,7 @@ describe("refusals", () => {
     const mcp = refusal(await call(client, "cancel_job", { job_id: made.job.id }));
     expect(mcp.code).toBe("already_uploaded");
     expect(mcp.detail).toBe(
-      "The image has already arrived, so the clip can no longer be cancelled. Start it with the start_clip tool instead.",
+      "The image has already arrived, so the clip can no longer be cancelled. Start it with the start_clip tool.",
     );
     const viaRest = await rest("POST", `/motion/jobs/${made.job.id}/cancel`, { key });
     expect(viaRest.body.detail).toBe(

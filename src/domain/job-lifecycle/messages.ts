@@ -4,7 +4,8 @@
  * final error drops it before saying the job was stopped and refunded.
  */
 
-const RETRY_PROMISE = /[;,]?\s*the (job|clip|restore) will be retried\.?$/i;
+/** "…; the clip will be retried." — whatever the kind calls its job (its noun). */
+const RETRY_PROMISE = /[;,]?\s*the [a-z][a-z ]{0,40} will be retried\.?$/i;
 
 /** The message of a retryable failure without its promise of a retry, ending as a sentence. */
 export function withoutRetryPromise(message: string): string {

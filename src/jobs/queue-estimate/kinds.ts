@@ -6,10 +6,10 @@
  */
 import type { JobColumns, JobDefinition } from "../definition.js";
 
-/** A definition as the estimate reads it. */
+/** A definition as the estimate (and the metrics of every kind's table) read it. */
 export type EstimatedKind<Row extends JobColumns = JobColumns> = Pick<
   JobDefinition<Row>,
-  "kind" | "table" | "waiting" | "running" | "estimate"
+  "kind" | "table" | "waiting" | "running" | "estimate" | "moves" | "final"
 >;
 
 /** The job kinds whose queues this server serves, in the order workers list them. */

@@ -1,7 +1,8 @@
 /**
- * Motion clips as a Feature: the /motion routes, the clip job queue, its executor for the
- * in-process workers, the Cog webhook route when a remote engine is configured, and the
- * retention sweeper — and the clip kind's registry entry (src/job-kinds.ts).
+ * Motion clips, declared once: the job definition, id prefix, operations and the roles the
+ * surfaces reach it by, what assistants are told, the executor the configured engine runs, and
+ * the feature (the /motion routes, its queue, the in-process executor, the Cog webhook route
+ * when a remote engine is configured, the retention sweeper). src/job-kinds.ts lists it.
  *
  * Engine (env, read through config.env):
  * - CLIP_ENGINE=ffmpeg (default): the CPU engine (sharp + ffmpeg) in the worker process.
@@ -15,16 +16,17 @@ import {
   type ImageClassifier,
 } from "../../engines/moderation/image-classifier.js";
 import type { FeatureFactory, Platform } from "../../feature.js";
-import { type JobKindEntry, kindQueue, startSweeper } from "../../features/job-kind.js";
-import { sharedBundle } from "../../features/shared-services.js";
 import { registerCogHooks } from "../../http/routes/hooks/cog.js";
+import { defineJobKind, kindFeature } from "../kind.js";
+import * as c from "./api/contracts.js";
+import { CLIP_INSTRUCTIONS } from "./api/instructions.js";
 import {
   type ClipExecutorOptions,
   clipEngineFromConfig,
   clipExecutorFromConfig,
   createClipExecutor,
 } from "./executor/executor.js";
-import { clipOperations } from "./operations.js";
+import { CLIP_OPERATIONS, clipOperations } from "./operations.js";
 import { clipJobs } from "./services/definition.js";
 import type { ClipDeps, ClipImageFetchSeam } from "./services/deps.js";
 import { clipView } from "./services/view.js";
@@ -44,14 +46,14 @@ export interface ClipsFeatureOptions {
 }
 
 /**
- * The clip services' dependencies, built once per platform (features/shared-services.ts): the
- * clips feature, the MCP tools and the console share them.
+ * The clip services' dependencies on this platform: its shared services and the image_url
+ * fetch seam (tests only). Nothing in it is built: each feature that reads clips may make its
+ * own.
  */
-export function clipDeps(p: Platform, opts: ClipsFeatureOptions = {}): ClipDeps {
-  return sharedBundle(p, "clips", () => buildClipDeps(p, opts));
-}
-
-function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
+export function clipDeps(
+  p: Platform,
+  opts: Pick<ClipsFeatureOptions, "imageFetch"> = {},
+): ClipDeps {
   return {
     db: p.db,
     clock: p.clock,
@@ -72,7 +74,6 @@ function buildClipDeps(p: Platform, opts: ClipsFeatureOptions): ClipDeps {
 /** The clips feature: its operations, queue, in-process executor and retention sweeper. */
 export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
   return (p) => {
-    const deps = clipDeps(p, opts);
     const choice = opts.engine ? { engine: opts.engine } : clipEngineFromConfig(p.config, p);
     const classifier = opts.classifier ?? createNsfwjsClassifier();
     const executor = createClipExecutor({
@@ -81,30 +82,38 @@ export function clipsFeature(opts: ClipsFeatureOptions = {}): FeatureFactory {
       fetchImpl: opts.fetch,
     });
     const runsClips = !opts.noExecutor && p.config.workers.inProcess > 0;
-    return {
-      name: "clips",
-      operations: clipOperations(deps),
+    return kindFeature(clipKind, p, {
+      operations: clipOperations(clipDeps(p, opts)),
+      executors: opts.noExecutor ? [] : [executor],
+      sweepEveryMs: opts.sweepEveryMs,
       routes(app) {
         if (choice.hook) registerCogHooks(app, { clip: choice.hook });
       },
-      queues: [kindQueue(clipJobs, p)],
-      executors: opts.noExecutor ? [] : [executor],
-      start: async () => {
-        // A classifier missing its packages is reported by the workers (workers/readiness.ts).
+      // A classifier missing its packages is reported by the workers (workers/readiness.ts).
+      start: () => {
         if (runsClips && !classifier.unmetNeeds?.().length) warmSoon(classifier, p);
-        return startSweeper(clipJobs, p, opts.sweepEveryMs);
       },
-    };
+    });
   };
 }
 
-/** The clip kind: its definition, the executor the configured engine runs, its feature. */
-export const clipKind: JobKindEntry = {
+/** The clip kind. */
+export const clipKind = defineJobKind({
   definition: clipJobs,
+  idPrefix: "clip",
+  plural: "clips",
+  operations: CLIP_OPERATIONS,
+  roles: {
+    get: c.getClip,
+    list: c.listClips,
+    cancel: c.cancelClip,
+    prices: c.getMotionConfig,
+  },
+  instructions: CLIP_INSTRUCTIONS,
   executor: (config, seams) => clipExecutorFromConfig(config, seams),
   feature: () => clipsFeature(),
   view: (p) => (row) => clipView(row, clipDeps(p)),
-};
+});
 
 /**
  * Loads the image classifier (tfjs + the model, ~2 s of CPU) shortly after the server listens,

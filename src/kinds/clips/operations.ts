@@ -44,7 +44,10 @@ const cancel = implement(c.cancelClip, async (deps: ClipDeps, a, ctx) => ({
   job: await cancelClip(deps, ctx.principal, a.job_id),
 }));
 
+/** The clip operations the clips feature serves, not yet bound to their services. */
+export const CLIP_OPERATIONS = [config, quote, make, list, read, start, cancel];
+
 /** The clip area's operations, bound to its dependencies. */
 export function clipOperations(deps: ClipDeps): Operation[] {
-  return [config, quote, make, list, read, start, cancel].map((bind) => bind(deps));
+  return CLIP_OPERATIONS.map((bind) => bind(deps));
 }

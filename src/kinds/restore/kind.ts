@@ -1,14 +1,21 @@
 /**
- * Cloud restore as a Feature: the /cloud routes, the restore kind's job queue (from the job
- * engine), its executor for the in-process workers, and the retention sweeper — and the
- * restore kind's registry entry (src/job-kinds.ts).
+ * Cloud restore, declared once: its job definition, id prefix, operations and the roles the
+ * surfaces reach it by, what assistants are told, the executor the configured engine runs, and
+ * its feature (the /cloud routes, its queue, the in-process executor and the retention
+ * sweeper). src/job-kinds.ts lists it.
  */
 
 import type { FeatureFactory } from "../../feature.js";
-import { type JobKindEntry, kindQueue, startSweeper } from "../../features/job-kind.js";
 import type { FetchLike } from "../../workers/transfer.js";
+import { defineJobKind, kindFeature } from "../kind.js";
+import * as c from "./api/contracts.js";
+import { RESTORE_INSTRUCTIONS } from "./api/instructions.js";
 import { restoreExecutorFromConfig } from "./executor/engine.js";
-import { restoreOperations } from "./operations.js";
+import {
+  RESTORE_CHECKOUT_OPERATIONS,
+  RESTORE_OPERATIONS,
+  restoreOperations,
+} from "./operations.js";
 import { restoreJobs } from "./services/definition.js";
 import type { VideoFetchSeam } from "./services/deps.js";
 import { jobView } from "./services/views.js";
@@ -25,25 +32,41 @@ interface RestoreFeatureOptions {
 
 /** The restore feature: its operations, queue, in-process executor and retention sweeper. */
 export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory {
-  return (p) => ({
-    name: "restore",
-    // ALLOW_LOOPBACK_URLS (development) lets a video_url on this machine through the check.
-    operations: restoreOperations({
-      ...p,
-      videoFetch: { allowLoopback: p.config.allowLoopbackUrls, ...opts.videoFetch },
-    }),
-    queues: [kindQueue(restoreJobs, p)],
-    executors: opts.noExecutor
-      ? []
-      : [restoreExecutorFromConfig(p.config, { fetch: opts.fetch, videoFetch: opts.videoFetch })],
-    start: async () => startSweeper(restoreJobs, p, opts.sweepEveryMs),
-  });
+  return (p) =>
+    kindFeature(restoreKind, p, {
+      // ALLOW_LOOPBACK_URLS (development) lets a video_url on this machine through the check.
+      operations: restoreOperations({
+        ...p,
+        videoFetch: { allowLoopback: p.config.allowLoopbackUrls, ...opts.videoFetch },
+      }),
+      executors: opts.noExecutor
+        ? []
+        : [
+            restoreExecutorFromConfig(p.config, {
+              fetch: opts.fetch,
+              videoFetch: opts.videoFetch,
+            }),
+          ],
+      sweepEveryMs: opts.sweepEveryMs,
+    });
 }
 
-/** The restore kind: its definition, the executor the configured engine runs, its feature. */
-export const restoreKind: JobKindEntry = {
+/** The restore kind. */
+export const restoreKind = defineJobKind({
   definition: restoreJobs,
+  idPrefix: "rj",
+  plural: "restores",
+  // The checkout operations move a restore too; the payments feature serves them.
+  operations: [...RESTORE_OPERATIONS, ...RESTORE_CHECKOUT_OPERATIONS],
+  roles: {
+    get: c.getRestore,
+    follow: c.followRestore,
+    list: c.listRestores,
+    cancel: c.cancelRestore,
+    prices: c.getRestorePrices,
+  },
+  instructions: RESTORE_INSTRUCTIONS,
   executor: (config, seams) => restoreExecutorFromConfig(config, seams),
   feature: () => restoreFeature(),
   view: (p) => (row) => jobView(p, row),
-};
+});

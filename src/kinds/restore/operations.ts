@@ -93,9 +93,12 @@ const cancel = implement(c.cancelRestore, async (p: RestoreDeps, a, ctx) =>
   cancelRestoreJob(p, ctx.principal, a.job_id),
 );
 
+/** The restore operations the restore feature serves, not yet bound to their services. */
+export const RESTORE_OPERATIONS = [prices, quote, create, list, read, follow, start, cancel];
+
 /** The restore area's operations, bound to its dependencies. */
 export function restoreOperations(p: RestoreDeps): Operation[] {
-  return [prices, quote, create, list, read, follow, start, cancel].map((bind) => bind(p));
+  return RESTORE_OPERATIONS.map((bind) => bind(p));
 }
 
 const checkout = implement(c.createRestoreCheckout, async (deps: PaymentsDeps, a) => {
@@ -113,7 +116,10 @@ const startOrPay = implement(c.startOrPayRestore, async (deps: PaymentsDeps, a, 
   return { job, checkout_url: opened.checkout_url };
 });
 
+/** Paying a restore per job by checkout, not yet bound to the payment services. */
+export const RESTORE_CHECKOUT_OPERATIONS = [checkout, startOrPay];
+
 /** Paying a restore per job by checkout: served by the payments feature, which owns checkouts. */
 export function restoreCheckoutOperations(deps: PaymentsDeps): Operation[] {
-  return [checkout, startOrPay].map((bind) => bind(deps));
+  return RESTORE_CHECKOUT_OPERATIONS.map((bind) => bind(deps));
 }

@@ -90,6 +90,7 @@ export const createClip = defineContract({
   },
   mcp: {
     name: "make_clip",
+    followedBy: "get_clip",
     title: "Make a 5-second clip",
     description:
       "Costs $0.59 (480p) or $0.99 (720p), charged now, refunded if it fails or is refused; get the owner's agreement unless given. One image and a prompt make a 5-second clip with sound. Give image_url, or content_type, then PUT the image to upload_url and start_clip.",
@@ -164,6 +165,13 @@ export const startClip = defineContract({
   input: z.object(CLIP).strict(),
   output: ClipResponse,
   errors: ["not_found", "not_uploaded", "upload_mismatch", "wrong_state"],
+  examples: {
+    not_uploaded:
+      "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then try again.",
+    upload_mismatch:
+      "The uploaded image is 1048576 bytes but image_bytes was 245760; upload it again with the upload_url.",
+    wrong_state: "The clip failed and was refunded; create a new clip.",
+  },
   rest: {
     method: "post",
     path: "/motion/jobs/{id}/start",
@@ -176,6 +184,7 @@ export const startClip = defineContract({
   },
   mcp: {
     name: "start_clip",
+    followedBy: "get_clip",
     title: "Start a clip",
     description:
       "No further charge. Queues the clip once its image is uploaded (again: unchanged). Then follow it with get_clip.",
@@ -195,6 +204,11 @@ export const cancelClip = defineContract({
   input: z.object(CLIP).strict(),
   output: ClipResponse,
   errors: ["not_found", "already_uploaded", "wrong_state"],
+  examples: {
+    already_uploaded: "The image has already arrived, so the clip can no longer be cancelled.",
+    wrong_state:
+      "The clip is queued; only a clip whose image never arrived (awaiting_upload) can be cancelled.",
+  },
   remedies: {
     already_uploaded: (refer, a) =>
       `Start it with ${refer(startClip, { job_id: String(a.job_id) })}.`,

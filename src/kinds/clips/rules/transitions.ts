@@ -4,6 +4,11 @@
  * a race between start, cancel, a worker and the sweeper has exactly one winner.
  */
 import type { MoveTable } from "../../../domain/job-lifecycle/moves.js";
+import {
+  type LifecycleStatuses,
+  standardFinal,
+  standardMoves,
+} from "../../../domain/job-lifecycle/standard-moves.js";
 
 /** Every state a clip can be in: the one list (column type, API enum, metrics). */
 const STATUSES = [
@@ -21,45 +26,36 @@ export type ClipStatus = (typeof STATUSES)[number];
 /** The list as a non-empty tuple, as enum schemas want it. */
 export const CLIP_STATUSES: [ClipStatus, ...ClipStatus[]] = [...STATUSES];
 
-/** The clip's transition table: each named move's from, to, refund and reason. */
+/** Each step of the engine's lifecycle, as a clip names it. */
+export const CLIP_LIFECYCLE: LifecycleStatuses<ClipStatus> = {
+  awaiting: "awaiting_upload",
+  waiting: "queued",
+  running: "processing",
+  done: "done",
+  failed: "failed",
+  refused: "refused",
+  cancelled: "cancelled",
+  expired: "expired",
+};
+
+/**
+ * The clip's transition table: only the standard moves — start once the image is in storage,
+ * cancel or expire while it never arrived, the engine's moves (`refuse`: the content rule),
+ * retention — worded for a clip.
+ */
 export const CLIP_MOVES = {
-  /** POST /motion/jobs/{id}/start once the image is in storage. */
-  start: { from: ["awaiting_upload"], to: "queued", refunds: false, why: "image uploaded" },
-  /** POST /motion/jobs/{id}/cancel while the image never arrived. */
-  cancel: { from: ["awaiting_upload"], to: "cancelled", refunds: true, why: "cancelled by caller" },
-  /** Sweeper: the upload window passed without an image. */
-  uploadExpired: {
-    from: ["awaiting_upload"],
-    to: "expired",
-    refunds: true,
-    why: "image never uploaded",
-  },
-  /** A worker claims it under a lease. */
-  claim: { from: ["queued"], to: "processing", refunds: false, why: "claimed by a worker" },
-  /** A retryable failure or a lapsed lease with attempts left. */
-  requeue: { from: ["processing"], to: "queued", refunds: false, why: "retrying" },
-  /** A worker shutting down hands the clip back without using up an attempt. */
-  release: { from: ["processing"], to: "queued", refunds: false, why: "worker shut down" },
-  complete: { from: ["processing"], to: "done", refunds: false, why: "clip made" },
-  fail: { from: ["processing"], to: "failed", refunds: true, why: "clip failed" },
-  refuse: { from: ["processing"], to: "refused", refunds: true, why: "content rule" },
-  /** Sweeper: the retention period of a finished clip's files passed. */
-  retentionExpired: {
-    from: ["done"],
-    to: "expired",
-    refunds: false,
-    why: "files deleted after retention",
-  },
+  ...standardMoves(CLIP_LIFECYCLE, {
+    start: "image uploaded",
+    cancel: "cancelled by caller",
+    uploadExpired: "image never uploaded",
+    complete: "clip made",
+    fail: "clip failed",
+    refuse: "content rule",
+  }),
 } as const satisfies MoveTable<ClipStatus>;
 
 /** The name of a clip move. */
 export type ClipMoveName = keyof typeof CLIP_MOVES;
 
 /** Statuses nothing moves a clip out of except retention (a `?wait=` on them answers at once). */
-export const CLIP_FINAL: readonly ClipStatus[] = [
-  "done",
-  "failed",
-  "refused",
-  "expired",
-  "cancelled",
-];
+export const CLIP_FINAL: readonly ClipStatus[] = standardFinal(CLIP_LIFECYCLE);

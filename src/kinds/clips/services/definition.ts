@@ -9,7 +9,7 @@ import type { ClipsTable } from "../../../db/schema.js";
 import { withoutRetryPromise } from "../../../domain/job-lifecycle/messages.js";
 import type { JobDefinition, JobEngineDeps } from "../../../jobs/definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
-import { refundJob } from "../../../services/ledger.js";
+import { refundToLedger } from "../../../services/ledger.js";
 import { type JobFileLayout, jobFileKey } from "../../../storage/keys.js";
 import {
   CLIP_DEFAULT_RUN_RATES,
@@ -93,7 +93,7 @@ export const clipJobs: JobDefinition<ClipRow, ClipWorkParams> = {
     image: { statuses: ["awaiting_upload"], once: true },
     output: { statuses: ["processing"], once: false },
   },
-  refund: (tx, row, reason, events) => refundJob(tx, row.id, reason, events).then(() => undefined),
+  refund: refundToLedger,
   // Clips are measured in seconds of clip per size.
   estimate: {
     classSql: (t) => sql`${sql.ref(`${t}.size`)}`,

@@ -16,6 +16,13 @@ import {
 
 const TAGS = ["Cloud restore"] as const;
 const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
+const NOT_UPLOADED =
+  "The file has not been uploaded yet: PUT it to the upload_url with the upload_headers from job creation, then try again.";
+const MISMATCH =
+  "The uploaded file is 1048576 bytes but size was declared as 48000000; create a new job with the real size.";
+const CARD_DOWN =
+  "The card payment provider could not open a checkout right now; nothing was charged, try again shortly.";
+
 /** A read that may wait: `wait_seconds` (`?wait=`) and what ends the wait (`until`). */
 const FOLLOW = { ...JOB, wait_seconds: WaitField, until: UntilField };
 
@@ -91,6 +98,7 @@ export const createRestore = defineContract({
   },
   mcp: {
     name: "create_restore",
+    followedBy: "get_restore",
     title: "Create a cloud restore",
     description:
       "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given), charged now. PUT the file to upload_url with exactly upload_headers, then start_restore — or give video_url (a public link): nothing to upload or start. pay_with checkout: the owner pays by card. Shorter than declared: the difference is refunded.",
@@ -170,6 +178,13 @@ export const startRestore = defineContract({
   input: z.object(JOB).strict(),
   output: JobEnvelope,
   errors: ["not_found", "not_uploaded", "upload_mismatch", "paid_by_checkout", "wrong_state"],
+  examples: {
+    not_found: "Restore job not found (or not visible to this key).",
+    not_uploaded: NOT_UPLOADED,
+    upload_mismatch: MISMATCH,
+    paid_by_checkout: "This job is paid by checkout: it starts once paid.",
+    wrong_state: "This job was cancelled and refunded; create a new job.",
+  },
   remedies: {
     paid_by_checkout: (refer, a) =>
       `Open its checkout with ${refer(createRestoreCheckout, { job_id: String(a.job_id) })} and give the link to the person paying.`,
@@ -200,6 +215,16 @@ export const createRestoreCheckout = defineContract({
     "unavailable",
     "upstream_failed",
   ],
+  examples: {
+    not_found: "Restore job not found.",
+    not_uploaded:
+      "Upload the file first (HTTP PUT to the job's upload_url), then ask for the checkout link.",
+    upload_mismatch: MISMATCH,
+    wrong_state:
+      "This job is queued, not waiting for payment; only a job in pending_payment can be paid by checkout.",
+    unavailable: CARD_DOWN,
+    upstream_failed: CARD_DOWN,
+  },
   policies: { rate: "create" },
   rest: {
     method: "post",
@@ -233,6 +258,7 @@ export const startOrPayRestore = defineContract({
   ],
   mcp: {
     name: "start_restore",
+    followedBy: "get_restore",
     title: "Start a restore",
     description:
       "No further charge. Starts the restore once the file is uploaded (again: unchanged); a pay_with checkout job returns checkout_url for the owner and starts once paid. Follow it with get_restore.",
@@ -253,6 +279,12 @@ export const cancelRestore = defineContract({
   input: z.object(JOB).strict(),
   output: z.object({ job: RestoreJob, wallet: Wallet }),
   errors: ["not_found", "paid_by_checkout", "wrong_state"],
+  examples: {
+    not_found: "Restore job not found (or not visible to this key).",
+    paid_by_checkout:
+      "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
+    wrong_state: "The job is processing: it can be cancelled only before it starts.",
+  },
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/cancel",

@@ -14,6 +14,11 @@
  */
 import { withoutRetryPromise } from "../../../domain/job-lifecycle/messages.js";
 import type { MoveTable } from "../../../domain/job-lifecycle/moves.js";
+import {
+  type LifecycleStatuses,
+  standardFinal,
+  standardMoves,
+} from "../../../domain/job-lifecycle/standard-moves.js";
 
 /** Every state a job of this kind can be in: the one list (column type, API enum, metrics). */
 const STATUSES = [
@@ -32,38 +37,35 @@ export type RestoreStatus = (typeof STATUSES)[number];
 /** The list as a non-empty tuple, as enum schemas want it (`z.enum(RESTORE_STATUSES)`). */
 export const RESTORE_STATUSES: [RestoreStatus, ...RestoreStatus[]] = [...STATUSES];
 
-/** The restore's transition table: each named move's from, to, refund and reason. */
+/** Each step of the engine's lifecycle, as a restore names it. */
+export const RESTORE_LIFECYCLE: LifecycleStatuses<RestoreStatus> = {
+  awaiting: "awaiting_upload",
+  waiting: "processing",
+  running: "processing",
+  done: "done",
+  failed: "failed",
+  refused: "refunded",
+  cancelled: "cancelled",
+  expired: "expired",
+};
+
+/**
+ * The restore's transition table: the standard moves (start once the upload is verified,
+ * cancel before it, the engine's moves, expiries; `refuse` when the real length is far above
+ * the declared one) and its own — a checkout paying a job that waits for payment, and a job
+ * never paid expiring.
+ */
 export const RESTORE_MOVES = {
-  /** A checkout paid for a job waiting for payment. */
+  ...standardMoves(RESTORE_LIFECYCLE, {
+    complete: "restored",
+    refuse: "longer than declared",
+  }),
   pay: { from: ["pending_payment"], to: "processing", refunds: false, why: "checkout paid" },
-  /** POST /cloud/jobs/{id}/start once the upload is verified. */
-  start: { from: ["awaiting_upload"], to: "processing", refunds: false, why: "started" },
-  cancel: { from: ["awaiting_upload"], to: "cancelled", refunds: true, why: "cancelled" },
-  claim: { from: ["processing"], to: "processing", refunds: false, why: "claimed by a worker" },
-  requeue: { from: ["processing"], to: "processing", refunds: false, why: "retrying" },
-  /** A worker shutting down hands the job back without using up an attempt. */
-  release: { from: ["processing"], to: "processing", refunds: false, why: "worker shut down" },
-  complete: { from: ["processing"], to: "done", refunds: false, why: "restored" },
-  fail: { from: ["processing"], to: "failed", refunds: true, why: "failed" },
-  /** The real length is far above the declared one. */
-  refuse: { from: ["processing"], to: "refunded", refunds: true, why: "longer than declared" },
   unpaidExpired: {
     from: ["pending_payment"],
     to: "expired",
     refunds: false,
     why: "never paid",
-  },
-  uploadExpired: {
-    from: ["awaiting_upload"],
-    to: "expired",
-    refunds: true,
-    why: "upload never arrived",
-  },
-  retentionExpired: {
-    from: ["done"],
-    to: "expired",
-    refunds: false,
-    why: "files deleted after retention",
   },
 } as const satisfies MoveTable<RestoreStatus>;
 
@@ -71,13 +73,7 @@ export const RESTORE_MOVES = {
 export type RestoreMove = keyof typeof RESTORE_MOVES;
 
 /** Statuses nothing moves a job out of except retention (a `?wait=` on them answers at once). */
-export const RESTORE_FINAL: readonly RestoreStatus[] = [
-  "done",
-  "failed",
-  "refunded",
-  "cancelled",
-  "expired",
-];
+export const RESTORE_FINAL: readonly RestoreStatus[] = standardFinal(RESTORE_LIFECYCLE);
 
 /** The error a job shows after each refunding end, one sentence the caller can act on. */
 export const RESTORE_MESSAGES = {
