@@ -3,7 +3,7 @@
  * wallets, keys, ledger, jobs and sign-ins here; payments and webhooks in their own files, all
  * gathered in DB below and re-exported, so callers import every table type from here.
  */
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { ClipStatus } from "../kinds/clips/rules/transitions.js";
 import type { RestoreStatus } from "../kinds/restore/rules/transitions.js";
 import type { NullableTimestamp, Timestamp } from "./schema-columns.js";
@@ -236,6 +236,8 @@ export interface WebSessionsTable {
   created_at: Timestamp;
   last_seen_at: Timestamp;
   expires_at: Timestamp;
+  /** The wallet key, sealed under a key derived from the session cookie (016-web-session-key). */
+  key_sealed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 // Payments (migration 004-payments.sql and later).

@@ -1,6 +1,7 @@
 /**
  * A JPEG's pixel size from its frame header (SOF0–SOF15 but DHT, JPG and DAC), read from the
- * bytes without decoding: what the console's comparison page says and sizes its pictures by.
+ * bytes without decoding: the size of a done restore's full-size frames (GET
+ * /cloud/jobs/{id}/pictures), which the console's comparison page says and sizes its pictures by.
  */
 
 /** Width and height of the JPEG in `bytes`, or null when it is not one (or has no frame). */

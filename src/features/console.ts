@@ -1,18 +1,16 @@
 /**
- * The owner's console (/console) as a Feature, over the same services (the same bundles) as
- * the REST API; its background task purges expired console sessions.
+ * The owner's console (/console) as a Feature: pages that run the server's operations — every
+ * feature's, as REST serves them — as the signed-in wallet key; its background task purges
+ * expired console sessions.
  */
 import type { FeatureFactory } from "../feature.js";
-import { type ClipsFeatureOptions, clipDeps } from "../kinds/clips/kind.js";
+import { webhooksConfig } from "../services/webhooks/config.js";
 import { registerConsoleRoutes } from "../web/console-routes.js";
-import { purgeSessions } from "../web/session.js";
 import { createPaymentsDeps, type PaymentsFeatureOptions } from "./payments.js";
 import { startPurges } from "./purges.js";
-import { webhookDeps } from "./webhooks.js";
+import { pagesSurface, purgeWebSessions, webDeps } from "./web-pages.js";
 
 interface ConsoleFeatureOptions {
-  /** Used only when no earlier feature built the clip services (features/shared-services.ts). */
-  clips?: ClipsFeatureOptions;
   /** Used only when no earlier feature built the payment services. */
   payments?: PaymentsFeatureOptions;
   /** How often expired sessions are purged (default: every five minutes). */
@@ -22,20 +20,23 @@ interface ConsoleFeatureOptions {
 /** The wallet owner's console pages and their session purge. */
 export function consoleFeature(opts: ConsoleFeatureOptions = {}): FeatureFactory {
   return async (platform) => {
-    const deps = {
-      platform,
-      webhooks: webhookDeps(platform),
-      clips: clipDeps(platform, opts.clips),
-      payments: (await createPaymentsDeps(platform, opts.payments)).deps,
-      signInLimit: platform.config.rateLimits.signIn,
-    };
+    // The checkout's page origin: a top-up form leads there (the pages' form-action allows it).
+    const { checkout } = (await createPaymentsDeps(platform, opts.payments)).deps;
     return {
       name: "console",
-      routes: (app) => registerConsoleRoutes(app, deps),
+      routes: (app, ctx) =>
+        registerConsoleRoutes(app, {
+          surface: pagesSurface(platform, ctx),
+          web: webDeps(platform),
+          opts: {
+            checkoutOrigin: () => checkout.pageOrigin(),
+            allowLoopbackReceivers: webhooksConfig(platform.config.env).allowHttpLoopback,
+          },
+        }),
       start: async () =>
         startPurges(
           platform,
-          [{ what: "expired web sessions", run: (p) => purgeSessions(p) }],
+          [{ what: "expired web sessions", run: (p) => purgeWebSessions(p) }],
           "console housekeeping",
           opts.purgeEveryMs,
         ),

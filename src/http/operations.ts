@@ -16,7 +16,7 @@ import type { EventHub } from "../domain/events.js";
 import type { KindSurface } from "../operations/kinds.js";
 import { checkCaller, type Outcome, runOperation } from "../operations/run.js";
 import type { CoreDeps } from "../services/deps.js";
-import { credentialDigest, rateHeaders, takeRate } from "../services/rate-buckets.js";
+import { rateHeaders } from "../services/rate-buckets.js";
 import type { RateLimiter } from "../services/rate-limit.js";
 import type { AppEnv } from "./env.js";
 import { callerOf } from "./middleware/auth.js";
@@ -24,6 +24,7 @@ import { smallBody } from "./middleware/body-limit.js";
 import { jsonBodiesOnly } from "./middleware/json-only.js";
 import { clientAddress } from "./middleware/rate-limit.js";
 import { documentOperation, restName, restRefer, restShape } from "./operation-doc.js";
+import { takeOperationRate } from "./operation-rate.js";
 import type { Router } from "./router.js";
 
 /** What the REST surface needs from the platform. */
@@ -146,15 +147,8 @@ function mountOperation(
       idempotencyKey: rest.method === "get" ? undefined : c.req.header("idempotency-key"),
       idempotency: { deps, inFlightMs: deps.config.idempotencyInFlightMs },
       rate: async (bucket) => {
-        // Spending is counted per key; a caller without one (a restore paid by checkout) creates.
-        const perKey = bucket === "spend" && caller.credential !== undefined;
-        const d = await takeRate(
-          deps,
-          perKey ? "spend" : bucket === "spend" ? "create" : bucket,
-          perKey
-            ? credentialDigest(caller.credential as string)
-            : clientAddress(c, deps.config.trustProxy),
-        );
+        const address = clientAddress(c, deps.config.trustProxy);
+        const d = await takeOperationRate(deps, bucket, caller.credential, address);
         if (d && (!tightest || d.remaining < tightest.remaining)) tightest = d;
       },
     });

@@ -11,6 +11,10 @@ const topupLink = implement(c.createTopUpLink, async (deps: PaymentsDeps, a, ctx
     walletId: ctx.principal.walletId,
     amountCents: a.amount_cents,
     email: a.email ?? null,
+    // The checkout's return pages lead back to the console where the call was made: PUBLIC_URL's
+    // over REST and MCP; the origin the owner is signed in at when the console asks (its host
+    // is checked there: web/console-routes.tsx, consoleReturnOrigin).
+    returnOrigin: new URL(ctx.url).origin,
   }),
 );
 

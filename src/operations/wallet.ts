@@ -10,6 +10,7 @@ import {
 } from "../services/agent-keys.js";
 import type { CoreDeps } from "../services/deps.js";
 import { createWallet, walletView } from "../services/wallets.js";
+import { ledgerOperations } from "./ledger.js";
 
 /** What the wallet operations need: the core services and the cap on active agent keys. */
 interface WalletOperationDeps extends CoreDeps {
@@ -45,7 +46,10 @@ const revokeKey = implement(c.revokeAgentKey, async (deps: WalletOperationDeps, 
   agent_key: await revokeAgentKey(deps, ctx.principal.walletId, a.key_id),
 }));
 
-/** The wallet area's operations, bound to the core services. */
+/** The wallet area's operations (its history's too), bound to the core services. */
 export function walletOperations(deps: WalletOperationDeps): Operation[] {
-  return [create, read, createKey, listKeys, limitKey, revokeKey].map((bind) => bind(deps));
+  return [
+    ...[create, read, createKey, listKeys, limitKey, revokeKey].map((bind) => bind(deps)),
+    ...ledgerOperations(deps),
+  ];
 }

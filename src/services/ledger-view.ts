@@ -1,4 +1,8 @@
-/** The wallet's ledger as its owner reads it: every entry, newest first, a page at a time. */
+/**
+ * The wallet's ledger as its owner reads it (GET /wallet/ledger): every entry, newest first, a
+ * page at a time.
+ */
+import type { LedgerKind } from "../db/schema.js";
 import { displayCents } from "../domain/money.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -6,7 +10,7 @@ const LEDGER_PAGE = 50;
 
 interface LedgerEntryView {
   id: number;
-  kind: string;
+  kind: LedgerKind;
   amount_cents: number;
   display: string;
   key_amount_cents: number;

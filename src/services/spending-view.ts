@@ -1,21 +1,22 @@
 /**
- * What a wallet spent per day and per key over the last days, for the owner's spending chart:
- * charges less what went back (refunds, measured differences), from the ledger, by UTC day.
+ * What a wallet spent per day and per key over the last days (GET /wallet/spending, the
+ * console's spending chart): charges less what went back (refunds, measured differences), from
+ * the ledger, by UTC day.
  */
 import { sql } from "kysely";
 import type { CoreDeps } from "./deps.js";
 
-/** One key's (or the wallet key's own, `keyId` null) net spending on one UTC day. */
+/** One key's (or the wallet key's own, `agent_key_id` null) net spending on one UTC day. */
 interface SpendingCell {
   day: string;
-  keyId: string | null;
-  cents: number;
+  agent_key_id: string | null;
+  spent_cents: number;
 }
 
-/** The days of the chart, oldest first (YYYY-MM-DD, UTC), and what was spent on them. */
+/** The days covered, oldest first (YYYY-MM-DD, UTC), and what was spent on them. */
 export interface SpendingView {
   days: string[];
-  cells: SpendingCell[];
+  spending: SpendingCell[];
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -41,8 +42,8 @@ export async function spendingByDay(
     .execute();
   return {
     days: list,
-    cells: rows
-      .map((r) => ({ day: r.day, keyId: r.agent_key_id, cents: Number(r.cents) }))
-      .filter((c) => c.cents !== 0 && list.includes(c.day)),
+    spending: rows
+      .map((r) => ({ day: r.day, agent_key_id: r.agent_key_id, spent_cents: Number(r.cents) }))
+      .filter((c) => c.spent_cents !== 0 && list.includes(c.day)),
   };
 }

@@ -19,6 +19,8 @@ export interface ConsentView {
   csrf: string;
   signedIn: { walletId: string; balanceCents: number } | null;
   error?: string;
+  /** What was typed into the decision form, put back beside its refusal. */
+  typed?: { limitDollars: string; trust: boolean };
 }
 
 const DEFAULT_LIMIT = "5.00";
@@ -108,20 +110,23 @@ function Decide(props: { v: ConsentView; signedIn: NonNullable<ConsentView["sign
             id="limit_dollars"
             name="limit_dollars"
             inputmode="decimal"
-            value={DEFAULT_LIMIT}
+            value={props.v.typed?.limitDollars ?? DEFAULT_LIMIT}
             required
+            aria-invalid={props.v.error ? "true" : undefined}
+            aria-describedby={props.v.error ? "consent-error" : undefined}
           />
         </div>
         <p class="muted">The most this app may ever spend in total ($0.01 to $1,000.00).</p>
         <fieldset>
           <legend>Purchases</legend>
           <label>
-            <input type="radio" name="spending" value="ask" checked /> Ask me before each purchase
+            <input type="radio" name="spending" value="ask" checked={!props.v.typed?.trust} /> Ask
+            me before each purchase
           </label>
           <br />
           <label>
-            <input type="radio" name="spending" value="trust" /> Spend within the limit without
-            asking
+            <input type="radio" name="spending" value="trust" checked={props.v.typed?.trust} />{" "}
+            Spend within the limit without asking
           </label>
         </fieldset>
         <p>
@@ -143,7 +148,7 @@ export function ConsentPage(props: { v: ConsentView }) {
     <Page title="Connect an app">
       <Who v={v} />
       {v.error ? (
-        <p class="error" role="alert">
+        <p class="error" role="alert" id="consent-error">
           {v.error}
         </p>
       ) : null}

@@ -1,52 +1,54 @@
 /**
  * GET and POST /oauth/authorize: the authorization endpoint as a page. GET checks the request
- * (every error is a page: oauth/authorize.ts) and
- * shows the consent; POST takes the decision — sign in with the wallet key, create a new
- * balance, allow (creating the connected app's agent key and a code) or deny. Every form
+ * (every error is a page: oauth/authorize.ts) and shows the consent; POST takes the decision —
+ * sign in with the wallet key, create a new balance, allow or deny. What the owner does runs an
+ * operation as the console does (./operation-client.ts): a new balance is POST /wallet's
+ * operation, Allow is connectApp (the app's agent key and code), as the signed-in wallet key,
+ * with the form's signed request as its Idempotency-Key — so a form allows once. Every form
  * carries a CSRF token and the signed request, so nothing about the request is kept server-side.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { ApiError, unauthorized } from "../domain/errors.js";
+import { connectApp } from "../api/contracts/connected-apps.js";
+import { createWallet, getWallet } from "../api/contracts/wallet.js";
+import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
 import type { AppEnv } from "../http/env.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
-import {
-  type AuthorizeRequest,
-  parseAuthorizeRequest,
-  RedirectableError,
-  redirectHost,
-  redirectWith,
-  UntrustedRequestError,
-} from "../oauth/authorize.js";
-import { type ClientDeps, isMetadataDocumentId, NEW_CLIENT_BUCKET } from "../oauth/clients.js";
-import { createCode } from "../oauth/tokens.js";
-import { createConnectedApp } from "../services/agent-keys.js";
-import { authenticate } from "../services/auth.js";
-import {
-  claimIdempotency,
-  releaseIdempotency,
-  storeIdempotentResponse,
-} from "../services/idempotency.js";
-import { signInBucket } from "../services/rate-buckets.js";
-import type { Limit, RateLimiter } from "../services/rate-limit.js";
-import { createWallet, walletView } from "../services/wallets.js";
 import { ConsentPage, type ConsentView, NewWalletPage, ProblemPage } from "./consent-pages.js";
+import { type FormValues, formValues, one, parseDollars } from "./console-forms.js";
 import { decisionPageHeaders } from "./layout.js";
+import { type Caller, callerOf, callOperation, type PagesSurface } from "./operation-client.js";
 import { csrfToken, csrfValid, readSession, startSession, type WebDeps } from "./session.js";
 
-/** What the consent pages need. */
-export interface ConsentDeps extends WebDeps, ClientDeps {
-  rateLimiter: RateLimiter;
-  trustProxy: boolean;
-  signInLimit: Limit;
-  /** New OAuth clients per client address (NEW_CLIENT_BUCKET, shared with registration). */
-  registerLimit: Limit;
-  /** New wallets per client address: the same bucket as POST /wallet's ("create:<address>"). */
-  createLimit: Limit;
-  maxActiveKeys: number;
-  limitsEnabled: boolean;
+/** A request the consent page may show: the app asking, and where a decision goes. */
+export interface ConsentRequest {
+  clientName: string;
+  clientUri: string | null;
+  redirectUri: string;
+  redirectHost: string;
+  state: string | undefined;
+}
+
+/** How the page reads a request: show it, or say why it cannot go on (never a redirect). */
+export type CheckedConsent =
+  | { ok: ConsentRequest }
+  | { untrusted: string }
+  | { problem: { description: string; back: { href: string; host: string } } };
+
+/** What the consent pages are given by composition: the operations and OAuth's request rules. */
+export interface ConsentDeps {
+  surface: PagesSurface;
+  web: WebDeps;
+  /** Reads authorization request `q` (oauth/consent-check.ts). */
+  check(q: Record<string, string | undefined>): Promise<CheckedConsent>;
+  /** Where a decision goes: the redirect URI with these parameters and kinora's iss. */
+  redirect(redirectUri: string, params: Record<string, string | undefined>): string;
+  /** Whether a client_id is a metadata document's URL (fetching it registers a client). */
+  isMetadataDocumentId(clientId: string): boolean;
+  /** One new client from `address`, in the bucket registration counts; when over: the wait. */
+  takeNewClient(address: string): Promise<{ ok: true } | { ok: false; retryAfterSec: number }>;
 }
 
 /** The signed request lives as long as a person may take to decide. */
@@ -57,12 +59,9 @@ interface SignedRequest extends Record<string, unknown> {
   q: Record<string, string>;
 }
 
-function page(
-  c: Context<AppEnv>,
-  node: JSX.Element,
-  status: 200 | 400 | 401 | 403 | 409 | 429,
-  targets: string[] = [],
-) {
+type PageStatus = 200 | 400 | 401 | 403 | 409 | 429;
+
+function page(c: Context<AppEnv>, node: JSX.Element, status: PageStatus, targets: string[] = []) {
   for (const [k, v] of Object.entries(decisionPageHeaders(targets))) c.header(k, v);
   return c.html(`<!doctype html>${String(node)}`, status);
 }
@@ -84,256 +83,211 @@ const AUTHORIZE_PARAMS = [
   "scope",
 ];
 
+const problem = (c: Context<AppEnv>, title: string, text: string, status: PageStatus = 400) =>
+  page(c, <ProblemPage title={title}>{text}</ProblemPage>, status);
+
+const tooMany = (c: Context<AppEnv>, title: string, retryAfterSec: number) => {
+  c.header("Retry-After", String(retryAfterSec));
+  return problem(c, title, `Wait ${retryAfterSec} seconds, then try again.`, 429);
+};
+
+const authorizeUrl = (q: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(q)}`;
+
+/** The request checked; the page to answer instead when it cannot go on. */
+async function check(deps: ConsentDeps, c: Context<AppEnv>, q: Record<string, string>) {
+  const checked = await deps.check(q);
+  if ("ok" in checked) return checked;
+  if ("untrusted" in checked) {
+    return { answer: problem(c, "This app cannot connect", checked.untrusted) };
+  }
+  // A page, never a redirect (oauth/authorize.ts says why); the person may follow the link.
+  const node = (
+    <ProblemPage title="This app cannot connect" back={checked.problem.back}>
+      {checked.problem.description}
+    </ProblemPage>
+  );
+  return { answer: page(c, node, 400) };
+}
+
+/** The signed-in owner, as the operations see the caller; null when signed out. */
+async function ownerOf(deps: ConsentDeps, c: Context<AppEnv>): Promise<Caller | null> {
+  const session = await readSession(deps.web, c);
+  return session ? callerOf(deps.surface, session) : null;
+}
+
+/** The consent page for `req`, signed in or not; `error` is said above the decision. */
+async function view(
+  deps: ConsentDeps,
+  c: Context<AppEnv>,
+  at: { req: ConsentRequest; q: Record<string, string> },
+  refused?: { error: string; status: PageStatus; form?: FormValues },
+) {
+  const caller = await ownerOf(deps, c);
+  let signedIn: ConsentView["signedIn"] = null;
+  if (caller) {
+    const read = await callOperation(deps.surface, c, { contract: getWallet, input: {}, caller });
+    if (read.ok) {
+      signedIn = {
+        walletId: read.body.wallet.wallet_id,
+        balanceCents: read.body.wallet.balance_cents,
+      };
+    }
+  }
+  const v: ConsentView = {
+    clientName: at.req.clientName,
+    redirectHost: at.req.redirectHost,
+    clientUri: at.req.clientUri,
+    // The nonce makes every rendered form its own: a form allows once (allow()).
+    req: deps.web.signer.sign(
+      PURPOSE,
+      { q: at.q, n: randomBytes(12).toString("base64url") },
+      deps.web.clock().getTime() + REQUEST_TTL_MS,
+    ),
+    csrf: csrfToken(deps.web, c),
+    signedIn,
+    ...(refused ? { error: refused.error } : {}),
+    ...(refused?.form ? { typed: typedIn(refused.form) } : {}),
+  };
+  return page(c, <ConsentPage v={v} />, refused?.status ?? 200, [formTarget(at.req.redirectUri)]);
+}
+
+/** What was typed into the decision form, put back after a refusal. */
+const typedIn = (form: FormValues) => ({
+  limitDollars: one(form, "limit_dollars"),
+  trust: one(form, "spending") === "trust",
+});
+
+/** The form's request, checked: where the decision applies. */
+interface Decision {
+  req: ConsentRequest;
+  q: Record<string, string>;
+  form: FormValues;
+}
+
+async function signIn(deps: ConsentDeps, c: Context<AppEnv>, d: Decision) {
+  const tried = await deps.surface.rates.signIn(clientAddress(c, deps.surface.trustProxy));
+  if (!tried.ok) return tooMany(c, "Too many sign-in attempts", tried.retryAfterSec);
+  const key = one(d.form, "wallet_key").trim();
+  const caller = key.startsWith("pmk_") ? await callerOf(deps.surface, { walletKey: key }) : null;
+  if (!caller) {
+    const error =
+      "That is not a wallet key of this kinora (it starts with pmk_). Check it and try again.";
+    return view(deps, c, d, { error, status: 401 });
+  }
+  await startSession(deps.web, c, { walletId: caller.principal.walletId, walletKey: key });
+  return c.redirect(authorizeUrl(d.q), 303);
+}
+
+/** A new balance by POST /wallet's operation (its per-address bucket), signed in at once. */
+async function createBalance(deps: ConsentDeps, c: Context<AppEnv>, d: Decision) {
+  const created = await callOperation(deps.surface, c, { contract: createWallet, input: {} });
+  if (!created.ok) {
+    if (created.code === "rate_limited") {
+      return tooMany(c, "Too many new balances", Number(created.retryAfter ?? 60));
+    }
+    return problem(c, "No balance created", created.detail, created.status as PageStatus);
+  }
+  const { key, wallet } = created.body;
+  await startSession(deps.web, c, { walletId: wallet.wallet_id, walletKey: key });
+  const node = (
+    <NewWalletPage walletKey={key} walletId={wallet.wallet_id} continueUrl={authorizeUrl(d.q)} />
+  );
+  return page(c, node, 200);
+}
+
+/** Codes that say this form was sent before: it connected an app already (or is doing so). */
+const USED = new Set(["idempotency_key_reused", "idempotency_in_flight"]);
+
+/** Allow: the app's agent key and code by connectApp, once per rendered form. */
+async function allow(deps: ConsentDeps, c: Context<AppEnv>, d: Decision) {
+  const caller = await ownerOf(deps, c);
+  if (!caller) return view(deps, c, d, { error: "Sign in first.", status: 401 });
+  const cents = parseDollars(one(d.form, "limit_dollars"));
+  const { min, max } = AGENT_KEY_LIMIT_CENTS;
+  if (cents === null || cents < min || cents > max) {
+    const error = "Spending limit: give an amount in dollars from 0.01 to 1000.00.";
+    return view(deps, c, d, { error, status: 400, form: d.form });
+  }
+  const answer = await callOperation(deps.surface, c, {
+    contract: connectApp,
+    input: {
+      request: d.q,
+      limit_cents: cents,
+      ask_before_spending: one(d.form, "spending") !== "trust",
+    },
+    caller,
+    // The form's signed request (one per rendered page) is its Idempotency-Key: sent again (a
+    // double click, the back button), it connects no second app.
+    token: createHash("sha256").update(one(d.form, "req")).digest("base64url"),
+    fields: { limit_cents: "Spending limit" },
+  });
+  if ((answer.ok && answer.replayed) || (!answer.ok && USED.has(answer.code))) {
+    const node = (
+      <ProblemPage title="Already connected">
+        This form was already used: <bdi>{d.req.clientName}</bdi> is connected to your balance.
+        Manage it in the console; to connect it again, start from the app.
+      </ProblemPage>
+    );
+    return page(c, node, 409);
+  }
+  if (!answer.ok) {
+    return view(deps, c, d, { error: answer.detail, status: answer.status as 400, form: d.form });
+  }
+  return c.redirect(answer.body.redirect_to, 302);
+}
+
+/** POST /oauth/authorize: the form's request verified, then the decision it carries. */
+async function decide(deps: ConsentDeps, c: Context<AppEnv>) {
+  const form = formValues(await c.req.text());
+  if (!csrfValid(deps.web, c, one(form, "csrf"))) {
+    const why =
+      "This form expired or did not come from this page; go back to the app and connect again.";
+    return problem(c, "Please try again", why, 403);
+  }
+  const now = deps.web.clock().getTime();
+  const signed = deps.web.signer.verify<SignedRequest>(PURPOSE, one(form, "req"), now);
+  if (!signed) {
+    return problem(
+      c,
+      "Please try again",
+      "This request expired; go back to the app and connect again.",
+    );
+  }
+  const checked = await check(deps, c, signed.q);
+  if ("answer" in checked) return checked.answer;
+  const d: Decision = { req: checked.ok, q: signed.q, form };
+  switch (one(form, "action")) {
+    case "signin":
+      return signIn(deps, c, d);
+    case "create":
+      return createBalance(deps, c, d);
+    case "deny":
+      return c.redirect(
+        deps.redirect(d.req.redirectUri, { error: "access_denied", state: d.req.state }),
+        302,
+      );
+    case "allow":
+      return allow(deps, c, d);
+    default:
+      return problem(c, "Please try again", "Choose Allow or Deny.");
+  }
+}
+
 /** The OAuth consent pages of connected apps. */
 export function registerConsentRoutes(app: Router, deps: ConsentDeps) {
-  const signer = deps.signer;
-  const resource = `${deps.publicUrl}/mcp`;
-  const issuer = deps.publicUrl;
-
-  const problem = (
-    c: Context<AppEnv>,
-    title: string,
-    text: string,
-    status: 400 | 403 | 409 | 429 = 400,
-  ) => page(c, <ProblemPage title={title}>{text}</ProblemPage>, status);
-
-  /** Checks the request; an answer (page or redirect) when it cannot go on. */
-  async function check(c: Context<AppEnv>, q: Record<string, string | undefined>) {
-    try {
-      return { ok: await parseAuthorizeRequest(deps, q, resource) } as const;
-    } catch (err) {
-      if (err instanceof UntrustedRequestError) {
-        return { answer: problem(c, "This app cannot connect", err.message) } as const;
-      }
-      if (err instanceof RedirectableError) {
-        // A page, never a redirect (oauth/authorize.ts says why); the person may follow the link.
-        const to = redirectWith(
-          err.redirectUri,
-          { error: err.error, error_description: err.description, state: err.state },
-          issuer,
-        );
-        const back = { href: to, host: redirectHost(err.redirectUri) };
-        const node = (
-          <ProblemPage title="This app cannot connect" back={back}>
-            {err.description}
-          </ProblemPage>
-        );
-        return { answer: page(c, node, 400) } as const;
-      }
-      throw err;
-    }
-  }
-
-  async function view(
-    c: Context<AppEnv>,
-    req: AuthorizeRequest,
-    q: Record<string, string>,
-    error?: string,
-  ) {
-    const session = await readSession(deps, c);
-    let signedIn: ConsentView["signedIn"] = null;
-    if (session) {
-      const wallet = await walletView(deps, { kind: "wallet", walletId: session.walletId });
-      signedIn = { walletId: session.walletId, balanceCents: wallet.balance_cents };
-    }
-    const v: ConsentView = {
-      clientName: req.client.clientName,
-      redirectHost: redirectHost(req.redirectUri),
-      clientUri: req.client.clientUri,
-      // The nonce makes every rendered form its own: a form is single-use (allow()).
-      req: signer.sign(
-        PURPOSE,
-        { q, n: randomBytes(12).toString("base64url") },
-        deps.clock().getTime() + REQUEST_TTL_MS,
-      ),
-      csrf: csrfToken(deps, c),
-      signedIn,
-      ...(error ? { error } : {}),
-    };
-    return page(c, <ConsentPage v={v} />, error ? 401 : 200, [formTarget(req.redirectUri)]);
-  }
-
-  const authorizeUrl = (q: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(q)}`;
-
   app.get("/oauth/authorize", async (c) => {
     const q: Record<string, string> = {};
     for (const name of AUTHORIZE_PARAMS) {
       const value = c.req.query(name);
       if (value !== undefined) q[name] = value;
     }
-    if (q.client_id && isMetadataDocumentId(q.client_id)) {
-      const refused = await overLimit(
-        c,
-        (a) => `${NEW_CLIENT_BUCKET}:${a}`,
-        deps.registerLimit,
-        "Too many apps",
-      );
-      if (refused) return refused;
+    if (q.client_id && deps.isMetadataDocumentId(q.client_id)) {
+      const tried = await deps.takeNewClient(clientAddress(c, deps.surface.trustProxy));
+      if (!tried.ok) return tooMany(c, "Too many apps", tried.retryAfterSec);
     }
-    const checked = await check(c, q);
+    const checked = await check(deps, c, q);
     if ("answer" in checked) return checked.answer;
-    return view(c, checked.ok, q);
+    return view(deps, c, { req: checked.ok, q });
   });
-
-  app.post("/oauth/authorize", async (c) => {
-    const form = Object.fromEntries(new URLSearchParams(await c.req.text()));
-    if (!csrfValid(deps, c, form.csrf)) {
-      return problem(
-        c,
-        "Please try again",
-        "This form expired or did not come from this page; go back to the app and connect again.",
-        403,
-      );
-    }
-    const signed = signer.verify<SignedRequest>(PURPOSE, form.req ?? "", deps.clock().getTime());
-    if (!signed)
-      return problem(
-        c,
-        "Please try again",
-        "This request expired; go back to the app and connect again.",
-      );
-    const checked = await check(c, signed.q);
-    if ("answer" in checked) return checked.answer;
-    const req = checked.ok;
-    switch (form.action) {
-      case "signin":
-        return signIn(c, req, signed.q, form.wallet_key ?? "");
-      case "create": {
-        const refused = await overLimit(
-          c,
-          (a) => `create:${a}`,
-          deps.createLimit,
-          "Too many new balances",
-        );
-        if (refused) return refused;
-        const created = await createWallet(deps, {});
-        await startSession(deps, c, created.wallet.wallet_id);
-        const node = (
-          <NewWalletPage
-            walletKey={created.key}
-            walletId={created.wallet.wallet_id}
-            continueUrl={authorizeUrl(signed.q)}
-          />
-        );
-        return page(c, node, 200);
-      }
-      case "deny":
-        return c.redirect(
-          redirectWith(req.redirectUri, { error: "access_denied", state: req.state }, issuer),
-          302,
-        );
-      case "allow":
-        return allow(c, req, signed.q, form);
-      default:
-        return problem(c, "Please try again", "Choose Allow or Deny.");
-    }
-  });
-
-  /** The caller's address counted in its bucket; the 429 page when over the limit. */
-  async function overLimit(
-    c: Context<AppEnv>,
-    bucket: (address: string) => string,
-    limit: Limit,
-    title: string,
-  ) {
-    if (!deps.limitsEnabled) return undefined;
-    const d = await deps.rateLimiter.take(bucket(clientAddress(c, deps.trustProxy)), limit);
-    if (d.ok) return undefined;
-    c.header("Retry-After", String(d.resetSec));
-    return problem(c, title, `Wait ${d.resetSec} seconds, then try again.`, 429);
-  }
-
-  async function signIn(
-    c: Context<AppEnv>,
-    req: AuthorizeRequest,
-    q: Record<string, string>,
-    key: string,
-  ) {
-    const refused = await overLimit(c, signInBucket, deps.signInLimit, "Too many sign-in attempts");
-    if (refused) return refused;
-    try {
-      if (!key.startsWith("pmk_")) throw unauthorized("not a wallet key");
-      const principal = await authenticate(deps, key.trim());
-      await startSession(deps, c, principal.walletId);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return view(
-        c,
-        req,
-        q,
-        "That is not a wallet key of this kinora (it starts with pmk_). Check it and try again.",
-      );
-    }
-    return c.redirect(authorizeUrl(q), 303);
-  }
-
-  async function allow(
-    c: Context<AppEnv>,
-    req: AuthorizeRequest,
-    q: Record<string, string>,
-    form: Record<string, string>,
-  ) {
-    const session = await readSession(deps, c);
-    if (!session) return view(c, req, q, "Sign in first.");
-    const cents = parseDollars(form.limit_dollars ?? "");
-    if (cents === null)
-      return view(c, req, q, "Spending limit: give an amount in dollars from 0.01 to 1000.00.");
-    // A form allows once: its signed request is claimed as an idempotency key of this session,
-    // so submitting it again (a double click, the back button) connects no second app.
-    const once = {
-      credential: `consent-form:${session.idHash}`,
-      key: createHash("sha256")
-        .update(form.req ?? "")
-        .digest("hex"),
-      fingerprint: "allow",
-    };
-    const used = await claimIdempotency(deps, once).then(
-      (claim) => claim.kind === "replay",
-      (err: unknown) => {
-        if (err instanceof ApiError) return true;
-        throw err;
-      },
-    );
-    if (used) {
-      const node = (
-        <ProblemPage title="Already connected">
-          This form was already used: <bdi>{req.client.clientName}</bdi> is connected to your
-          balance. Manage it in the console; to connect it again, start from the app.
-        </ProblemPage>
-      );
-      return page(c, node, 409);
-    }
-    const key = await createConnectedApp(deps, session.walletId, {
-      clientId: req.client.id,
-      clientName: req.client.clientName,
-      redirectHost: redirectHost(req.redirectUri),
-      limitCents: cents,
-      askBeforeSpending: form.spending !== "trust",
-      maxActive: deps.maxActiveKeys,
-    }).catch((err: unknown) => {
-      if (err instanceof ApiError) return err;
-      throw err;
-    });
-    if (key instanceof ApiError) {
-      await releaseIdempotency(deps, once);
-      return view(c, req, q, key.detail);
-    }
-    await storeIdempotentResponse(deps, once, { status: 302, body: "{}", headers: {} });
-    const code = await createCode(deps, {
-      clientId: req.client.id,
-      agentKeyId: key.id,
-      redirectUri: req.redirectUri,
-      codeChallenge: req.codeChallenge,
-      resource: req.resource,
-    });
-    return c.redirect(redirectWith(req.redirectUri, { code, state: req.state }, issuer), 302);
-  }
-}
-
-/** "5", "5.5", "$5.00" → cents, within an agent key's limit range; null otherwise. */
-export function parseDollars(text: string): number | null {
-  const m = /^\s*\$?\s*(\d{1,4})(?:\.(\d{1,2}))?\s*$/.exec(text);
-  if (!m) return null;
-  const cents = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
-  return cents >= 1 && cents <= 100_000 ? cents : null;
+  app.post("/oauth/authorize", (c) => decide(deps, c));
 }

@@ -1,69 +1,55 @@
 /**
- * A done restore's pictures, to the signed-in owner of the job only: the small before/after
- * still of the job list, and the full-size comparison — one frame of the video before and after,
- * each at the result's own size and shown 1:1, side by side and one over the other (a divider
- * moved without a script: a CSS resize handle). Pictures are read from storage here, never
- * handed out as storage links, which anyone holding one could open.
+ * A done job's pictures, to the signed-in owner of the job only, through its kind's pictures
+ * operation (GET /cloud/jobs/{id}/pictures for a restore) run as the owner's wallet key: the
+ * small before/after still of the job list, and the full-size comparison — one frame of the
+ * video before and after, each at the result's own size and shown 1:1, side by side and one
+ * over the other (a divider moved without a script: a CSS resize handle). The pictures' console
+ * links answer with a redirect to the operation's expiring storage links, so the page itself
+ * never holds one and only a signed-in owner's browser is led to them.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Context } from "hono";
-import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppEnv } from "../http/env.js";
 import type { Router } from "../http/router.js";
-import { restoreFrameKey, restoreStillKey } from "../kinds/restore/services/definition.js";
-import type { Platform } from "../services/platform.js";
-import { jpegSize } from "./jpeg-size.js";
+import { kindOfId } from "../operations/kinds.js";
+import { type ConsoleKit, page, signedIn } from "./console-kit.js";
 import { Page } from "./layout.js";
+import { type Caller, callOperation } from "./operation-client.js";
 import { Owned, ownedText } from "./owned-text.js";
-import { readSession } from "./session.js";
-
-/** What the picture routes borrow from the console: the platform and its page headers. */
-export interface CompareDeps {
-  platform: Platform;
-  page(c: Context<AppEnv>, node: JSX.Element, status?: 200 | 404): Response;
-}
 
 const FRAMES = ["before", "after"] as const;
 type Which = (typeof FRAMES)[number];
 
-/** The signed-in owner's done restore `id` (its file name), or null. */
-async function ownDoneRestore(web: Platform, c: Context<AppEnv>) {
-  const session = await readSession(web, c);
-  if (!session) return { session: null, job: null };
-  const id = c.req.param("id") ?? "";
-  const job = /^rj_[A-Za-z0-9_-]{1,100}$/.test(id)
-    ? await web.db
-        .selectFrom("restore_jobs")
-        .select(["id", "filename"])
-        .where("id", "=", id)
-        .where("wallet_id", "=", session.walletId)
-        .where("status", "=", "done")
-        .executeTakeFirst()
-    : undefined;
-  return { session, job: job ?? null };
+/** A link that expires, as the pictures operation gives it. */
+interface Link {
+  url: string;
 }
 
-/** The bytes stored at `key`, or null when nothing is. */
-async function readStored(web: Platform, key: string): Promise<Buffer | null> {
-  if (!(await web.storage.head(key))) return null;
-  const dir = await mkdtemp(path.join(tmpdir(), "kinora-picture-"));
-  try {
-    const file = path.join(dir, "picture.jpg");
-    await web.storage.downloadToFile(key, file);
-    return await readFile(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+/** What a kind's pictures operation answers. */
+interface Pictures {
+  still: Link | null;
+  frames: { before: Link; after: Link; width: number; height: number } | null;
 }
 
-const jpeg = (c: Context<AppEnv>, body: Buffer) =>
-  c.body(new Uint8Array(body), 200, {
-    "content-type": "image/jpeg",
-    "cache-control": "private, max-age=300",
-    "x-content-type-options": "nosniff",
+/** The pictures of job `id` (the caller's, done), or null: not the caller's, not done, none. */
+async function picturesOf(kit: ConsoleKit, c: Context<AppEnv>, caller: Caller, id: string) {
+  const kind = kindOfId(kit.surface.kinds, id);
+  const contract = kind ? kit.surface.pictures(kind) : undefined;
+  if (!kind || !contract) return null;
+  const answer = await callOperation(kit.surface, c, {
+    contract,
+    input: { job_id: id },
+    caller,
   });
+  return answer.ok ? { kind, pictures: answer.body as Pictures } : null;
+}
+
+/** Sends the browser on to a picture's expiring link (or says there is none). */
+function toPicture(c: Context<AppEnv>, link: Link | null | undefined, what: string) {
+  if (!link) return c.text(`No such ${what}.`, 404);
+  c.header("cache-control", "no-store");
+  c.header("referrer-policy", "no-referrer");
+  return c.redirect(link.url, 303);
+}
 
 /** The comparison page: both frames at their size, side by side and one over the other. */
 export function ComparePage(props: {
@@ -121,46 +107,60 @@ export function ComparePage(props: {
   );
 }
 
-/** The still (job list), the full-size frames, and the page that compares them. */
-export function registerCompareRoutes(app: Router, deps: CompareDeps) {
-  const web = deps.platform;
+/** The page when a job has no full-size comparison (not done, not yours, gone, never made). */
+const NoComparison = () => (
+  <Page title="Before and after">
+    <h1>No full-size comparison</h1>
+    <p>
+      This job has no full-size frames: it is not done, not yours, its files were deleted after
+      their retention, or the worker that ran it made none.
+    </p>
+    <p>
+      <a href="/console#jobs">Back to the console</a>
+    </p>
+  </Page>
+);
 
+/** The comparison of job `id`'s frames, or the page saying there is none. */
+async function comparison(kit: ConsoleKit, c: Context<AppEnv>, caller: Caller, id: string) {
+  const found = await picturesOf(kit, c, caller, id);
+  const frames = found?.pictures.frames;
+  if (!found || !frames) return page(kit, c, <NoComparison />, 404);
+  const read = await callOperation(kit.surface, c, {
+    contract: found.kind.get.contract,
+    input: { job_id: id },
+    caller,
+  });
+  const job = read.ok ? (read.body as { job?: { filename?: string } }).job : undefined;
+  const origins = [...new Set([frames.before.url, frames.after.url].map((u) => new URL(u).origin))];
+  const node = <ComparePage id={id} filename={job?.filename ?? id} size={frames} />;
+  return page(kit, c, node, 200, origins);
+}
+
+/** The still (job list), the full-size frames, and the page that compares them. */
+export function registerCompareRoutes(app: Router, kit: ConsoleKit) {
   app.get("/console/jobs/:id/still", async (c) => {
-    const { session, job } = await ownDoneRestore(web, c);
-    if (!session) return c.text("Sign in to the console first.", 401);
-    const body = job ? await readStored(web, restoreStillKey(job.id)) : null;
-    return body ? jpeg(c, body) : c.text("No such still.", 404);
+    const s = await signedIn(kit, c);
+    if ("answer" in s) return s.answer;
+    if (!s.caller) return c.text("Sign in to the console first.", 401);
+    const found = await picturesOf(kit, c, s.caller, c.req.param("id"));
+    return toPicture(c, found?.pictures.still, "still");
   });
 
   app.get("/console/jobs/:id/frame/:which", async (c) => {
-    const { session, job } = await ownDoneRestore(web, c);
-    if (!session) return c.text("Sign in to the console first.", 401);
+    const s = await signedIn(kit, c);
+    if ("answer" in s) return s.answer;
+    if (!s.caller) return c.text("Sign in to the console first.", 401);
     const which = c.req.param("which") as Which;
-    if (!job || !FRAMES.includes(which)) return c.text("No such frame.", 404);
-    const body = await readStored(web, restoreFrameKey(job.id, which));
-    return body ? jpeg(c, body) : c.text("No such frame.", 404);
+    if (!FRAMES.includes(which)) return c.text("No such frame.", 404);
+    const found = await picturesOf(kit, c, s.caller, c.req.param("id"));
+    return toPicture(c, found?.pictures.frames?.[which], "frame");
   });
 
   app.get("/console/jobs/:id/compare", async (c) => {
-    const { session, job } = await ownDoneRestore(web, c);
-    if (!session) return c.redirect("/console", 303);
-    const after = job ? await readStored(web, restoreFrameKey(job.id, "after")) : null;
-    const size = after ? jpegSize(after) : null;
-    if (!job || !size || !(await web.storage.head(restoreFrameKey(job.id, "before")))) {
-      const missing = (
-        <Page title="Before and after">
-          <h1>No full-size comparison</h1>
-          <p>
-            This restore has no full-size frames: it is not done, not yours, its files were deleted
-            after their retention, or the worker that ran it made none.
-          </p>
-          <p>
-            <a href="/console#jobs">Back to the console</a>
-          </p>
-        </Page>
-      );
-      return deps.page(c, missing, 404);
-    }
-    return deps.page(c, <ComparePage id={job.id} filename={job.filename} size={size} />);
+    const s = await signedIn(kit, c);
+    if ("answer" in s) return s.answer;
+    if (!s.caller) return c.redirect("/console", 303);
+    return comparison(kit, c, s.caller, c.req.param("id"));
   });
 }

@@ -1,11 +1,52 @@
 /**
- * The console's jobs section: restores and clips with their status in words (queue place,
- * progress and the server's estimate), how long their files are kept, and their results.
+ * The console's jobs section: one table per job kind the server serves (its list operation's
+ * jobs, newest first), each job with its status in words (queue place, progress and the
+ * server's estimate), how long its files are kept, its result, a Cancel while its file has not
+ * arrived, and — where the kind makes them — its before/after pictures. No kind is named here:
+ * columns come from the fields the kinds' views share (a video's file name, a clip's prompt).
  */
-import type { ClipView } from "../kinds/clips/api/schemas.js";
-import type { RestoreJobView } from "../kinds/restore/api/schemas.js";
+import type { z } from "@hono/zod-openapi";
+import type { QueueEstimate } from "../api/schemas.js";
 import { dollars, etaWords, when } from "./console-format.js";
+import { type FormError, FormErrorText, Hidden } from "./form-error.js";
 import { Owned, ownedText } from "./owned-text.js";
+
+type Queue = z.input<typeof QueueEstimate>;
+
+/** What the console reads of a job's view (every kind's view has the common fields). */
+export interface JobRow {
+  id: string;
+  status: string;
+  progress: number | null;
+  queue: Queue | null;
+  amount_cents: number;
+  display_price?: string;
+  created_at: string;
+  expires_at: string | null;
+  download_url?: string | null;
+  error: string | null;
+  /** A file the job was made from (a restore's video). */
+  filename?: string;
+  /** What the job was asked for in words (a clip's prompt). */
+  prompt?: string;
+  /** Its variant, as displays name it (a restore's quality label; a clip's size). */
+  quality_label?: string;
+  size?: unknown;
+}
+
+/** One kind's jobs as listed. */
+export interface JobList {
+  kind: { name: string; plural: string };
+  jobs: JobRow[];
+}
+
+/** A done job's pictures, where its kind makes them. */
+export interface JobPictures {
+  /** The small before/after still of the job list. */
+  still: boolean;
+  /** Full-size frames: the still links to their comparison. */
+  full: boolean;
+}
 
 const ordinal = (n: number) => {
   const s = n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th");
@@ -13,19 +54,15 @@ const ordinal = (n: number) => {
 };
 
 /** Where a job stands, as the `kinora` client words it: "next in the queue", "3rd in the queue". */
-const place = (queue: NonNullable<RestoreJobView["queue"]>) => {
+const place = (queue: NonNullable<Queue>) => {
   if (queue.state === "running") return "a worker is running it";
   return queue.position <= 1 ? "next in the queue" : `${ordinal(queue.position)} in the queue`;
 };
 
-/** Status with progress and the server's queue estimate, for a job of either kind. */
-function JobStatus(props: {
-  status: string;
-  progress: number | null;
-  queue: RestoreJobView["queue"] | ClipView["queue"];
-}) {
-  const { status, progress, queue } = props;
-  // A restore waiting for a worker is `processing` by the spec: it says queued, with its place.
+/** Status with progress and the server's queue estimate. */
+function JobStatus(props: { job: JobRow }) {
+  const { status, progress, queue } = props.job;
+  // A job waiting for a worker may keep a running status by its kind's rules: it says queued.
   const queued = queue?.state === "queued";
   const shown = queued ? "queued" : status;
   const running = !queued && (status === "processing" || status === "queued");
@@ -52,8 +89,8 @@ function JobStatus(props: {
 }
 
 /** When a job's files go (or its upload is due), worded by status. */
-function Expiry(props: { status: string; expiresAt: string | null }) {
-  const { status, expiresAt } = props;
+function Expiry(props: { job: JobRow }) {
+  const { status, expires_at: expiresAt } = props.job;
   let text = "—";
   if (expiresAt && status === "done") text = `deleted ${when(expiresAt)}`;
   else if (expiresAt && (status === "awaiting_upload" || status === "pending_payment")) {
@@ -66,48 +103,173 @@ function Expiry(props: { status: string; expiresAt: string | null }) {
   );
 }
 
+/** What a job is, in words for a screen reader's link names. */
+const subjectOf = (j: JobRow) => (j.filename !== undefined ? ownedText(j.filename) : `job ${j.id}`);
+
 /** The small still; with full-size frames, a link to their comparison. */
-function Still(props: { id: string; filename: string; full: boolean }) {
+function Still(props: { job: JobRow; pictures: JobPictures }) {
+  const { job, pictures } = props;
   const img = (
     <img
-      src={`/console/jobs/${props.id}/still`}
+      src={`/console/jobs/${job.id}/still`}
       width={480}
-      alt={`The same frame of ${ownedText(props.filename)} before (left) and after (right) the restore`}
+      alt={`The same frame of ${subjectOf(job)} before (left) and after (right)`}
     />
   );
-  return props.full ? (
-    <a href={`/console/jobs/${props.id}/compare`} tabindex={-1}>
-      {img}
-    </a>
-  ) : (
-    img
+  return (
+    <figure class="still">
+      {pictures.full ? (
+        <a href={`/console/jobs/${job.id}/compare`} tabindex={-1}>
+          {img}
+        </a>
+      ) : (
+        img
+      )}
+      <figcaption class="muted">
+        before · after
+        {pictures.full ? (
+          <>
+            {" · "}
+            <a href={`/console/jobs/${job.id}/compare`} class="compare">
+              compare at full size<span class="sr"> ({subjectOf(job)})</span>
+            </a>
+          </>
+        ) : null}
+      </figcaption>
+    </figure>
   );
 }
 
-function Result(props: { url: string | null | undefined; error: string | null; what: string }) {
+/** The job's subject: the file it was made from, what it was asked for, or its id. */
+function Subject(props: { job: JobRow; pictures: JobPictures | undefined }) {
+  const { job, pictures } = props;
+  if (job.filename !== undefined) {
+    return (
+      <td data-label="Video" class="video">
+        <Owned text={job.filename} />
+        {pictures?.still ? <Still job={job} pictures={pictures} /> : null}
+      </td>
+    );
+  }
+  if (job.prompt !== undefined) {
+    return (
+      <td data-label="Prompt">
+        <Owned text={job.prompt.slice(0, 60)} />
+      </td>
+    );
+  }
+  return <td data-label="Job">{job.id}</td>;
+}
+
+/** A job's variant cell: its quality label, or its size; nothing for a kind with neither. */
+function Variant(props: { job: JobRow }) {
+  const { job } = props;
+  if (job.quality_label !== undefined) return <td data-label="Quality">{job.quality_label}</td>;
+  if (typeof job.size === "string") return <td data-label="Size">{job.size}</td>;
+  return <td data-label="Variant">—</td>;
+}
+
+function Result(props: { job: JobRow }) {
+  const { job } = props;
   return (
     <td data-label="Result">
-      {props.url ? (
-        <a href={props.url}>
-          Download<span class="sr"> {props.what}</span>
+      {job.download_url ? (
+        <a href={job.download_url}>
+          Download
+          <span class="sr"> {job.filename !== undefined ? subjectOf(job) : `${job.id}`}</span>
         </a>
       ) : (
-        (props.error ?? "")
+        (job.error ?? "")
       )}
     </td>
   );
 }
 
+/** Cancel while the job's file has not arrived (refunded at once); a refusal beside it. */
+function Cancel(props: { job: JobRow; csrf: string; error: FormError | undefined }) {
+  const { job } = props;
+  const form = `job:${job.id}`;
+  return (
+    <td class="actions" data-label="Cancel">
+      <FormErrorText error={props.error} form={form} id={`job-error-${job.id}`} />
+      {job.status === "awaiting_upload" ? (
+        <form method="post" action={`/console/jobs/${job.id}/cancel#job-${job.id}`}>
+          <Hidden csrf={props.csrf} />
+          <button type="submit">
+            Cancel<span class="sr"> {subjectOf(job)}</span>
+          </button>
+        </form>
+      ) : null}
+    </td>
+  );
+}
+
+function Header(props: { jobs: JobRow[] }) {
+  const first = props.jobs[0];
+  const subject =
+    first?.filename !== undefined ? "Video" : first?.prompt !== undefined ? "Prompt" : "Job";
+  const variant =
+    first?.quality_label !== undefined ? "Quality" : typeof first?.size === "string" ? "Size" : "";
+  return (
+    <thead>
+      <tr>
+        {[subject, variant || "Variant", "Status", "Price", "Created", "Files", "Result"].map(
+          (h) => (
+            <th scope="col">{h}</th>
+          ),
+        )}
+        <th scope="col">Cancel</th>
+      </tr>
+    </thead>
+  );
+}
+
+function KindJobs(props: {
+  list: JobList;
+  pictures: ReadonlyMap<string, JobPictures>;
+  csrf: string;
+  error: FormError | undefined;
+}) {
+  const { kind, jobs } = props.list;
+  const heading = kind.plural.charAt(0).toUpperCase() + kind.plural.slice(1);
+  return (
+    <>
+      <h2>{heading}</h2>
+      {jobs.length === 0 ? (
+        <p class="muted">No {kind.plural} yet.</p>
+      ) : (
+        <table class={`jobs ${kind.plural}`}>
+          <Header jobs={jobs} />
+          <tbody>
+            {jobs.map((j) => (
+              <tr data-job={j.id} id={`job-${j.id}`}>
+                <Subject job={j} pictures={props.pictures.get(j.id)} />
+                <Variant job={j} />
+                <JobStatus job={j} />
+                <td data-label="Price">{j.display_price ?? dollars(j.amount_cents)}</td>
+                <td data-label="Created">{when(j.created_at)}</td>
+                <Expiry job={j} />
+                <Result job={j} />
+                <Cancel job={j} csrf={props.csrf} error={props.error} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** The jobs section: every kind's jobs. */
 export function Jobs(props: {
-  restores: RestoreJobView[];
-  clips: ClipView[];
-  stills: Set<string>;
-  /** Done restores with full-size frames: their still links to the comparison. */
-  frames: Set<string>;
+  lists: JobList[];
+  pictures: ReadonlyMap<string, JobPictures>;
+  csrf: string;
+  formError: FormError | undefined;
 }) {
   return (
     <section id="jobs">
-      <h2>Restore jobs</h2>
+      <FormErrorText error={props.formError} form="jobs" id="jobs-error" />
       <p class="muted">
         Progress and queue estimates are as of this page's loading:{" "}
         <a href="/console#jobs" id="refresh-jobs">
@@ -115,88 +277,9 @@ export function Jobs(props: {
         </a>
         .
       </p>
-      {props.restores.length === 0 ? (
-        <p class="muted">No restores yet.</p>
-      ) : (
-        <table class="jobs restores">
-          <thead>
-            <tr>
-              <th scope="col">Video</th>
-              <th scope="col">Quality</th>
-              <th scope="col">Status</th>
-              <th scope="col">Price</th>
-              <th scope="col">Created</th>
-              <th scope="col">Files</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.restores.map((j) => (
-              <tr data-job={j.id}>
-                <td data-label="Video" class="video">
-                  <Owned text={j.filename} />
-                  {props.stills.has(j.id) ? (
-                    <figure class="still">
-                      <Still id={j.id} filename={j.filename} full={props.frames.has(j.id)} />
-                      <figcaption class="muted">
-                        before · after
-                        {props.frames.has(j.id) ? (
-                          <>
-                            {" · "}
-                            <a href={`/console/jobs/${j.id}/compare`} class="compare">
-                              compare at full size
-                              <span class="sr"> ({ownedText(j.filename)})</span>
-                            </a>
-                          </>
-                        ) : null}
-                      </figcaption>
-                    </figure>
-                  ) : null}
-                </td>
-                <td data-label="Quality">{j.quality_label}</td>
-                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
-                <td data-label="Price">{j.display_price}</td>
-                <td data-label="Created">{when(j.created_at)}</td>
-                <Expiry status={j.status} expiresAt={j.expires_at} />
-                <Result url={j.download_url} error={j.error} what={ownedText(j.filename)} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <h2>Clips</h2>
-      {props.clips.length === 0 ? (
-        <p class="muted">No clips yet.</p>
-      ) : (
-        <table class="jobs clips">
-          <thead>
-            <tr>
-              <th scope="col">Prompt</th>
-              <th scope="col">Size</th>
-              <th scope="col">Status</th>
-              <th scope="col">Price</th>
-              <th scope="col">Created</th>
-              <th scope="col">Files</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.clips.map((j) => (
-              <tr data-job={j.id}>
-                <td data-label="Prompt">
-                  <Owned text={j.prompt.slice(0, 60)} />
-                </td>
-                <td data-label="Size">{j.size}</td>
-                <JobStatus status={j.status} progress={j.progress} queue={j.queue} />
-                <td data-label="Price">{dollars(j.amount_cents)}</td>
-                <td data-label="Created">{when(j.created_at)}</td>
-                <Expiry status={j.status} expiresAt={j.expires_at} />
-                <Result url={j.download_url} error={j.error} what={`clip ${j.id}`} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {props.lists.map((list) => (
+        <KindJobs list={list} pictures={props.pictures} csrf={props.csrf} error={props.formError} />
+      ))}
     </section>
   );
 }

@@ -1,7 +1,8 @@
 /**
- * The console's keys section: agent keys and connected apps with their limit (changed in place),
- * what each spent and has left, whether it asks first, and Revoke (which asks on a page of its
- * own); then the form that creates one, with its secret — shown once — or a refusal beside it.
+ * The console's keys section: agent keys and connected apps with their limit (changed in place,
+ * a refusal beside the change), what each spent and has left, whether it asks first, and Revoke
+ * (which asks on a page of its own); then the form that creates one, with its secret — shown
+ * once — or a refusal beside it.
  */
 import type { AgentKeyView } from "../api/schemas.js";
 import { LABEL_MAX_LENGTH } from "../domain/limits.js";
@@ -16,7 +17,53 @@ const plainDollars = (cents: number) => (cents / 100).toFixed(2);
 export const keyName = (k: Pick<AgentKeyView, "label" | "id">) =>
   inertName(k.label, LABEL_MAX_LENGTH) || k.id;
 
-function KeyRow(props: { k: AgentKeyView; csrf: string }) {
+/** A key's limit, and the form that changes it: open, with the refusal beside it, when refused. */
+function LimitCell(props: { k: AgentKeyView; csrf: string; error: FormError | undefined }) {
+  const { k, csrf } = props;
+  const name = keyName(k);
+  const form = `limit:${k.id}`;
+  const refused = props.error?.form === form;
+  return (
+    <td data-label="Limit" class="limit" id={`key-${k.id}`}>
+      {dollars(k.limit_cents)}
+      {k.revoked ? null : (
+        <details open={refused}>
+          <summary>
+            Change<span class="sr"> the limit of {name}</span>
+          </summary>
+          <form method="post" action={`/console/keys/${k.id}/limit#key-${k.id}`} class="limit-form">
+            <Hidden csrf={csrf} />
+            {refused ? (
+              <p class="error" role="alert" id={`limit-error-${k.id}`}>
+                Limit of <bdi>{name}</bdi> not changed: {props.error?.message}
+              </p>
+            ) : null}
+            <label for={`limit-${k.id}`}>
+              New limit<span class="sr"> of {name}</span>
+            </label>
+            ${" "}
+            <input
+              id={`limit-${k.id}`}
+              name="limit_dollars"
+              inputmode="decimal"
+              class="short"
+              value={typed(props.error, form, "limit_dollars") ?? plainDollars(k.limit_cents)}
+              required
+              aria-invalid={refused ? "true" : undefined}
+              aria-describedby={refused ? `limit-error-${k.id}` : undefined}
+            />{" "}
+            <button type="submit">
+              Save<span class="sr"> the limit of {name}</span>
+            </button>
+            <div class="muted">At least what it spent ({dollars(k.spent_cents)}).</div>
+          </form>
+        </details>
+      )}
+    </td>
+  );
+}
+
+function KeyRow(props: { k: AgentKeyView; csrf: string; error: FormError | undefined }) {
   const { k, csrf } = props;
   const name = keyName(k);
   return (
@@ -30,35 +77,7 @@ function KeyRow(props: { k: AgentKeyView; csrf: string }) {
         ) : null}
       </td>
       <td data-label="Kind">{k.kind === "connected_app" ? "connected app" : "agent key"}</td>
-      <td data-label="Limit" class="limit">
-        {dollars(k.limit_cents)}
-        {k.revoked ? null : (
-          <details>
-            <summary>
-              Change<span class="sr"> the limit of {name}</span>
-            </summary>
-            <form method="post" action={`/console/keys/${k.id}/limit`} class="limit-form">
-              <Hidden csrf={csrf} />
-              <label for={`limit-${k.id}`}>
-                New limit<span class="sr"> of {name}</span>
-              </label>
-              ${" "}
-              <input
-                id={`limit-${k.id}`}
-                name="limit_dollars"
-                inputmode="decimal"
-                class="short"
-                value={plainDollars(k.limit_cents)}
-                required
-              />{" "}
-              <button type="submit">
-                Save<span class="sr"> the limit of {name}</span>
-              </button>
-              <div class="muted">At least what it spent ({dollars(k.spent_cents)}).</div>
-            </form>
-          </details>
-        )}
-      </td>
+      <LimitCell k={k} csrf={csrf} error={props.error} />
       <td data-label="Spent">{dollars(k.spent_cents)}</td>
       <td data-label="Left" class="left">
         {k.revoked ? (
@@ -155,6 +174,7 @@ export function Keys(props: {
   return (
     <section id="keys">
       <h2>Agent keys and connected apps</h2>
+      <FormErrorText error={props.formError} form="keys" id="keys-error" />
       {props.keys.length === 0 ? (
         <p class="muted">No agent keys or connected apps yet.</p>
       ) : (
@@ -172,7 +192,7 @@ export function Keys(props: {
           </thead>
           <tbody>
             {props.keys.map((k) => (
-              <KeyRow k={k} csrf={props.csrf} />
+              <KeyRow k={k} csrf={props.csrf} error={props.formError} />
             ))}
           </tbody>
         </table>

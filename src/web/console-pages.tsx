@@ -1,26 +1,26 @@
 /**
  * The owner's console, server-rendered, no JavaScript: balance and a card top-up, a spending
  * chart (console-spending.tsx), agent keys and connected apps (create with a limit — the secret
- * shown once —, see spent/remaining, change the limit, revoke after a confirmation), restore
- * jobs and clips with status, progress, queue estimate, expiry, a before/after still and
- * download links, webhook endpoints with their deliveries (console-webhooks.tsx), and the
- * ledger. Money is shown in dollars; a restore's quality by its label, everywhere.
+ * shown once —, see spent/remaining, change the limit, revoke after a confirmation), every job
+ * kind's jobs with status, progress, queue estimate, expiry, pictures, download links and a
+ * Cancel (console-jobs.tsx), webhook endpoints with their deliveries (console-webhooks.tsx), and
+ * the ledger. Everything shown is an operation's output (console-dashboard.ts reads them); a
+ * refused action is said beside its form. Money is shown in dollars; a restore's quality by its
+ * label, everywhere.
  * Tables fold into labelled rows on narrow screens (layout.tsx): every cell carries its label.
  */
 
+import type { getSpending, listLedger } from "../api/contracts/ledger.js";
+import type { OutputOf } from "../api/operation.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
-import type { ClipView } from "../kinds/clips/api/schemas.js";
-import type { RestoreJobView } from "../kinds/restore/api/schemas.js";
 import { PRICE_TABLE, RESTORE_QUALITIES } from "../kinds/restore/rules/pricing.js";
-import type { LedgerPage } from "../services/ledger-view.js";
-import type { SpendingView } from "../services/spending-view.js";
 import { dollars, when } from "./console-format.js";
-import { Jobs } from "./console-jobs.js";
+import { type JobList, type JobPictures, Jobs } from "./console-jobs.js";
 import { Keys, keyName } from "./console-keys.js";
 import { SpendingChart } from "./console-spending.js";
 import { Webhooks } from "./console-webhooks.js";
-import { type FormError, Hidden } from "./form-error.js";
+import { type FormError, FormErrorText, Hidden, typed } from "./form-error.js";
 import { Page } from "./layout.js";
 import { ownedText } from "./owned-text.js";
 
@@ -110,6 +110,9 @@ export function RevokeConfirmPage(props: { k: AgentKeyView; csrf: string }) {
   );
 }
 
+/** What GET /wallet/ledger answers. */
+type LedgerPage = OutputOf<typeof listLedger>;
+
 function Ledger(props: { ledger: LedgerPage }) {
   return (
     <section id="ledger">
@@ -148,33 +151,57 @@ function Ledger(props: { ledger: LedgerPage }) {
   );
 }
 
-/** What the console's dashboard shows. */
 /** The statuses console pages answer with. */
-export type Status = 200 | 400 | 401 | 403 | 404 | 429;
+export type Status = 200 | 400 | 401 | 402 | 403 | 404 | 409 | 422 | 429 | 502 | 503;
 
+/** What the console's dashboard shows: the operations' outputs, and what an action said. */
 export interface DashboardView {
   wallet: WalletView;
   keys: AgentKeyView[];
-  restores: RestoreJobView[];
-  clips: ClipView[];
-  /** Restore jobs whose before/after still is stored. */
-  stills: Set<string>;
-  /** Restore jobs whose full-size before and after frames are stored. */
-  frames: Set<string>;
-  spending: SpendingView;
+  /** Each job kind's jobs, newest first. */
+  jobs: JobList[];
+  /** Done jobs' pictures, where their kind makes them. */
+  pictures: ReadonlyMap<string, JobPictures>;
+  /** Where those pictures are stored (their console links redirect there): the page's img-src. */
+  imageOrigins: readonly string[];
+  spending: OutputOf<typeof getSpending>;
   ledger: LedgerPage;
+  /** The wallet's webhook endpoints; null when this server serves no webhooks. */
+  endpoints: WebhookEndpointView[] | null;
   csrf: string;
-  /** Why an action was refused. */
-  notice?: string;
   /** What an action did. */
   done?: string;
   newSecret?: { label: string; key: string };
-  endpoints: WebhookEndpointView[];
   newWebhookSecret?: { url: string; secret: string };
-  /** A create form refused: its message and values go back beside that form. */
+  newSigningSecret?: string;
+  /** A form refused: its message and values go back beside that form. */
   formError?: FormError;
   /** Whether webhook receivers on this machine are accepted (ALLOW_LOOPBACK_URLS). */
   allowLoopbackReceivers: boolean;
+}
+
+/** The card top-up: an amount in dollars; a refusal beside it, with what was typed. */
+function TopUp(props: { csrf: string; error: FormError | undefined }) {
+  const refused = props.error?.form === "topup";
+  return (
+    <form method="post" action="/console/topup#topup" id="topup">
+      <Hidden csrf={props.csrf} />
+      <FormErrorText error={props.error} form="topup" id="topup-error" />
+      <label for="topup_dollars">Add money by card</label>${" "}
+      <input
+        id="topup_dollars"
+        name="amount_dollars"
+        inputmode="decimal"
+        value={typed(props.error, "topup", "amount_dollars") ?? "20.00"}
+        required
+        aria-invalid={refused ? "true" : undefined}
+        aria-describedby={refused ? "topup-error" : undefined}
+      />{" "}
+      <button type="submit" class="pay">
+        Top up
+      </button>
+    </form>
+  );
 }
 
 export function DashboardPage(props: { v: DashboardView }) {
@@ -185,7 +212,7 @@ export function DashboardPage(props: { v: DashboardView }) {
         <a href="#spending">Spending</a>
         <a href="#keys">Keys</a>
         <a href="#jobs">Jobs</a>
-        <a href="#webhooks">Webhooks</a>
+        {v.endpoints ? <a href="#webhooks">Webhooks</a> : null}
         <a href="#ledger">Ledger</a>
       </nav>
       <form method="post" action="/console/signout" class="signout">
@@ -200,43 +227,28 @@ export function DashboardPage(props: { v: DashboardView }) {
         {v.wallet.wallet_id}
         {v.wallet.paused ? " — paused by the operator: it can be topped up but cannot spend." : ""}
       </p>
-      {v.notice ? (
-        <p class="error" role="alert">
-          {v.notice}
-        </p>
-      ) : null}
       {v.done ? (
         <p class="ok" role="status" id="done">
           {v.done}
         </p>
       ) : null}
-      <form method="post" action="/console/topup">
-        <Hidden csrf={v.csrf} />
-        <label for="topup_dollars">Add money by card</label>${" "}
-        <input
-          id="topup_dollars"
-          name="amount_dollars"
-          inputmode="decimal"
-          value="20.00"
-          required
-        />{" "}
-        <button type="submit" class="pay">
-          Top up
-        </button>
-      </form>
+      <TopUp csrf={v.csrf} error={v.formError} />
       <SpendingChart
         spending={v.spending}
         keys={v.keys.map((k) => ({ id: k.id, name: keyName(k) }))}
       />
       <Keys keys={v.keys} csrf={v.csrf} newSecret={v.newSecret} formError={v.formError} />
-      <Jobs restores={v.restores} clips={v.clips} stills={v.stills} frames={v.frames} />
-      <Webhooks
-        endpoints={v.endpoints}
-        csrf={v.csrf}
-        newSecret={v.newWebhookSecret}
-        formError={v.formError}
-        allowLoopback={v.allowLoopbackReceivers}
-      />
+      <Jobs lists={v.jobs} pictures={v.pictures} csrf={v.csrf} formError={v.formError} />
+      {v.endpoints ? (
+        <Webhooks
+          endpoints={v.endpoints}
+          csrf={v.csrf}
+          newSecret={v.newWebhookSecret}
+          newSigningSecret={v.newSigningSecret}
+          formError={v.formError}
+          allowLoopback={v.allowLoopbackReceivers}
+        />
+      ) : null}
       <Ledger ledger={v.ledger} />
     </Page>
   );

@@ -3,8 +3,12 @@
  * bars in an inline SVG (no script, no library; it scales to the page's width), each bar part
  * titled with its day, key and amount, and a table beside it that is the legend and the totals.
  */
+import type { getSpending } from "../api/contracts/ledger.js";
+import type { OutputOf } from "../api/operation.js";
 import { displayCents } from "../domain/money.js";
-import type { SpendingView } from "../services/spending-view.js";
+
+/** What GET /wallet/spending answers. */
+type SpendingView = OutputOf<typeof getSpending>;
 
 /** Distinguishable colours (with the text colour #1c1917 they pass 3:1 as areas). */
 const COLOURS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2", "#65a30d"];
@@ -28,7 +32,12 @@ export function SpendingChart(props: {
   spending: SpendingView;
   keys: { id: string; name: string }[];
 }) {
-  const { days, cells } = props.spending;
+  const { days } = props.spending;
+  const cells = props.spending.spending.map((c) => ({
+    day: c.day,
+    keyId: c.agent_key_id,
+    cents: c.spent_cents,
+  }));
   const byId = new Map(props.keys.map((k) => [k.id, k.name]));
   // Series: keys in the order the keys table lists them, the wallet key's own spending last.
   const ids = [...new Set(cells.map((c) => c.keyId))].sort((a, b) => {

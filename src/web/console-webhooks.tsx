@@ -2,11 +2,12 @@
  * The console's webhooks section: the form that registers an endpoint first (its secret shown
  * once beside it, like a key's; a refusal beside it too, with what was typed kept), then the
  * wallet's endpoints with their state (a disabled one says why), their latest deliveries
- * (state, attempts, next try, last answer), and a test-event and a delete button each.
+ * (state, attempts, next try, last answer), and a test-event and a delete button each (a
+ * refusal beside them); then the wallet's signing secret for jobs' own webhooks, rotated here.
  */
 import type { WebhookDeliveryView, WebhookEndpointView } from "../api/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
-import { checked, type FormError, FormErrorText, typed } from "./form-error.js";
+import { checked, type FormError, FormErrorText, Hidden, typed } from "./form-error.js";
 import { Owned, ownedText } from "./owned-text.js";
 
 const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 19) : "—");
@@ -42,10 +43,10 @@ function Deliveries(props: { deliveries: WebhookDeliveryView[] }) {
   );
 }
 
-function Endpoint(props: { e: WebhookEndpointView; csrf: string }) {
+function Endpoint(props: { e: WebhookEndpointView; csrf: string; error: FormError | undefined }) {
   const { e, csrf } = props;
   return (
-    <div class="endpoint" data-endpoint={e.id}>
+    <div class="endpoint" data-endpoint={e.id} id={`endpoint-${e.id}`}>
       <h4>
         <Owned text={e.url} /> <span class="muted">({e.status})</span>
       </h4>
@@ -60,19 +61,62 @@ function Endpoint(props: { e: WebhookEndpointView; csrf: string }) {
         <p class="error">Every delivery has failed since {when(e.failing_since)}.</p>
       ) : null}
       <Deliveries deliveries={e.deliveries} />
-      <form method="post" action={`/console/webhooks/${e.id}/test`} style="display:inline">
-        <input type="hidden" name="csrf" value={csrf} />
+      <FormErrorText error={props.error} form={`endpoint:${e.id}`} id={`endpoint-error-${e.id}`} />
+      <form
+        method="post"
+        action={`/console/webhooks/${e.id}/test#endpoint-${e.id}`}
+        style="display:inline"
+      >
+        <Hidden csrf={csrf} />
         <button type="submit">
           Send test event<span class="sr"> to {ownedText(e.url)}</span>
         </button>
       </form>{" "}
-      <form method="post" action={`/console/webhooks/${e.id}/delete`} style="display:inline">
-        <input type="hidden" name="csrf" value={csrf} />
+      <form
+        method="post"
+        action={`/console/webhooks/${e.id}/delete#endpoint-${e.id}`}
+        style="display:inline"
+      >
+        <Hidden csrf={csrf} />
         <button type="submit">
           Delete<span class="sr"> the endpoint {ownedText(e.url)}</span>
         </button>
       </form>
     </div>
+  );
+}
+
+/**
+ * The wallet's own signing secret, which signs deliveries to a job's webhook_url: rotated here,
+ * the new one shown once beside the button.
+ */
+function SigningSecret(props: {
+  csrf: string;
+  secret?: string | undefined;
+  error?: FormError | undefined;
+}) {
+  return (
+    <>
+      <h3 id="signing-secret">Signing secret for jobs' own webhooks</h3>
+      <p class="muted">
+        Deliveries to a job's webhook_url are signed with the wallet's secret (endpoints have their
+        own). Rotating it signs every delivery from now on with a new one; the old one stops at
+        once.
+      </p>
+      <FormErrorText error={props.error} form="secret" id="secret-error" />
+      {props.secret ? (
+        <p id="new-signing-secret">
+          The new signing secret — shown only now:{" "}
+          <code class="secret" id="new-signing-secret-value">
+            {props.secret}
+          </code>
+        </p>
+      ) : null}
+      <form method="post" action="/console/webhooks/secret/rotate#signing-secret">
+        <Hidden csrf={props.csrf} />
+        <button type="submit">Rotate the signing secret</button>
+      </form>
+    </>
   );
 }
 
@@ -93,8 +137,8 @@ function NewEndpointForm(props: { csrf: string; error?: FormError; allowLoopback
   const mine = error?.form === "webhook";
   const events = checked(error, "webhook", "events");
   return (
-    <form method="post" action="/console/webhooks#webhooks">
-      <input type="hidden" name="csrf" value={props.csrf} />
+    <form method="post" action="/console/webhooks#new-endpoint">
+      <Hidden csrf={props.csrf} />
       <FormErrorText error={error} form="webhook" id="webhook-form-error" />
       <label for="webhook_url">HTTPS URL</label>
       <input
@@ -135,12 +179,14 @@ export function Webhooks(props: {
   endpoints: WebhookEndpointView[];
   csrf: string;
   newSecret?: { url: string; secret: string } | undefined;
+  newSigningSecret?: string | undefined;
   formError?: FormError | undefined;
   allowLoopback: boolean;
 }) {
   return (
     <section id="webhooks">
       <h2>Webhooks</h2>
+      <FormErrorText error={props.formError} form="webhooks" id="webhooks-error" />
       <h3 id="new-endpoint">New endpoint</h3>
       {props.newSecret ? (
         <p id="new-webhook">
@@ -157,9 +203,10 @@ export function Webhooks(props: {
       />
       <h3>Endpoints</h3>
       {props.endpoints.map((e) => (
-        <Endpoint e={e} csrf={props.csrf} />
+        <Endpoint e={e} csrf={props.csrf} error={props.formError} />
       ))}
       {props.endpoints.length === 0 ? <p class="muted">No webhook endpoints yet.</p> : null}
+      <SigningSecret csrf={props.csrf} secret={props.newSigningSecret} error={props.formError} />
     </section>
   );
 }

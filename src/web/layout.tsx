@@ -107,11 +107,12 @@ export const PAGE_HEADERS = {
  */
 export function decisionPageHeaders(
   formTargets: string[] = [],
-  opts: { selfImages?: boolean } = {},
+  opts: { images?: readonly string[] } = {},
 ) {
   const targets = ["'self'", ...formTargets].join(" ");
-  // The console shows its own images (a restore's before/after still), from kinora only.
-  const images = opts.selfImages ? " img-src 'self';" : "";
+  // The console shows a job's pictures through its own links, which lead (a redirect) to the
+  // expiring storage links the pictures operation gives: kinora's, and where those are stored.
+  const images = opts.images ? ` img-src ${["'self'", ...opts.images].join(" ")};` : "";
   return {
     ...PAGE_HEADERS,
     "content-security-policy": `default-src 'none';${images} style-src 'unsafe-inline'; form-action ${targets}; frame-ancestors 'none'; base-uri 'none'`,

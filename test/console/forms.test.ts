@@ -89,8 +89,9 @@ describe.skipIf(!hasChromium)("the console's forms", () => {
     await page.click("button:has-text('Add endpoint')");
     await page.waitForSelector("#webhook-form-error");
     const message = (await page.textContent("#webhook-form-error")) ?? "";
+    // REST's refusal of the same URL, its field named as the form labels it.
     expect(message).toMatch(
-      /^Endpoint not added: the URL points at a loopback address \(127\.0\.0\.1\)/,
+      /^Endpoint not added: URL: points at a loopback address \(127\.0\.0\.1\)/,
     );
     expect(message).toContain("ALLOW_LOOPBACK_URLS=1");
     // Beside the form and in view as the answer opens: not at the top of a long page.

@@ -258,7 +258,7 @@ describe.skipIf(!hasChromium)("the console for people", () => {
     await page.getByLabel("New limit of Kitchen tablet").fill("2.00");
     await page.getByRole("button", { name: "Save the limit of Kitchen tablet" }).click();
     await page.waitForSelector("p.error");
-    expect(await page.textContent("p.error")).toContain("it already spent $2.99");
+    expect(await page.textContent("p.error")).toContain("already spent ($2.99)");
     const kept = await s.t.call("GET", "/wallet", { key: k.key });
     expect(kept.body.wallet.agent_key.limit_cents).toBe(1250);
     await context.close();

@@ -17,6 +17,7 @@ import {
 import { createRestoreJob } from "./services/create.js";
 import type { RestoreDeps } from "./services/deps.js";
 import { listRestoreJobs } from "./services/list.js";
+import { picturesOperation } from "./services/pictures.js";
 import { quoteRestore as priceRestore } from "./services/quote.js";
 
 const prices = implement(c.getRestorePrices, async (p: RestoreDeps) =>
@@ -94,7 +95,17 @@ const cancel = implement(c.cancelRestore, async (p: RestoreDeps, a, ctx) =>
 );
 
 /** The restore operations the restore feature serves, not yet bound to their services. */
-export const RESTORE_OPERATIONS = [prices, quote, create, list, read, follow, start, cancel];
+export const RESTORE_OPERATIONS = [
+  prices,
+  quote,
+  create,
+  list,
+  read,
+  follow,
+  start,
+  cancel,
+  picturesOperation,
+];
 
 /** The restore area's operations, bound to its dependencies. */
 export function restoreOperations(p: RestoreDeps): Operation[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consoleReturnOrigin } from "./console-routes.js";
+import { consoleReturnOrigin } from "./console-kit.js";
 
 describe("consoleReturnOrigin", () => {
   const PUBLIC = "https://kinora.example.com";
