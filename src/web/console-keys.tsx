@@ -17,7 +17,10 @@ const plainDollars = (cents: number) => (cents / 100).toFixed(2);
 export const keyName = (k: Pick<AgentKeyView, "label" | "id">) =>
   inertName(k.label, LABEL_MAX_LENGTH) || k.id;
 
-/** A key's limit, and the form that changes it: open, with the refusal beside it, when refused. */
+/**
+ * A key's limit and the form that changes it (folded until asked for); a refusal beside the
+ * limit, with what was typed kept in the form.
+ */
 function LimitCell(props: { k: AgentKeyView; csrf: string; error: FormError | undefined }) {
   const { k, csrf } = props;
   const name = keyName(k);
@@ -26,18 +29,18 @@ function LimitCell(props: { k: AgentKeyView; csrf: string; error: FormError | un
   return (
     <td data-label="Limit" class="limit" id={`key-${k.id}`}>
       {dollars(k.limit_cents)}
+      {refused ? (
+        <p class="error" role="alert" id={`limit-error-${k.id}`}>
+          Limit of <bdi>{name}</bdi> not changed: {props.error?.message}
+        </p>
+      ) : null}
       {k.revoked ? null : (
-        <details open={refused}>
+        <details>
           <summary>
             Change<span class="sr"> the limit of {name}</span>
           </summary>
           <form method="post" action={`/console/keys/${k.id}/limit#key-${k.id}`} class="limit-form">
             <Hidden csrf={csrf} />
-            {refused ? (
-              <p class="error" role="alert" id={`limit-error-${k.id}`}>
-                Limit of <bdi>{name}</bdi> not changed: {props.error?.message}
-              </p>
-            ) : null}
             <label for={`limit-${k.id}`}>
               New limit<span class="sr"> of {name}</span>
             </label>
