@@ -40,7 +40,7 @@ describe("bidirectional controls", () => {
       at: "events.1",
       char: "U+2067",
     });
-    expect(findBidiControl({ ["k\u200F"]: 1 })).toEqual({ at: "k\u200F", char: "U+200F" });
+    expect(findBidiControl({ "k\u200F": 1 })).toEqual({ at: "k\u200F", char: "U+200F" });
     expect(findBidiControl("\u061C")).toEqual({ at: "body", char: "U+061C" });
     expect(findBidiControl({ a: 1, b: true, c: null, d: ["x"] })).toBeNull();
     let deep: unknown = "x\u202Dy";

@@ -235,7 +235,8 @@ export function operationErrorExample(
     );
   }
   // A job's id is what the remedy of a job not found reads; other resources have none.
-  const resource = "job_id" in contract.input.shape ? pathResource(contract, rest, kinds) : undefined;
+  const resource =
+    "job_id" in contract.input.shape ? pathResource(contract, rest, kinds) : undefined;
   const args = resource ? { job_id: resource.id } : {};
   const detail = withRemedy(base.detail, code, contract, refer, args, kinds);
   return base.extra ? { detail, extra: base.extra } : { detail };

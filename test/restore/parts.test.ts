@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
-import { localPartsStore, type PartsStore, s3PartsStore } from "../storage/multipart-stores.js";
+import { type PartsStore, s3PartsStore } from "../storage/multipart-stores.js";
 import { balanceOf } from "./helpers.js";
 
 const MIB = 1024 * 1024;
