@@ -1,11 +1,10 @@
 /**
- * Kysely table types, kept in step with ./migrations by hand (one place, reviewed with them):
- * wallets, keys, ledger, jobs and sign-ins here; payments and webhooks in their own files, all
- * gathered in DB below and re-exported, so callers import every table type from here.
+ * Kysely table types, kept in step with ./migrations by hand (reviewed with them): wallets,
+ * keys, ledger and sign-ins here; payments, uploads and webhooks in their own files, gathered in
+ * DB below and re-exported. Each job kind's tables are typed in its own folder and join DB from
+ * there.
  */
 import type { ColumnType, Generated } from "kysely";
-import type { ClipStatus } from "../kinds/clips/rules/transitions.js";
-import type { RestoreStatus } from "../kinds/restore/rules/transitions.js";
 import type { NullableTimestamp, Timestamp } from "./schema-columns.js";
 import type {
   CheckoutsTable,
@@ -84,102 +83,6 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
-/** restore_jobs: the restore kind's jobs (the engine's columns and its own). */
-export interface RestoreJobsTable {
-  id: string;
-  wallet_id: string | null;
-  agent_key_id: string | null;
-  email: string | null;
-  status: RestoreStatus;
-  quality: "faithful" | "enhanced" | "enhanced_max";
-  /** What the job costs: the declared length's price, lowered to the measured length's. */
-  amount_cents: number;
-  /** What was charged at creation, for the declared length. */
-  declared_amount_cents: number;
-  duration_sec: number;
-  measured_duration_sec: number | null;
-  width: number | null;
-  height: number | null;
-  filename: string;
-  content_type: string;
-  /** Null until a video_url job's file is fetched. */
-  size_bytes: number | null;
-  /** The public video_url a worker fetches; null when the caller uploads. */
-  source_url: string | null;
-  paid_from_balance: boolean;
-  payment_ref: string | null;
-  progress: number | null;
-  error: string | null;
-  /** Why the job failed or was refunded, for machines (restore/error-codes.ts). */
-  error_code: string | null;
-  attempts: Generated<number>;
-  max_attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: NullableTimestamp;
-  input_key: string;
-  output_key: string | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  queued_at: NullableTimestamp;
-  started_at: NullableTimestamp;
-  /** When, and by which worker, the current (or last) attempt was claimed. */
-  claimed_at: NullableTimestamp;
-  claimed_by: string | null;
-  finished_at: NullableTimestamp;
-  expires_at: Timestamp;
-  files_deleted_at: NullableTimestamp;
-}
-
-/** restore_card_refunds: the outbox of card refunds for restores paid by checkout. */
-export interface RestoreCardRefundsTable {
-  job_id: string;
-  /** refund: what is left of the price when the job fails; measured: the measured difference. */
-  kind: Generated<"refund" | "measured">;
-  amount_cents: number;
-  reason: string;
-  created_at: Timestamp;
-  processed_at: NullableTimestamp;
-  provider_refund_id: string | null;
-}
-
-/** clips: the clip kind's jobs (the engine's columns and its own). */
-export interface ClipsTable {
-  id: string;
-  wallet_id: string;
-  agent_key_id: string | null;
-  status: ClipStatus;
-  size: "480p" | "720p";
-  seconds: number;
-  prompt: string;
-  loop: boolean;
-  seed: number;
-  amount_cents: number;
-  content_type: string;
-  image_bytes: number | null;
-  image_url: string | null;
-  error: string | null;
-  refusal_code: string | null;
-  attempts: Generated<number>;
-  max_attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: NullableTimestamp;
-  progress: number | null;
-  image_key: string;
-  output_key: string | null;
-  output_bytes: number | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  queued_at: NullableTimestamp;
-  started_at: NullableTimestamp;
-  /** When, and by which worker, the current (or last) attempt was claimed. */
-  claimed_at: NullableTimestamp;
-  claimed_by: string | null;
-  finished_at: NullableTimestamp;
-  upload_expires_at: Timestamp;
-  expires_at: NullableTimestamp;
-  files_deleted_at: NullableTimestamp;
-}
-
 /** rate_limits: a count per bucket and window. */
 export interface RateLimitsTable {
   bucket: string;
@@ -242,15 +145,16 @@ export interface WebSessionsTable {
 
 // Payments (migration 004-payments.sql and later).
 
-/** Every table, for Kysely. */
+/**
+ * Every table, for Kysely. A job kind's tables join it from the kind's own folder
+ * (src/kinds/<kind>/services/tables.ts declares them into this interface), so nothing here
+ * names a kind.
+ */
 export interface DB {
   wallets: WalletsTable;
   agent_keys: AgentKeysTable;
   ledger_entries: LedgerEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
-  clips: ClipsTable;
-  restore_jobs: RestoreJobsTable;
-  restore_card_refunds: RestoreCardRefundsTable;
   rate_limits: RateLimitsTable;
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;

@@ -3,8 +3,8 @@
  * and the remote Cog engines (engines/cog) implement these; the worker's executors depend on
  * nothing else, so a worker picks an engine by configuration without casts.
  */
-import type { ClipSize } from "../kinds/clips/rules/rules.js";
-import type { RestoreQuality } from "../kinds/restore/rules/pricing.js";
+import type { ClipSize } from "./clip/plan.js";
+import type { RestoreQuality } from "./restore/types.js";
 
 /**
  * One restore as an engine gets it: the input file and what was asked. `Prepared` is what the

@@ -129,6 +129,11 @@ export interface JobDefinition<
   table: string;
   /** How messages name one job of the kind ("restore job", "clip"). */
   noun: string;
+  /**
+   * The least one job of the kind costs: an agent key with less left can buy nothing of it
+   * (key.limit_reached is sent when a charge leaves a key below every kind's).
+   */
+  cheapestCents: number;
   /** Every status of the kind (domain/<kind>/transitions.ts: the one list). */
   statuses: readonly string[];
   /** Statuses nothing moves a job out of except retention. */

@@ -81,7 +81,9 @@ export async function callTool(
     principal: mcp.principal,
     credential: mcp.credential,
     requestId: mcp.requestId,
-    signal: mcp.signal,
+    get signal() {
+      return mcp.signal;
+    },
     refer: mcpRefer,
     url: `${mcp.deps.publicUrl}/mcp`,
     progress: progressReporter(call, mcp.deps.log),

@@ -30,6 +30,11 @@ export interface ChargeInput {
   amountCents: number;
   jobId: string;
   reason: string;
+  /**
+   * The least anything costs on this server (every served kind's cheapest job): a charge that
+   * leaves an agent key below it sends key.limit_reached. Absent: no such event.
+   */
+  keySpentBelowCents?: number;
 }
 
 interface ChargeResult {
@@ -87,7 +92,7 @@ export async function charge(
           before: Number(row.key_remaining_before),
           after: Number(row.key_remaining_after),
         };
-        await keyCharged(tx, { ...key, ...amounts }, new Date());
+        await keyCharged(tx, { ...key, ...amounts }, input.keySpentBelowCents, new Date());
       }
       return {
         entryId: Number(row.entry_id),

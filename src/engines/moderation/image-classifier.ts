@@ -17,7 +17,6 @@
  * photo set (none is available offline); operators can tune them through the options.
  */
 import type { NSFWJS } from "nsfwjs/core";
-import type { RefusalCode } from "../../kinds/clips/rules/prompt-rule.js";
 import {
   INSTALL_OPTIONAL,
   isModuleNotFound,
@@ -26,10 +25,16 @@ import {
   unresolvable,
 } from "../missing-packages.js";
 
+/**
+ * Why an image is refused: the content rule's codes this classifier can tell (the clip kind's
+ * refusal codes include these; its executor hands them on as they are).
+ */
+export type ImageRefusalCode = "sexual" | "nudity";
+
 interface ImageVerdict {
   allowed: boolean;
   /** Set when refused: `sexual` or `nudity`. */
-  code?: RefusalCode;
+  code?: ImageRefusalCode;
   /** Probability per model class: Drawing, Hentai, Neutral, Porn, Sexy (they sum to 1). */
   scores: Record<string, number>;
 }

@@ -6,7 +6,7 @@
  * - no picture at all (a sound file, with or without cover art);
  * - a still picture (an image container, or a video stream of a single frame): restoring it
  *   would make a one-frame, 0.04 s MP4;
- * - a video shorter than RESTORE_MIN_VIDEO_SEC;
+ * - a video shorter than MIN_VIDEO_SEC;
  * - a file whose media stops well short of the length its header gives, with the demuxer
  *   reporting damage (an upload cut off);
  * - a picture that does not decode: a few short windows (start, middle, end) are decoded and a
@@ -15,7 +15,6 @@
  * Every refusal is a MediaError whose message is a sentence for the customer; what ffmpeg
  * printed is its `detail`, for the log.
  */
-import { RESTORE_MIN_VIDEO_SEC } from "../../kinds/restore/rules/limits.js";
 import { FfmpegError } from "../ffmpeg.js";
 import {
   AUDIO_ONLY_MESSAGE,
@@ -28,6 +27,12 @@ import {
   tooShortMessage,
   UNDECODABLE_MESSAGE,
 } from "./errors.js";
+
+/**
+ * The shortest video this engine restores, in seconds (the restore kind refuses a shorter
+ * declared length before anything is charged; its executor's test holds the two equal).
+ */
+export const MIN_VIDEO_SEC = 1;
 
 type Json = Record<string, unknown>;
 
@@ -110,8 +115,8 @@ export function checkScan(
   if (scan.videoPackets !== null && scan.videoPackets <= 1) {
     throw new MediaError("still_image", STILL_IMAGE_MESSAGE, "one video packet");
   }
-  if (scan.seconds < RESTORE_MIN_VIDEO_SEC) {
-    throw new MediaError("too_short", tooShortMessage(scan.seconds, RESTORE_MIN_VIDEO_SEC));
+  if (scan.seconds < MIN_VIDEO_SEC) {
+    throw new MediaError("too_short", tooShortMessage(scan.seconds, MIN_VIDEO_SEC));
   }
   return scan.seconds;
 }

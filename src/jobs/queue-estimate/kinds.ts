@@ -9,7 +9,7 @@ import type { JobColumns, JobDefinition } from "../definition.js";
 /** A definition as the estimate (and the metrics of every kind's table) read it. */
 export type EstimatedKind<Row extends JobColumns = JobColumns> = Pick<
   JobDefinition<Row>,
-  "kind" | "table" | "waiting" | "running" | "estimate" | "moves" | "final"
+  "kind" | "table" | "waiting" | "running" | "estimate" | "moves" | "final" | "cheapestCents"
 >;
 
 /** The job kinds whose queues this server serves, in the order workers list them. */
@@ -18,6 +18,8 @@ export interface JobKindRegistry {
   register(kind: EstimatedKind): void;
   /** Every kind registered, in registration order. */
   all(): readonly EstimatedKind[];
+  /** The least any registered kind's job costs; undefined before any kind registered. */
+  cheapestCents(): number | undefined;
 }
 
 /** An empty registry, filled as the kinds' features build their queues. */
@@ -28,5 +30,9 @@ export function createJobKindRegistry(): JobKindRegistry {
       kinds.set(kind.kind, kind);
     },
     all: () => [...kinds.values()],
+    cheapestCents: () => {
+      const prices = [...kinds.values()].map((k) => k.cheapestCents);
+      return prices.length > 0 ? Math.min(...prices) : undefined;
+    },
   };
 }

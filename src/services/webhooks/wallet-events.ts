@@ -13,14 +13,6 @@
 import { ApiError } from "../../domain/errors.js";
 import type { Db } from "../../jobs/definition.js";
 import { enqueueWebhookEvent } from "../../jobs/webhook-outbox.js";
-import { CLIP_PRICE_CENTS } from "../../kinds/clips/rules/rules.js";
-import { PRICE_TABLE } from "../../kinds/restore/rules/pricing.js";
-
-/** The cheapest thing a key can buy: below this, it can buy nothing. */
-export const SMALLEST_PRICE_CENTS = Math.min(
-  ...Object.values(CLIP_PRICE_CENTS),
-  ...Object.values(PRICE_TABLE).map((row) => row.baseCents),
-);
 
 export async function walletCredited(
   db: Db,
@@ -82,13 +74,18 @@ async function limitReached(
   );
 }
 
-/** After a successful charge by an agent key: did it leave less than the smallest price? */
+/**
+ * After a successful charge by an agent key: did it leave less than `smallestCents`, the least
+ * anything costs on this server (undefined: unknown, nothing is sent)?
+ */
 export async function keyCharged(
   db: Db,
   charge: { walletId: string; agentKeyId: string; before: number; after: number },
+  smallestCents: number | undefined,
   now: Date,
 ): Promise<void> {
-  if (charge.before >= SMALLEST_PRICE_CENTS && charge.after < SMALLEST_PRICE_CENTS) {
+  if (smallestCents === undefined) return;
+  if (charge.before >= smallestCents && charge.after < smallestCents) {
     await limitReached(db, charge, "below_smallest_price", now);
   }
 }

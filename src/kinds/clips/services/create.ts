@@ -172,6 +172,7 @@ async function insertCharged(
           amountCents: amount,
           jobId: file.id,
           reason: `motion clip ${input.size}`,
+          keySpentBelowCents: deps.jobKinds.cheapestCents(),
         },
         deps.events,
       );

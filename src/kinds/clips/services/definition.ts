@@ -5,7 +5,6 @@
  */
 import { type Selectable, sql } from "kysely";
 import { z } from "zod";
-import type { ClipsTable } from "../../../db/schema.js";
 import { withoutRetryPromise } from "../../../domain/job-lifecycle/messages.js";
 import type { JobDefinition, JobEngineDeps } from "../../../jobs/definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
@@ -16,10 +15,12 @@ import {
   CLIP_DOWNLOAD_URL_SEC,
   CLIP_IMAGE_MAX_BYTES,
   CLIP_OUTPUT_MAX_BYTES,
+  CLIP_PRICE_CENTS,
   CLIP_SIZES,
   CLIP_UPLOAD_WINDOW_SEC,
 } from "../rules/rules.js";
 import { CLIP_FINAL, CLIP_MOVES, CLIP_STATUSES } from "../rules/transitions.js";
+import type { ClipsTable } from "./tables.js";
 
 /** A row of the clips table. */
 export type ClipRow = Selectable<ClipsTable>;
@@ -79,6 +80,7 @@ export const clipJobs: JobDefinition<ClipRow, ClipWorkParams> = {
   kind: "clip",
   table: "clips",
   noun: "clip",
+  cheapestCents: Math.min(...Object.values(CLIP_PRICE_CENTS)),
   statuses: CLIP_STATUSES,
   final: CLIP_FINAL,
   moves: CLIP_MOVES,

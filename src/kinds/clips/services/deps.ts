@@ -26,6 +26,6 @@ export interface ClipDeps extends CoreDeps {
   /** Wakes `?wait=` readers when a clip changes. */
   jobWatch?: JobWatch;
   /** Every job kind the workers take, for the queue estimate (its workers are shared). */
-  jobKinds: Pick<JobKindRegistry, "all">;
+  jobKinds: Pick<JobKindRegistry, "all" | "cheapestCents">;
   imageFetch?: ClipImageFetchSeam;
 }

@@ -4,12 +4,12 @@
  * transaction.
  */
 import type { Updateable } from "kysely";
-import type { ClipsTable } from "../../../db/schema.js";
 import type { JobFields } from "../../../jobs/definition.js";
 import { type MoveGuard, moveJob } from "../../../jobs/move.js";
 import type { Db } from "../../../services/ledger.js";
 import type { ClipMoveName } from "../rules/transitions.js";
 import { type ClipRow, clipJobs } from "./definition.js";
+import type { ClipsTable } from "./tables.js";
 
 /** Applies `move` to clip `id`; the updated row, or undefined when another actor won the race. */
 export function moveClip(

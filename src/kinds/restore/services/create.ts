@@ -142,6 +142,7 @@ export async function createRestoreJob(
           jobId: id,
           // The quality's label, as the job shows it (quality_label), so the ledger names it alike.
           reason: `restore ${id} (${PRICE_TABLE[quality].label}, ${input.durationSec} s)`,
+          keySpentBelowCents: p.jobKinds.cheapestCents(),
         },
         p.events,
       );

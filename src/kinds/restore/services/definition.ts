@@ -7,7 +7,6 @@
  */
 import { type Selectable, sql } from "kysely";
 import { z } from "zod";
-import type { RestoreJobsTable } from "../../../db/schema.js";
 import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../../jobs/definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
 import { refundJob } from "../../../services/ledger.js";
@@ -18,7 +17,7 @@ import {
   RESTORE_OUTPUT_MAX_BYTES,
   RESTORE_WORKER_URL_SEC,
 } from "../rules/limits.js";
-import { RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../rules/pricing.js";
+import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../rules/pricing.js";
 import {
   RESTORE_FINAL,
   RESTORE_MESSAGES,
@@ -26,6 +25,7 @@ import {
   RESTORE_STATUSES,
 } from "../rules/transitions.js";
 import { applyMeasurement } from "./measurement.js";
+import type { RestoreJobsTable } from "./tables.js";
 
 /** A row of the restore_jobs table. */
 export type RestoreJobRow = Selectable<RestoreJobsTable>;
@@ -194,6 +194,7 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
   kind: "restore",
   table: "restore_jobs",
   noun: "restore job",
+  cheapestCents: Math.min(...Object.values(PRICE_TABLE).map((row) => row.baseCents)),
   statuses: RESTORE_STATUSES,
   final: RESTORE_FINAL,
   moves: RESTORE_MOVES,

@@ -28,7 +28,7 @@ export interface RestoreDeps extends CoreDeps {
   /** Wakes `?wait=` readers when a job changes; absent: reads answer at once. */
   jobWatch?: JobWatch;
   /** Every job kind the workers take, for the queue estimate (its workers are shared). */
-  jobKinds: Pick<JobKindRegistry, "all">;
+  jobKinds: Pick<JobKindRegistry, "all" | "cheapestCents">;
   /** Test seam for the check of a video_url at creation. */
   videoFetch?: VideoFetchSeam;
 }

@@ -9,12 +9,12 @@
  */
 import type { Selectable } from "kysely";
 import { z } from "zod";
-import type { RestoreJobsTable } from "../../../db/schema.js";
 import type { JobEngineDeps } from "../../../jobs/definition.js";
 import { inTx } from "../../../jobs/move.js";
 import { notifyJobEvent } from "../../../jobs/watch.js";
 import { refundJobPart } from "../../../services/ledger.js";
 import { measuredPrice, measuredRefundReason } from "../rules/measured-price.js";
+import type { RestoreJobsTable } from "./tables.js";
 
 type Row = Selectable<RestoreJobsTable>;
 

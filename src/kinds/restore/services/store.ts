@@ -3,11 +3,12 @@
  * conditional update; a refunding move refunds in the same transaction).
  */
 import type { Kysely, Updateable } from "kysely";
-import type { DB, RestoreJobsTable } from "../../../db/schema.js";
+import type { DB } from "../../../db/schema.js";
 import type { JobFields } from "../../../jobs/definition.js";
 import { inTx, type MoveGuard, moveJob } from "../../../jobs/move.js";
 import type { RestoreMove } from "../rules/transitions.js";
 import { type RestoreJobRow, refundRestore, restoreJobs } from "./definition.js";
+import type { RestoreJobsTable } from "./tables.js";
 
 export type { RestoreJobRow };
 export { inTx, refundRestore };

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { JobDefinition } from "../../../../src/jobs/definition.js";
 import { refundToLedger } from "../../../../src/services/ledger.js";
 import { type JobFileLayout, jobFileKey } from "../../../../src/storage/keys.js";
-import { ECHO_FINAL, ECHO_MOVES, ECHO_STATUSES } from "../rules/transitions.js";
+import { ECHO_FINAL, ECHO_MOVES, ECHO_PRICE_CENTS, ECHO_STATUSES } from "../rules/transitions.js";
 import type { EchoRow } from "./table.js";
 
 /** What an echo worker gets (the executor receives it parsed). */
@@ -31,6 +31,7 @@ export const echoJobs: JobDefinition<EchoRow, EchoParams> = {
   kind: "echo",
   table: "echo_jobs",
   noun: "echo job",
+  cheapestCents: ECHO_PRICE_CENTS,
   statuses: ECHO_STATUSES,
   final: ECHO_FINAL,
   moves: ECHO_MOVES,

@@ -80,6 +80,7 @@ export async function createEcho(
       amountCents: ECHO_PRICE_CENTS,
       jobId: id,
       reason: `echo ${id}`,
+      keySpentBelowCents: deps.jobKinds.cheapestCents(),
     });
     return tx
       .insertInto("echo_jobs")

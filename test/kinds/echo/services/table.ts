@@ -2,33 +2,14 @@
  * The echo kind's table: its type (which joins the database's table list from here, the kind's
  * own folder) and its creation — what a real kind's migration would hold.
  */
-import { type Generated, type Selectable, sql } from "kysely";
-import type { NullableTimestamp, Timestamp } from "../../../../src/db/schema-columns.js";
+import { type Selectable, sql } from "kysely";
+import type { JobTable, Timestamp } from "../../../../src/db/schema-columns.js";
 import type { Db } from "../../../../src/jobs/definition.js";
 import type { EchoStatus } from "../rules/transitions.js";
 
 /** echo_jobs: the engine's columns and echo's own (the text's key and size, shout, result). */
-export interface EchoJobsTable {
-  id: string;
-  status: EchoStatus;
+export interface EchoJobsTable extends Omit<JobTable<EchoStatus>, "wallet_id"> {
   wallet_id: string;
-  agent_key_id: string | null;
-  amount_cents: number;
-  attempts: Generated<number>;
-  max_attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: NullableTimestamp;
-  claimed_at: NullableTimestamp;
-  claimed_by: string | null;
-  progress: number | null;
-  error: string | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  queued_at: NullableTimestamp;
-  started_at: NullableTimestamp;
-  finished_at: NullableTimestamp;
-  expires_at: NullableTimestamp;
-  files_deleted_at: NullableTimestamp;
   input_key: string;
   text_bytes: number;
   shout: boolean;
