@@ -94,10 +94,21 @@ describe("buildVideoFilter", () => {
     );
   });
 
-  it("deinterlaces to field rate in Studio Max", () => {
+  it("deinterlaces to field rate in Studio Max, takes grain out by non-local means", () => {
     const chain = buildVideoFilter(plan("enhanced_max"), "/t/x.trf");
     expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
-    expect(chain).toContain("hqdn3d=4.4:11.2:0:0");
+    expect(chain).toContain("nlmeans=s=2:p=7:pc=5:r=15:rc=9");
+    expect(chain).not.toContain("unsharp");
+    // A soft picture is sharpened at its own size, after the denoise and before the scale.
+    const soft = decidePlan({
+      quality: "enhanced_max",
+      source,
+      measured: { ...measured, blur: 1.1 },
+      caps,
+    });
+    const softChain = buildVideoFilter(soft, "/t/x.trf");
+    expect(softChain).toMatch(/nlmeans=[^,]*,unsharp=5:5:1:5:5:0,.*zscale=/);
+    expect(buildVideoFilter(plan("enhanced"), "/t/x.trf")).not.toContain("unsharp");
   });
 
   it("makes no frames between frames: progressive input keeps its rate in Studio Max", () => {

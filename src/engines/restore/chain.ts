@@ -28,6 +28,9 @@ function deinterlaceFilter(d: NonNullable<VideoPlan["deinterlace"]>): string {
 }
 
 function denoiseFilter(d: Denoise): string {
+  if (d.filter === "nlmeans") {
+    return `nlmeans=s=${fmt(d.strength)}:p=${d.patch}:pc=5:r=${d.research}:rc=9`;
+  }
   return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
 }
 
@@ -83,6 +86,9 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   }
   if (v.deflicker) out.push("deflicker=size=5:mode=am");
   out.push(...v.denoise.map(denoiseFilter));
+  // At the source's size, where the blur was measured (after denoising: grain is not edges).
+  if (v.sharpen)
+    out.push(`unsharp=${v.sharpen.size}:${v.sharpen.size}:${fmt(v.sharpen.amount)}:5:5:0`);
   const tone = toneFilter(v);
   if (tone) out.push(tone);
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);

@@ -210,7 +210,9 @@ describe("tone", () => {
 
   it("leaves fog, a lifted grade and a full-range picture alone (tone.test.ts has the rest)", () => {
     expect(plan("enhanced", { measured: levels({ sat: 0, dark: 34 }) }).video.levels).toBeNull();
-    expect(plan("enhanced", { measured: levels({ bright: 236 }) }).video.levels).toBeNull();
+    expect(
+      plan("enhanced", { measured: levels({ dark: 34, bright: 236 }) }).video.levels,
+    ).toBeNull();
     expect(plan("enhanced").video.levels).toBeNull();
     expect(plan("enhanced").video.saturation).toBeNull();
   });
@@ -246,6 +248,17 @@ describe("denoise", () => {
     expect(plan("enhanced", { measured: heavy }).video.denoise).toMatchObject([
       { lumaSpatial: DENOISE.maxLuma, chromaSpatial: DENOISE.maxChroma },
     ]);
+  });
+
+  it("sharpens only a picture measured soft, and only in Studio Max", () => {
+    const soft = measured({ blur: 1.1 });
+    expect(plan("enhanced_max", { measured: soft }).video.sharpen).toEqual({
+      size: LIMITS.sharpenSize,
+      amount: LIMITS.sharpenAmount,
+    });
+    expect(plan("enhanced", { measured: soft }).video.sharpen).toBeNull();
+    expect(plan("enhanced_max", { measured: measured({ blur: 0.5 }) }).video.sharpen).toBeNull();
+    expect(plan("enhanced_max").video.sharpen).toBeNull();
   });
 
   it("deflickers only a picture measured to flicker", () => {

@@ -228,9 +228,9 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     deflicker: decideDeflicker(measured.flicker, caps, notes),
     dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
     denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
-    chromaShift: enhanced
-      ? decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes)
-      : null,
+    sharpen: decideSharpen(quality, measured.blur, caps, notes),
+    // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
+    chromaShift: decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes),
     ...tone,
     crop: geometry.crop,
     scale: geometry.scale,
@@ -251,6 +251,23 @@ export function decideDeflicker(
   const on = flicker >= LIMITS.flickerCodes && caps.has("deflicker");
   notes.push(`brightness jumps ${flicker} between frames → ${on ? "deflicker" : "steady"}`);
   return on;
+}
+
+/**
+ * Studio Max sharpens a picture measured soft (blur.ts: its sharpest edges blurred by σ ≥
+ * LIMITS.sharpenBlur), luma only, at the source's size. Sharpening costs a clean picture dearly
+ * (3–7 dB of luma PSNR on the tuning set's clean clips), so it waits for the measurement.
+ */
+export function decideSharpen(
+  quality: RestoreQuality,
+  blur: Measurements["blur"],
+  caps: Capabilities,
+  notes: string[],
+): VideoPlan["sharpen"] {
+  if (quality !== "enhanced_max" || blur === null || blur === undefined) return null;
+  const soft = blur >= LIMITS.sharpenBlur && caps.has("unsharp");
+  notes.push(`sharpest edges blurred by σ ${blur} px → ${soft ? "sharpen" : "sharp enough"}`);
+  return soft ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
 }
 
 /** Every decision of a restoration, from the probe's facts. Pure. */

@@ -220,7 +220,7 @@ const framesOf = (sample: Sample, fps: number, frames: number) =>
 
 export interface VideoAnalysisOptions {
   samples: Sample[];
-  /** Measure levels and the colour's slip: only the enhanced qualities act on them. */
+  /** Measure levels and sharpness: only the enhanced qualities act on them. */
   levels: boolean;
   /** Measure camera shake (vidstabdetect): only where we would stabilise. */
   shake: boolean;
@@ -344,7 +344,8 @@ async function measureReads(
     });
     return { graph, trfPath, firstFrame };
   });
-  // Levels and the colour's slip are read off the noise branch's frames (no more decoding).
+  // Levels and the colour's slip are read off the noise branch's frames (no more decoding); the
+  // slip at every quality (a repair), levels and sharpness where they are acted on.
   const pairs = Math.ceil(offset / NOISE_FRAME_STEP);
   // Where each excerpt's frames start among all of them (frames counted as the graphs count).
   const excerptStarts: number[] = [];
@@ -354,7 +355,7 @@ async function measureReads(
   }, 0);
   const meter = createFrameAnalysis(noise.width, noise.height, {
     levels: opts.levels,
-    slip: opts.levels,
+    slip: true,
     matrix: matrixOf(source),
     pairStep: Math.ceil(pairs / MAX_NOISE_PAIRS),
     excerptStarts,

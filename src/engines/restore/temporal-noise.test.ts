@@ -85,7 +85,13 @@ describe("motion-compensated noise on real frames", () => {
     expect(noise.y).toBeLessThan(7);
     expect(noise.c).toBeGreaterThan(6);
     const [d] = decideDenoise(noise, "enhanced", all, []);
-    expect(d?.lumaSpatial).toBeGreaterThan(8);
-    expect(d?.chromaSpatial).toBeGreaterThan(16);
+    expect(d).toMatchObject({ filter: "hqdn3d" });
+    if (d?.filter !== "hqdn3d") return;
+    expect(d.lumaSpatial).toBeGreaterThan(8);
+    expect(d.chromaSpatial).toBeGreaterThan(16);
+    // Studio Max takes fine grain out by non-local means, at about its σ.
+    expect(decideDenoise(noise, "enhanced_max", all, [])).toEqual([
+      { filter: "nlmeans", strength: noise.y, patch: 7, research: 15 },
+    ]);
   });
 });

@@ -108,13 +108,23 @@ export interface Measurements {
   loudness: LoudnessMeasurement | null;
 }
 
-export interface Denoise {
+export interface Hqdn3d {
   filter: "hqdn3d";
   lumaSpatial: number;
   chromaSpatial: number;
   lumaTemporal: number;
   chromaTemporal: number;
 }
+
+/** Non-local means (Studio Max on fine grain): `strength` ≈ σ, patch and search sizes in px. */
+export interface NlMeans {
+  filter: "nlmeans";
+  strength: number;
+  patch: number;
+  research: number;
+}
+
+export type Denoise = Hqdn3d | NlMeans;
 
 export interface VideoPlan {
   deinterlace: { filter: "bwdif" | "yadif"; parity: "tff" | "bff"; sendField: boolean } | null;
@@ -126,6 +136,8 @@ export interface VideoPlan {
   dropouts: { width: number; height: number; threshold: number } | null;
   /** Applied in order. */
   denoise: Denoise[];
+  /** Studio Max on a soft picture: an unsharp mask on luma (size in px, amount); null: none. */
+  sharpen?: { size: number; amount: number } | null;
   /** Moves the colour sideways by this many chroma pixels of the yuv420p picture; null: not. */
   chromaShift: number | null;
   /** Contrast stretch around `pivot` (8-bit code) by `gain`. */
