@@ -151,6 +151,16 @@ describe("buildSegmentArgs", () => {
     expect(args.join(" ")).toContain("-c:v libx264 -preset veryfast -crf 18");
   });
 
+  it("takes up a dropped connection again when it reads the input over HTTP", () => {
+    const remote = { ...job(plan(), segment(1, 12, 24)), input: "https://store.example/in?sig=x" };
+    const args = buildSegmentArgs(remote, "/o.mp4");
+    expect(args.slice(0, 12)).toEqual([
+      ...["-threads", "1", "-reconnect", "1", "-reconnect_on_network_error", "1"],
+      ...["-reconnect_delay_max", "4", "-rw_timeout", "30000000", "-ss", "11.520000"],
+    ]);
+    expect(args).toContain("https://store.example/in?sig=x");
+  });
+
   it("leaves the decoder's threads to ffmpeg when the plan does", () => {
     const args = buildSegmentArgs(job(plan({}, null), segment(1, 12, 24)), "/o.mp4");
     expect(args.slice(0, 2)).toEqual(["-ss", "11.520000"]);

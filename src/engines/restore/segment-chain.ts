@@ -102,9 +102,22 @@ const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 const sec = (x: number) => x.toFixed(6);
 
+/**
+ * A remote worker reads its part of the input over HTTP: a dropped connection is taken up
+ * again where it broke (a few tries, 4 s apart at most), and a stalled one ends the run after
+ * 30 s instead of holding the segment's lease for nothing.
+ */
+const HTTP_INPUT = ["-reconnect", "1", "-reconnect_on_network_error", "1"].concat([
+  "-reconnect_delay_max",
+  "4",
+  "-rw_timeout",
+  "30000000",
+]);
+
 /** Input options that seek to the window (and give the decoder the plan's threads). */
 function inputWindow(job: SegmentJob, w: SegmentWindow): string[] {
   const args = ["-ss", sec(w.seekSec), "-t", sec(w.readSec)];
+  if (/^https?:\/\//i.test(job.input)) args.unshift(...HTTP_INPUT);
   const threads = job.plan.encode.threads;
   return threads ? ["-threads", String(threads), ...args] : args;
 }
