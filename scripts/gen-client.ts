@@ -32,7 +32,10 @@ export interface ContractFacts {
   auth: string;
 }
 
-/** Every contract module: src/api/contracts/*.ts and each kind's src/kinds/<kind>/api/contracts.ts. */
+/**
+ * Every contract module: src/api/contracts/*.ts and each kind's src/kinds/<kind>/api/contracts.ts
+ * and api/*-contracts.ts (a kind's operations on one of its parts, e.g. upload-contracts.ts).
+ */
 function contractFiles(): string[] {
   const shared = path.join(root, "src/api/contracts");
   const kinds = path.join(root, "src/kinds");
@@ -41,9 +44,12 @@ function contractFiles(): string[] {
       .filter((f) => /\.ts$/.test(f) && !/\.test\.ts$/.test(f))
       .map((f) => path.join(shared, f)),
     ...readdirSync(kinds, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => path.join(kinds, d.name, "api/contracts.ts"))
-      .filter((f) => existsSync(f)),
+      .filter((d) => d.isDirectory() && existsSync(path.join(kinds, d.name, "api")))
+      .flatMap((d) =>
+        readdirSync(path.join(kinds, d.name, "api"))
+          .filter((f) => /^(.+-)?contracts\.ts$/.test(f))
+          .map((f) => path.join(kinds, d.name, "api", f)),
+      ),
   ];
 }
 

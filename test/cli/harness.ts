@@ -24,8 +24,8 @@ import { stubClassifier } from "../clips/helpers.js";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = path.join(ROOT, "src/main.ts");
 
-/** What the next storage PUTs meet, in order: dropped after a few KB, held unanswered, or passed. */
-export type UploadFault = "drop" | "hold";
+/** What the next storage PUTs (uploads and parts) meet, in order: dropped after a few KB, held unanswered, or passed. */
+export type UploadFault = "drop" | "hold" | "pass";
 
 export interface Faults {
   /** Files served at /test-media/<name>, e.g. an image for `kinora clip URL`. */
@@ -101,7 +101,11 @@ interface Served {
 }
 
 /** The test app on a node:http server at 127.0.0.1:0, its URLs pointing there, with workers. */
-async function serveApp(dir: string, faults: Faults): Promise<Served> {
+async function serveApp(
+  dir: string,
+  faults: Faults,
+  env: Record<string, string> = {},
+): Promise<Served> {
   let listener: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.end();
   let app: TestApp | undefined;
   const server = createServer((req, res) => {
@@ -112,6 +116,7 @@ async function serveApp(dir: string, faults: Faults): Promise<Served> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const t = await createTestApp({
+    env,
     features: [
       restoreFeature(),
       clipsFeature({
@@ -155,10 +160,12 @@ async function serveApp(dir: string, faults: Faults): Promise<Served> {
 }
 
 /** One server per test file, and the means to run the CLI against it. */
-export async function startCliServer(): Promise<CliServer> {
+export async function startCliServer(
+  opts: { env?: Record<string, string> } = {},
+): Promise<CliServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-cli-"));
   const faults: Faults = { media: new Map(), uploads: [], downloadBytesPerSec: 0, seen: [] };
-  const served = await serveApp(dir, faults);
+  const served = await serveApp(dir, faults, opts.env);
   const newHome = () => mkdtempSync(path.join(dir, "home-"));
   const signIn = (key: string) => {
     const home = newHome();
@@ -266,7 +273,7 @@ function injectFault(
     res.writeHead(200, { "content-type": "application/octet-stream" }).end(media);
     return true;
   }
-  if (req.method === "PUT" && req.url?.startsWith("/files/u/")) {
+  if (req.method === "PUT" && /^\/files\/[up]\//.test(req.url ?? "")) {
     const fault = faults.uploads.shift();
     if (fault === "drop") {
       // Take a few KB, then cut the connection as a flaky network would.

@@ -12,7 +12,7 @@ import {
 } from "@kinora/client";
 import { EXIT } from "./exit-codes.js";
 import { CliFailure, UsageError } from "./failures.js";
-import { dollars } from "./format.js";
+import { dollars, formatBytes } from "./format.js";
 import type { ApiClient } from "./http.js";
 
 /** A job as the API shows it: a restore or a clip (tell them apart with `"filename" in job`). */
@@ -160,14 +160,30 @@ export function queueText(job: Job): { where: string; etaSeconds: number | null 
   return { where: isQueued(job) ? queuePlace(job) : "", etaSeconds: q.eta_seconds };
 }
 
+/** How far a file sent in parts got ("2 of 5 parts, 10.0 MB of 23.0 MB"); "" for any other. */
+export function partsText(job: Job): string {
+  const upload = (job as { upload?: UploadSummary | null }).upload;
+  if (!upload || upload.status === "completed" || upload.status === "aborted") return "";
+  return `${upload.received_parts} of ${upload.part_count} parts, ${formatBytes(upload.received_bytes)} of ${formatBytes(upload.size_bytes)}`;
+}
+
+interface UploadSummary {
+  status: string;
+  size_bytes: number;
+  part_count: number;
+  received_parts: number;
+  received_bytes: number;
+}
+
 /** A short status for a progress bar or a log line. */
 export function statusText(job: Job): string {
   if (isQueued(job)) return "waiting for a worker";
+  const parts = partsText(job);
   switch (job.status) {
     case "awaiting_upload":
-      return "waiting for the upload";
+      return parts ? `waiting for the upload: ${parts}` : "waiting for the upload";
     case "pending_payment":
-      return "waiting for payment";
+      return parts ? `waiting for the upload and payment: ${parts}` : "waiting for payment";
     case "queued":
       return "queued for a worker";
     default:

@@ -37,7 +37,13 @@ function makeBar(out: Output, format: string, total: number, payload: Record<str
 }
 
 /** A byte counter: `label [███░░] 42% | 12 MB of 30 MB | 8.1 MB/s | ETA 2s`. */
-export function byteProgress(out: Output, label: string, totalBytes: number): ProgressBar {
+export function byteProgress(
+  out: Output,
+  label: string,
+  totalBytes: number,
+  /** Bytes already there when the bar starts (a resumed upload): not counted in the rate. */
+  startBytes = 0,
+): ProgressBar {
   if (!out.interactive) return SILENT;
   const size = formatBytes(totalBytes);
   const startedAt = Date.now();
@@ -45,7 +51,7 @@ export function byteProgress(out: Output, label: string, totalBytes: number): Pr
     const sec = (Date.now() - startedAt) / 1000;
     // The first fraction of a second says nothing about the rate, unless that was all of it.
     const known = sec > 0.2 || (value >= totalBytes && sec > 0);
-    const perSec = known ? value / sec : 0;
+    const perSec = known ? Math.max(0, value - startBytes) / sec : 0;
     return {
       label,
       done: formatBytes(value),
@@ -60,8 +66,9 @@ export function byteProgress(out: Output, label: string, totalBytes: number): Pr
     out,
     "{label} [{bar}] {percentage}% | {done} of {size} | {rate} | ETA {left}",
     Math.max(1, totalBytes),
-    payload(0),
+    payload(startBytes),
   );
+  if (startBytes > 0) bar.update(startBytes, payload(startBytes));
   return {
     update: (value) => bar.update(value, payload(value)),
     stop: () => bar.stop(),

@@ -15,6 +15,7 @@ import { errorFromResponse, isAbort, KinoraNetworkError } from "./errors.js";
 import { OPERATIONS, type OperationId, type Operations } from "./generated.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import { type UploadOptions, type UploadSource, type UploadTarget, upload } from "./upload.js";
+import { type PartsUploadOptions, type PartsUploadResult, uploadParts } from "./upload-parts.js";
 import { type ClipJob, type RestoreJob, type WaitOptions, waitFor } from "./wait.js";
 
 /** How to reach a kinora server. */
@@ -69,6 +70,17 @@ export interface Kinora extends OperationMethods {
    * `upload_headers` of createRestore/createClip), with progress and retries.
    */
   upload(target: UploadTarget, source: UploadSource, options?: UploadOptions): Promise<void>;
+  /**
+   * Sends a restore's file in parts — for a createRestore answer with `upload` (a plan) instead
+   * of upload_url: parts in parallel (4 by default), each retried with back-off, resuming from
+   * what the server says arrived (another run, another machine). Then startRestore (or the
+   * checkout) joins them.
+   */
+  uploadRestoreParts(
+    jobId: string,
+    source: UploadSource,
+    options?: PartsUploadOptions,
+  ): Promise<PartsUploadResult>;
   /** Follows a restore with held reads (`?wait=`) until `until` holds (default: a final status). */
   waitForRestore(id: string, options?: WaitOptions<RestoreJob>): Promise<RestoreJob>;
   /** Follows a clip the same way. */
@@ -164,6 +176,30 @@ export function createKinora(options: KinoraOptions): Kinora {
         retryBaseMs: options.retryBaseMs,
         ...uploadOptions,
       }),
+    uploadRestoreParts: (
+      jobId: string,
+      source: UploadSource,
+      partsOptions: PartsUploadOptions = {},
+    ) =>
+      uploadParts(
+        {
+          state: (signal) =>
+            call("getRestoreUpload", { id: jobId }, { signal }).then((r) => r.upload),
+          links: (parts, signal) =>
+            call("getRestorePartLinks", { id: jobId, parts }, { signal }).then((r) => r.parts),
+          report: async (part, signal) => {
+            await call("reportRestorePart", { id: jobId, ...part }, { signal });
+          },
+        },
+        source,
+        {
+          // A fetch of the caller's own goes to the parts too; without one, Node pipes a path.
+          ...(options.fetch ? { fetch: doFetch } : {}),
+          maxRetries: options.maxRetries,
+          retryBaseMs: options.retryBaseMs,
+          ...partsOptions,
+        },
+      ),
     waitForRestore: (id: string, waitOptions: WaitOptions<RestoreJob> = {}) =>
       waitFor("restore", (input, o) => call("getRestore", input, o).then((r) => r.job), id, {
         ...waitOptions,

@@ -282,8 +282,22 @@ export interface Schemas {
     /** Quote it to the operator. */
     request_id: string;
   };
+  LedgerEntry: {
+    id: number;
+    kind: "charge" | "refund" | "topup" | "adjustment" | "payout" | "key_limit";
+    /** Negative: taken from the balance. */
+    amount_cents: number;
+    display: string;
+    /** What the entry moved on its agent key's spent amount (0 for the wallet key). */
+    key_amount_cents: number;
+    agent_key_id: string | null;
+    job_id: string | null;
+    reference: string | null;
+    reason: string;
+    created_at: string;
+  };
   RestoreRequest: {
-    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it). */
+    /** Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says). */
     duration_sec: number;
     /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
@@ -343,6 +357,15 @@ export interface Schemas {
       /** The latest first (up to 10). */
       deliveries: Schemas["WebhookDelivery"][];
     } | null;
+    /** A file sent in parts: how many parts and bytes arrived (null for one upload_url or a video_url). */
+    upload?: {
+      method: "parts";
+      status: "open" | "completing" | "completed" | "aborted";
+      size_bytes: number;
+      part_count: number;
+      received_parts: number;
+      received_bytes: number;
+    } | null;
   };
   /** While processing: queue.state says whether it still waits for a worker (queued, with its position) or a worker runs it (running, position 0), and the estimated time to done; null in every other status. */
   QueueEstimate: {
@@ -373,8 +396,23 @@ export interface Schemas {
     delivered_at: string | null;
     created_at: string;
   };
+  /** For a file larger than the server's single-upload size (UPLOAD_SINGLE_MAX_BYTES, 256 MiB by default), instead of upload_url: send it in parts, then start. */
+  UploadPlan: {
+    method: "parts";
+    /** The whole file, as declared. */
+    size_bytes: number;
+    /** Every part but the last is exactly this long; the last is the rest. */
+    part_size_bytes: number;
+    part_count: number;
+    /** Each part carries the base64 SHA-256 of its bytes: given when asking for its link, sent as the x-amz-checksum-sha256 header of its PUT; the store refuses a part that does not match. */
+    checksum: "sha256";
+    /** Parts not joined by then are deleted (and the job expires with them). */
+    expires_at: string;
+    /** What to do, in order, in one paragraph. */
+    steps: string;
+  };
   CreateRestoreRequest: {
-    /** Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it). */
+    /** Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says). */
     duration_sec: number;
     /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
     quality?: "faithful" | "enhanced" | "enhanced_max";
@@ -382,24 +420,81 @@ export interface Schemas {
     width?: number;
     /** Pixels. */
     height?: number;
-    /** The file's name (it names the result). Required without video_url; with it, taken from the URL's path when absent. */
+    /** Names the result. Required without video_url (else taken from its path). */
     filename?: string;
-    /** The file's video type, e.g. video/mp4; the upload must carry it. Required without video_url; with it, used only when the server sends application/octet-stream. */
+    /** The video's type, e.g. video/mp4; the upload must carry it. Required without video_url. */
     content_type?: string;
-    /** Exact size in bytes, up to the server's limit (50 GiB by default; GET /cloud/prices lists it); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it). */
+    /** Exact size in bytes (up to 50 GiB by default; get_prices says); the upload must match. Required without video_url. */
     size?: number;
-    /** A public http(s) URL of the video, instead of an upload: the server fetches it (video type, up to 2 GB, redirects re-checked; private addresses refused) and the job starts on its own — no upload_url, no start call. A failed fetch ends the job failed (error_code video_fetch_failed) and refunded. */
+    /** A public http(s) URL of the video instead of an upload (up to 2 GB; private addresses refused): the job starts on its own. A failed fetch: failed (video_fetch_failed), refunded. */
     video_url?: string;
     /** For receipts; required without a key (then paid by checkout). */
     email?: string;
     /** balance: charged to the balance now. checkout: the owner pays this one job by card, by a link. */
     pay_with?: "balance" | "checkout";
-    /** An https URL that gets this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
+    /** An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
     webhook_url?: string;
     /** Events for webhook_url: started, progress (every 5 %), completed (final status). Default completed. */
     webhook_events?: ("started" | "progress" | "completed")[];
-    /** The most the owner agreed to pay for this call, in cents. A price above it is refused (price_above_max, with the price) and nothing is charged. */
+    /** The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged. */
     max_price_cents?: number;
+  };
+  RestorePictures: {
+    job_id: string;
+    /** The frame before (left) and after (right), 480 px wide in all. */
+    still: {
+      /** A JPEG; the link expires (expires_at). */
+      url: string;
+      expires_at: string;
+    } | null;
+    /** The same frame at the result's size (width × height): before (the input, scaled to it) and after. */
+    frames: {
+      before: {
+        /** A JPEG; the link expires (expires_at). */
+        url: string;
+        expires_at: string;
+      };
+      after: {
+        /** A JPEG; the link expires (expires_at). */
+        url: string;
+        expires_at: string;
+      };
+      width: number;
+      height: number;
+    } | null;
+  };
+  PartTicket: {
+    part_number: number;
+    size_bytes: number;
+    url: string;
+    /** Send exactly these with the PUT (the checksum header); Content-Length must be size_bytes. */
+    headers: Record<string, string>;
+    expires_at: string;
+  };
+  PartRequest: {
+    part_number: number;
+    /** The base64 SHA-256 of the part's bytes (44 characters), e.g. `openssl dgst -sha256 -binary part | base64`. */
+    sha256: string;
+  };
+  UploadProgress: {
+    /** open: parts are taken; completing: being joined; completed: the file is whole; aborted: its parts were deleted. */
+    status: "open" | "completing" | "completed" | "aborted";
+    size_bytes: number;
+    part_size_bytes: number;
+    part_count: number;
+    received_bytes: number;
+    received_parts: number;
+    /** The parts that arrived whole, by number. */
+    parts: Schemas["ReceivedPart"][];
+    /** Part numbers still to send. */
+    missing: number[];
+    expires_at: string;
+  };
+  ReceivedPart: {
+    part_number: number;
+    size_bytes: number;
+    etag: string;
+    sha256: string;
   };
   MotionConfig: {
     /** Each size with its price in cents. */
@@ -565,11 +660,18 @@ export interface Schemas {
 export type Wallet = Schemas["Wallet"];
 export type AgentKey = Schemas["AgentKey"];
 export type Error = Schemas["Error"];
+export type LedgerEntry = Schemas["LedgerEntry"];
 export type RestoreRequest = Schemas["RestoreRequest"];
 export type RestoreJob = Schemas["RestoreJob"];
 export type QueueEstimate = Schemas["QueueEstimate"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type UploadPlan = Schemas["UploadPlan"];
 export type CreateRestoreRequest = Schemas["CreateRestoreRequest"];
+export type RestorePictures = Schemas["RestorePictures"];
+export type PartTicket = Schemas["PartTicket"];
+export type PartRequest = Schemas["PartRequest"];
+export type UploadProgress = Schemas["UploadProgress"];
+export type ReceivedPart = Schemas["ReceivedPart"];
 export type MotionConfig = Schemas["MotionConfig"];
 export type Clip = Schemas["Clip"];
 export type TopupCheckout = Schemas["TopupCheckout"];
@@ -592,8 +694,8 @@ export const FINAL_CLIP_STATUSES: readonly Schemas["Clip"]["status"][] = [
   "done",
   "failed",
   "refused",
-  "expired",
   "cancelled",
+  "expired",
 ];
 /** A restore quality's API name. */
 export type RestoreQuality = Schemas["RestoreJob"]["quality"];
@@ -707,6 +809,31 @@ export interface Operations {
       | "wallet_key_required"
       | "wrong_state";
   };
+  /** Join the parts of a file sent in parts — `POST /cloud/jobs/{id}/upload/complete` */
+  completeRestoreUpload: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    };
+    output: {
+      job: Schemas["RestoreJob"];
+    };
+    errors:
+      | "already_uploaded"
+      | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "not_uploaded"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "upload_mismatch"
+      | "wrong_state";
+  };
   /** Create an agent key — `POST /wallet/keys` */
   createAgentKey: {
     input: {
@@ -751,11 +878,11 @@ export interface Operations {
       loop?: boolean;
       /** Same inputs and seed make the same clip; chosen if not given. */
       seed?: number;
-      /** An https URL that gets this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
+      /** An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
       webhook_url?: string;
       /** Events for webhook_url: started, progress (every 5 %), completed (final status). Default completed. */
       webhook_events?: ("started" | "progress" | "completed")[];
-      /** The most the owner agreed to pay for this call, in cents. A price above it is refused (price_above_max, with the price) and nothing is charged. */
+      /** The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged. */
       max_price_cents?: number;
     };
     output: {
@@ -786,10 +913,11 @@ export interface Operations {
     input: Schemas["CreateRestoreRequest"];
     output: {
       job: Schemas["RestoreJob"];
-      /** Where to PUT the file; absent with video_url (the server fetches it). */
+      /** Where to PUT the file; absent with video_url (the server fetches it) and for a file sent in parts (see upload). */
       upload_url?: string;
       upload_headers?: Record<string, string>;
       upload_expires_at?: string;
+      upload?: Schemas["UploadPlan"];
       display_price: string;
       paid_from_balance: boolean;
       /** Exactly what to do next. */
@@ -915,9 +1043,9 @@ export interface Operations {
     input: {
       /** The id an earlier answer gave. */
       id: string;
-      /** Hold the answer up to this long until the job's status changes (long-poll); with until progress, a progress report ends it too. */
+      /** Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too. */
       wait?: number;
-      /** What ends the wait early: status (default) — a new status (done, failed, …); progress — also each progress report. */
+      /** What ends a wait: status — a new status (done, failed, …); progress — also a progress report. */
       until?: "status" | "progress";
     };
     output: {
@@ -942,9 +1070,9 @@ export interface Operations {
     input: {
       /** The id an earlier answer gave. */
       id: string;
-      /** Hold the answer up to this long until the job's status changes (long-poll); with until progress, a progress report ends it too. */
+      /** Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too. */
       wait?: number;
-      /** What ends the wait early: status (default) — a new status (done, failed, …); progress — also each progress report. */
+      /** What ends a wait: status — a new status (done, failed, …); progress — also a progress report. */
       until?: "status" | "progress";
     };
     output: {
@@ -952,11 +1080,82 @@ export interface Operations {
     };
     errors: "invalid_field" | "not_found";
   };
+  /** Links for parts of a file sent in parts — `POST /cloud/jobs/{id}/upload/parts` */
+  getRestorePartLinks: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    } & {
+      /** The parts to send next (up to 1000), each with the base64 SHA-256 of its bytes; the link binds it. */
+      parts: Schemas["PartRequest"][];
+    };
+    output: {
+      job_id: string;
+      parts: Schemas["PartTicket"][];
+    };
+    errors:
+      | "already_uploaded"
+      | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_field"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "wrong_state";
+  };
   /** The restore price table — `GET /cloud/prices` */
   getRestorePrices: {
     input: Record<string, never>;
     output: Record<string, unknown>;
     errors: never;
+  };
+  /** The state of a file sent in parts — `GET /cloud/jobs/{id}/upload` */
+  getRestoreUpload: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    };
+    output: {
+      job_id: string;
+      upload: Schemas["UploadProgress"];
+    };
+    errors:
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "unauthorized"
+      | "wrong_state";
+  };
+  /** Spending per day and key — `GET /wallet/spending` */
+  getSpending: {
+    input: {
+      /** How many days, today included. */
+      days?: number;
+    };
+    output: {
+      /** The days covered, oldest first (YYYY-MM-DD, UTC). */
+      days: string[];
+      spending: {
+        day: string;
+        /** The agent key (or connected app) that spent; null: the wallet key. */
+        agent_key_id: string | null;
+        /** Charges less what went back (refunds, measured differences) that day. */
+        spent_cents: number;
+      }[];
+    };
+    errors:
+      | "invalid_field"
+      | "key_in_url"
+      | "key_revoked"
+      | "rate_limited"
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** Read the wallet — `GET /wallet` */
   getWallet: {
@@ -1005,6 +1204,27 @@ export interface Operations {
       held: Schemas["HeldCheckout"][];
     };
     errors: "rate_limited" | "unauthorized";
+  };
+  /** Read the ledger — `GET /wallet/ledger` */
+  listLedger: {
+    input: {
+      /** Entries per page, newest first. */
+      limit?: number;
+      /** next_before of the previous page: entries older than this id. */
+      before?: number;
+    };
+    output: {
+      entries: Schemas["LedgerEntry"][];
+      /** Pass as `before` for the next (older) page; null on the last. */
+      next_before: number | null;
+    };
+    errors:
+      | "invalid_field"
+      | "key_in_url"
+      | "key_revoked"
+      | "rate_limited"
+      | "unauthorized"
+      | "wallet_key_required";
   };
   /** List restore jobs — `GET /cloud/jobs` */
   listRestores: {
@@ -1137,6 +1357,39 @@ export interface Operations {
       | "rate_limited"
       | "too_large"
       | "unauthorized"
+      | "wrong_state";
+  };
+  /** Record a part that arrived — `POST /cloud/jobs/{id}/upload/arrived` */
+  reportRestorePart: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    } & {
+      part_number: number;
+      /** The ETag header the part's PUT answered, quotes included. */
+      etag: string;
+      /** The checksum the part was sent with. */
+      sha256: string;
+    };
+    output: {
+      job_id: string;
+      upload: Schemas["UploadProgress"];
+    };
+    errors:
+      | "already_uploaded"
+      | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_field"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "not_uploaded"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "upload_mismatch"
       | "wrong_state";
   };
   /** Revoke an agent key — `POST /wallet/keys/{id}/revoke` */
@@ -1370,6 +1623,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     idempotencyKey: true,
     auth: "wallet",
   },
+  completeRestoreUpload: {
+    method: "POST",
+    path: "/cloud/jobs/{id}/upload/complete",
+    pathParams: ["id"],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: true,
+    auth: "optional",
+  },
   createAgentKey: {
     method: "POST",
     path: "/wallet/keys",
@@ -1480,6 +1743,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     idempotencyKey: false,
     auth: "none",
   },
+  getRestorePartLinks: {
+    method: "POST",
+    path: "/cloud/jobs/{id}/upload/parts",
+    pathParams: ["id"],
+    query: [],
+    body: true,
+    spends: false,
+    idempotencyKey: true,
+    auth: "optional",
+  },
   getRestorePrices: {
     method: "GET",
     path: "/cloud/prices",
@@ -1489,6 +1762,26 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     spends: false,
     idempotencyKey: false,
     auth: "none",
+  },
+  getRestoreUpload: {
+    method: "GET",
+    path: "/cloud/jobs/{id}/upload",
+    pathParams: ["id"],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "optional",
+  },
+  getSpending: {
+    method: "GET",
+    path: "/wallet/spending",
+    pathParams: [],
+    query: ["days"],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "wallet",
   },
   getWallet: {
     method: "GET",
@@ -1539,6 +1832,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     spends: false,
     idempotencyKey: false,
     auth: "admin",
+  },
+  listLedger: {
+    method: "GET",
+    path: "/wallet/ledger",
+    pathParams: [],
+    query: ["limit", "before"],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "wallet",
   },
   listRestores: {
     method: "GET",
@@ -1619,6 +1922,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     spends: false,
     idempotencyKey: true,
     auth: "admin",
+  },
+  reportRestorePart: {
+    method: "POST",
+    path: "/cloud/jobs/{id}/upload/arrived",
+    pathParams: ["id"],
+    query: [],
+    body: true,
+    spends: false,
+    idempotencyKey: true,
+    auth: "optional",
   },
   revokeAgentKey: {
     method: "POST",

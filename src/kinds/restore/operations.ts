@@ -6,6 +6,7 @@ import { openRestoreCheckout } from "../../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../../services/payments/deps.js";
 import { checkJobWebhook, receiverPolicy } from "../../services/webhooks/job-webhook.js";
 import * as c from "./api/contracts.js";
+import * as uc from "./api/upload-contracts.js";
 import { priceTableView } from "./rules/pricing.js";
 import {
   cancelRestoreJob,
@@ -17,8 +18,10 @@ import {
 import { createRestoreJob } from "./services/create.js";
 import type { RestoreDeps } from "./services/deps.js";
 import { listRestoreJobs } from "./services/list.js";
+import { followParts } from "./services/parts.js";
 import { picturesOperation } from "./services/pictures.js";
 import { quoteRestore as priceRestore } from "./services/quote.js";
+import { RESTORE_UPLOAD_OPERATIONS } from "./services/upload-operations.js";
 
 const prices = implement(c.getRestorePrices, async (p: RestoreDeps) =>
   priceTableView(p.config.restoreLimits),
@@ -55,6 +58,7 @@ function nextStep(
   created: {
     job: { id: string; size: number; video_url: string | null };
     paid_from_balance: boolean;
+    upload?: { part_count: number; part_size_bytes: number };
   },
   ctx: CallContext,
 ): string {
@@ -68,10 +72,24 @@ function nextStep(
       ? `Nothing to upload or start: ${fetched}. ${follow}`
       : `Nothing to upload: ${pay}; once paid, ${fetched}. ${follow}`;
   }
-  const upload = `PUT the file (exactly ${created.job.size} bytes) to upload_url with upload_headers within 24 hours`;
+  const upload = created.upload
+    ? inParts(created.upload, created.job.size, job, ctx)
+    : `PUT the file (exactly ${created.job.size} bytes) to upload_url with upload_headers within 24 hours`;
   return created.paid_from_balance
     ? `${upload}, then call ${ctx.refer([c.startRestore, c.startOrPayRestore], job)} with the same key. ${follow}`
     : `${upload}, then ${pay}; the restore starts once paid. ${follow}`;
+}
+
+/** How to send a file in parts, naming the caller's calls. */
+function inParts(
+  plan: { part_count: number; part_size_bytes: number },
+  size: number,
+  job: { job_id: string },
+  ctx: CallContext,
+): string {
+  const links = ctx.refer([uc.getRestorePartLinks, c.followRestore], job);
+  const state = ctx.refer([uc.getRestoreUpload, c.followRestore], job);
+  return `Send the file (${size} bytes) in ${plan.part_count} parts of ${plan.part_size_bytes} bytes (the last is the rest) within 24 hours: for each part compute the base64 SHA-256 of its bytes, get its link with ${links} (parts: [{part_number, sha256}], up to 1000 at once) and PUT exactly its bytes to the link's url with the link's headers — parts may go several at once and in any order, and a part that fails is sent again. Stopped halfway? ${state} lists the parts that arrived: send only the missing ones. A public video_url instead avoids uploading at all. When every part is there`;
 }
 
 const list = implement(c.listRestores, async (p: RestoreDeps, a, ctx) =>
@@ -82,9 +100,11 @@ const read = implement(c.getRestore, async (p: RestoreDeps, a, ctx) =>
   getRestoreJob(p, a.job_id, waitOptions(a, ctx)),
 );
 
-const follow = implement(c.followRestore, async (p: RestoreDeps, a, ctx) =>
-  getOwnedRestoreJob(p, ctx.principal, a.job_id, waitOptions(a, ctx)),
-);
+const follow = implement(c.followRestore, async (p: RestoreDeps, a, ctx) => {
+  const read = await getOwnedRestoreJob(p, ctx.principal, a.job_id, waitOptions(a, ctx));
+  // A file sent in parts: its upload's state, and links for the parts asked for.
+  return { ...read, ...(await followParts(p, ctx.principal, a.job_id, a.parts)) };
+});
 
 const start = implement(c.startRestore, async (p: RestoreDeps, a, ctx) =>
   startRestoreJob(p, ctx.principal, a.job_id),
@@ -105,6 +125,7 @@ export const RESTORE_OPERATIONS = [
   start,
   cancel,
   picturesOperation,
+  ...RESTORE_UPLOAD_OPERATIONS,
 ];
 
 /** The restore area's operations, bound to its dependencies. */

@@ -20,6 +20,7 @@ import {
   type JobKind,
   kindOf,
   paidByCheckout,
+  partsText,
   queuePlace,
   readJob,
   resultFileName,
@@ -128,7 +129,9 @@ function listedStatus(job: Job): string {
   if (job.status === "processing" && job.progress) {
     return `processing ${Math.round(job.progress * 100)}%`;
   }
-  return job.status;
+  // A file sent in parts: how many arrived (another run, or another machine, may be sending).
+  const parts = partsText(job);
+  return parts ? `${job.status} (${parts})` : job.status;
 }
 
 /** Where it stands now: progress, the server's queue place and estimate. */

@@ -1,7 +1,10 @@
 /**
  * `kinora restore FILE`: probe → quote → confirm → create → upload → start (or checkout) →
- * follow → download. Ctrl-C before the upload is through cancels the job (refunded); after it,
- * the job carries on on the server and the message says how to pick it up again.
+ * follow → download. A file the server takes in parts (above its single-upload size) goes in
+ * parallel parts under one bar; stopped then (Ctrl-C, a crash), the job stays and the same
+ * command run again finds it and sends only the missing parts. A file sent in one PUT: Ctrl-C
+ * before the upload is through cancels the job (refunded). After the upload the job carries on
+ * on the server and the message says how to pick it up again.
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
@@ -21,8 +24,10 @@ import { dollars, formatBytes, formatDuration } from "../format.js";
 import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
 import { downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { openUrl } from "../open-url.js";
+import { DEFAULT_PARALLEL, partsUploadStep } from "../parts-step.js";
 import { probeVideo, type VideoFacts } from "../probe.js";
 import { confirmSpend } from "../prompts.js";
+import { forgetResume, resumeFilePath, saveResume } from "../resume-file.js";
 import { startPaidJob } from "../timing.js";
 import {
   parseQuality,
@@ -30,9 +35,13 @@ import {
   qualityLinesOffline,
   qualityPriceLines,
 } from "./restore-qualities.js";
-import { refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
+import { jobApi, resumableJob } from "./restore-resume.js";
+import { partsStopped, refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
 
-type Created = Output<"createRestore">;
+type Created = Pick<
+  Output<"createRestore">,
+  "job" | "display_price" | "paid_from_balance" | "upload_url" | "upload_headers" | "upload"
+>;
 type RestoreQuality = NonNullable<Input<"createRestore">["quality"]>;
 
 interface Plan {
@@ -98,11 +107,8 @@ async function confirmPrice(ctx: ClientContext, p: Plan): Promise<void> {
 const UNSEEN_CREATE =
   "If the job was made before it stopped, `kinora jobs` lists it; `kinora cancel ID` refunds it until it starts.";
 
-/** The API client for this job: a checkout job carries no key, from create to its reads. */
-const jobApi = (ctx: ClientContext, p: Plan) =>
-  p.payWith === "checkout" ? ctx.api.withoutKey() : ctx.api;
-
 async function create(ctx: ClientContext, p: Plan): Promise<Created> {
+  await confirmPrice(ctx, p);
   // Stopped while the answer is on its way, the charge may have happened unseen.
   if (p.payWith === "balance") ctx.charge.note = UNSEEN_CREATE;
   const created = await jobApi(ctx, p)
@@ -131,8 +137,12 @@ async function create(ctx: ClientContext, p: Plan): Promise<Created> {
   return created;
 }
 
-/** Uploads; on Ctrl-C or any failure the job is cancelled so the price comes back. */
+/**
+ * Uploads. In one PUT: on Ctrl-C or any failure the job is cancelled so the price comes back.
+ * In parts: the job stays, and running the command again sends only the missing parts.
+ */
 async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<number> {
+  if (created.upload) return uploadParts(ctx, p, created, created.upload);
   try {
     // A create with a file (not a video_url) always answers where to put it.
     if (!created.upload_url) {
@@ -146,6 +156,29 @@ async function upload(ctx: ClientContext, p: Plan, created: Created): Promise<nu
     });
   } catch (err) {
     throw await refundAfterStop(ctx, RESTORE, created.job, err);
+  }
+}
+
+async function uploadParts(
+  ctx: ClientContext,
+  p: Plan,
+  created: Created,
+  plan: NonNullable<Created["upload"]>,
+): Promise<number> {
+  const { id } = created.job;
+  if (created.job.upload?.status === "completed") return 0;
+  const parallel = Number(stringArg(ctx.args, "parallel") ?? DEFAULT_PARALLEL);
+  try {
+    const done = await partsUploadStep(ctx, jobApi(ctx, p), {
+      jobId: id,
+      file: p.file,
+      sizeBytes: p.sizeBytes,
+      partCount: plan.part_count,
+      parallel,
+    });
+    return done.puts;
+  } catch (err) {
+    throw await partsStopped(ctx, created.job, p.file, err);
   }
 }
 
@@ -166,13 +199,28 @@ async function start(ctx: ClientContext, p: Plan, created: Created): Promise<voi
 
 async function restore(ctx: ClientContext): Promise<number> {
   const p = await plan(ctx);
-  await confirmPrice(ctx, p);
-  const created = await create(ctx, p);
+  const parallel = stringArg(ctx.args, "parallel");
+  if (parallel !== undefined && !/^([1-9]|1[0-6])$/.test(parallel)) {
+    throw new UsageError("--parallel must be a whole number of parts from 1 to 16.");
+  }
+  const record = resumeFilePath(ctx.env.configHome);
+  // A job this file's upload in parts belongs to (an earlier run stopped): no second charge.
+  const resumed = await resumableJob(ctx, p, record);
+  const created = resumed ?? (await create(ctx, p));
+  if (created.upload) {
+    await saveResume(record, {
+      server: ctx.api.server,
+      file: p.file,
+      jobId: created.job.id,
+      byCard: !created.paid_from_balance,
+    });
+  }
   const attempts = await upload(ctx, p, created);
   const id = created.job.id;
   const paid = { id, amountCents: created.job.amount_cents, byCard: !created.paid_from_balance };
   // Until it starts, the job can still be cancelled and refunded: the note from create holds.
   await start(ctx, p, created);
+  await forgetResume(record, id);
   ctx.charge.note = runningMoneyNote(paid);
   let job: Job;
   try {
@@ -200,7 +248,14 @@ async function restore(ctx: ClientContext): Promise<number> {
   }
   ctx.charge.note = undefined;
   ctx.out.result(
-    { job, output: dest, size_bytes: sizeBytes, upload_attempts: attempts },
+    {
+      job,
+      output: dest,
+      size_bytes: sizeBytes,
+      upload_attempts: attempts,
+      // The job an earlier run left mid-upload, picked up: nothing was charged again.
+      resumed: resumed !== undefined,
+    },
     `Restored video saved to ${dest} (${formatBytes(sizeBytes)}); ${dollars(job.amount_cents)} was charged.`,
   );
   return 0;
@@ -219,8 +274,13 @@ video (a photo, an empty or text file, sound alone) is refused before any price.
 
 ${qualities.join("\n")}
 
-Ctrl-C during the upload cancels the job and refunds it. After the upload the job
-keeps running on the server: pick it up with kinora get ID --download PATH.
+A file above the server's single-upload size (256 MiB by default) goes in parts,
+several at once (--parallel), under one progress bar. Stopped then (Ctrl-C, a crash,
+a lost connection), the job waits: run the same command on the same file again and
+it picks up the same job (nothing more is charged) and sends only the missing parts;
+\`kinora cancel ID\` refunds it instead. A smaller file goes in one upload, and Ctrl-C
+during it cancels the job and refunds it. After the upload the job keeps running on
+the server: pick it up with kinora get ID --download PATH.
 
 Options:
   -q, --quality Q      ${QUALITY_NAMES} (default enhanced); the API names
@@ -231,6 +291,7 @@ Options:
                        key is sent for it
   --email ADDRESS      receipt address; required with --pay-with checkout
   --open               open the checkout link in the browser
+  --parallel N         parts sent at once for a file sent in parts (1–16, default 4)
 
 Examples:
   kinora restore wedding-1994.mp4
@@ -254,6 +315,7 @@ export const restoreCommand: ClientCommand = {
     "pay-with": { type: "string" },
     email: { type: "string" },
     open: { type: "boolean" },
+    parallel: { type: "string" },
   },
   help: restoreHelp(qualityLinesOffline()),
   liveHelp: async (ctx) => restoreHelp(await qualityPriceLines(ctx)),

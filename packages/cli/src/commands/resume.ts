@@ -7,7 +7,7 @@ import type { ClientContext } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { CliFailure, Interrupted } from "../failures.js";
 import { dollars } from "../format.js";
-import type { Job, JobKind } from "../job-kinds.js";
+import { type Job, type JobKind, paidByCheckout } from "../job-kinds.js";
 import { cancelAfterStop } from "../job-steps.js";
 
 /** An error's own words, without a trailing full stop. */
@@ -33,6 +33,27 @@ export async function refundAfterStop(
     return new CliFailure(`${err.message} ${outcome.message}`, err.exitCode, err.fields);
   }
   return new CliFailure(`unexpected error: ${words(err)}. ${outcome.message}`, EXIT.failed);
+}
+
+/**
+ * The failure to stop with when an upload in parts did not go through: the job stays, waiting
+ * for the rest of its parts, and the message says how to send them or get the money back.
+ */
+export function partsStopped(ctx: ClientContext, job: Job, file: string, err: unknown): unknown {
+  const again = `run \`kinora restore ${shellQuote(file)}\` again to send the missing parts (the same job; nothing more is charged)`;
+  const money = paidByCheckout(job)
+    ? `Nothing was charged for ${job.id}; ${again}.`
+    : `${job.id} keeps its ${dollars(job.amount_cents)} until it starts or expires: ${again}, or \`kinora cancel ${job.id}\` for a refund.`;
+  ctx.charge.note = undefined;
+  if (err instanceof Interrupted) return new Interrupted(`Upload stopped. ${money}`);
+  if (err instanceof CliFailure)
+    return new CliFailure(`${err.message} ${money}`, err.exitCode, err.fields);
+  return new CliFailure(`unexpected error: ${words(err)}. ${money}`, EXIT.failed);
+}
+
+/** A path as a shell reads it back: quoted when it has anything but plain characters. */
+function shellQuote(file: string): string {
+  return /^[\w@%+=:,./-]+$/.test(file) ? file : `'${file.replace(/'/g, "'\\''")}'`;
 }
 
 /** The job the message is about: its id and what was paid for it. */

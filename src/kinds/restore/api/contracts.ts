@@ -13,6 +13,7 @@ import {
   RestoreJob,
   restoreSpend,
 } from "./schemas.js";
+import { FollowPartsFields, FollowPartsOutput } from "./upload-contracts.js";
 
 const TAGS = ["Cloud restore"] as const;
 const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
@@ -159,14 +160,14 @@ export const getRestore = defineContract({
 export const followRestore = defineContract({
   id: "followRestore",
   auth: "key",
-  input: z.object(FOLLOW).strict(),
-  output: JobEnvelope,
+  input: z.object({ ...FOLLOW, ...FollowPartsFields }).strict(),
+  output: JobEnvelope.extend(FollowPartsOutput),
   errors: ["not_found"],
   mcp: {
     name: "get_restore",
     title: "Follow a restore",
     description:
-      "Free. The job: status (processing → done; failed or refunded give the money back), progress 0..1, queue ETA, and once done download_url (fresh each call; deleted after about 48 hours).",
+      "Free. The job: status (processing → done; failed or refunded: money back), progress 0..1, queue ETA, download_url once done (fresh each call; kept about 48 hours). A file in parts: its upload, and links for parts.",
     annotations: READ_ONLY,
   },
 });

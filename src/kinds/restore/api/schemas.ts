@@ -33,7 +33,7 @@ const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
 const RestoreRequestFields = {
   duration_sec: num("a number of seconds").openapi({ example: 95 }).meta({
     description:
-      "Length in seconds; sets the price. It is measured: much longer than declared is refused and refunded. Up to the server's limit (6 hours by default; GET /cloud/prices lists it).",
+      "Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says).",
     exclusiveMinimum: 0,
     maximum: L.maxDurationSec,
   }),
@@ -83,7 +83,7 @@ export const CreateBody = z
       .optional()
       .meta({
         description:
-          "The file's name (it names the result). Required without video_url; with it, taken from the URL's path when absent.",
+          "Names the result. Required without video_url (else taken from its path).",
       }),
     content_type: z
       .string({ error: "must be the file's video type, e.g. video/mp4" })
@@ -92,11 +92,11 @@ export const CreateBody = z
       .optional()
       .meta({
         description:
-          "The file's video type, e.g. video/mp4; the upload must carry it. Required without video_url; with it, used only when the server sends application/octet-stream.",
+          "The video's type, e.g. video/mp4; the upload must carry it. Required without video_url.",
       }),
     size: int("the file size in bytes, an integer").optional().meta({
       description:
-        "Exact size in bytes, up to the server's limit (50 GiB by default; GET /cloud/prices lists it); the upload must match it. Required without video_url; with it, optional (the fetched file must then match it).",
+        "Exact size in bytes (up to 50 GiB by default; get_prices says); the upload must match. Required without video_url.",
       minimum: 1,
       maximum: L.maxSizeBytes,
     }),
@@ -107,7 +107,7 @@ export const CreateBody = z
       .optional()
       .meta({
         description:
-          "A public http(s) URL of the video, instead of an upload: the server fetches it (video type, up to 2 GB, redirects re-checked; private addresses refused) and the job starts on its own — no upload_url, no start call. A failed fetch ends the job failed (error_code video_fetch_failed) and refunded.",
+          "A public http(s) URL of the video instead of an upload (up to 2 GB; private addresses refused): the job starts on its own. A failed fetch: failed (video_fetch_failed), refunded.",
       }),
     email: Email.optional().meta({
       description: "For receipts; required without a key (then paid by checkout).",

@@ -1,7 +1,7 @@
 /**
  * A restore's file in parts (a declared size above UPLOAD_SINGLE_MAX_BYTES): part links in
  * pages, each bound to its part's checksum; a part reported with its ETag; which parts arrived;
- * complete. Over MCP one tool reads the state and hands out links; start_restore completes.
+ * complete. Over MCP get_restore reads the state and hands out links; start_restore completes.
  * With a key the job must be the key's; a job paid by checkout without a key is reached by its
  * 128-bit id, as its upload_url would be.
  */
@@ -15,6 +15,17 @@ import { JobEnvelope } from "./schemas.js";
 const TAGS = ["Cloud restore"] as const;
 const JOB = { job_id: JobIdField("rj_5pX0c1Hq3GvJ2Yb8Lw9RzA") };
 const UPLOAD_ERRORS = ["not_found", "wrong_state", "already_uploaded", "conflict"] as const;
+
+/** How the upload services word their refusals (the documentation's examples). */
+const SAID = {
+  not_found: "Restore job not found (or not visible to this key).",
+  wrong_state: "This job was cancelled and refunded; its parts were deleted.",
+  already_uploaded: "This job is processing: its file arrived whole.",
+  conflict: "The file's parts are being joined now; read the job again in a moment.",
+  not_uploaded: "Parts 2, 4–5 of 5 have not arrived: send them, then complete again.",
+  upload_mismatch:
+    "Part 3 is 1048576 bytes but the plan says 67108864; send it again with its link.",
+} as const;
 
 const PartsField = z
   .array(PartRequest, { error: "must be a list of {part_number, sha256}" })
@@ -32,9 +43,17 @@ const UploadState = z.object({ job_id: z.string(), upload: UploadProgress });
 export const getRestorePartLinks = defineContract({
   id: "getRestorePartLinks",
   auth: "optional",
-  input: z.object({ ...JOB, parts: PartsField }).strict(),
+  input: z
+    .object({ ...JOB, parts: PartsField })
+    .strict()
+    .openapi({
+      example: {
+        parts: [{ part_number: 1, sha256: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=" }],
+      },
+    }),
   output: z.object({ job_id: z.string(), parts: z.array(PartTicket) }),
   errors: [...UPLOAD_ERRORS],
+  examples: SAID,
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/upload/parts",
@@ -68,9 +87,21 @@ export const reportRestorePart = defineContract({
         .max(64, "must be the part's base64 SHA-256")
         .meta({ description: "The checksum the part was sent with." }),
     })
-    .strict(),
+    .strict()
+    .openapi({
+      example: {
+        part_number: 1,
+        etag: '"9b2cf535f27731c974343645a3985328"',
+        sha256: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+      },
+    }),
   output: UploadState,
   errors: [...UPLOAD_ERRORS, "invalid_field", "not_uploaded", "upload_mismatch"],
+  examples: {
+    ...SAID,
+    not_uploaded:
+      "Part 3 has not arrived: PUT it to its link, then report it with the ETag the PUT answered.",
+  },
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/upload/arrived",
@@ -90,6 +121,10 @@ export const getRestoreUpload = defineContract({
   input: z.object(JOB).strict(),
   output: UploadState,
   errors: ["not_found", "wrong_state"],
+  examples: {
+    not_found: SAID.not_found,
+    wrong_state: "This job's file is sent in one PUT to its upload_url, not in parts.",
+  },
   rest: {
     method: "get",
     path: "/cloud/jobs/{id}/upload",
@@ -109,6 +144,11 @@ export const completeRestoreUpload = defineContract({
   input: z.object(JOB).strict(),
   output: JobEnvelope,
   errors: [...UPLOAD_ERRORS, "not_uploaded", "upload_mismatch"],
+  examples: {
+    ...SAID,
+    upload_mismatch:
+      "The store refused the parts (part 2's ETag differs); read the upload's state and send the parts it lists as missing.",
+  },
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/upload/complete",
@@ -121,31 +161,26 @@ export const completeRestoreUpload = defineContract({
   },
 });
 
-/** Over MCP: the upload's state, and links for the parts given with their checksums. */
-export const uploadRestoreParts = defineContract({
-  id: "uploadRestoreParts",
-  auth: "key",
-  input: z
-    .object({
-      ...JOB,
-      parts: PartsField.optional().meta({
-        description:
-          "Parts to send next, each with the base64 SHA-256 of its bytes (up to 1000): their links come back. Omit to read which parts arrived.",
-      }),
-    })
-    .strict(),
-  output: UploadState.extend({ links: z.array(PartTicket).optional() }),
-  errors: ["not_found", "wrong_state", "already_uploaded", "conflict"],
-  mcp: {
-    name: "upload_restore_parts",
-    title: "Send a large restore file in parts",
-    description:
-      "Free. For a create_restore answer with an upload plan (a file over the single-upload size): lists the parts that arrived and those missing, and with parts (number + base64 SHA-256) returns a link per part: PUT the part's bytes there with the link's headers. Then start_restore joins them. A public video_url avoids all of this.",
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
-  },
-});
+/**
+ * Over MCP the restore's own read (get_restore) carries its upload in parts: the state, and
+ * with `parts` a link per part — no tool of its own (every tool's schema is read into the
+ * assistant's context).
+ */
+export const FollowPartsFields = {
+  // Lean on purpose (every tool's schema is read into the assistant's context): the service
+  // checks each item, its number and checksum, and the count (400 naming the field).
+  parts: z
+    .array(z.unknown())
+    .optional()
+    .meta({ description: "[{part_number, sha256 (base64)}] to link." }),
+};
+
+/** What get_restore adds for a file sent in parts. */
+export const FollowPartsOutput = {
+  upload: UploadProgress.optional().openapi({
+    description: "A file sent in parts: the parts that arrived and those missing.",
+  }),
+  links: z.array(PartTicket).optional().openapi({
+    description: "With parts: PUT each part's bytes to its url with its headers.",
+  }),
+};

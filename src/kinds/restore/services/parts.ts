@@ -8,7 +8,7 @@
  * cancelled or expired job's upload is aborted and its parts deleted.
  */
 import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../../api/uploads.js";
-import { ApiError, wrongState } from "../../../domain/errors.js";
+import { ApiError, invalidField, wrongState } from "../../../domain/errors.js";
 import type { Principal } from "../../../services/auth.js";
 import {
   abortUpload,
@@ -143,6 +143,39 @@ export async function restoreUploadState(
   const row = await visibleJob(p, principal, id);
   const upload = await uploadFor(p, row);
   return { job_id: row.id, upload: await uploadProgress(p, upload) };
+}
+
+/**
+ * What the restore's read over MCP (get_restore) adds for a file sent in parts: the upload's
+ * state, and with `parts` a link for each; nothing for any other file.
+ */
+export async function followParts(
+  p: RestoreDeps,
+  principal: Principal,
+  id: string,
+  given?: readonly unknown[],
+): Promise<{ upload?: UploadProgressView; links?: PartTicketView[] }> {
+  const parts = given?.map((item, i) => partRequest(item, i));
+  const row = await visibleJob(p, principal, id);
+  const inParts = row.source_url === null && takesParts(p, Number(row.size_bytes));
+  if (!inParts) {
+    if (parts) await uploadFor(p, row); // says why there are no parts to send
+    return {};
+  }
+  if (parts) assertTakesFile(row);
+  const upload = await uploadFor(p, row).catch(() => undefined);
+  if (!upload) return {};
+  const links = parts ? await partTickets(p, upload, parts) : undefined;
+  return { upload: await uploadProgress(p, upload), ...(links ? { links } : {}) };
+}
+
+/** One item of get_restore's `parts`, shaped; its number and checksum are checked with the plan. */
+function partRequest(item: unknown, i: number): { part_number: number; sha256: string } {
+  const p = item as { part_number?: unknown; sha256?: unknown } | null;
+  if (typeof p !== "object" || p === null || Array.isArray(p)) {
+    throw invalidField(`parts.${i}`, "must be an object {part_number, sha256}.");
+  }
+  return { part_number: p.part_number as number, sha256: String(p.sha256 ?? "") };
 }
 
 /** Joins the parts and checks the file's size; 409 once joined, 400 naming missing parts. */

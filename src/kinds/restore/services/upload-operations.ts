@@ -38,11 +38,5 @@ const complete = implement(uc.completeRestoreUpload, async (p: RestoreDeps, a, c
   return { job: await jobView(p, row) };
 });
 
-const mcpParts = implement(uc.uploadRestoreParts, async (p: RestoreDeps, a, ctx) => {
-  const given = a.parts ? await restorePartLinks(p, ctx.principal, a.job_id, a.parts) : null;
-  const now = await restoreUploadState(p, ctx.principal, a.job_id);
-  return { ...now, ...(given ? { links: given.parts } : {}) };
-});
-
 /** The upload-in-parts operations, not yet bound to the restore services. */
-export const RESTORE_UPLOAD_OPERATIONS = [links, report, state, complete, mcpParts];
+export const RESTORE_UPLOAD_OPERATIONS = [links, report, state, complete];

@@ -1,0 +1,133 @@
+/**
+ * `kinora restore` of a file the server takes in parts (UPLOAD_SINGLE_MAX_BYTES and
+ * UPLOAD_PART_BYTES at 5 MiB, a 23 MB video in 5 parts), as a subprocess against a real server
+ * whose workers run the real ffmpeg engine: killed (SIGKILL, a crash) after two parts arrived,
+ * `kinora jobs` shows how far the upload got, and the same command run again finds the same job
+ * — charged once — sends only the missing parts and restores the video. Ctrl-C during the parts
+ * keeps the job and says how to go on.
+ */
+import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ffprobeDuration } from "../restore/helpers.js";
+import { balanceOf, type CliServer, scratchDir, startCliServer } from "./harness.js";
+
+let s: CliServer;
+const media = scratchDir();
+let video: string;
+
+/** An uncompressed 8 s 320×240 AVI: 23 MB in five 5 MiB parts, quick to restore. */
+async function bigVideo(dir: string): Promise<string> {
+  const file = path.join(dir, "tape.avi");
+  await promisify(execFile)("ffmpeg", [
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc=size=320x240:rate=25",
+    "-t",
+    "8",
+    "-c:v",
+    "rawvideo",
+    "-pix_fmt",
+    "yuv420p",
+    "-y",
+    file,
+  ]);
+  return file;
+}
+
+beforeAll(async () => {
+  [s, video] = await Promise.all([
+    startCliServer({ env: { UPLOAD_SINGLE_MAX_BYTES: "5MiB", UPLOAD_PART_BYTES: "5MiB" } }),
+    bigVideo(media.dir),
+  ]);
+});
+afterAll(async () => {
+  await s?.close();
+  media.remove();
+});
+
+const partPuts = () =>
+  s.faults.seen.filter((r) => r.method === "PUT" && r.url.startsWith("/files/p/"));
+const jobRow = (id: string) =>
+  s.t.platform.db.selectFrom("restore_jobs").selectAll().where("id", "=", id).executeTakeFirst();
+
+describe("kinora restore of a file sent in parts", () => {
+  it("killed after two parts, run again: the same job, charged once, only the missing parts sent, restored", async () => {
+    const wallet = await s.t.newWallet(3000);
+    const home = s.signIn(wallet.key);
+    expect(statSync(video).size).toBeGreaterThan(20 * 1024 ** 2);
+    s.faults.uploads.push("pass", "pass", "hold");
+    const held = new Promise<void>((resolve) => {
+      s.faults.onHold = resolve;
+    });
+    const before = partPuts().length;
+    const first = s.spawnCli(
+      ["restore", video, "--quality", "standard", "--yes", "--parallel", "1"],
+      {
+        home,
+      },
+    );
+    await held;
+    first.child.kill("SIGKILL");
+    const killed = await first.done;
+    expect(killed.signal).toBe("SIGKILL");
+    expect(partPuts().length - before).toBe(3);
+    const id = /(rj_[A-Za-z0-9]+)/.exec(killed.stdout + killed.stderr)?.[1] as string;
+    expect(id).toBeTruthy();
+    expect((await jobRow(id))?.status).toBe("awaiting_upload");
+    const charged = await balanceOf(s, wallet.walletId);
+    expect(charged).toBeLessThan(3000);
+
+    const listed = await s.runCli(["jobs"], { home });
+    expect(listed.stdout).toMatch(
+      new RegExp(`${id}\\s+restore\\s+awaiting_upload \\(2 of 5 parts, `),
+    );
+
+    const resumedAt = partPuts().length;
+    const again = await s.runCli(["restore", video, "--quality", "standard", "--yes", "--json"], {
+      home,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    const doc = JSON.parse(again.stdout);
+    expect(doc.job).toMatchObject({ id, status: "done" });
+    expect(doc.resumed).toBe(true);
+    expect(partPuts().length - resumedAt).toBe(3);
+    expect(await balanceOf(s, wallet.walletId)).toBe(charged);
+    const ledger = await s.t.platform.db
+      .selectFrom("ledger_entries")
+      .select("kind")
+      .where("job_id", "=", id)
+      .execute();
+    expect(ledger.map((e) => e.kind)).toEqual(["charge"]);
+    expect(await ffprobeDuration(doc.output)).toBeCloseTo(8, 0);
+  });
+
+  it("Ctrl-C during the parts keeps the job and says how to send the rest or get a refund", async () => {
+    const wallet = await s.t.newWallet(3000);
+    const home = s.signIn(wallet.key);
+    s.faults.uploads.push("pass", "hold");
+    const held = new Promise<void>((resolve) => {
+      s.faults.onHold = resolve;
+    });
+    const run = s.spawnCli(["restore", video, "--yes", "--parallel", "1"], { home });
+    await held;
+    run.child.kill("SIGINT");
+    const res = await run.done;
+    expect(res.code).toBe(130);
+    const id = /(rj_[A-Za-z0-9]+)/.exec(res.stderr)?.[1] as string;
+    expect(res.stderr).toMatch(/Upload stopped\./);
+    expect(res.stderr).toContain(
+      "again to send the missing parts (the same job; nothing more is charged)",
+    );
+    expect(res.stderr).toContain(`\`kinora cancel ${id}\` for a refund`);
+    expect((await jobRow(id))?.status).toBe("awaiting_upload");
+    const cancelled = await s.runCli(["cancel", id, "--json"], { home });
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(await balanceOf(s, wallet.walletId)).toBe(3000);
+  });
+});
