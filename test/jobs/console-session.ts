@@ -27,7 +27,8 @@ export async function consoleFor(t: TestApp, walletKey: string): Promise<() => P
 
 /** The jobs table row of `id` in the console's HTML. */
 export function consoleRow(html: string, id: string): string {
-  const start = html.indexOf(`<tr data-job="${id}">`);
+  // The row may carry more attributes after its data-job (an id to link to it).
+  const start = html.indexOf(`<tr data-job="${id}"`);
   if (start < 0) throw new Error(`no console row for ${id}`);
   return html.slice(start, html.indexOf("</tr>", start));
 }
