@@ -8,8 +8,9 @@
  * one. A part's record is removed before its bytes are (re)written, so a failed rewrite leaves
  * the part missing, never a record over damaged bytes.
  *
- * One process serves the local store, so the locks are in memory: one writer per part at a
- * time (two writers of one region could interleave), and no part lands while the upload is
+ * One process serves the local store, so the locks are in memory (local-part-locks.ts): one
+ * writer per part at a time, the newest PUT winning (a retry after a broken connection stops the
+ * writer still waiting on the dead one, then writes), and no part lands while the upload is
  * being completed or aborted.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -25,6 +26,12 @@ import {
 import { MultipartError, type StoredPart } from "./blob-store.js";
 import { copyLimited, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
 import type { LocalDisk } from "./local-disk.js";
+import {
+  abortable,
+  createUploadLocks,
+  type PartLease,
+  SupersededError,
+} from "./local-part-locks.js";
 import type { PartClaims } from "./local-token.js";
 
 /** What the folder of an upload in parts records about it. */
@@ -36,7 +43,7 @@ export interface LocalPlan extends PartPlan {
 /** How a part's PUT ended. */
 export type PartOutcome =
   | { ok: true; etag: string; sizeBytes: number }
-  | { ok: false; reason: "no_upload" | "closing" | "busy" | "refused" }
+  | { ok: false; reason: "no_upload" | "closing" | "superseded" | "refused" }
   | { ok: false; reason: "bad_checksum"; bytes: number }
   | Extract<WriteOutcome, { ok: false }>;
 
@@ -104,12 +111,18 @@ export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
     },
     readPlan,
     async receivePart(claims, chunks, stillAllowed) {
-      const release = locks.beginPart(claims.uploadId, claims.partNumber);
-      if (typeof release === "string") return { ok: false, reason: release };
+      const lease = locks.beginPart(claims.uploadId, claims.partNumber);
+      if (typeof lease === "string") return { ok: false, reason: lease };
       try {
-        return await writePart(dirOf(claims.key, claims.uploadId), claims, chunks, stillAllowed);
+        return await writePart(dirOf(claims.key, claims.uploadId), claims, chunks, {
+          lease,
+          stillAllowed,
+        });
+      } catch (err) {
+        if (!lease.signal.aborted) throw err;
+        return stopped(lease);
       } finally {
-        release();
+        lease.release();
       }
     },
     listParts,
@@ -162,12 +175,21 @@ export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
   };
 }
 
+/** How a writer whose lease was taken away ends: overtaken by a newer PUT, or aborted. */
+function stopped(lease: PartLease): PartOutcome {
+  const superseded = lease.signal.reason instanceof SupersededError;
+  return { ok: false, reason: superseded ? "superseded" : "no_upload" };
+}
+
 async function writePart(
   dir: string,
   claims: PartClaims,
   chunks: AsyncIterable<Uint8Array>,
-  stillAllowed: () => Promise<boolean>,
+  { lease, stillAllowed }: { lease: PartLease; stillAllowed: () => Promise<boolean> },
 ): Promise<PartOutcome> {
+  // An older PUT of this part is stopping: not a byte is written until it is done with the file.
+  await lease.ready;
+  if (lease.signal.aborted) return stopped(lease);
   const plan = await readJson<LocalPlan>(join(dir, PLAN));
   if (!plan) return { ok: false, reason: "no_upload" };
   const n = claims.partNumber;
@@ -191,10 +213,12 @@ async function writePart(
     await rm(join(dir, recordName(n)), { force: true });
     // No write-back every 32 MiB as single uploads do: parts share one file, and each writer's
     // datasync would flush the others' pages too. One datasync per part, before its record.
-    const outcome = await copyLimited(hashed(chunks, hash), fh, claims.sizeBytes, {
-      durable: false,
-      position: claims.offset,
-    });
+    const outcome = await copyLimited(
+      hashed(abortable(chunks, lease.signal), hash),
+      fh,
+      claims.sizeBytes,
+      { durable: false, position: claims.offset, signal: lease.signal },
+    );
     if (!outcome.ok) return outcome;
     const digest = hash.digest();
     if (digest.toString("base64") !== claims.checksum) {
@@ -202,6 +226,8 @@ async function writePart(
     }
     await fh.datasync();
     if (!(await stillAllowed())) return { ok: false, reason: "refused" };
+    // Overtaken meanwhile: the newer writer is waiting on us and will write its own record.
+    if (lease.signal.aborted) return stopped(lease);
     const record: StoredPart = {
       partNumber: n,
       sizeBytes: outcome.bytes,
@@ -280,47 +306,3 @@ const gone = () =>
     "no_such_upload",
     "no upload in parts is open here: it was completed or aborted",
   );
-
-/**
- * In-process locks of the uploads in parts: which parts are being written, and whether the
- * upload is closing (being completed or aborted). `close` answers a part still arriving.
- */
-function createUploadLocks() {
-  const uploads = new Map<string, { closing: boolean; writing: Set<number> }>();
-  const entry = (id: string) => {
-    let e = uploads.get(id);
-    if (!e) {
-      e = { closing: false, writing: new Set() };
-      uploads.set(id, e);
-    }
-    return e;
-  };
-  return {
-    beginPart(id: string, n: number): "closing" | "busy" | (() => void) {
-      const e = entry(id);
-      if (e.closing) return "closing";
-      if (e.writing.has(n)) return "busy";
-      e.writing.add(n);
-      return () => {
-        e.writing.delete(n);
-        if (!e.closing && e.writing.size === 0) uploads.delete(id);
-      };
-    },
-    close(id: string, opts: { force?: boolean } = {}): number | null {
-      const e = entry(id);
-      const [first] = e.writing;
-      if (first !== undefined && !opts.force) return first;
-      e.closing = true;
-      return null;
-    },
-    reopen(id: string) {
-      const e = uploads.get(id);
-      if (!e) return;
-      e.closing = false;
-      if (e.writing.size === 0) uploads.delete(id);
-    },
-    forget(id: string) {
-      uploads.delete(id);
-    },
-  };
-}

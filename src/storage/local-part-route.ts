@@ -7,8 +7,10 @@
  *
  * Statuses: a token problem 403 (link_invalid); a header that does not match the link, a short
  * or damaged body 400 (upload_mismatch); a body longer than the part 413 (too_large); the job no
- * longer taking its file 409 (wrong_state), the same part arriving twice at once or the upload
- * being completed 409 (conflict); the upload completed or aborted 404 (not_found).
+ * longer taking its file 409 (wrong_state); the upload being completed, or a newer PUT of the same
+ * part arriving before this one ended (the newer one is taken: a retry after a broken connection
+ * must not wait for the server to notice the break) 409 (conflict); the upload completed or
+ * aborted 404 (not_found).
  */
 import type { Context } from "hono";
 import { checksumHeader } from "../domain/uploads.js";
@@ -78,12 +80,12 @@ function refused(
         "the upload is being completed or aborted; no part is taken now",
         close,
       );
-    case "busy":
+    case "superseded":
       return fail(
         c,
         "conflict",
-        `${part} is arriving on another connection; send it again once that one ends`,
-        { ...close, "Retry-After": "5" },
+        `a newer PUT of ${part} took over from this one; nothing of this one was kept`,
+        close,
       );
     case "refused":
       return fail(

@@ -14,6 +14,7 @@ import {
   localPartsStore,
   type PartsStore,
   putCut,
+  putHeld,
   putPart,
   s3PartsStore,
   sha256,
@@ -183,6 +184,28 @@ describe.each([
     expect(cut).not.toBe("answered 200");
     expect(await s.store.multipart.listParts(key, uploadId)).toEqual([]);
     const parts = await sendAll(ticket, [1, 2, 3, 4, 5]);
+    await s.store.multipart.complete(key, uploadId, parts);
+    expect((await contentOf(s.store, key, scratch.dir)).equals(FILE)).toBe(true);
+    await s.store.delete(key);
+  });
+
+  it("takes a part's retry while its first PUT still hangs; the first then changes nothing", async () => {
+    const key = "restore/rj_mp8/input";
+    const { uploadId, ticket } = await open(s.store, key);
+    // The first PUT sends 1 MiB and goes quiet, as a connection that died without a word does;
+    // the bytes it holds back are damaged, so any of them landing would show in the file.
+    const damaged = Buffer.from(partBytes(PLAN, 3));
+    damaged.fill(0, MIB);
+    const first = putHeld(await ticket(3), damaged, MIB);
+    await first.sent;
+    await new Promise((r) => setTimeout(r, 100));
+    const parts = await sendAll(ticket, [3, 1, 2, 4, 5]);
+    first.resume();
+    expect(await first.outcome).not.toBe("answered 200");
+    first.cut();
+    expect((await s.store.multipart.listParts(key, uploadId))?.map((p) => p.etag)).toEqual(
+      parts.map((p) => p.etag),
+    );
     await s.store.multipart.complete(key, uploadId, parts);
     expect((await contentOf(s.store, key, scratch.dir)).equals(FILE)).toBe(true);
     await s.store.delete(key);

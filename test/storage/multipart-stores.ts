@@ -150,3 +150,36 @@ export function putCut(
     req.write(body.subarray(0, sendBytes), () => setTimeout(() => req.destroy(), 50));
   });
 }
+
+/**
+ * PUTs `body` with the full Content-Length, stopping after `sendBytes` with the connection held
+ * open (to the server, a peer that died without a word); `resume` sends the rest.
+ */
+export function putHeld(
+  ticket: Pick<UploadTicket, "url" | "headers">,
+  body: Uint8Array,
+  sendBytes: number,
+): { outcome: Promise<string>; sent: Promise<void>; resume(): void; cut(): void } {
+  const req = httpRequest(ticket.url, {
+    method: "PUT",
+    headers: { ...ticket.headers, "content-length": String(body.length) },
+  });
+  const outcome = new Promise<string>((resolve) => {
+    req.on("error", (err) => resolve(String((err as NodeJS.ErrnoException).code ?? err)));
+    req.on("response", (res) => {
+      res.resume();
+      resolve(`answered ${res.statusCode}`);
+    });
+  });
+  const sent = new Promise<void>((resolve) => {
+    req.write(body.subarray(0, sendBytes), () => resolve());
+  });
+  return {
+    outcome,
+    sent,
+    resume: () => {
+      if (!req.destroyed) req.end(body.subarray(sendBytes));
+    },
+    cut: () => req.destroy(),
+  };
+}
