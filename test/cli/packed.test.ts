@@ -5,7 +5,9 @@
  * real server — help with the server's prices, login, wallet, a restore on a machine without
  * ffprobe, and in a real terminal (a pseudo-terminal, as a person at a keyboard): a restore and
  * a clip with their progress bars and the price question answered `y`, a photo refused before
- * any price, and Ctrl-C during an upload refunded and said so. No run prints a stack trace.
+ * any price, Ctrl-C during an upload refunded and said so, and a file sent in parts (the server
+ * takes parts above 5 MiB here) stopped by Ctrl-C after two parts then run again: the same job,
+ * charged once, only the missing parts sent. No run prints a stack trace.
  */
 import { execFile } from "node:child_process";
 import {
@@ -33,6 +35,7 @@ let s: CliServer;
 let dir: string;
 let bin: string;
 let video: { path: string; sizeBytes: number };
+let tape: string;
 let photo: string;
 
 /** Bytes of every file under `p`. */
@@ -61,9 +64,12 @@ beforeAll(async () => {
   const packs = path.join(dir, "packs");
   await run("mkdir", ["-p", install, packs]);
   photo = path.join(dir, "boats.jpg");
+  tape = path.join(dir, "tape.avi");
   const [server, media] = await Promise.all([
-    startCliServer(),
+    // Files above 5 MiB go in 5 MiB parts (the 2 s video and the photo stay single uploads).
+    startCliServer({ env: { UPLOAD_SINGLE_MAX_BYTES: "5MiB", UPLOAD_PART_BYTES: "5MiB" } }),
     makeVideo(dir, 2, "holiday.mp4"),
+    rawVideo(tape),
     makeImage(640, 480, 200).then((bytes) => writeFileSync(photo, bytes)),
     packAndInstall(install, packs),
   ]);
@@ -76,6 +82,13 @@ afterAll(async () => {
   await s?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** An uncompressed 448×336 AVI of 2 s: 22.6 MB, five 5 MiB parts, quick to restore. */
+async function rawVideo(file: string): Promise<void> {
+  const testsrc = "testsrc=size=448x336:rate=25:duration=2";
+  const args = ["-v", "error", "-f", "lavfi", "-i", testsrc, "-c:v", "rawvideo"];
+  await run("ffmpeg", [...args, "-pix_fmt", "bgr24", "-y", file]);
+}
 
 /** A signed-in home for a new wallet holding `cents`, and the environment pointing at it. */
 async function person(cents = 2000) {
@@ -261,5 +274,57 @@ describe("the packed kinora client in a terminal", () => {
     );
     expect(screen).not.toMatch(STACK);
     expect(await balanceOf(s, me.walletId)).toBe(2000);
+  });
+
+  it("a file in parts stopped by Ctrl-C after two parts, run again: the same job, charged once, only the missing parts sent", async () => {
+    const me = await person(3000);
+    const partPuts = () =>
+      s.faults.seen.filter((r) => r.method === "PUT" && r.url.startsWith("/files/p/")).length;
+    // Whatever an earlier test left unused (its Ctrl-C may come before its held PUT) goes.
+    s.faults.uploads.splice(0, s.faults.uploads.length, "pass", "pass", "hold");
+    const held = new Promise<void>((resolve) => {
+      s.faults.onHold = resolve;
+    });
+    const before = partPuts();
+    const args = ["restore", tape, "-q", "standard", "--parallel", "1"];
+    const stopped = await inTerminal(args, me.env, [YES, { when: held, keys: KEY.ctrlC }]);
+    const first = stripAnsi(stopped.output);
+    expect(stopped.code, first).toBe(130);
+    expect(first).toMatch(/Uploading tape\.avi \(23 MB\) in 5 parts, 1 at once…/);
+    expect(first).toMatch(/upload +\[[█░]+\] \d+% \| 1\d\.?\d? MB of 23 MB \| /);
+    expect(first).toMatch(
+      /Upload stopped\. .*again to send the missing parts \(the same job; nothing more is charged\)/s,
+    );
+    expect(first).not.toMatch(STACK);
+    expect(partPuts() - before).toBe(3);
+    const id = /(rj_[A-Za-z0-9]+)/.exec(first)?.[1] as string;
+    const charged = await balanceOf(s, me.walletId);
+    expect(charged).toBeLessThan(3000);
+
+    const jobs = stripAnsi((await inTerminal(["jobs"], me.env)).output);
+    expect(jobs).toMatch(new RegExp(`${id}\\s+restore\\s+awaiting_upload \\(2 of 5 parts, `));
+
+    const out = path.join(dir, "tape-restored.mp4");
+    const resumedAt = partPuts();
+    const again = await inTerminal(["restore", tape, "-q", "standard", "--out", out], me.env, [
+      YES,
+    ]);
+    const second = stripAnsi(again.output);
+    expect(again.code, second).toBe(0);
+    expect(second).toContain(`Resuming ${id} for tape.avi: 2 of 5 parts (10 MB) arrived before`);
+    expect(second).not.toMatch(/Type y to agree/);
+    expect(second).toMatch(/already there, sending the rest/);
+    expect(second).toMatch(/upload +\[[█░]+\] 100% \| 23 MB of 23 MB/);
+    expect(second).toContain(`Restored video saved to ${out}`);
+    expect(second).not.toMatch(STACK);
+    expect(partPuts() - resumedAt).toBe(3);
+    expect(await balanceOf(s, me.walletId)).toBe(charged);
+    const ledger = await s.t.platform.db
+      .selectFrom("ledger_entries")
+      .select("kind")
+      .where("job_id", "=", id)
+      .execute();
+    expect(ledger.map((e) => e.kind)).toEqual(["charge"]);
+    expect(await ffprobeDuration(out)).toBeCloseTo(2, 0);
   });
 });

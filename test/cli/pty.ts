@@ -6,9 +6,13 @@
 import { spawn } from "node:child_process";
 import { cliCommand, ROOT } from "./harness.js";
 
-/** What a person types: `keys` once `after` shows on the screen (at once when absent). */
+/**
+ * What a person types: `keys` once `after` shows on the screen and `when` has resolved (at once
+ * when both are absent) — `when` for a moment only the server sees, e.g. an upload being held.
+ */
 export interface Keystrokes {
   after?: RegExp;
+  when?: Promise<unknown>;
   keys: string;
 }
 
@@ -64,10 +68,19 @@ export function runCliInPty(
     });
     let output = "";
     const queue = [...typed];
+    const resolved = new Set<Keystrokes>();
+    const ready = (k: Keystrokes) =>
+      (!k.when || resolved.has(k)) && (!k.after || k.after.test(stripAnsi(output)));
+    for (const k of typed) {
+      void k.when?.then(() => {
+        resolved.add(k);
+        typeDue();
+      });
+    }
     const typeDue = () => {
-      while (queue[0] && (!queue[0].after || queue[0].after.test(stripAnsi(output)))) {
+      while (queue[0] && ready(queue[0])) {
         const next = queue.shift();
-        if (next) child.stdin.write(next.keys);
+        if (next && !child.stdin.destroyed) child.stdin.write(next.keys);
       }
     };
     const onData = (c: Buffer) => {
