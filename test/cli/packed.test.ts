@@ -314,6 +314,8 @@ describe("the packed kinora client in a terminal", () => {
     expect(second).toContain(`Resuming ${id} for tape.avi: 2 of 5 parts (10 MB) arrived before`);
     expect(second).not.toMatch(/Type y to agree/);
     expect(second).toMatch(/already there, sending the rest/);
+    // The bar starts where the first run stopped.
+    expect(second).toMatch(/sending the rest…\s*upload +\[[█░]+\] 4\d% \| 10 MB of 23 MB/);
     expect(second).toMatch(/upload +\[[█░]+\] 100% \| 23 MB of 23 MB/);
     expect(second).toContain(`Restored video saved to ${out}`);
     expect(second).not.toMatch(STACK);

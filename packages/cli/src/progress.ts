@@ -21,7 +21,13 @@ export interface ProgressBar {
 
 const SILENT: ProgressBar = { update() {}, stop() {} };
 
-function makeBar(out: Output, format: string, total: number, payload: Record<string, string>) {
+function makeBar(
+  out: Output,
+  format: string,
+  total: number,
+  payload: Record<string, string>,
+  start = 0,
+) {
   const bar = new cliProgress.SingleBar({
     format,
     stream: out.streams.stderr,
@@ -32,7 +38,7 @@ function makeBar(out: Output, format: string, total: number, payload: Record<str
     barCompleteChar: "█",
     barIncompleteChar: "░",
   });
-  bar.start(total, 0, payload);
+  bar.start(total, start, payload);
   return bar;
 }
 
@@ -67,8 +73,9 @@ export function byteProgress(
     "{label} [{bar}] {percentage}% | {done} of {size} | {rate} | ETA {left}",
     Math.max(1, totalBytes),
     payload(startBytes),
+    // A resumed upload's first frame already shows what arrived before (not 0% of 10 MB).
+    startBytes,
   );
-  if (startBytes > 0) bar.update(startBytes, payload(startBytes));
   return {
     update: (value) => bar.update(value, payload(value)),
     stop: () => bar.stop(),
