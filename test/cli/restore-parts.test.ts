@@ -2,9 +2,10 @@
  * `kinora restore` of a file the server takes in parts (UPLOAD_SINGLE_MAX_BYTES and
  * UPLOAD_PART_BYTES at 5 MiB, a 23 MB video in 5 parts), as a subprocess against a real server
  * whose workers run the real ffmpeg engine: killed (SIGKILL, a crash) after two parts arrived,
- * `kinora jobs` shows how far the upload got, and the same command run again finds the same job
- * — charged once — sends only the missing parts and restores the video. Ctrl-C during the parts
- * keeps the job and says how to go on.
+ * `kinora jobs` and `kinora get` show how far the upload got, and the same command run again
+ * finds the same job — charged once — sends only the missing parts and restores the video.
+ * Ctrl-C during the parts keeps the job and says how to go on. (The installed client under a
+ * terminal does the same in test/cli/packed.test.ts.)
  */
 import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
@@ -86,6 +87,10 @@ describe("kinora restore of a file sent in parts", () => {
     const listed = await s.runCli(["jobs"], { home });
     expect(listed.stdout).toMatch(
       new RegExp(`${id}\\s+restore\\s+awaiting_upload \\(2 of 5 parts, `),
+    );
+    const got = await s.runCli(["get", id], { home });
+    expect(got.stdout).toMatch(
+      new RegExp(`^${id} +restore +waiting for the upload: 2 of 5 parts, 10 MB of 23 MB$`, "m"),
     );
 
     const resumedAt = partPuts().length;
