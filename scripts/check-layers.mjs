@@ -9,9 +9,18 @@
  * another. Import cycles between modules are refused too, since a cycle makes "below" meaningless,
  * and so are two folders that import each other (even through different modules): a folder is a
  * unit a reader learns as a whole, and two that lean on each other are one unit in disguise.
+ * A module directly in src/ (app.ts, job-kinds.ts, …) counts as a folder of its own there, so a
+ * loop between it and a folder (features/ ↔ job-kinds.ts) is refused like one between folders.
+ * A job kind (kinds/<kind>/) is reached from outside its folder only by composition, and only
+ * through its declaration (its kind.ts): nothing below composition imports a kind, so db/,
+ * engines/, payments, webhooks and the surfaces take what they need of a kind from the registry.
  * Tests (*.test.ts beside the code they test, *.suite.ts) compose freely and are not checked; test
  * helpers, fakes and fixtures live under test/, and one left in src/ is refused by its name.
  * Type-only imports count: a type pointing upwards still couples a rule to its caller.
+ *
+ * The published packages (packages/*) are checked the same way inside themselves: no cycle, no
+ * two folders (or a folder and a top file) that import each other, and their own upward arrows
+ * (PACKAGE_LAYERS: a command is imported only by the package's entry).
  *
  * Usage: node scripts/check-layers.mjs [--json]   (exit 1 when anything is wrong)
  */
@@ -137,6 +146,22 @@ function resolveTarget(target, known) {
   return undefined;
 }
 
+/**
+ * Why an import of a kind's module from outside the kinds' folders is refused, or undefined:
+ * only composition reaches a kind, and only through its declaration (kinds/<kind>/kind.ts) —
+ * what the kind offers the rest of the server is declared there (defineJobKind), so the
+ * registry can list it and no lower layer depends on a kind.
+ */
+export function kindReachProblem(file, from, to, toKind) {
+  if (from && from.level < 4) {
+    return `${file} (${from.group}) imports a job kind's module: ${to} (only composition reaches a kind, through its kind.ts)`;
+  }
+  if (toKind.inner !== "kind.ts") {
+    return `${file} reaches inside job kind ${toKind.kind}: ${to} (take it from the kind's declaration, kinds/${toKind.kind}/kind.ts)`;
+  }
+  return undefined;
+}
+
 /** Every import edge that breaks the rule, and every cycle (as the files on it). */
 export function checkLayers() {
   const files = sourceFiles(src).map((p) => relative(src, p));
@@ -158,6 +183,8 @@ export function checkLayers() {
       if (fromKind && toKind && fromKind.kind !== toKind.kind) {
         problems.push(`${file} (kind ${fromKind.kind}) imports another kind: ${to}`);
       }
+      const reach = !fromKind && toKind ? kindReachProblem(file, from, to, toKind) : undefined;
+      if (reach) problems.push(reach);
       if (!from || !target) continue;
       if (target.level > from.level) {
         problems.push(`${file} (${from.group}) imports upwards: ${to} (${target.group})`);
@@ -173,10 +200,13 @@ export function checkLayers() {
 }
 
 /**
- * The top folder of src/ a module belongs to (`services` for services/restore/store.ts);
- * undefined for the modules directly in src/, which belong to different layers one by one.
+ * The unit of src/ a module belongs to: its top folder (`services` for
+ * services/ledger.ts), or for a module directly in src/ the module itself (`job-kinds.ts`).
  */
-const folderOf = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) : undefined);
+const folderOf = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) : file);
+
+/** How a unit is named in a message: `services/`, or `job-kinds.ts`. */
+const unitName = (unit) => (unit.includes(".") ? unit : `${unit}/`);
 
 /** Every pair of top folders that import each other, once, with the imports that make it. */
 export function mutualFolders(graph) {
@@ -185,10 +215,8 @@ export function mutualFolders(graph) {
     for (const to of targets) {
       const a = folderOf(from);
       const b = folderOf(to);
-      if (a === undefined || b === undefined || a === b) continue;
-      // kinds/ is exempt only while the lower layers still take a kind's types and hooks by
-      // import (issue 35 inverts them into the kind's declaration, then this line goes).
-      if (a === "kinds" || b === "kinds") continue;
+      // Two single modules that import each other are a cycle, reported as one.
+      if (a === b || (a.includes(".") && b.includes("."))) continue;
       const key = `${a}\0${b}`;
       if (!edges.has(key)) edges.set(key, []);
       edges.get(key).push(`${from} → ${to}`);
@@ -202,7 +230,7 @@ export function mutualFolders(graph) {
     if (!back) continue;
     const list = (imports) => imports.sort().join(", ");
     problems.push(
-      `folders import each other: ${a}/ and ${b}/ (${list(there)}; and back: ${list(back)})`,
+      `folders import each other: ${unitName(a)} and ${unitName(b)} (${list(there)}; and back: ${list(back)})`,
     );
   }
   return problems;
@@ -242,29 +270,82 @@ function cycles(graph) {
 }
 
 /**
+ * Within a package, the modules that may import a folder's modules though it sits above them:
+ * a command (packages/cli/src/commands/) is imported only by the package's entry (index.ts),
+ * so the command-line kit below the commands never depends on one command.
+ */
+const PACKAGE_LAYERS = [{ folder: "commands/", importedOnlyBy: ["index.ts"] }];
+
+/** The import graph of one package's src/ (package-relative paths), relative imports only. */
+function packageGraph(srcDir, files) {
+  const known = new Set(files.map((p) => relative(srcDir, p)));
+  const graph = new Map();
+  for (const path of files) {
+    const edges = [];
+    const text = readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2];
+      if (!spec.startsWith(".")) continue;
+      const raw = relative(srcDir, resolve(dirname(path), spec)).replace(/\.jsx?$/, "");
+      const to = resolveTarget(raw, known);
+      if (to) edges.push(to);
+    }
+    graph.set(relative(srcDir, path), edges);
+  }
+  return graph;
+}
+
+/** A package's own structure: no cycle, no two units that import each other, no upward arrow. */
+export function packageStructure(name, graph) {
+  const problems = [];
+  for (const cycle of cycles(graph)) {
+    problems.push(`${name}: import cycle: ${cycle.join(" → ")}`);
+  }
+  for (const m of mutualFolders(graph)) problems.push(`${name}: ${m}`);
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      for (const { folder, importedOnlyBy } of PACKAGE_LAYERS) {
+        const upward = to.startsWith(folder) && !from.startsWith(folder);
+        if (upward && !importedOnlyBy.includes(from)) {
+          problems.push(
+            `${name}: ${from} imports upwards: ${to} (only ${importedOnlyBy.join(", ")} imports ${folder})`,
+          );
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** The modules and package.json of each published package (packages/<name>/src). */
+function packagesWithSources() {
+  const found = [];
+  const packagesDir = join(root, "packages");
+  for (const entry of readdirSync(packagesDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const dir = join(packagesDir, entry.name);
+    let pkg;
+    let files;
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      files = sourceFiles(join(dir, "src"));
+    } catch {
+      continue;
+    }
+    found.push({ dir, srcDir: join(dir, "src"), pkg, files });
+  }
+  return found;
+}
+
+/**
  * The published packages (packages/*) stand alone: a module there imports only its own package,
  * Node's built-ins and the packages its package.json names — never the server's src/ — so what
- * `npm pack` ships is what runs, and the client never carries server code.
+ * `npm pack` ships is what runs, and the client never carries server code. Inside, each package
+ * keeps the server's structure rules (packageStructure).
  */
 export function checkPackages() {
   const problems = [];
-  const packagesDir = join(root, "packages");
-  for (const entry of readdirSync(packagesDir, { withFileTypes: true })) {
-    const dir = join(packagesDir, entry.name);
-    const srcDir = join(dir, "src");
-    if (!entry.isDirectory()) continue;
-    let pkg;
-    try {
-      pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    } catch {
-      continue;
-    }
-    let files;
-    try {
-      files = sourceFiles(srcDir);
-    } catch {
-      continue;
-    }
+  for (const { dir, srcDir, pkg, files } of packagesWithSources()) {
     const named = new Set([
       ...Object.keys(pkg.dependencies ?? {}),
       ...Object.keys(pkg.devDependencies ?? {}),
@@ -292,6 +373,7 @@ export function checkPackages() {
         }
       }
     }
+    problems.push(...packageStructure(relative(root, srcDir), packageGraph(srcDir, files)));
   }
   return problems;
 }
@@ -304,5 +386,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`check-layers: ${problems.length} problem(s); see docs/architecture.md`);
     process.exit(1);
   }
-  console.log("check-layers: every import points down a layer, no cycles, no mutual folders");
+  console.log(
+    "check-layers: every import points down a layer, no cycles, no mutual folders (src/ and packages/)",
+  );
 }

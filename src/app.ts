@@ -67,6 +67,7 @@ export function buildApp(deps: AppDeps, features: Feature[] = [], opts: BuildOpt
     queues: features.flatMap((f) => f.queues ?? []),
     operations,
     kinds,
+    formTargets: () => mounted.flatMap((f) => f.formTargets?.() ?? []),
     isReady: opts.isReady ?? (() => true),
     ...(opts.workSource ? { workSource: opts.workSource } : {}),
   };

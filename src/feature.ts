@@ -23,6 +23,8 @@ export interface RouteContext {
   operations: readonly Operation[];
   /** The job kinds this server serves (each kind's feature publishes one), in mount order. */
   kinds: readonly KindSurface[];
+  /** Origins outside kinora that the pages' forms lead to (every feature's formTargets). */
+  formTargets(): string[];
   /** False while starting or draining: /healthz answers 503. */
   isReady: () => boolean;
   /** The server's job system source, shared with the worker API; absent in route tests. */
@@ -41,6 +43,11 @@ export interface Feature {
   operationsOver?(kinds: readonly KindSurface[]): Operation[];
   /** The job kind this feature serves (a kind's own feature): how the surfaces reach it. */
   kind?: KindSurface;
+  /**
+   * Origins outside kinora that the owner's pages send a browser to by a form (the payments
+   * feature's checkout page): the pages' CSP form-action allows them.
+   */
+  formTargets?(): string[];
   /** Routes that are not operations (pages, webhooks, the MCP endpoint, file links). */
   routes?(app: Router, ctx: RouteContext): void;
   /** The job kinds this feature runs (the kind's own feature: one queue, from the registry). */

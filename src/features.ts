@@ -19,7 +19,8 @@ export function featuresFor(kinds: readonly JobKind[]): FeatureFactory[] {
   const checked = checkRegistry(kinds);
   return [
     ...checked.map((k) => k.feature()),
-    paymentsFeature(),
+    // The pay-per-job checkout of the kind that declares one (restore): the registry allows one.
+    paymentsFeature({ checkout: checked.find((k) => k.checkout)?.checkout ?? null }),
     mcpFeature(),
     connectedAppsFeature(),
     consoleFeature(),

@@ -1,7 +1,14 @@
 /** The layer rule holds over src/: see scripts/check-layers.mjs and docs/architecture.md. */
 import { describe, expect, it } from "vitest";
-// @ts-expect-error: a plain ES module script without type declarations
-import { checkLayers, checkPackages, layerOf, mutualFolders } from "../scripts/check-layers.mjs";
+import {
+  checkLayers,
+  checkPackages,
+  kindReachProblem,
+  layerOf,
+  mutualFolders,
+  packageStructure,
+  // @ts-expect-error: a plain ES module script without type declarations
+} from "../scripts/check-layers.mjs";
 
 describe("layers", () => {
   it("every import points down a layer, no surface imports another, no cycle, no mutual folders", () => {
@@ -42,7 +49,7 @@ describe("layers", () => {
       ["services/restore/store.ts", ["jobs/restore.ts", "services/ledger.ts"]],
       ["domain/money.ts", []],
       ["services/wallets.ts", ["domain/money.ts"]],
-      // Modules directly in src/ belong to no folder: they are checked one by one.
+      // A module directly in src/ is a unit of its own: this pair goes one way only.
       ["feature.ts", ["jobs/definition.ts"]],
       ["jobs/work.ts", ["logger.ts"]],
     ]);
@@ -51,5 +58,77 @@ describe("layers", () => {
     ]);
     graph.set("jobs/restore.ts", ["jobs/definition.ts"]);
     expect(mutualFolders(graph)).toEqual([]);
+  });
+
+  it("refuses a loop between a folder and a module directly in src/ (features/ ↔ job-kinds.ts)", () => {
+    const graph = new Map<string, string[]>([
+      ["job-kinds.ts", ["kinds/restore/kind.ts"]],
+      ["kinds/restore/kind.ts", []],
+      ["features/metrics.ts", ["job-kinds.ts"]],
+      ["features.ts", ["features/metrics.ts"]],
+    ]);
+    expect(mutualFolders(graph)).toEqual([]);
+    graph.set("job-kinds.ts", ["kinds/restore/kind.ts", "features/payments.ts"]);
+    expect(mutualFolders(graph)).toEqual([
+      "folders import each other: features/ and job-kinds.ts (features/metrics.ts → job-kinds.ts; and back: job-kinds.ts → features/payments.ts)",
+    ]);
+  });
+
+  it("lets only composition reach a kind, and only through its kind.ts", () => {
+    const kind = (inner: string) => ({ kind: "restore", inner });
+    const at = (file: string) => layerOf(file);
+    expect(
+      kindReachProblem(
+        "services/payments/deps.ts",
+        at("services/payments/deps.ts"),
+        "kinds/restore/services/deps.ts",
+        kind("services/deps.ts"),
+      ),
+    ).toMatch(/only composition reaches a kind/);
+    expect(
+      kindReachProblem(
+        "web/console-pages.tsx",
+        at("web/console-pages.tsx"),
+        "kinds/restore/kind.ts",
+        kind("kind.ts"),
+      ),
+    ).toMatch(/^web\/console-pages.tsx \(http\) imports a job kind's module/);
+    expect(
+      kindReachProblem(
+        "features/payments.ts",
+        at("features/payments.ts"),
+        "kinds/restore/services/store.ts",
+        kind("services/store.ts"),
+      ),
+    ).toMatch(/reaches inside job kind restore/);
+    expect(
+      kindReachProblem(
+        "features/payments.ts",
+        at("features/payments.ts"),
+        "kinds/restore/kind.ts",
+        kind("kind.ts"),
+      ),
+    ).toBeUndefined();
+  });
+
+  it("holds the packages to the same rules: no cycle, no upward arrow to a command", () => {
+    // packages/client had client.ts ↔ wait.ts (a type went back up for the wait's options).
+    const cycle = new Map<string, string[]>([
+      ["client.ts", ["wait.ts"]],
+      ["wait.ts", ["client.ts"]],
+    ]);
+    expect(packageStructure("packages/client/src", cycle)).toEqual([
+      "packages/client/src: import cycle: client.ts → wait.ts",
+    ]);
+    const upward = new Map<string, string[]>([
+      ["index.ts", ["commands/jobs.ts"]],
+      ["commands/jobs.ts", ["format.ts"]],
+      ["format.ts", ["commands/restore.ts"]],
+      ["commands/restore.ts", []],
+    ]);
+    expect(packageStructure("packages/cli/src", upward)).toEqual([
+      "packages/cli/src: folders import each other: commands/ and format.ts (commands/jobs.ts → format.ts; and back: format.ts → commands/restore.ts)",
+      "packages/cli/src: format.ts imports upwards: commands/restore.ts (only index.ts imports commands/)",
+    ]);
   });
 });

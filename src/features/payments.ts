@@ -7,10 +7,8 @@
 
 import type { Feature, FeatureFactory, Platform } from "../feature.js";
 import { registerStripeWebhook } from "../http/routes/payments/stripe-webhook.js";
-import { restoreCheckoutOperations } from "../kinds/restore/operations.js";
-import { getJobForCheckout, markCheckoutPaid } from "../kinds/restore/services/checkout-hooks.js";
-import { findJob } from "../kinds/restore/services/store.js";
-import { jobView } from "../kinds/restore/services/views.js";
+import type { KindCheckout } from "../kinds/kind.js";
+import { restoreKind } from "../kinds/restore/kind.js";
 import { paymentsAdminOperations } from "../operations/admin.js";
 import { topupOperations } from "../operations/payments.js";
 import type { CheckoutProvider } from "../payments/checkout/provider.js";
@@ -23,9 +21,8 @@ import { createTestCheckoutProvider } from "../payments/test-checkout/provider.j
 import type { RpcClientOptions } from "../payments/x402/confirm.js";
 import type { X402GatewayOptions } from "../payments/x402/gateway.js";
 import { startPaymentTasks } from "../services/payments/background.js";
-import type { PaymentsDeps, RestoreCheckoutHooks } from "../services/payments/deps.js";
+import type { PaymentsDeps } from "../services/payments/deps.js";
 import { registerCheckoutPages } from "../web/checkout-routes.js";
-import { sharedBundle } from "./shared-services.js";
 
 /** What a test may replace in the payments feature. */
 export interface PaymentsFeatureOptions {
@@ -33,21 +30,15 @@ export interface PaymentsFeatureOptions {
   stripeApiBase?: StripeProviderOptions["apiBase"];
   /** Test seam: facilitator client override, RPC options (no retries/cache in tests). */
   x402?: { gateway?: X402GatewayOptions; rpc?: RpcClientOptions };
-  /** The restore area's checkout hooks (default: the real ones); null leaves out POST /cloud/jobs/{id}/checkout. */
-  restore?: RestoreCheckoutHooks | null;
+  /**
+   * The pay-per-job checkout of the kind that takes one (`kinora serve` passes the registry's,
+   * src/features.ts); default: restore's, for feature lists that name no kinds (tests); null
+   * serves top-ups only.
+   */
+  checkout?: KindCheckout | null;
   /** Receives the built deps (tests drive services and the background pass directly). */
   onDeps?: (deps: PaymentsDeps) => void;
 }
-
-/** Pay-per-job restores: the restore area's side, wired to its real implementation. */
-const RESTORE_HOOKS: RestoreCheckoutHooks = {
-  getJobForCheckout,
-  markCheckoutPaid,
-  async viewJob(p, jobId) {
-    const row = await findJob(p.db, jobId);
-    return row ? jobView(p, row) : undefined;
-  },
-};
 
 /**
  * Money in: card top-ups and checkouts, the Stripe webhook, USDC top-ups and their background
@@ -57,28 +48,26 @@ export function paymentsFeature(options: PaymentsFeatureOptions = {}): FeatureFa
   return (platform) => buildPaymentsFeature(platform, options);
 }
 
+/** The pay-per-job checkout this feature sells: the one it was given, or restore's. */
+const kindCheckout = (options: PaymentsFeatureOptions): KindCheckout | undefined =>
+  options.checkout === null ? undefined : (options.checkout ?? restoreKind.checkout);
+
 /** The payment services of a platform, with the configuration they were built from. */
 interface PaymentsServices {
-  deps: PaymentsDeps;
+  deps: PaymentsDeps<Platform>;
   config: PaymentsConfig;
   stripe?: StripeCheckoutProvider;
 }
 
 /**
- * The payment services' dependencies for this platform, built from Config.env once per
- * platform (features/shared-services.ts): the payments feature, the MCP tools and the console
- * share one checkout provider and one x402 gateway. The Stripe SDK and the x402/viem stack are
- * imported only when configured (they take about a second to load). Rejects with ConfigError
- * for an incomplete payments configuration.
+ * The payment services of this platform, built from Config.env and this feature's options by
+ * the payments feature alone — the one checkout provider and x402 gateway of the server. The
+ * other surfaces reach them through the feature: MCP and the console run its operations, and
+ * the console's forms lead to the checkout page the feature names (Feature.formTargets). The
+ * Stripe SDK and the x402/viem stack are imported only when configured (they take about a
+ * second to load). Rejects with ConfigError for an incomplete payments configuration.
  */
-export function createPaymentsDeps(
-  platform: Platform,
-  options: PaymentsFeatureOptions = {},
-): Promise<PaymentsServices> {
-  return sharedBundle(platform, "payments", () => buildPaymentsDeps(platform, options));
-}
-
-async function buildPaymentsDeps(
+async function buildPaymentsServices(
   platform: Platform,
   options: PaymentsFeatureOptions,
 ): Promise<PaymentsServices> {
@@ -96,11 +85,12 @@ async function buildPaymentsDeps(
       now: () => new Date(),
     };
   }
-  const deps: PaymentsDeps = {
+  const checkout = kindCheckout(options);
+  const deps: PaymentsDeps<Platform> = {
     platform,
     checkout: provider,
     checkoutExpiryMinutes: config.checkout.expiryMinutes,
-    restore: options.restore === null ? undefined : (options.restore ?? RESTORE_HOOKS),
+    restore: checkout?.hooks,
     usdc,
   };
   return { deps, config, ...(stripe ? { stripe } : {}) };
@@ -110,7 +100,8 @@ async function buildPaymentsFeature(
   platform: Platform,
   options: PaymentsFeatureOptions,
 ): Promise<Feature> {
-  const { deps, config, stripe } = await createPaymentsDeps(platform, options);
+  const { deps, config, stripe } = await buildPaymentsServices(platform, options);
+  const checkout = kindCheckout(options);
   if (deps.checkout.kind === "test") {
     platform.log.warn("card checkout is in TEST MODE (no Stripe keys): no real money is taken");
   }
@@ -119,9 +110,11 @@ async function buildPaymentsFeature(
     name: "payments",
     operations: [
       ...topupOperations(deps),
-      ...(deps.restore ? restoreCheckoutOperations(deps) : []),
+      ...(checkout ? checkout.operations(deps) : []),
       ...paymentsAdminOperations(deps),
     ],
+    // A top-up form leads to the checkout's page (the pages' CSP form-action allows it).
+    formTargets: () => [deps.checkout.pageOrigin()],
     routes(app) {
       if (stripe) registerStripeWebhook(app, deps, stripe);
       registerCheckoutPages(app, deps, platform.signer);

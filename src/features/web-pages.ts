@@ -6,8 +6,6 @@
  */
 import type { RouteContext } from "../feature.js";
 import { takeOperationRate } from "../http/operation-rate.js";
-import { getRestorePictures } from "../kinds/restore/api/pictures.js";
-import type { KindSurface } from "../operations/kinds.js";
 import { authenticate } from "../services/auth.js";
 import type { Platform } from "../services/platform.js";
 import { credentialDigest, signInBucket, takeRate } from "../services/rate-buckets.js";
@@ -22,14 +20,6 @@ import type { PagesSurface } from "../web/operation-client.js";
 import type { WebDeps } from "../web/session.js";
 
 export { purgeWebSessions };
-
-/**
- * The contract of a kind's pictures of a done job, among its operations: only restores make
- * them (GET /cloud/jobs/{id}/pictures). Kinds declare no such role yet (src/kinds/kind.ts), so
- * it is found here by its contract.
- */
-const picturesOf = (kind: KindSurface) =>
-  kind.contracts.find((c) => c.id === getRestorePictures.id);
 
 /** One try of a secret from `address` against the sign-in rule (console and consent pages). */
 async function takeSignIn(p: Platform, address: string) {
@@ -46,7 +36,8 @@ export function pagesSurface(p: Platform, ctx: RouteContext): PagesSurface {
   return {
     operations: ctx.operations,
     kinds: ctx.kinds,
-    pictures: picturesOf,
+    // The kind's pictures role (restores declare GET /cloud/jobs/{id}/pictures).
+    pictures: (kind) => kind.pictures,
     authenticate: (secret) => authenticate(p, secret),
     rates: {
       key: async (credential) => {

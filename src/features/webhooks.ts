@@ -21,7 +21,6 @@ import type { JobViewKind } from "../services/webhooks/payload.js";
 import type { ReceiverPolicy } from "../services/webhooks/receiver-url.js";
 import { resealStaleSecrets } from "../services/webhooks/secrets.js";
 import { type Purge, startPurges } from "./purges.js";
-import { sharedBundle } from "./shared-services.js";
 
 /** How long finished deliveries (and their events) stay readable. */
 const DELIVERY_KEEP_DAYS = 30;
@@ -40,9 +39,12 @@ interface WebhooksFeatureOptions {
   noDelivery?: boolean;
 }
 
-/** The webhook services' dependencies, one bundle per platform. */
-export function webhookDeps(p: Platform, lookup?: ReceiverPolicy["lookup"]): EndpointDeps {
-  return sharedBundle(p, "webhooks", () => ({
+/**
+ * The webhook services' dependencies, built once by the webhooks feature: its operations and
+ * its delivery share them.
+ */
+function webhookDeps(p: Platform, lookup?: ReceiverPolicy["lookup"]): EndpointDeps {
+  return {
     db: p.db,
     clock: p.clock,
     ids: p.ids,
@@ -51,7 +53,7 @@ export function webhookDeps(p: Platform, lookup?: ReceiverPolicy["lookup"]): End
       allowHttpLoopback: webhooksConfig(p.config.env).allowHttpLoopback,
       ...(lookup ? { lookup } : {}),
     },
-  }));
+  };
 }
 
 const DONE_STATES = ["delivered", "failed", "cancelled"] as const;
@@ -77,9 +79,12 @@ function viewKinds(kinds: readonly JobKind[], p: Platform): JobViewKind[] {
   }));
 }
 
-async function startDelivery(p: Platform, opts: WebhooksFeatureOptions): Promise<BackgroundTask> {
+async function startDelivery(
+  p: Platform,
+  deps: EndpointDeps,
+  opts: WebhooksFeatureOptions,
+): Promise<BackgroundTask> {
   const cfg = webhooksConfig(p.config.env);
-  const deps = webhookDeps(p, opts.lookup);
   const resealed = await resealStaleSecrets(deps);
   if (resealed > 0) p.log.info("webhook secrets sealed with the current key", { resealed });
   const timing: RetryTiming = {
@@ -113,17 +118,20 @@ async function startDelivery(p: Platform, opts: WebhooksFeatureOptions): Promise
 
 /** Webhooks kinora sends: the endpoint operations, delivery on every node and its cleanup. */
 export function webhooksFeature(opts: WebhooksFeatureOptions): FeatureFactory {
-  return (p) => ({
-    name: "webhooks",
-    operations: webhookOperations(webhookDeps(p, opts.lookup)),
-    start: async () => {
-      const purges = startPurges(p, PURGES, "webhook purge");
-      const delivery = opts.noDelivery ? undefined : await startDelivery(p, opts);
-      return {
-        async stop() {
-          await Promise.all([purges.stop(), delivery?.stop()]);
-        },
-      };
-    },
-  });
+  return (p) => {
+    const deps = webhookDeps(p, opts.lookup);
+    return {
+      name: "webhooks",
+      operations: webhookOperations(deps),
+      start: async () => {
+        const purges = startPurges(p, PURGES, "webhook purge");
+        const delivery = opts.noDelivery ? undefined : await startDelivery(p, deps, opts);
+        return {
+          async stop() {
+            await Promise.all([purges.stop(), delivery?.stop()]);
+          },
+        };
+      },
+    };
+  };
 }

@@ -19,6 +19,7 @@ import { createJobQueue, type DefinedQueue } from "../jobs/queue.js";
 import { sweepJobs } from "../jobs/retention.js";
 import type { Executor } from "../jobs/work.js";
 import type { KindSurface } from "../operations/kinds.js";
+import type { JobCheckoutHooks, PaymentsDeps } from "../services/payments/deps.js";
 import { startPeriodic } from "../services/periodic.js";
 import type { FetchLike } from "../workers/transfer.js";
 
@@ -40,6 +41,20 @@ export interface KindRoles {
   cancel: AnyContract;
   /** Free: the kind's prices and limits (MCP's get_prices gathers every kind's). */
   prices: AnyContract;
+  /** A done job's pictures (`{job_id}` → `{still, frames}`), where the kind makes them. */
+  pictures?: AnyContract;
+}
+
+/**
+ * A pay-per-job checkout the kind takes (restore's): the payments feature sells it — the
+ * checkout pages, the Stripe webhook and card refunds call the hooks — and serves its
+ * operations beside the top-ups. One kind at most (the registry refuses two).
+ */
+export interface KindCheckout {
+  /** The kind's side: the job a checkout is for, and marking it paid. */
+  hooks: JobCheckoutHooks<Platform>;
+  /** Its operations (open a checkout, start or pay), bound to the payment services. */
+  operations(deps: PaymentsDeps<Platform>): Operation[];
 }
 
 /**
@@ -66,6 +81,10 @@ export interface JobKindDeclaration {
   roles: KindRoles;
   /** What an assistant is told about the kind's flow at `initialize`, step by step. */
   instructions: string;
+  /** How the console's ledger shows a line the kind wrote (restore: older lines' quality keys). */
+  ledgerText?(reason: string): string;
+  /** Its pay-per-job checkout, where it takes one (served by the payments feature). */
+  checkout?: KindCheckout;
   /** The executor this machine's configuration asks for: what `kinora worker` runs. */
   executor(config: Config, seams?: ExecutorSeams): Executor;
   /** The kind's feature for `kinora serve`: operations, queue, in-process executor, sweeper. */
@@ -153,7 +172,9 @@ export function kindSurface(kind: JobKind, operations: readonly Operation[]): Ki
     list: bound(kind.roles.list),
     cancel: bound(kind.roles.cancel),
     prices: bound(kind.roles.prices),
+    ...(kind.roles.pictures ? { pictures: kind.roles.pictures } : {}),
     instructions: kind.instructions,
+    ...(kind.ledgerText ? { ledgerText: kind.ledgerText } : {}),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * The registry check: the kinds a server runs must not collide. Two kinds with one name, one
  * table, one file area or one id prefix would read or write each other's jobs and files (an
- * upload guard that finds another kind's rules refuses the other kind's uploads), and two
- * operations with one id, one REST route or one MCP tool name would shadow each other. Every
- * collision is refused at start, in a sentence naming both kinds.
+ * upload guard that finds another kind's rules refuses the other kind's uploads), two
+ * operations with one id, one REST route or one MCP tool name would shadow each other, and two
+ * kinds sold by checkout would share the checkouts' job ids. Every collision is refused at
+ * start, in a sentence naming both kinds.
  */
 import type { AnyContract } from "../api/operation.js";
 import type { JobKind } from "./kind.js";
@@ -26,6 +27,8 @@ const UNIQUE: readonly Unique[] = [
   { what: "operation id", of: (k) => k.operations.map((op) => op.contract.id) },
   { what: "REST route", of: (k) => k.operations.flatMap((op) => restRoute(op.contract)) },
   { what: "MCP tool", of: (k) => k.operations.flatMap((op) => op.contract.mcp?.name ?? []) },
+  // The checkouts table names one kind's jobs (checkouts.job_id): one kind sells them.
+  { what: "pay-per-job checkout", of: (k) => (k.checkout ? ["checkouts.job_id"] : []) },
 ];
 
 /** Every collision between the kinds, each a sentence naming both; empty when there is none. */

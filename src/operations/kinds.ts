@@ -29,8 +29,12 @@ export interface KindSurface {
   cancel: Operation;
   /** Free: the kind's prices and limits. */
   prices: Operation;
+  /** A done job's pictures (`{job_id}` → `{still, frames}`), where the kind makes them. */
+  pictures?: AnyContract;
   /** What an assistant is told about the kind's flow, step by step (MCP `instructions`). */
   instructions: string;
+  /** How the ledger shows a line the kind wrote, where it words them its own way. */
+  ledgerText?(reason: string): string;
 }
 
 /** The kind whose ids `id` is one of, by its prefix; undefined for an id of no kind. */

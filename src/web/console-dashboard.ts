@@ -84,6 +84,12 @@ async function kindJobs(r: Reader, kind: KindSurface) {
   return { list, pictures, origins };
 }
 
+/** The ledger's lines as the kinds show them (restore names an older line's quality by label). */
+function legibleLedger(kinds: readonly KindSurface[], ledger: DashboardView["ledger"]) {
+  const text = (reason: string) => kinds.reduce((r, k) => k.ledgerText?.(r) ?? r, reason);
+  return { ...ledger, entries: ledger.entries.map((e) => ({ ...e, reason: text(e.reason) })) };
+}
+
 /** Everything the dashboard shows but what an action adds; `ledgerBefore` pages the ledger. */
 export async function loadDashboard(
   surface: PagesSurface,
@@ -105,7 +111,7 @@ export async function loadDashboard(
     wallet: wallet.wallet,
     keys: keys.keys,
     spending,
-    ledger,
+    ledger: legibleLedger(surface.kinds, ledger),
     endpoints: endpoints?.endpoints ?? null,
     jobs: kinds.map((k) => k.list),
     pictures: new Map(kinds.flatMap((k) => [...k.pictures])),

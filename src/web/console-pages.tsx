@@ -14,7 +14,6 @@ import type { getSpending, listLedger } from "../api/contracts/ledger.js";
 import type { OutputOf } from "../api/operation.js";
 import type { AgentKeyView, WalletView } from "../api/schemas.js";
 import type { WebhookEndpointView } from "../api/webhooks.js";
-import { PRICE_TABLE, RESTORE_QUALITIES } from "../kinds/restore/rules/pricing.js";
 import { dollars, when } from "./console-format.js";
 import { type JobList, type JobPictures, Jobs } from "./console-jobs.js";
 import { Keys, keyName } from "./console-keys.js";
@@ -25,17 +24,6 @@ import { Page } from "./layout.js";
 import { ownedText } from "./owned-text.js";
 
 export { keyName } from "./console-keys.js";
-
-/**
- * Ledger lines written before restores named their quality by label say `(enhanced_max, 95 s)`:
- * shown with the label, as the jobs table names it.
- */
-const QUALITY_IN_REASON = new RegExp(`\\((${RESTORE_QUALITIES.join("|")}),`, "g");
-export const withQualityLabels = (reason: string) =>
-  reason.replace(
-    QUALITY_IN_REASON,
-    (_m, q: (typeof RESTORE_QUALITIES)[number]) => `(${PRICE_TABLE[q].label},`,
-  );
 
 export function SignInPage(props: { csrf: string; error?: string }) {
   return (
@@ -134,7 +122,7 @@ function Ledger(props: { ledger: LedgerPage }) {
               <td data-label="Amount" class="amount-cell">
                 {e.display}
               </td>
-              <td data-label="What">{ownedText(withQualityLabels(e.reason))}</td>
+              <td data-label="What">{ownedText(e.reason)}</td>
             </tr>
           ))}
         </tbody>

@@ -3,7 +3,6 @@
  * soon as the status changes — or, when the caller wants every update, on each progress report
  * too (`until=progress`) — repeated until the caller's condition holds.
  */
-import type { CallOptions } from "./client.js";
 import { FINAL_CLIP_STATUSES, FINAL_RESTORE_STATUSES, type Schemas } from "./generated.js";
 
 /** A restore job as the server describes it. */
@@ -25,9 +24,13 @@ export interface WaitOptions<J extends { status: string }> {
   holdSeconds?: number;
 }
 
+/**
+ * One read of the job, held up to `wait` seconds; it is given only the wait's signal (the
+ * client's call options are the caller's business, so this module needs nothing of client.ts).
+ */
 type HeldRead<J> = (
   input: { id: string; wait: number; until: "status" | "progress" },
-  options: CallOptions,
+  options: { signal?: AbortSignal },
 ) => Promise<J>;
 
 /** Reads the job (at once, then held) until `until` holds. */

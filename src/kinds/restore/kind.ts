@@ -10,12 +10,16 @@ import type { FetchLike } from "../../workers/transfer.js";
 import { defineJobKind, kindFeature } from "../kind.js";
 import * as c from "./api/contracts.js";
 import { RESTORE_INSTRUCTIONS } from "./api/instructions.js";
+import { getRestorePictures } from "./api/pictures.js";
 import { restoreExecutorFromConfig } from "./executor/engine.js";
 import {
   RESTORE_CHECKOUT_OPERATIONS,
   RESTORE_OPERATIONS,
+  restoreCheckoutOperations,
   restoreOperations,
 } from "./operations.js";
+import { restoreLedgerText } from "./rules/ledger-text.js";
+import { getJobForCheckout, markCheckoutPaid } from "./services/checkout-hooks.js";
 import { restoreJobs } from "./services/definition.js";
 import type { VideoFetchSeam } from "./services/deps.js";
 import { jobView } from "./services/views.js";
@@ -64,8 +68,15 @@ export const restoreKind = defineJobKind({
     list: c.listRestores,
     cancel: c.cancelRestore,
     prices: c.getRestorePrices,
+    pictures: getRestorePictures,
+  },
+  // Paid per job by card: the payments feature sells the checkout and serves its operations.
+  checkout: {
+    hooks: { getJobForCheckout, markCheckoutPaid },
+    operations: restoreCheckoutOperations,
   },
   instructions: RESTORE_INSTRUCTIONS,
+  ledgerText: restoreLedgerText,
   executor: (config, seams) => restoreExecutorFromConfig(config, seams),
   feature: () => restoreFeature(),
   view: (p) => (row) => jobView(p, row),

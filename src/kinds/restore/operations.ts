@@ -3,7 +3,7 @@
 import { type CallContext, implement, type Operation } from "../../api/operation.js";
 import { waitOptions } from "../../operations/wait.js";
 import { openRestoreCheckout } from "../../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../../services/payments/deps.js";
+import type { PaymentsDeps, PaymentsPlatform } from "../../services/payments/deps.js";
 import { checkJobWebhook, receiverPolicy } from "../../services/webhooks/job-webhook.js";
 import * as c from "./api/contracts.js";
 import * as uc from "./api/upload-contracts.js";
@@ -133,13 +133,16 @@ export function restoreOperations(p: RestoreDeps): Operation[] {
   return RESTORE_OPERATIONS.map((bind) => bind(p));
 }
 
-const checkout = implement(c.createRestoreCheckout, async (deps: PaymentsDeps, a) => {
+/** The payment services over a platform that runs restores too: what the checkout moves. */
+type RestorePayments = PaymentsDeps<PaymentsPlatform & RestoreDeps>;
+
+const checkout = implement(c.createRestoreCheckout, async (deps: RestorePayments, a) => {
   const opened = await openRestoreCheckout(deps, a.job_id);
   const { job } = await getRestoreJob(deps.platform, a.job_id);
   return { checkout_url: opened.checkout_url, job };
 });
 
-const startOrPay = implement(c.startOrPayRestore, async (deps: PaymentsDeps, a, ctx) => {
+const startOrPay = implement(c.startOrPayRestore, async (deps: RestorePayments, a, ctx) => {
   const row = await ownedJob(deps.platform, ctx.principal, a.job_id);
   if (row.status !== "pending_payment")
     return startRestoreJob(deps.platform, ctx.principal, a.job_id);
@@ -152,6 +155,6 @@ const startOrPay = implement(c.startOrPayRestore, async (deps: PaymentsDeps, a, 
 export const RESTORE_CHECKOUT_OPERATIONS = [checkout, startOrPay];
 
 /** Paying a restore per job by checkout: served by the payments feature, which owns checkouts. */
-export function restoreCheckoutOperations(deps: PaymentsDeps): Operation[] {
+export function restoreCheckoutOperations(deps: RestorePayments): Operation[] {
   return RESTORE_CHECKOUT_OPERATIONS.map((bind) => bind(deps));
 }

@@ -2,34 +2,35 @@
 
 import type { ApiError } from "../../domain/errors.js";
 import type { KinoraEvents } from "../../domain/events.js";
-import type { RestoreJobView } from "../../kinds/restore/api/schemas.js";
-import type { RestoreDeps } from "../../kinds/restore/services/deps.js";
 import type { CheckoutProvider } from "../../payments/checkout/provider.js";
 import type { X402Config } from "../../payments/x402/config.js";
 import type { RpcClientOptions } from "../../payments/x402/confirm.js";
 import type { X402Gateway } from "../../payments/x402/gateway.js";
+import type { CoreDeps } from "../deps.js";
 
-/** The restore area's side of a pay-per-job checkout (src/kinds/restore/services/checkout-hooks.ts). */
-export interface RestoreCheckoutHooks {
+/** A job as a pay-per-job checkout needs it: its price, e-mail and whether its file arrived. */
+export interface CheckoutJob {
+  id: string;
+  status: string;
+  amountCents: number;
+  email: string | null;
+  display: string;
+  description?: string;
+  uploaded: boolean;
+  /** Why the file is not usable yet (not_uploaded or upload_mismatch). */
+  uploadProblem?: ApiError;
+}
+
+/**
+ * A job kind's side of a pay-per-job checkout, over the platform `P` the kind's services run
+ * on. The kind declares it (restore's: src/kinds/restore/kind.ts) and composition hands it
+ * here, so the payment services name no kind's types.
+ */
+export interface JobCheckoutHooks<P extends PaymentsPlatform = PaymentsPlatform> {
   /** Throws a 404 ApiError for an unknown job. */
-  getJobForCheckout(
-    p: RestoreDeps,
-    jobId: string,
-  ): Promise<{
-    id: string;
-    status: string;
-    amountCents: number;
-    email: string | null;
-    display: string;
-    description?: string;
-    uploaded: boolean;
-    /** Why the file is not usable yet (not_uploaded or upload_mismatch). */
-    uploadProblem?: ApiError;
-  }>;
+  getJobForCheckout(p: P, jobId: string): Promise<CheckoutJob>;
   /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
-  markCheckoutPaid(p: RestoreDeps, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
-  /** The RestoreJob as the API shows it. */
-  viewJob(p: RestoreDeps, jobId: string): Promise<RestoreJobView | undefined>;
+  markCheckoutPaid(p: P, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
 }
 
 /** USDC top-ups' settings and gateway, when they are on. */
@@ -43,20 +44,24 @@ export interface UsdcRuntime {
 }
 
 /**
- * The shared services payments run on. It is also what the restore hooks receive, since a
- * pay-per-job checkout moves a restore job; `publicUrl` builds the checkout pages' links.
+ * The shared services payments run on; `publicUrl` builds the checkout pages' links. A kind's
+ * checkout hooks receive it too (inside a paid checkout's transaction), as the wider platform
+ * `P` the kind asked for: composition passes the whole platform.
  */
-export interface PaymentsPlatform extends RestoreDeps {
+export interface PaymentsPlatform extends CoreDeps {
   publicUrl: string;
   /** Payment outcomes are reported here (metrics listen). */
   events: KinoraEvents;
+  /** Tells workers that a job became claimable (a paid checkout queues its job). */
+  notifyJobs(): Promise<void>;
 }
 
 /** What the payment services need: the platform slice, the checkout provider, USDC. */
-export interface PaymentsDeps {
-  platform: PaymentsPlatform;
+export interface PaymentsDeps<P extends PaymentsPlatform = PaymentsPlatform> {
+  platform: P;
   checkout: CheckoutProvider;
   checkoutExpiryMinutes: number;
-  restore: RestoreCheckoutHooks | undefined;
+  /** The pay-per-job checkout of the kind that takes one (restore); absent: top-ups only. */
+  restore: JobCheckoutHooks<P> | undefined;
   usdc: UsdcRuntime | undefined;
 }

@@ -1,14 +1,15 @@
 /**
- * Every feature that calls the payment services gets the same bundle: one checkout
- * provider and one x402 gateway per process (they were built once by each of the payments
- * feature, the MCP server and the console).
+ * Composition in plain sight: each shared service is built once, by the feature that owns it,
+ * with that feature's options — one checkout provider and one x402 gateway per server, whoever
+ * else reaches them (MCP and the console run the payments feature's operations; the console's
+ * forms lead to the checkout page the payments feature names). No memo decides by who asks first.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, type TestApp } from "../../test/app.js";
 import { FEATURES } from "../features.js";
 import { createTestCheckoutProvider } from "../payments/test-checkout/provider.js";
 import { createX402Gateway } from "../payments/x402/gateway.js";
-import { createPaymentsDeps } from "./payments.js";
+import { consoleFeature } from "./console.js";
 
 vi.mock("../payments/test-checkout/provider.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../payments/test-checkout/provider.js")>();
@@ -26,6 +27,8 @@ const USDC_ON = {
   X402_FACILITATOR_URL: "http://127.0.0.1:9/facilitator",
   X402_RPC_URL: "http://127.0.0.1:9/rpc",
 };
+// Stripe configured: its checkout page lives on another origin, which the console must allow.
+const STRIPE = { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
 
 let t: TestApp;
 beforeAll(async () => {
@@ -37,17 +40,13 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe("shared service bundles", () => {
-  it("build one checkout provider and one x402 gateway for every feature of a server", async () => {
+describe("shared services", () => {
+  it("are built once per server, by the payments feature, for every feature that reaches them", () => {
     expect(t.features.map((f) => f.name)).toEqual(
       expect.arrayContaining(["payments", "mcp", "console"]),
     );
     expect(createTestCheckoutProvider).toHaveBeenCalledTimes(1);
     expect(createX402Gateway).toHaveBeenCalledTimes(1);
-    // A later caller gets the same services, not another build.
-    const again = await createPaymentsDeps(t.platform);
-    expect(again.deps.usdc?.gateway).toBe(vi.mocked(createX402Gateway).mock.results[0]?.value);
-    expect(createTestCheckoutProvider).toHaveBeenCalledTimes(1);
   });
 
   it("are per platform: another server builds its own", async () => {
@@ -57,6 +56,23 @@ describe("shared service bundles", () => {
       expect(createX402Gateway).toHaveBeenCalledTimes(2);
     } finally {
       await other.close();
+    }
+  });
+
+  it("reach the console's pages through the payments feature: its forms may lead to the checkout page", async () => {
+    const page = async (app: TestApp) => {
+      const res = await app.app.request("/console");
+      return res.headers.get("content-security-policy") ?? "";
+    };
+    const stripe = await createTestApp({ features: FEATURES, env: STRIPE });
+    const alone = await createTestApp({ features: [consoleFeature()], env: STRIPE });
+    try {
+      expect(await page(stripe)).toMatch(/form-action[^;]*https:\/\/checkout\.stripe\.com/);
+      // Without the payments feature there is no checkout to lead to.
+      expect(await page(alone)).not.toMatch(/checkout\.stripe\.com/);
+    } finally {
+      await stripe.close();
+      await alone.close();
     }
   });
 });
