@@ -121,17 +121,21 @@ export async function* abortable(
   signal: AbortSignal,
 ): AsyncIterable<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => {}); // observed through the race below
+  // One listener rejects whichever read is pending. (Not Promise.race against one long-lived
+  // "aborted" promise: each race leaves a reaction on it that holds its chunk until the part
+  // ends — 64 MiB per part in memory.)
+  let rejectPending: ((reason: unknown) => void) | null = null;
+  const onAbort = () => rejectPending?.(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   try {
     for (;;) {
       signal.throwIfAborted();
-      const next = await Promise.race([it.next(), aborted]);
+      const next = await new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+        rejectPending = reject;
+        it.next().then(resolve, reject);
+      });
+      rejectPending = null;
       if (next.done) {
         finished = true;
         return;
