@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { echoKind } from "../../test/kinds/echo/kind.js";
+import { featuresFor } from "../features.js";
 import { JOB_KINDS } from "../job-kinds.js";
 import { defineJobKind, type JobKind } from "./kind.js";
 import { checkRegistry, RegistryError, registryProblems } from "./registry.js";
@@ -115,6 +116,23 @@ describe("the registry", () => {
       RegistryError,
     );
     expect(() => checkRegistry([echoKind, echoKind])).not.toThrow();
+  });
+
+  it("refuses at the start of `kinora serve`: its features are not built", () => {
+    expect(() => featuresFor([...JOB_KINDS, echoKind, variant({ idPrefix: "echo" })])).toThrow(
+      /job kinds "echo" \(table echo_jobs\) and "echo2" \(table echo2_jobs\) both have the id prefix "echo_"/,
+    );
+  });
+
+  it("refuses two kinds sold by pay-per-job checkout", () => {
+    const hooks = {
+      getJobForCheckout: async () => ({}) as never,
+      markCheckoutPaid: async () => {},
+    };
+    const paid = (k: JobKind): JobKind => ({ ...k, checkout: { hooks, operations: () => [] } });
+    expect(registryProblems([paid(echoKind), paid(variant({}))])).toEqual([
+      'job kinds "echo" (table echo_jobs) and "echo2" (table echo2_jobs) both have the pay-per-job checkout "checkouts.job_id"',
+    ]);
   });
 });
 
