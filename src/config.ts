@@ -107,6 +107,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_KEY_PER_MIN: z.coerce.number().int().min(1).max(10_000_000).default(6000),
   MAX_AGENT_KEYS: z.coerce.number().int().min(1).max(100_000).default(100),
   IDEMPOTENCY_IN_FLIGHT_SEC: z.coerce.number().int().min(5).max(86_400).default(120),
+  PURCHASE_APPROVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
   WORKER_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   JOB_LEASE_MS: z.coerce.number().int().min(5_000).max(3_600_000).default(60_000),
   JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
@@ -218,6 +219,11 @@ export interface Config {
   maxAgentKeys: number;
   /** An unfinished Idempotency-Key record older than this may be claimed again. */
   idempotencyInFlightMs: number;
+  /**
+   * How long the owner has to answer a purchase an asking key waits for, and then how long the
+   * agent has to make an approved purchase (PURCHASE_APPROVAL_MINUTES).
+   */
+  purchaseApprovalTtlMs: number;
   /** Browser origins besides PUBLIC_URL's that may call /mcp (others get 403). */
   mcpAllowedOrigins: string[];
   /**
@@ -390,6 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxAgentKeys: e.MAX_AGENT_KEYS,
     idempotencyInFlightMs: e.IDEMPOTENCY_IN_FLIGHT_SEC * 1000,
+    purchaseApprovalTtlMs: e.PURCHASE_APPROVAL_MINUTES * 60_000,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     allowLoopbackUrls,
     env: cleaned,

@@ -18,6 +18,14 @@ export const ErrorBody = z
       description:
         'price_above_max and agreement_required: the question to put to the owner, e.g. "Restore wedding.mp4, 1:35, Enhanced — $4.99 from your balance?"',
     }),
+    approval_id: z.string().optional().openapi({
+      description:
+        "agreement_required for a key that must ask: the purchase waiting for the owner (GET /approvals/{id}?wait=60 says when they decide).",
+    }),
+    approval_url: z.string().optional().openapi({
+      description:
+        "agreement_required for a key that must ask: the page where the owner approves or declines; show it to them, then send the same request again.",
+    }),
     code: z.enum(ERROR_CODE_NAMES).openapi({
       description: "Machine-readable: one of a closed table (see the README's Errors section).",
     }),

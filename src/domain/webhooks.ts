@@ -16,6 +16,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "job.completed",
   "wallet.credited",
   "key.limit_reached",
+  "purchase.approval_requested",
+  "purchase.approved",
+  "purchase.declined",
 ] as const;
 /** The `type` of a webhook payload. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

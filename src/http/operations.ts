@@ -29,7 +29,10 @@ import type { Router } from "./router.js";
 
 /** What the REST surface needs from the platform. */
 interface RestSurfaceDeps extends CoreDeps {
-  config: Pick<Config, "rateLimits" | "trustProxy" | "idempotencyInFlightMs">;
+  config: Pick<
+    Config,
+    "rateLimits" | "trustProxy" | "idempotencyInFlightMs" | "purchaseApprovalTtlMs"
+  >;
   rateLimiter: RateLimiter;
   events: EventHub;
   adminToken: string;
@@ -146,6 +149,7 @@ function mountOperation(
       kinds,
       idempotencyKey: rest.method === "get" ? undefined : c.req.header("idempotency-key"),
       idempotency: { deps, inFlightMs: deps.config.idempotencyInFlightMs },
+      approvals: { publicUrl: deps.publicUrl, ttlMs: deps.config.purchaseApprovalTtlMs },
       rate: async (bucket) => {
         const address = clientAddress(c, deps.config.trustProxy);
         const d = await takeOperationRate(deps, bucket, caller.credential, address);

@@ -1,14 +1,15 @@
 /**
- * The owner's agreement, enforced for a key that must ask (`ask_before_spending: true`): a
- * spending tool call without `max_price_cents` does not spend. A 2026-07-28 client that declared
- * elicitation gets an `inputRequired` answer — a form showing the owner the price and what is
- * bought — and the call spends only when the client sends it again with the owner's yes and
- * the `requestState` minted here. That state is signed (./request-state.ts: bound to the key,
- * ten minutes), names the tool, a digest of the arguments and the price, so a yes never buys
- * anything else; and its nonce becomes the call's idempotency key, so sending the same yes twice
- * replays the first purchase instead of buying again. Stateless: any node finishes it. Any other
- * client is refused with the price and the question to show the owner; it calls again with
- * `max_price_cents`, which the runner enforces (operations/run.ts).
+ * The owner's agreement over MCP, for a key that must ask (`ask_before_spending: true`). A
+ * 2026-07-28 client that declared elicitation gets an `inputRequired` answer — a form showing the
+ * owner the price and what is bought, answered by the client's person, not the model — and the
+ * call spends only when the client sends it again with the owner's yes and the `requestState`
+ * minted here. That state is signed (./request-state.ts: bound to the key, ten minutes), names
+ * the tool, a digest of the arguments and the price, so a yes never buys anything else; and its
+ * nonce becomes the call's idempotency key, so sending the same yes twice replays the first
+ * purchase instead of buying again. Stateless: any node finishes it. Every other call goes to the
+ * runner, whose gate (operations/spend-approval.ts) spends only on the owner's approval on
+ * kinora — refused with the approval link otherwise. `max_price_cents` is a cap, never a yes.
+ * The wallet key's own calls (the owner's key) keep the older rule: max_price_cents is its yes.
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -27,7 +28,13 @@ const CONFIRM = "confirm";
 
 /** What a spending call may do next. */
 export type Agreement =
-  | { kind: "go"; input: Record<string, unknown>; idempotencyKey?: string }
+  | {
+      kind: "go";
+      input: Record<string, unknown>;
+      idempotencyKey?: string;
+      /** The owner said yes in the form: the runner's approval gate lets it through. */
+      agreed?: true;
+    }
   | { kind: "ask"; result: InputRequiredResult };
 
 /** The claims a confirmation's requestState carries (besides the key it is bound to). */
@@ -74,8 +81,11 @@ export function settleAgreement(
   nowMs: number,
 ): Agreement {
   const quote = op.contract.price?.(input);
+  const agent = mcp.principal.kind === "agent";
   const mustAsk = mcp.principal.snapshot?.key?.askBeforeSpending ?? true;
-  if (!quote || !mustAsk || input.max_price_cents !== undefined) return { kind: "go", input };
+  // The wallet key's cap is its owner's own yes; an agent key's never is.
+  const capped = !agent && input.max_price_cents !== undefined;
+  if (!quote || !mustAsk || capped) return { kind: "go", input };
   const question = agreementQuestion(quote);
   const tool = op.contract.mcp?.name ?? op.contract.id;
   const args = digest(input);
@@ -88,6 +98,7 @@ export function settleAgreement(
         kind: "go",
         input: { ...input, max_price_cents: quote.cents },
         idempotencyKey: `agree:${echoed.nonce}`,
+        agreed: true,
       };
     }
     if (answer.kind === "elicit") {
@@ -121,6 +132,7 @@ export function settleAgreement(
       }),
     };
   }
+  if (agent) return { kind: "go", input };
   throw refusal(
     quote,
     `This key must ask its owner before spending. Ask them: "${question}" On their yes, call again with max_price_cents ${quote.cents}; nothing was charged.`,

@@ -119,6 +119,8 @@ export async function callTool(
     // Kept apart from REST's Idempotency-Key records of the same credential.
     ...(typeof key === "string" ? { idempotencyKey: `mcp:${key}`.slice(0, 255) } : {}),
     idempotency: { deps: mcp.deps, inFlightMs: mcp.deps.config.idempotencyInFlightMs },
+    approvals: { publicUrl: mcp.deps.publicUrl, ttlMs: mcp.deps.config.purchaseApprovalTtlMs },
+    ...(agreed.agreed ? { ownerAgreed: true } : {}),
     // Over MCP every bucket is the caller's key: assistants share their platforms' addresses.
     rate: async (bucket) => {
       await takeRate(mcp.deps, bucket, credentialDigest(mcp.credential));

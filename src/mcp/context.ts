@@ -16,7 +16,7 @@ import type { Signer } from "../signing.js";
 
 export type McpDeps = CoreDeps &
   RateDeps & {
-    config: Pick<Config, "rateLimits" | "idempotencyInFlightMs">;
+    config: Pick<Config, "rateLimits" | "idempotencyInFlightMs" | "purchaseApprovalTtlMs">;
     publicUrl: string;
     /** Signs and checks the multi-round `requestState` (./request-state.ts). */
     signer: Signer;

@@ -19,6 +19,7 @@ import { agreementQuestion } from "../api/spend.js";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { displayCents } from "../domain/money.js";
 import type { Logger } from "../logger.js";
+import { returnApproval, useApproval } from "../services/approvals.js";
 import type { CoreDeps } from "../services/deps.js";
 import {
   claimIdempotency,
@@ -30,6 +31,7 @@ import {
 } from "../services/idempotency.js";
 import type { KindSurface } from "./kinds.js";
 import { withRemedy } from "./remedies.js";
+import { type ApprovalPolicy, askRefusal, type SpendGate, spendGate } from "./spend-approval.js";
 
 /** What a call ended with; replays hand back exactly this. */
 export type Outcome = (
@@ -51,6 +53,13 @@ interface RunOptions {
   log: Logger;
   /** The job kinds the server serves: a job id not found is answered with what to do next. */
   kinds?: readonly KindSurface[];
+  /**
+   * Where the owner approves a purchase of a key that must ask, and for how long
+   * (./spend-approval.ts); absent: such a key spends nothing on this surface.
+   */
+  approvals?: ApprovalPolicy;
+  /** A person said yes to exactly this purchase in an MCP elicitation form (mcp/agreement.ts). */
+  ownerAgreed?: boolean;
 }
 
 /**
@@ -172,6 +181,86 @@ function verifiedCredential(mode: AuthMode, ctx: CallContext): string | undefine
   return ctx.principal || mode === "admin" ? ctx.credential : undefined;
 }
 
+/** What the idempotent path does around the call: take an approval first, give it back. */
+interface OnceHooks {
+  /** Before the call, once the key is claimed: a refusal ends it (nothing stored). */
+  before?: () => Promise<Outcome | undefined>;
+  /** After a failure a retry may cure (nothing stored). */
+  retryable?: () => Promise<void>;
+}
+
+/** Runs the call at most once per idempotency record: a replay answers the first outcome. */
+async function runOnce(
+  op: Operation,
+  input: unknown,
+  ctx: CallContext,
+  opts: RunOptions & { idempotency: NonNullable<RunOptions["idempotency"]> },
+  req: IdempotentRequest,
+  hooks: OnceHooks = {},
+): Promise<Outcome> {
+  const { deps, inFlightMs } = opts.idempotency;
+  try {
+    const claim = await claimIdempotency(deps, req, { ...DEFAULT_IDEMPOTENCY_LIMITS, inFlightMs });
+    if (claim.kind === "replay") return { ...storedOutcome(claim.response), replayed: true };
+  } catch (err) {
+    return errorOutcome(err, ctx, opts.log);
+  }
+  let stored = false;
+  try {
+    const refused = await hooks.before?.();
+    if (refused) return refused;
+    const outcome = await attempt(op, input, ctx, opts);
+    const code = outcome.ok ? undefined : outcome.body.code;
+    if (!(typeof code === "string" && RETRYABLE.has(code))) {
+      await storeIdempotentResponse(deps, req, {
+        status: outcome.status,
+        body: JSON.stringify(outcome),
+        headers: {},
+      });
+      stored = true;
+    } else {
+      await hooks.retryable?.();
+    }
+    return outcome;
+  } finally {
+    if (!stored) await releaseIdempotency(deps, req);
+  }
+}
+
+/**
+ * A purchase the owner approved: run once under the approval (its record replays the answer to
+ * every repeat), the approval used by the one call that wins it. A call that finds it used by
+ * another credential, or expired meanwhile, is refused and asks again.
+ */
+async function runApproved(
+  op: Operation,
+  input: unknown,
+  ctx: CallContext,
+  opts: RunOptions,
+  gate: SpendGate & { kind: "approved" },
+): Promise<Outcome> {
+  const credential = verifiedCredential(op.contract.auth, ctx);
+  const { idempotency, approvals } = opts;
+  if (!credential || !idempotency || !approvals) {
+    return errorOutcome(new Error("an approved purchase without its stores"), ctx, opts.log);
+  }
+  const { deps } = idempotency;
+  const req: IdempotentRequest = {
+    credential,
+    key: `approval:${gate.approvalId}`,
+    fingerprint: `${op.contract.id}\n${gate.purchase.digest}`,
+    keyName: "approval",
+  };
+  return runOnce(op, input, ctx, { ...opts, idempotency }, req, {
+    before: async () => {
+      if (await useApproval(deps, gate.approvalId)) return undefined;
+      const refusal = await askRefusal(deps, approvals, gate.purchase, ctx.surface);
+      return errorOutcome(refusal, ctx, opts.log);
+    },
+    retryable: () => returnApproval(deps, gate.approvalId),
+  });
+}
+
 /**
  * Runs `op` on an input the surface has already read (./input.ts). Never throws: every
  * refusal is an Outcome, so both surfaces answer it the same way.
@@ -190,12 +279,22 @@ export async function runOperation(
   } catch (err) {
     return errorOutcome(err, ctx, opts.log);
   }
+  let gate: SpendGate;
+  try {
+    // The agent's cap first: a price above it is refused without asking the owner anything.
+    refuseAboveMax(contract, input);
+    const read = input as Record<string, unknown>;
+    const deps = opts.idempotency?.deps;
+    gate = await spendGate(contract, read, ctx, deps, opts.approvals, opts.ownerAgreed);
+  } catch (err) {
+    return errorOutcome(err, ctx, opts.log, { contract, input, kinds: opts.kinds });
+  }
+  if (gate.kind === "approved") return runApproved(op, input, ctx, opts, gate);
   const key = opts.idempotencyKey;
   const credential = verifiedCredential(contract.auth, ctx);
   if (key === undefined || credential === undefined || !opts.idempotency) {
     return attempt(op, input, ctx, opts);
   }
-  const { deps, inFlightMs } = opts.idempotency;
   const req: IdempotentRequest = {
     credential,
     key,
@@ -204,26 +303,5 @@ export async function runOperation(
     // Named as the caller sent it: a header over REST, a tool argument over MCP.
     keyName: ctx.surface === "mcp" ? "idempotency_key" : "Idempotency-Key",
   };
-  try {
-    const claim = await claimIdempotency(deps, req, { ...DEFAULT_IDEMPOTENCY_LIMITS, inFlightMs });
-    if (claim.kind === "replay") return { ...storedOutcome(claim.response), replayed: true };
-  } catch (err) {
-    return errorOutcome(err, ctx, opts.log);
-  }
-  let stored = false;
-  try {
-    const outcome = await attempt(op, input, ctx, opts);
-    const code = outcome.ok ? undefined : outcome.body.code;
-    if (!(typeof code === "string" && RETRYABLE.has(code))) {
-      await storeIdempotentResponse(deps, req, {
-        status: outcome.status,
-        body: JSON.stringify(outcome),
-        headers: {},
-      });
-      stored = true;
-    }
-    return outcome;
-  } finally {
-    if (!stored) await releaseIdempotency(deps, req);
-  }
+  return runOnce(op, input, ctx, { ...opts, idempotency: opts.idempotency }, req);
 }

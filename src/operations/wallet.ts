@@ -10,11 +10,15 @@ import {
 } from "../services/agent-keys.js";
 import type { CoreDeps } from "../services/deps.js";
 import { createWallet, walletView } from "../services/wallets.js";
+import { type ApprovalOperationDeps, approvalOperations } from "./approvals.js";
 import { ledgerOperations } from "./ledger.js";
 
-/** What the wallet operations need: the core services and the cap on active agent keys. */
-interface WalletOperationDeps extends CoreDeps {
-  config: { maxAgentKeys: number };
+/**
+ * What the wallet operations need: the core services, the cap on active agent keys, and what
+ * the purchase approvals of asking keys need.
+ */
+interface WalletOperationDeps extends CoreDeps, ApprovalOperationDeps {
+  config: { maxAgentKeys: number; purchaseApprovalTtlMs: number };
 }
 
 const create = implement(c.createWallet, async (deps: WalletOperationDeps, a) =>
@@ -51,5 +55,6 @@ export function walletOperations(deps: WalletOperationDeps): Operation[] {
   return [
     ...[create, read, createKey, listKeys, limitKey, revokeKey].map((bind) => bind(deps)),
     ...ledgerOperations(deps),
+    ...approvalOperations(deps),
   ];
 }

@@ -25,7 +25,7 @@ import { ownedText } from "./owned-text.js";
 
 export { keyName } from "./console-keys.js";
 
-export function SignInPage(props: { csrf: string; error?: string }) {
+export function SignInPage(props: { csrf: string; error?: string; next?: string }) {
   return (
     <Page title="Console">
       <h1>kinora console</h1>
@@ -36,6 +36,7 @@ export function SignInPage(props: { csrf: string; error?: string }) {
       ) : null}
       <form method="post" action="/console/signin">
         <Hidden csrf={props.csrf} />
+        {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
         <label for="wallet_key">Wallet key</label>
         <input
           id="wallet_key"
@@ -202,6 +203,7 @@ export function DashboardPage(props: { v: DashboardView }) {
         <a href="#jobs">Jobs</a>
         {v.endpoints ? <a href="#webhooks">Webhooks</a> : null}
         <a href="#ledger">Ledger</a>
+        <a href="/console/approvals">Approvals</a>
       </nav>
       <form method="post" action="/console/signout" class="signout">
         <Hidden csrf={v.csrf} />

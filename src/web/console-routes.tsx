@@ -11,6 +11,7 @@ import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
+import { approvalReturnPath, registerApprovalRoutes } from "./approve-routes.js";
 import { NewWalletPage } from "./consent-pages.js";
 import { registerConsoleActions } from "./console-actions.js";
 import { registerCompareRoutes } from "./console-compare.js";
@@ -42,7 +43,7 @@ async function signIn(kit: ConsoleKit, c: Context<AppEnv>) {
   const caller = key.startsWith("pmk_") ? await callerOf(kit.surface, { walletKey: key }) : null;
   if (!caller) return signInAgain(kit, c, NOT_A_WALLET_KEY, 401);
   await startSession(kit.web, c, { walletId: caller.principal.walletId, walletKey: key });
-  return c.redirect("/console", 303);
+  return c.redirect(approvalReturnPath(one(form, "next")) ?? "/console", 303);
 }
 
 /**
@@ -85,4 +86,5 @@ export function registerConsoleRoutes(app: Router, kit: ConsoleKit) {
 
   registerConsoleActions(app, kit);
   registerCompareRoutes(app, kit);
+  registerApprovalRoutes(app, kit);
 }

@@ -49,7 +49,7 @@ const limitEntries = (walletId: string) =>
 describe("PATCH /wallet/keys/{id}", () => {
   it("raises a key's limit, so it spends what it could not, and writes the change to the ledger", async () => {
     const owner = await t.newWallet(10_000);
-    const agent = await t.newAgentKey(owner.key, 300);
+    const agent = await t.newAgentKey(owner.key, 300, { askBeforeSpending: false });
     expect((await spend(agent.key)).status).toBe(200);
     expect((await spend(agent.key)).body.code).toBe("over_limit");
 
@@ -74,7 +74,7 @@ describe("PATCH /wallet/keys/{id}", () => {
 
   it("lowers it down to what was spent, not below; the same limit again writes nothing", async () => {
     const owner = await t.newWallet(10_000);
-    const agent = await t.newAgentKey(owner.key, 1000);
+    const agent = await t.newAgentKey(owner.key, 1000, { askBeforeSpending: false });
     expect((await spend(agent.key)).status).toBe(200);
     const below = await limit(owner.key, agent.id, { limit_cents: 298 });
     expect(below.status).toBe(400);
@@ -91,7 +91,7 @@ describe("PATCH /wallet/keys/{id}", () => {
 
   it("refuses bad input, agent keys, other wallets' keys and revoked keys, changing nothing", async () => {
     const owner = await t.newWallet(10_000);
-    const agent = await t.newAgentKey(owner.key, 500);
+    const agent = await t.newAgentKey(owner.key, 500, { askBeforeSpending: false });
     for (const body of [{}, { limit_cents: 0 }, { limit_cents: 2.5 }, { limit_cents: "9" }]) {
       const res = await limit(owner.key, agent.id, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -118,7 +118,7 @@ describe("PATCH /wallet/keys/{id}", () => {
     "never lets a key end above its limit when spending races a lowering (round %i)",
     async () => {
       const owner = await t.newWallet(100_000);
-      const agent = await t.newAgentKey(owner.key, 5000);
+      const agent = await t.newAgentKey(owner.key, 5000, { askBeforeSpending: false });
       const results = await Promise.all([
         ...Array.from({ length: 8 }, () => spend(agent.key)),
         limit(owner.key, agent.id, { limit_cents: 900 }),

@@ -87,7 +87,7 @@ describe("the price question on a terminal", () => {
   it("an agent key over its limit is told before any question; the owner raises it with kinora keys limit; then `yes` buys", async () => {
     const wallet = await s.t.newWallet(2000);
     const owner = s.signIn(wallet.key);
-    const agent = await s.t.newAgentKey(wallet.key, 100);
+    const agent = await s.t.newAgentKey(wallet.key, 100, { askBeforeSpending: false });
     const asAgent = { KINORA_KEY: agent.key };
 
     const refused = await restoreAtKeyboard(owner, [], asAgent);

@@ -74,7 +74,7 @@ describe("a clip end to end (upload flow)", () => {
 
   it("refuses an image that breaks the content rule: refused, refunded to balance and allowance", async () => {
     const owner = await t.newWallet(1000);
-    const agent = await t.newAgentKey(owner.key, 200);
+    const agent = await t.newAgentKey(owner.key, 200, { askBeforeSpending: false });
     t.classifier.refuse = "nudity";
     try {
       const { created } = await createUploadStart(t, agent.key, await makeImage(320, 240, 200));

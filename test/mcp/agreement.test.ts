@@ -2,8 +2,9 @@
  * The owner's agreement, enforced: `max_price_cents` on every spending call (REST and MCP), and
  * a key that must ask its owner (`ask_before_spending: true`) never spends on a call the owner
  * did not agree to — through an elicitation form for a 2026-07-28 client that declares it, and
- * otherwise by a refusal carrying the price and the question to ask. Nothing is charged until a
- * yes arrives; a yes buys exactly what it was asked for, once.
+ * otherwise by a refusal carrying the price, the question and the approval link (the owner
+ * approves on kinora; max_price_cents is a cap, never a yes). Nothing is charged until a yes
+ * arrives; a yes buys exactly what it was asked for, once.
  */
 import {
   Client as V2Client,
@@ -135,17 +136,25 @@ describe("max_price_cents", () => {
 });
 
 describe("a key that must ask its owner", () => {
-  it("is refused without max_price_cents by a client without elicitation: the price and the question, nothing charged", async () => {
+  it("is refused by a client without elicitation — with or without max_price_cents — until the owner approves on kinora", async () => {
     const { owner, key } = await askingKey();
+    let approvalId: string | undefined;
     for (const kind of ["v2 2025-11-25", "sdk 1.32", "v2 2026-07-28"] as const) {
       const client = await connect(s.url, key, { client: kind });
-      const res = refusal(await call(client, "make_clip", CLIP));
-      expect(res, kind).toMatchObject({
-        code: "agreement_required",
-        price_cents: 59,
-        question: QUESTION,
-      });
-      expect(res.detail).toContain("call again with max_price_cents 59");
+      for (const args of [CLIP, { ...CLIP, max_price_cents: 59 }]) {
+        const res = refusal(await call(client, "make_clip", args));
+        expect(res, kind).toMatchObject({
+          code: "agreement_required",
+          price_cents: 59,
+          question: QUESTION,
+        });
+        // One question for the one purchase, whichever client asks and whatever cap it sets.
+        approvalId ??= res.approval_id;
+        expect(res.approval_id).toBe(approvalId);
+        expect(res.approval_url).toBe(`${s.url}/approve/${approvalId}`);
+        expect(res.detail).toContain(res.approval_url);
+        expect(res.detail).toContain("call this tool again with the same arguments");
+      }
       await client.close();
     }
     expect(await balanceOf(owner.key)).toBe(5000);
@@ -153,8 +162,15 @@ describe("a key that must ask its owner", () => {
     const client = await connect(s.url, key);
     const low = refusal(await call(client, "make_clip", { ...CLIP, max_price_cents: 50 }));
     expect(low).toMatchObject({ code: "price_above_max", price_cents: 59 });
+    const yes = await s.t.call("POST", `/approvals/${approvalId}/decision`, {
+      key: owner.key,
+      body: { decision: "approve" },
+    });
+    expect(yes.status).toBe(200);
     const agreed = await call(client, "make_clip", { ...CLIP, max_price_cents: 59 });
     expect(agreed.isError).toBeFalsy();
+    const again = await call(client, "make_clip", CLIP);
+    expect(again.structuredContent.job.id).toBe(agreed.structuredContent.job.id);
     expect(await balanceOf(owner.key)).toBe(5000 - 59);
     await client.close();
   });

@@ -98,7 +98,7 @@ async function fill(t: TestApp): Promise<Omit<EmbeddedInstall, "dataDir" | "remo
   const other = await t.newWallet(700);
   const keyRes = await t.call("POST", "/wallet/keys", {
     key: owner.key,
-    body: { limit_cents: 3000, label: "assistant" },
+    body: { limit_cents: 3000, label: "assistant", ask_before_spending: false },
     headers: { "Idempotency-Key": "migrate-fixture-key-1" },
   });
   expectStatus("POST /wallet/keys", keyRes);

@@ -95,7 +95,7 @@ describe("in-process workers", () => {
 
   it("refunds a video much longer than declared, to the balance and the key allowance", async () => {
     const owner = await t.newWallet(1000);
-    const agent = await t.newAgentKey(owner.key, 400);
+    const agent = await t.newAgentKey(owner.key, 400, { askBeforeSpending: false });
     const id = await createAndStart(t, agent.key, long, { duration_sec: 1 });
     expect(await balanceOf(t, owner.walletId)).toBe(701);
     const job = await waitFor(t, id, ["done", "failed", "refunded"]);

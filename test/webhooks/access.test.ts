@@ -64,7 +64,7 @@ async function owner(receiver: Receiver) {
     body: { url: receiver.url, description: "owner's endpoint" },
   });
   expect(ep.status).toBe(200);
-  const agent = await t.newAgentKey(key, 2000);
+  const agent = await t.newAgentKey(key, 2000, { askBeforeSpending: false });
   const secret = (await t.call("GET", "/wallet/webhook-secret", { key })).body.secret as string;
   return {
     key,

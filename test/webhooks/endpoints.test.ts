@@ -80,7 +80,7 @@ describe("registering an endpoint", () => {
 
   it("is for the wallet key only, and shows the secret once", async () => {
     const { key } = await t.newWallet(1000);
-    const agent = await t.newAgentKey(key, 500);
+    const agent = await t.newAgentKey(key, 500, { askBeforeSpending: false });
     expect((await register(agent.key, { url: receiver.url })).status).toBe(403);
     const res = await register(key, { url: receiver.url, description: "mine" });
     expect(res.status).toBe(200);
@@ -110,7 +110,7 @@ describe("an endpoint's events", () => {
       body: { amount_cents: 2000, reason: "test" },
     });
     expect(credited.status).toBe(200);
-    const agent = await t.newAgentKey(key, 300);
+    const agent = await t.newAgentKey(key, 300, { askBeforeSpending: false });
     const video = { sizeBytes: 1000 };
     const refused = await t.call("POST", "/cloud/jobs", {
       key: agent.key,

@@ -154,7 +154,7 @@ describe("the MCP tools", () => {
   it("list webhook_url and webhook_events, refuse a private receiver, deliver to a good one", async () => {
     const rx = await receiver();
     const { key } = await s.t.newWallet(5000);
-    const agent = await s.t.newAgentKey(key, 2000);
+    const agent = await s.t.newAgentKey(key, 2000, { askBeforeSpending: false });
     const secret = await defaultSecret(key);
     const client = await connect(s.url, agent.key);
     try {

@@ -26,6 +26,8 @@ export const COPY_ORDER: readonly TableName[] = [
   "oauth_codes",
   "oauth_tokens",
   "web_sessions",
+  // Purchases asking keys waited for (019): after the wallets and keys they name.
+  "purchase_approvals",
   // Webhooks: secrets and endpoints before the events and deliveries that name them.
   "webhook_secrets",
   "webhook_endpoints",
