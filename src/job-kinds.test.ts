@@ -2,15 +2,17 @@
  * A kind is one folder plus one registry line: the test-only "echo" kind (test/kinds/echo/,
  * its table made by the test as a migration would) is listed beside the real kinds here and
  * nowhere else, and every surface serves it unchanged — REST, MCP (its own tools, cancel_job,
- * get_prices, tasks, the instructions), the upload guard, a `kinora worker` process over the
- * HTTP worker API, and /metrics. If a surface needed a hand edit for a new kind, echo would be
- * missing from it and this test would fail.
+ * get_prices, tasks, the instructions), the console's job tables, the upload guard, a `kinora
+ * worker` process over the HTTP worker API, and /metrics. If a surface needed a hand edit for a
+ * new kind, echo would be missing from it and this test would fail (src/kinds/registry-folders
+ * .test.ts fails when a kind is named outside its folder at all).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN } from "../test/app.js";
+import { consoleFor, consoleRow } from "../test/jobs/console-session.js";
 import { echoKind } from "../test/kinds/echo/kind.js";
 import { createEchoTable } from "../test/kinds/echo/services/table.js";
 import { call, connect, type Json, refusal, rpc } from "../test/mcp/helpers.js";
@@ -114,6 +116,16 @@ describe("a kind added by one registry line", () => {
     const after = await scrape();
     expect(depth(after)).toBeLessThan(before);
     expect(after).toMatch(/kinora_jobs\{kind="echo",status="awaiting_upload"\} \d/);
+  });
+});
+
+describe("the console, with no edit for the kind", () => {
+  it("lists the wallet's echoes in a table of their own, each job in its row", async () => {
+    const { owner, key } = await agent();
+    const id = await uploadedEcho(key, "hello console");
+    const html = await (await consoleFor(s.t, owner.key))();
+    expect(html).toMatch(/echoes/i);
+    expect(consoleRow(html, id)).toMatch(/awaiting.upload/i);
   });
 });
 
