@@ -1,0 +1,141 @@
+/**
+ * Approvals an agent cannot give itself, over MCP (issue 39 item 1): an assistant whose key must
+ * ask is refused with the approval link whatever it sends — max_price_cents, a tool call as a
+ * task (both task eras), a forged approval, another key's approval, other arguments — and after
+ * the owner's yes the same tool and arguments spend once (a repeat replays; two at once: one
+ * charge). An approval asked over REST buys the same purchase over MCP: one purchase, one yes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, connect, modern, refusal, rpc } from "../mcp/helpers.js";
+import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
+
+let s: ServedApp;
+beforeAll(async () => {
+  s = await serveTestApp({ features: apiOnlyFeatures() });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+const RESTORE = {
+  duration_sec: 2,
+  quality: "faithful",
+  filename: "tape.mp4",
+  content_type: "video/mp4",
+  size: 1000,
+};
+
+const balanceOf = async (walletKey: string) =>
+  (await s.t.call("GET", "/wallet", { key: walletKey })).body.wallet.balance_cents as number;
+
+const approve = (walletKey: string, id: string) =>
+  s.t.call("POST", `/approvals/${id}/decision`, { key: walletKey, body: { decision: "approve" } });
+
+async function askingKey() {
+  const owner = await s.t.newWallet(5000);
+  const agent = await s.t.newAgentKey(owner.key, 3000);
+  return { owner, agent };
+}
+
+describe("an assistant whose key must ask", () => {
+  it("spends only after the owner's yes on kinora, once, and never on what it sends itself", async () => {
+    const { owner, agent } = await askingKey();
+    const other = await s.t.newAgentKey(owner.key, 3000);
+    const client = await connect(s.url, agent.key, { client: "v2 2025-11-25" });
+    const asked = refusal(
+      await call(client, "create_restore", { ...RESTORE, max_price_cents: 5000 }),
+    );
+    expect(asked).toMatchObject({ code: "agreement_required" });
+    const id = asked.approval_id as string;
+    expect(asked.approval_url).toBe(`${s.url}/approve/${id}`);
+
+    // Its own cap, and the approval named in what it sends (an unknown argument): nothing.
+    const capped = refusal(
+      await call(client, "create_restore", { ...RESTORE, max_price_cents: asked.price_cents }),
+    );
+    expect(capped.approval_id).toBe(id);
+    const named = await call(client, "create_restore", { ...RESTORE, approval_id: id });
+    expect(named.isError).toBe(true);
+    expect(await balanceOf(owner.key)).toBe(5000);
+
+    expect((await approve(owner.key, id)).status).toBe(200);
+    // Another key's call with the same arguments is its own purchase: not approved.
+    const theirs = await connect(s.url, other.key);
+    const refused = refusal(await call(theirs, "create_restore", RESTORE));
+    expect(refused.approval_id).not.toBe(id);
+    // Other arguments: not approved either.
+    const longer = refusal(
+      await call(client, "create_restore", { ...RESTORE, filename: "other.mp4" }),
+    );
+    expect(longer.approval_id).not.toBe(id);
+    expect(await balanceOf(owner.key)).toBe(5000);
+
+    const [a, b] = await Promise.all([
+      call(client, "create_restore", RESTORE),
+      call(client, "create_restore", RESTORE),
+    ]);
+    const won = [a, b].filter((r) => !r.isError);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const r of [a, b].filter((x) => x.isError)) {
+      expect(refusal(r).code).toBe("idempotency_in_flight");
+    }
+    const again = await call(client, "create_restore", RESTORE);
+    expect(again.structuredContent.job.id).toBe(won[0].structuredContent.job.id);
+    expect(await balanceOf(owner.key)).toBe(5000 - asked.price_cents);
+    await client.close();
+    await theirs.close();
+  });
+
+  it("is asked once for a purchase whichever surface asks: approved after a REST refusal, bought over MCP", async () => {
+    const { owner, agent } = await askingKey();
+    const body = { ...RESTORE, filename: "both.mp4" };
+    const overRest = await s.t.call("POST", "/cloud/jobs", { key: agent.key, body });
+    expect(overRest.status).toBe(402);
+    const client = await connect(s.url, agent.key, { client: "sdk 1.32" });
+    const overMcp = refusal(await call(client, "create_restore", body));
+    expect(overMcp.approval_id).toBe(overRest.body.approval_id);
+    await approve(owner.key, overRest.body.approval_id);
+    const made = await call(client, "create_restore", body);
+    expect(made.isError).toBeFalsy();
+    const replay = await s.t.call("POST", "/cloud/jobs", { key: agent.key, body });
+    expect(replay.body.job.id).toBe(made.structuredContent.job.id);
+    expect(await balanceOf(owner.key)).toBe(5000 - overRest.body.price_cents);
+    await client.close();
+  });
+
+  it.each(["2025-11-25", "2026-07-28"] as const)(
+    "as a task (%s): refused with the link, nothing charged",
+    async (era) => {
+      const { owner, agent } = await askingKey();
+      const args = { name: "create_restore", arguments: { ...RESTORE, filename: `${era}.mp4` } };
+      const auth = { authorization: `Bearer ${agent.key}` };
+      const caps = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+      const res =
+        era === "2025-11-25"
+          ? await rpc(
+              s.url,
+              { jsonrpc: "2.0", id: 7, method: "tools/call", params: { ...args, task: {} } },
+              { ...auth, "mcp-protocol-version": era },
+            )
+          : await (async () => {
+              const framed = modern("tools/call", args, { capabilities: caps });
+              return rpc(s.url, framed.body, { ...auth, ...framed.headers });
+            })();
+      let text = JSON.stringify(res.body);
+      const taskId = res.body.result?.task?.taskId;
+      if (era === "2025-11-25") {
+        // The 2025 era answers a task at once; its result is the refusal.
+        expect(taskId).toEqual(expect.any(String));
+        const result = await rpc(
+          s.url,
+          { jsonrpc: "2.0", id: 8, method: "tasks/result", params: { taskId } },
+          { ...auth, "mcp-protocol-version": era },
+        );
+        text = JSON.stringify(result.body);
+      }
+      expect(text).toContain("agreement_required");
+      expect(text).toMatch(/\/approve\/apr_/);
+      expect(await balanceOf(owner.key)).toBe(5000);
+    },
+  );
+});
