@@ -70,7 +70,7 @@ export const ERROR_CODES = {
     status: 402,
     exit: 3,
     meaning:
-      "This key must ask its owner before spending: show the question, then call again with max_price_cents.",
+      "This key must ask its owner before spending: show them approval_url, then send the same request again once they approved.",
   },
   payment_required: {
     status: 402,

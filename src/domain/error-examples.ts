@@ -63,10 +63,12 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
   },
   agreement_required: {
     detail:
-      'This key must ask its owner before spending. Ask them: "Make a 5 s 480p clip: "waves at dusk" — $0.59 from your balance?" On their yes, call again with max_price_cents 59; nothing was charged.',
+      'This key must ask its owner before spending; nothing was charged. Show the owner this link to approve or decline "Make a 5 s 480p clip: "waves at dusk" — $0.59 from your balance?": https://kinora.example/approve/apr_4kQm8ZrV1pX6nT0bLw2YcA (it expires at 2026-11-22T12:30:00.000Z). GET /approvals/apr_4kQm8ZrV1pX6nT0bLw2YcA?wait=60 answers when they decide; once approved, send this same request again: it spends once.',
     extra: {
       price_cents: 59,
       question: 'Make a 5 s 480p clip: "waves at dusk" — $0.59 from your balance?',
+      approval_id: "apr_4kQm8ZrV1pX6nT0bLw2YcA",
+      approval_url: "https://kinora.example/approve/apr_4kQm8ZrV1pX6nT0bLw2YcA",
     },
   },
   payment_required: {

@@ -135,8 +135,11 @@ describe("error examples in the OpenAPI document", () => {
       price_cents: 499,
       question: expect.stringContaining("$4.99 from your balance?"),
     });
-    // Asked for over MCP only: REST never answers it.
-    expect(created.examples.agreement_required).toBeUndefined();
+    // A key that must ask is refused over REST too, with the approval it waits for.
+    expect(created.examples.agreement_required.value).toMatchObject({
+      approval_id: expect.stringMatching(/^apr_/),
+      approval_url: expect.stringContaining("/approve/apr_"),
+    });
   });
 
   it("keeps each resource's sentences on its own operations", () => {

@@ -18,6 +18,7 @@ import { displayCents } from "../domain/money.js";
 import { type KindSurface, kindsOf } from "../operations/kinds.js";
 import { withRemedy } from "../operations/remedies.js";
 import { checkCaller } from "../operations/run.js";
+import { askDetail } from "../operations/spend-approval.js";
 
 /** Codes whose sentence says what went wrong with this operation's own resource. */
 const OWN_WORDING = new Set<ErrorCode>([
@@ -211,6 +212,17 @@ function baseExample(
             extra: { price_cents: price.cents, question: agreementQuestion(price) },
           }
         : undefined;
+    case "agreement_required": {
+      if (!price) return undefined;
+      const id = "apr_4kQm8ZrV1pX6nT0bLw2YcA";
+      const url = `https://kinora.example/approve/${id}`;
+      const question = agreementQuestion(price);
+      const at = new Date("2026-11-22T12:30:00.000Z");
+      return {
+        detail: askDetail(question, url, id, at, "rest"),
+        extra: { price_cents: price.cents, question, approval_id: id, approval_url: url },
+      };
+    }
     default:
       return ERROR_EXAMPLES[code];
   }

@@ -73,12 +73,9 @@ function bodySchema(contract: AnyContract, shape: RestShape): z.ZodType {
   return body.openapi({ example: kept });
 }
 
-/** Codes only the MCP surface answers (the owner's agreement is asked for over MCP only). */
-const MCP_ONLY = new Set<ErrorCode>(["agreement_required"]);
-
 /** Every code a REST call of this contract can answer, the implied ones included. */
 export function errorCodesOf(contract: AnyContract, shape: RestShape): ErrorCode[] {
-  const codes = new Set<ErrorCode>(contract.errors.filter((c) => !MCP_ONLY.has(c)));
+  const codes = new Set<ErrorCode>(contract.errors);
   if (shape.query.length + shape.body.length > 0) codes.add("invalid_field");
   const writes = contract.rest && contract.rest.method !== "get";
   if (writes) {

@@ -27,7 +27,7 @@ function agreement(principal: Principal, services: McpServices): string {
   const balance = principal.snapshot?.balanceCents ?? 0;
   const left = `This key may still spend ${displayCents(Math.min(remaining, balance))} (limit ${displayCents(key.limitCents)}, ${displayCents(key.spentCents)} spent; wallet balance ${displayCents(balance)}).`;
   return key.askBeforeSpending
-    ? `The owner has NOT agreed in advance: before every spending tool (${spending.join(", ")}), state the price${prices} and get the owner's explicit agreement. ${capped} spend only with max_price_cents (the most the owner agreed to), or after the owner answers the confirmation form this server sends to a client that supports elicitation; otherwise they answer agreement_required with the price and the question to ask. ${left}`
+    ? `The owner has NOT agreed in advance: before every spending tool (${spending.join(", ")}), state the price${prices}. ${capped} spend only on the owner's own yes: a confirmation form this server sends to a client that supports elicitation, or else they answer agreement_required with approval_url — show the owner that link (they approve or decline on kinora), and when they say they approved, call the same tool with the same arguments again (it spends once). max_price_cents only caps the price; it is never the owner's yes. ${left}`
     : `The owner has agreed in advance to spending within this key's limit without being asked each time; still state what each purchase cost afterwards. max_price_cents on ${capped} refuses anything dearer than the owner expects. ${left}`;
 }
 

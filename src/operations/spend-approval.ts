@@ -108,13 +108,24 @@ export async function askRefusal(
       extra,
     );
   }
+  return new ApiError(
+    "agreement_required",
+    askDetail(purchase.question, url, row.id, row.expiresAt, surface),
+    extra,
+  );
+}
+
+/** The refusal's words while the owner has not answered: the link, then how to go on. */
+export function askDetail(
+  question: string,
+  url: string,
+  id: string,
+  expiresAt: Date,
+  surface: CallContext["surface"],
+): string {
   const then =
     surface === "mcp"
       ? "When they say they approved, call this tool again with the same arguments: it spends once."
-      : `GET /approvals/${row.id}?wait=60 answers when they decide; once approved, send this same request again: it spends once.`;
-  return new ApiError(
-    "agreement_required",
-    `This key must ask its owner before spending; nothing was charged. Show the owner this link to approve or decline "${purchase.question}": ${url} (it expires at ${row.expiresAt.toISOString()}). ${then}`,
-    extra,
-  );
+      : `GET /approvals/${id}?wait=60 answers when they decide; once approved, send this same request again: it spends once.`;
+  return `This key must ask its owner before spending; nothing was charged. Show the owner this link to approve or decline "${question}": ${url} (it expires at ${expiresAt.toISOString()}). ${then}`;
 }
