@@ -117,6 +117,12 @@ const EnvSchema = z.object({
     .max(24 * 365)
     .default(48),
   RESTORE_ENGINE: z.enum(["ffmpeg", "cog"], { error: "must be ffmpeg or cog" }).default("ffmpeg"),
+  // 120 s: the capacity bench's choice (bench/segments.ts, docs/operations.md): a segment's fixed
+  // costs stay under 2 % of its work, and a 2-hour tape still makes 60 units for a fleet.
+  RESTORE_SEGMENT_SEC: z.coerce
+    .number()
+    .refine((n) => n === 0 || (n >= 5 && n <= 3600), "must be 0 (never) or from 5 to 3600")
+    .default(120),
   RESTORE_COG_URL: z
     .string()
     .url()
@@ -277,7 +283,14 @@ export interface RateLimitsConfig {
 /** Which engines workers run: local ffmpeg, or a remote model over the Cog protocol. */
 interface EnginesConfig {
   restore:
-    | { kind: "ffmpeg" }
+    | {
+        kind: "ffmpeg";
+        /**
+         * RESTORE_SEGMENT_SEC: a video at least twice this long is restored in segments of about
+         * this length, side by side on every worker; 0: always in one piece.
+         */
+        segmentSec: number;
+      }
     | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };
   clip:
     | { kind: "ffmpeg" }
@@ -413,7 +426,7 @@ function enginesConfig(e: Env): EnginesConfig {
             token: e.RESTORE_COG_TOKEN,
             timeoutMs: e.RESTORE_COG_TIMEOUT_MS,
           }
-        : { kind: "ffmpeg" },
+        : { kind: "ffmpeg", segmentSec: e.RESTORE_SEGMENT_SEC },
     clip:
       e.CLIP_ENGINE === "cog"
         ? {

@@ -5,7 +5,7 @@
  */
 import type { Operation } from "./api/operation.js";
 import type { Router } from "./http/router.js";
-import type { JobEngineDeps } from "./jobs/definition.js";
+import type { JobDefinition, JobEngineDeps } from "./jobs/definition.js";
 import type { DefinedQueue } from "./jobs/queue.js";
 import type { Executor } from "./jobs/work.js";
 import type { DbWorkSource } from "./jobs/work-source.js";
@@ -76,5 +76,9 @@ export function jobEngineDeps(p: Platform): JobEngineDeps {
     retentionHours: p.config.retentionHours,
     notifyJobs: () => p.notifyJobs(),
     events: p.events,
+    // Kinds register their whole definitions (kindQueue); the registry's type shows the part
+    // the estimate reads.
+    definition: (kind) =>
+      p.jobKinds.all().find((k) => k.kind === kind) as JobDefinition | undefined,
   };
 }

@@ -9,6 +9,7 @@
 import { clipKind } from "./kinds/clips/kind.js";
 import { checkRegistry } from "./kinds/registry.js";
 import { restoreKind } from "./kinds/restore/kind.js";
+import { restoreSegmentsKind } from "./kinds/restore-segments/kind.js";
 
 /** The registry: every job kind the server and `kinora worker` run, checked. */
-export const JOB_KINDS = checkRegistry([restoreKind, clipKind]);
+export const JOB_KINDS = checkRegistry([restoreKind, clipKind, restoreSegmentsKind]);

@@ -30,6 +30,8 @@ export interface KinoraEvents {
   reconciled(e: { ok: boolean; driftItems: number; atMs: number }): void;
   /** A webhook attempt ended (delivered, retrying, failed for good) or disabled its endpoint. */
   webhookDelivery(e: { outcome: "delivered" | "retrying" | "failed" | "disabled" }): void;
+  /** A segmented restore's work units were queued (its segments and sound, later its join). */
+  restoreSegmentsQueued(e: { count: number }): void;
   /**
    * An upload in parts ended: completed, or aborted with its parts deleted (`reason`: expired,
    * job_ended, cancelled, failed); `parts`/`bytes` are what had arrived and was thrown away.
@@ -63,6 +65,7 @@ const NAMES: readonly (keyof KinoraEvents)[] = [
   "reconciled",
   "webhookDelivery",
   "uploadInPartsEnded",
+  "restoreSegmentsQueued",
 ];
 
 /**

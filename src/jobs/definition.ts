@@ -65,6 +65,21 @@ export interface JobEngineDeps {
   notifyJobs(): Promise<void>;
   /** Claims, retries, lapses, finishes and refunds are reported here (metrics). */
   events?: KinoraEvents;
+  /**
+   * Another kind's definition by name, for a job handed to child units (./children.ts): the
+   * parent names its children's kind, the children their parent's. Absent: no hand-offs.
+   */
+  definition?(kind: string): JobDefinition | undefined;
+}
+
+/** What a parent's `finish` answers to hand its job to child units (./children.ts). */
+export interface HandOff {
+  /** The child units' job kind (its definition has `spawn`). */
+  childKind: string;
+  /** What `spawn` reads: plain data. */
+  units: unknown;
+  /** Fields of the parent written with the hand-off (e.g. progress so far). */
+  set?: JobFields;
 }
 
 /** Files expire, and jobs with them, when a rule's deadline column passes. */
@@ -166,12 +181,26 @@ export interface JobDefinition<
    * lease holder holds it; the hook's own writes must stay conditional on that lease.
    */
   noted?(row: Row, note: WorkNote, deps: JobEngineDeps): Promise<void>;
-  /** Fields written when an attempt succeeds, or a retryable problem with the result. */
+  /**
+   * Fields written when an attempt succeeds, or a retryable problem with the result — or the
+   * job's hand-off to child units (./children.ts): it stays running, its lease held by them.
+   */
   finish(
     row: Row,
     result: WorkResult,
     deps: JobEngineDeps,
-  ): Promise<{ set: JobFields } | { retry: string }>;
+  ): Promise<{ set: JobFields } | { retry: string } | { handOff: HandOff }>;
+  /**
+   * A kind whose jobs are another's child units: inserts the units `handOff.units` describes
+   * for `parent`, inside the hand-off's transaction (so a parent never waits on units never made).
+   */
+  spawn?(tx: Db, parent: JobColumns, units: unknown, deps: JobEngineDeps): Promise<void>;
+  /** After a job's `complete` move (outside its transaction): a child unit's next step. */
+  completed?(row: Row, deps: JobEngineDeps): Promise<void>;
+  /** After a job ended failed or refused (outside the move's transaction). */
+  ended?(row: Row, deps: JobEngineDeps): Promise<void>;
+  /** After a heartbeat that carried progress (a child unit's parent shows the sum). */
+  beat?(row: Row, deps: JobEngineDeps): Promise<void>;
   /** How a final failure ends the job: `fail` or `refuse`, with extra fields. */
   end(failure: WorkFailure): { move: "fail" | "refuse"; set?: JobFields };
   /** The error of a job that used its last attempt. */

@@ -6,7 +6,8 @@
  */
 import { sql } from "kysely";
 import { progressCrossesStep } from "../domain/webhooks.js";
-import type { JobColumns, JobDefinition, JobEngineDeps, JobFields } from "./definition.js";
+import { CHILD_UNITS_LEASE, CHILD_UNITS_OWNER } from "./children.js";
+import type { HandOff, JobColumns, JobDefinition, JobEngineDeps, JobFields } from "./definition.js";
 import { assignments, findJobRow, inTx, type MoveGuard, moveJob } from "./move.js";
 import { notifyJobEvent } from "./watch.js";
 import { enqueueJobEvent } from "./webhook-outbox.js";
@@ -132,7 +133,11 @@ export function createJobQueue<Row extends JobColumns>(
             }
             return beaten;
           });
-    if (result.rows.length > 0) return "ok" as const;
+    const beaten = result.rows[0];
+    if (beaten) {
+      if (progress !== null && def.beat) await afterMove("beat", () => def.beat?.(beaten, deps));
+      return "ok" as const;
+    }
     return (await findJobRow(deps.db, def, id)) ? ("lease_lost" as const) : ("not_found" as const);
   }
 
@@ -152,6 +157,7 @@ export function createJobQueue<Row extends JobColumns>(
     reportFinished(moved, now);
     await deleteFiles(def.filesAfterEnd(moved, "ended"));
     deps.log.info("job ended", { kind: def.kind, job_id: row.id, status: moved.status });
+    if (def.ended) await afterMove("ended", () => def.ended?.(moved, deps));
     return true;
   }
 
@@ -161,6 +167,46 @@ export function createJobQueue<Row extends JobColumns>(
     if (moved) deps.events?.jobRetried({ kind: def.kind, reason });
     if (moved) await deps.notifyJobs();
     return moved !== undefined;
+  }
+
+  /**
+   * A definition's hook after a move: the move stands whatever the hook does (its own writes
+   * are conditional, and a unit whose next step failed is seen again by the kind's sweeper).
+   */
+  async function afterMove(what: string, hook: () => Promise<void> | undefined) {
+    await Promise.resolve()
+      .then(hook)
+      .catch((err) => deps.log.error("a job hook failed", { kind: def.kind, hook: what, err }));
+  }
+
+  /**
+   * The attempt ends by handing the job to child units (./children.ts): the lease passes to
+   * them and the child kind inserts the units, in one transaction.
+   */
+  async function handOff(row: Row, workerId: string, h: HandOff): Promise<ReportOutcome> {
+    const child = deps.definition?.(h.childKind);
+    if (!child?.spawn)
+      throw new Error(`${def.kind} hands off to ${h.childKind}, which spawns none`);
+    const now = deps.clock();
+    const moved = await inTx(deps.db, async (tx) => {
+      const fields = {
+        ...h.set,
+        lease_owner: CHILD_UNITS_OWNER,
+        lease_expires_at: CHILD_UNITS_LEASE,
+        updated_at: now,
+      };
+      const result = await sql<Row>`
+        UPDATE ${sql.table(def.table)} SET ${assignments(fields)}
+        WHERE id = ${row.id} AND status = ${def.running} AND lease_owner = ${workerId}
+        RETURNING *`.execute(tx);
+      const parent = result.rows[0];
+      if (parent) await child.spawn?.(tx, parent, h.units, deps);
+      return parent;
+    });
+    if (!moved) return "lease_lost";
+    deps.log.info("job handed to child units", { kind: def.kind, job_id: row.id, to: h.childKind });
+    await deps.notifyJobs();
+    return "ok";
   }
 
   async function deleteFiles(keys: string[]) {
@@ -198,6 +244,7 @@ export function createJobQueue<Row extends JobColumns>(
     if (typeof row === "string") return row;
     const finished = await def.finish(row, result, deps);
     if ("retry" in finished) return fail(id, workerId, { kind: "retry", message: finished.retry });
+    if ("handOff" in finished) return handOff(row, workerId, finished.handOff);
     const now = deps.clock();
     const moved = await moveJob(
       deps.db,
@@ -218,6 +265,7 @@ export function createJobQueue<Row extends JobColumns>(
     if (!moved) return "lease_lost" as const;
     reportFinished(moved, now);
     await deleteFiles(def.filesAfterEnd(moved, "done"));
+    if (def.completed) await afterMove("completed", () => def.completed?.(moved, deps));
     return "ok" as const;
   }
 

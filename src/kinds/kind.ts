@@ -77,8 +77,11 @@ export interface JobKindDeclaration {
    * registry checks their ids, REST routes and tool names against every other kind's.
    */
   operations: readonly { readonly contract: AnyContract }[];
-  /** Which of those the surfaces reach the kind's jobs by. */
-  roles: KindRoles;
+  /**
+   * Which of those the surfaces reach the kind's jobs by. Absent: no caller reaches the kind's
+   * jobs (another kind's work units, e.g. a restore's segments): no surface lists it.
+   */
+  roles?: KindRoles;
   /** What an assistant is told about the kind's flow at `initialize`, step by step. */
   instructions: string;
   /** How the console's ledger shows a line the kind wrote (restore: older lines' quality keys). */
@@ -119,7 +122,7 @@ function declarationProblem(d: JobKindDeclaration): string | undefined {
     return `job kind "${name}": its file layout's idPattern does not accept its own ids (${sample})`;
   }
   const contracts = new Set(d.operations.map((op) => op.contract));
-  for (const [role, contract] of Object.entries(d.roles)) {
+  for (const [role, contract] of Object.entries(d.roles ?? {})) {
     if (contract && !contracts.has(contract)) {
       return `job kind "${name}": its ${role} operation ${contract.id} is not among its operations`;
     }
@@ -139,6 +142,10 @@ function declarationProblem(d: JobKindDeclaration): string | undefined {
  * when the declaration contradicts itself — an id prefix its own file layout refuses, a role
  * that is not one of its operations, a task followed by a tool it does not have.
  */
+export function defineJobKind(
+  d: JobKindDeclaration & { roles: KindRoles },
+): JobKind & { roles: KindRoles };
+export function defineJobKind(d: JobKindDeclaration): JobKind;
 export function defineJobKind(d: JobKindDeclaration): JobKind {
   const problem = declarationProblem(d);
   if (problem) throw new Error(problem);
@@ -156,6 +163,8 @@ export function defineJobKind(d: JobKindDeclaration): JobKind {
  * role's operation must be among `operations` (defineJobKind checked the contracts).
  */
 export function kindSurface(kind: JobKind, operations: readonly Operation[]): KindSurface {
+  const roles = kind.roles;
+  if (!roles) throw new Error(`job kind "${kind.name}" has no roles: no surface reaches it`);
   const bound = (contract: AnyContract): Operation => {
     const op = operations.find((o) => o.contract === contract);
     if (!op) throw new Error(`job kind "${kind.name}" serves no ${contract.id} operation`);
@@ -167,12 +176,12 @@ export function kindSurface(kind: JobKind, operations: readonly Operation[]): Ki
     plural: kind.plural,
     idPrefix: kind.idPrefix,
     contracts: kind.operations.map((op) => op.contract),
-    get: bound(kind.roles.get),
-    follow: bound(kind.roles.follow ?? kind.roles.get),
-    list: bound(kind.roles.list),
-    cancel: bound(kind.roles.cancel),
-    prices: bound(kind.roles.prices),
-    ...(kind.roles.pictures ? { pictures: kind.roles.pictures } : {}),
+    get: bound(roles.get),
+    follow: bound(roles.follow ?? roles.get),
+    list: bound(roles.list),
+    cancel: bound(roles.cancel),
+    prices: bound(roles.prices),
+    ...(roles.pictures ? { pictures: roles.pictures } : {}),
     instructions: kind.instructions,
     ...(kind.ledgerText ? { ledgerText: kind.ledgerText } : {}),
   };
@@ -216,7 +225,7 @@ interface KindFeatureParts {
 export function kindFeature(kind: JobKind, p: Platform, parts: KindFeatureParts): Feature {
   return {
     name: kind.name,
-    kind: kindSurface(kind, parts.operations),
+    ...(kind.roles ? { kind: kindSurface(kind, parts.operations) } : {}),
     operations: parts.operations,
     queues: [kindQueue(kind.definition, p)],
     executors: parts.executors,

@@ -121,6 +121,16 @@ const KNOWN: Record<string, Record<string, string>> = {
     "packages/cli/src/job-steps.ts": "the steps `kinora restore` shows",
     "packages/client/src/client.ts": "the SDK's wait and parts helpers, one per kind",
     "packages/client/src/wait.ts": "the final statuses of each kind the wait helpers stop at",
+    "src/kinds/restore-segments/services/units.ts":
+      "a restore's segments (a kind of their own) end and follow their restore: its queue and table by name",
+  },
+  restoreseg: {
+    "src/kinds/restore/services/definition.ts":
+      "a long restore hands its work to its segments' kind by name",
+    "src/metrics/kinora-metrics.ts":
+      "kinora_restore_segments_total counts that kind's units from the engine's job events",
+    "src/services/migrate/copy-plan.ts":
+      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
   },
   clip: {
     "src/services/migrate/copy-plan.ts":

@@ -21,6 +21,9 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const WAIT_BUCKETS = [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200];
 const RUN_BUCKETS = [1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400];
 
+/** The job kind of a segmented restore's work units (src/kinds/restore-segments). */
+const SEGMENT_KIND = "restoreseg";
+
 /** Defines every kinora metric on `registry` and returns the observer that feeds them. */
 export function registerKinoraMetrics(
   registry: MetricsRegistry,
@@ -151,16 +154,50 @@ function jobObserver(r: MetricsRegistry): KinoraObserver {
     help: "Worker leases that lapsed (no heartbeat), by kind and what became of the job (requeued, failed).",
     labelNames: ["kind", "outcome"],
   });
+  const segments = segmentMetrics(r);
   return {
+    restoreSegmentsQueued: (e) => segments.total.inc({ state: "queued" }, e.count),
     jobClaimed(e) {
+      if (e.kind === SEGMENT_KIND) segments.total.inc({ state: "running" });
       if (e.waitMs !== null) wait.observe({ kind: e.kind }, e.waitMs / 1000);
     },
     jobFinished(e) {
+      if (e.kind === SEGMENT_KIND) segments.finished(e.status, e.variant, e.runMs);
       if (e.runMs === null) return;
       run.observe({ kind: e.kind, variant: e.variant, status: e.status }, e.runMs / 1000);
     },
-    jobRetried: (e) => retries.inc({ kind: e.kind, reason: e.reason }),
+    jobRetried(e) {
+      if (e.kind === SEGMENT_KIND) segments.total.inc({ state: "retried" });
+      retries.inc({ kind: e.kind, reason: e.reason });
+    },
     leaseLapsed: (e) => lapsed.inc({ kind: e.kind, outcome: e.outcome }),
+  };
+}
+
+/**
+ * A segmented restore's work units (segments, the sound, the join): how many were queued,
+ * claimed (running), put back for another attempt (retried), and ended done or failed; and
+ * their seconds from first claim to end, by quality.
+ */
+function segmentMetrics(r: MetricsRegistry) {
+  const total = r.counter({
+    name: "kinora_restore_segments_total",
+    help: "Work units of segmented restores (segments, the sound, the join) on this node, by state: queued, running (claimed), retried, done, failed.",
+    labelNames: ["state"],
+  });
+  const seconds = r.histogram({
+    name: "kinora_restore_segment_seconds",
+    help: "Seconds from a segmented restore's work unit's first claim to its end (retries included), by quality and end status (done, failed).",
+    labelNames: ["quality", "status"],
+    buckets: RUN_BUCKETS,
+  });
+  return {
+    total,
+    finished(status: string, quality: string, runMs: number | null) {
+      if (status !== "done" && status !== "failed") return;
+      total.inc({ state: status });
+      if (runMs !== null) seconds.observe({ quality, status }, runMs / 1000);
+    },
   };
 }
 

@@ -16,6 +16,8 @@ export const COPY_ORDER: readonly TableName[] = [
   "ledger_entries",
   "restore_jobs",
   "restore_card_refunds",
+  // A segmented restore's work units (017): after the restore they belong to.
+  "restore_segments",
   "clips",
   "checkouts",
   "payment_events",

@@ -36,5 +36,7 @@ export function restoreExecutorFromConfig(
 ): Executor<RestoreWorkParams> {
   const engine = restoreEngineFromConfig(config);
   const videoFetch = { allowLoopback: config.allowLoopbackUrls, ...opts.videoFetch };
-  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch });
+  const e = config.engines.restore;
+  const segmentSec = e.kind === "ffmpeg" ? e.segmentSec : 0;
+  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch, segmentSec });
 }

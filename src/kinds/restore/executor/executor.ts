@@ -6,17 +6,18 @@
  */
 import path from "node:path";
 import type { RestoreEngine, RestoreOutcome } from "../../../engines/contracts.js";
-import { MediaError } from "../../../engines/restore/index.js";
+import { analyseForSegments, MediaError } from "../../../engines/restore/index.js";
 import {
   type ExecuteContext,
   type Executor,
   WorkError,
   type WorkItem,
+  type WorkResult,
 } from "../../../jobs/work.js";
 import { downloadInput, type FetchLike, uploadOutput } from "../../../workers/transfer.js";
 import { tooLong } from "../rules/limits.js";
 import { RESTORE_MESSAGES } from "../rules/transitions.js";
-import { RestoreWorkParams, restoreJobs } from "../services/definition.js";
+import { RestoreWorkParams, restoreJobs, SEGMENTED_PROGRESS } from "../services/definition.js";
 import type { VideoFetchSeam } from "../services/deps.js";
 import type { RestoreNote } from "../services/measurement.js";
 import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./source.js";
@@ -34,6 +35,11 @@ export function createRestoreExecutor(opts: {
   fetch?: FetchLike;
   /** Test seams of a video_url fetch (a local server, shorter caps). */
   videoFetch?: VideoFetchSeam;
+  /**
+   * RESTORE_SEGMENT_SEC (the ffmpeg engine): a video at least twice this long is analysed here
+   * and handed to segments any worker restores; 0 or absent: always one piece.
+   */
+  segmentSec?: number;
 }): Executor<RestoreWorkParams> {
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
   /** The input in the scratch folder, by whichever way it comes. */
@@ -92,6 +98,13 @@ export function createRestoreExecutor(opts: {
           contentType: input.contentType,
         };
         await ctx.note(note);
+        if (isLong(opts, realSec)) {
+          // The probe started beside the measurement is the one-piece restore's: not needed.
+          early.stop();
+          const segmented = await analyseForSegmentsIfCut(opts, inputPath, params.quality, ctx);
+          if (segmented)
+            return { ...segmented, meta: { ...segmented.meta, measuredDurationSec: realSec } };
+        }
         prepared = await early.result;
         result = await opts.engine.restore({
           inputPath,
@@ -134,6 +147,33 @@ export function createRestoreExecutor(opts: {
       };
     },
   };
+}
+
+/**
+ * A video at least two segments long: the analysis once over the whole file (the plan every
+ * segment is restored with, and where it is cut), returned for the server to hand to the
+ * segments (the restore's definition: `meta.segmented`). Undefined when it stays one piece
+ * (a stabilised picture; keyframes too sparse to cut).
+ */
+async function analyseForSegmentsIfCut(
+  opts: { segmentSec?: number },
+  inputPath: string,
+  quality: RestoreWorkParams["quality"],
+  ctx: ExecuteContext,
+): Promise<WorkResult | undefined> {
+  const { plan, cut } = await analyseForSegments(inputPath, quality, {
+    segmentSec: opts.segmentSec ?? 0,
+    signal: ctx.signal,
+  });
+  if (cut.segments.length < 2) return;
+  ctx.progress(SEGMENTED_PROGRESS);
+  return { outputBytes: 0, meta: { segmented: { plan, cut } } };
+}
+
+/** Long enough for segments: two of RESTORE_SEGMENT_SEC, with the ffmpeg engine. */
+function isLong(opts: { engine: RestoreEngine; segmentSec?: number }, realSec: number): boolean {
+  const segmentSec = opts.segmentSec ?? 0;
+  return opts.engine.name === "ffmpeg" && segmentSec > 0 && realSec >= 2 * segmentSec;
 }
 
 /**

@@ -115,6 +115,36 @@ export async function refundRestore(
   }
 }
 
+/** The restore's progress once its analysis handed it to segments (they share the rest). */
+export const SEGMENTED_PROGRESS = 0.1;
+
+/** The job kind of a segmented restore's work units (src/kinds/restore-segments). */
+const SEGMENT_KIND = "restoreseg";
+
+/**
+ * A long video's attempt ended with the analysis (`meta.segmented`: the plan and the cut
+ * plan): the job is handed to its segments, which any worker restores; the join ends it.
+ */
+function handOffToSegments(row: RestoreJobRow, segmented: unknown) {
+  const { plan, cut } = segmented as { plan: unknown; cut: unknown };
+  return {
+    handOff: {
+      childKind: SEGMENT_KIND,
+      units: {
+        quality: row.quality,
+        plan,
+        cut,
+        inputKey: row.input_key,
+        outputKey: restoreOutputKey(row.id),
+        outputMaxBytes: RESTORE_OUTPUT_MAX_BYTES,
+        urlSec: RESTORE_WORKER_URL_SEC,
+        maxAttempts: row.max_attempts,
+      },
+      set: { progress: SEGMENTED_PROGRESS },
+    },
+  };
+}
+
 /** The type a video_url job was created with before its file arrived: not known yet. */
 export const UNKNOWN_VIDEO_TYPE = "application/octet-stream";
 
@@ -234,6 +264,14 @@ export const restoreJobs: JobDefinition<RestoreJobRow, RestoreWorkParams> = {
     await applyMeasurement(deps, row, note);
   },
   async finish(row, result, deps) {
+    const segmented = result.meta.segmented;
+    if (typeof segmented === "object" && segmented !== null) {
+      const measured = result.meta.measuredDurationSec;
+      if (row.measured_duration_sec === null && typeof measured === "number") {
+        await applyMeasurement(deps, row, { measuredDurationSec: measured });
+      }
+      return handOffToSegments(row, segmented);
+    }
     // A worker's word is not enough: `done` promises a download, so the result must be stored.
     const outputKey = restoreOutputKey(row.id);
     if (!(await deps.storage.head(outputKey))) return { retry: RESTORE_MESSAGES.outputMissing };

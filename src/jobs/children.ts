@@ -1,0 +1,18 @@
+/**
+ * Child units: a job whose work is split into units of another kind (a long restore's
+ * segments). The parent's attempt ends by handing off (its definition's `finish` answers
+ * `{ handOff }`): in one transaction its lease passes to CHILD_UNITS_OWNER, never lapsing, and
+ * the child kind's `spawn` inserts the units. The units are jobs of their own kind in their own
+ * table — claimed, leased, heartbeated and retried by any worker through the same queues — and
+ * carry no charge. The child kind ends the parent through the parent's own queue, as the lease
+ * holder (`parentQueue(...).complete(id, CHILD_UNITS_OWNER, …)` or `.fail`), so the parent's
+ * `finish`, refund (exactly once: the move is conditional) and webhooks run as for any job.
+ */
+/** The lease owner of a job handed to its child units. */
+export const CHILD_UNITS_OWNER = "child-units";
+
+/**
+ * The lease expiry of a handed-off job: never (lease recovery leaves it alone; the child units'
+ * own leases lapse and are retried instead).
+ */
+export const CHILD_UNITS_LEASE = new Date("9999-12-31T00:00:00Z");
