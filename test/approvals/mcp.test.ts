@@ -42,6 +42,9 @@ describe("an assistant whose key must ask", () => {
     const { owner, agent } = await askingKey();
     const other = await s.t.newAgentKey(owner.key, 3000);
     const client = await connect(s.url, agent.key, { client: "v2 2025-11-25" });
+    // No tool decides an approval: an assistant has no way to answer for its owner.
+    const { tools } = await client.listTools();
+    expect(tools.filter((t: { name: string }) => /approv|decision/.test(t.name))).toEqual([]);
     const asked = refusal(
       await call(client, "create_restore", { ...RESTORE, max_price_cents: 5000 }),
     );

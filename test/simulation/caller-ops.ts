@@ -63,7 +63,10 @@ export async function topUpRepeat(t: TestApp, w: SimWallet, step: number): Promi
 
 export async function newKey(t: TestApp, w: SimWallet, rand: Rand): Promise<void> {
   const limit = 100 + Math.floor(rand() * 4000);
-  const res = await t.call("POST", "/wallet/keys", { key: w.secret, body: { limit_cents: limit } });
+  const res = await t.call("POST", "/wallet/keys", {
+    key: w.secret,
+    body: { limit_cents: limit, ask_before_spending: false },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   w.keys.push({ id: res.body.agent_key.id, secret: res.body.key, limit, spent: 0, revoked: false });
 }
