@@ -108,6 +108,7 @@ function placesNaming(kind: JobKind, all: { path: string; text: string }[]) {
 const KNOWN: Record<string, Record<string, string>> = {
   restore: {
     "src/http/routes/worker/report.ts": "an example job id in the worker API's documentation",
+    "src/api/contracts/approvals.ts": "an example operation id in the approvals' documentation",
     "src/services/migrate/copy-plan.ts":
       "the copy order lists every table by hand; kinds do not yet declare their tables' place",
     "src/services/payments/card-refunds.ts":
