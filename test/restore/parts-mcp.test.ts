@@ -83,7 +83,7 @@ describe("a restore's file in parts through MCP", () => {
     );
     expect(c.next).toMatch(/PUT exactly its bytes to the link's url with the link's headers/);
     expect(c.next).toMatch(/lists the parts that arrived: send only the missing ones/);
-    expect(c.next).toContain("video_url instead avoids uploading at all");
+    expect(c.next).toContain("video_url (up to 2 GB) avoids uploading at all");
     expect(c.next).toMatch(/When every part is there, then call the start_restore tool/);
     expect(c.next).not.toMatch(/\/cloud\/jobs/);
 
