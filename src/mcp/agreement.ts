@@ -6,7 +6,10 @@
  * minted here. That state is signed (./request-state.ts: bound to the key, ten minutes), names
  * the tool, a digest of the arguments and the price, so a yes never buys anything else; and its
  * nonce becomes the call's idempotency key, so sending the same yes twice replays the first
- * purchase instead of buying again. Stateless: any node finishes it. Every other call goes to the
+ * purchase instead of buying again. Stateless: any node finishes it. An agent key's client that
+ * declared URL-mode elicitation is shown kinora's approval page instead (the pending approval
+ * asked here); its "accept" only says the page was shown — the runner then spends only if the
+ * owner approved there. Every other call goes to the
  * runner, whose gate (operations/spend-approval.ts) spends only on the owner's approval on
  * kinora — refused with the approval link otherwise. `max_price_cents` is a cap, never a yes.
  * The wallet key's own calls (the owner's key) keep the older rule: max_price_cents is its yes.
@@ -20,6 +23,7 @@ import {
 import type { Operation } from "../api/operation.js";
 import { agreementQuestion, type SpendQuote } from "../api/spend.js";
 import { ApiError } from "../domain/errors.js";
+import { approvalToShow } from "../operations/spend-approval.js";
 import type { McpCall, McpContext } from "./context.js";
 import { mintRequestState } from "./request-state.js";
 
@@ -43,6 +47,8 @@ interface SpendClaims {
   args: string;
   cents: number;
   nonce: string;
+  /** The owner was shown kinora's approval page (URL mode), not a form. */
+  via?: "url";
 }
 
 function digest(input: Record<string, unknown>): string {
@@ -62,6 +68,17 @@ function spendClaims(state: Record<string, unknown> | undefined): SpendClaims | 
   return spend as SpendClaims;
 }
 
+/**
+ * Which elicitation modes a modern client declared: `{}` (or `form`) is a form; `url` is URL
+ * mode, where the client opens a page for its person.
+ */
+function elicitationModes(call: McpCall): { form: boolean; url: boolean } {
+  const e = call.clientCapabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (!e) return { form: false, url: false };
+  const url = e.url !== undefined;
+  return { form: e.form !== undefined || !url, url };
+}
+
 function refusal(quote: SpendQuote, detail: string): ApiError {
   return new ApiError("agreement_required", detail, {
     price_cents: quote.cents,
@@ -73,13 +90,13 @@ function refusal(quote: SpendQuote, detail: string): ApiError {
  * Whether this call of `op` may run now (and with what input and idempotency key), must ask the
  * owner first, or is refused (throws `agreement_required`, nothing charged).
  */
-export function settleAgreement(
+export async function settleAgreement(
   op: Operation,
   mcp: McpContext,
   input: Record<string, unknown>,
   call: McpCall,
   nowMs: number,
-): Agreement {
+): Promise<Agreement> {
   const quote = op.contract.price?.(input);
   const agent = mcp.principal.kind === "agent";
   const mustAsk = mcp.principal.snapshot?.key?.askBeforeSpending ?? true;
@@ -91,7 +108,38 @@ export function settleAgreement(
   const args = digest(input);
 
   const echoed = spendClaims(call.requestState);
-  if (echoed && echoed.tool === tool && echoed.args === args && echoed.cents === quote.cents) {
+  const same =
+    echoed && echoed.tool === tool && echoed.args === args && echoed.cents === quote.cents;
+  const modes = call.era === "modern" ? elicitationModes(call) : { form: false, url: false };
+  if (agent && modes.url) {
+    // The page on kinora is the owner's yes; the client's "accept" only says it was shown.
+    if (same && echoed?.via === "url") {
+      const answer = inputResponse(call.inputResponses, CONFIRM);
+      if (answer.kind === "elicit" && answer.action !== "accept") {
+        throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
+      }
+      if (answer.kind === "elicit") return { kind: "go", input };
+    }
+    const policy = { publicUrl: mcp.deps.publicUrl, ttlMs: mcp.deps.config.purchaseApprovalTtlMs };
+    const ctx = { principal: mcp.principal, surface: "mcp" as const };
+    const shown = await approvalToShow(op.contract, input, ctx, mcp.deps, policy);
+    if (shown.kind !== "pending") return { kind: "go", input };
+    const nonce = randomBytes(12).toString("base64url");
+    const claims = { spend: { tool, args, cents: quote.cents, nonce, via: "url" } };
+    return {
+      kind: "ask",
+      result: inputRequired({
+        inputRequests: {
+          [CONFIRM]: inputRequired.elicitUrl({
+            message: `${question} Approve or decline it on kinora.`,
+            url: shown.url,
+          }),
+        },
+        requestState: mintRequestState(mcp.deps.signer, mcp.principal.keyId, claims, nowMs),
+      }),
+    };
+  }
+  if (same && echoed?.via === undefined) {
     const answer = inputResponse(call.inputResponses, CONFIRM);
     if (answer.kind === "elicit" && answer.action === "accept" && answer.content?.agree === true) {
       return {
@@ -106,7 +154,7 @@ export function settleAgreement(
     }
   }
 
-  if (call.era === "modern" && call.clientCapabilities?.elicitation) {
+  if (modes.form) {
     const nonce = randomBytes(12).toString("base64url");
     const claims = { spend: { tool, args, cents: quote.cents, nonce } satisfies SpendClaims };
     return {

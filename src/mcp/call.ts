@@ -106,7 +106,7 @@ export async function callTool(
   const { idempotency_key: given, ...read } = args;
   let agreed: Agreement;
   try {
-    agreed = settleAgreement(op, mcp, read, call, Date.now());
+    agreed = await settleAgreement(op, mcp, read, call, Date.now());
   } catch (err) {
     return toolResult(errorOutcome(err, ctx, mcp.deps.log));
   }

@@ -36,7 +36,7 @@ export type SpendGate =
 function purchaseOf(
   contract: AnyContract,
   input: Record<string, unknown>,
-  ctx: CallContext,
+  ctx: Pick<CallContext, "principal">,
   agreed: boolean,
 ): Purchase | undefined {
   const p = ctx.principal;
@@ -128,4 +128,28 @@ export function askDetail(
       ? "When they say they approved, call this tool again with the same arguments: it spends once."
       : `GET /approvals/${id}?wait=60 answers when they decide; once approved, send this same request again: it spends once.`;
   return `This key must ask its owner before spending; nothing was charged. Show the owner this link to approve or decline "${question}": ${url} (it expires at ${expiresAt.toISOString()}). ${then}`;
+}
+
+/**
+ * For a surface that shows the owner the page itself (an MCP client's URL elicitation): the
+ * purchase's approval as it stands — none needed, already approved (the runner uses it), or
+ * pending at `url` (asked now if it was not). A purchase the owner declined throws its refusal.
+ */
+export async function approvalToShow(
+  contract: AnyContract,
+  input: Record<string, unknown>,
+  ctx: Pick<CallContext, "principal" | "surface">,
+  deps: CoreDeps,
+  policy: ApprovalPolicy,
+): Promise<{ kind: "none" | "approved" } | { kind: "pending"; url: string; question: string }> {
+  const purchase = purchaseOf(contract, input, ctx, false);
+  if (!purchase) return { kind: "none" };
+  if (await approvedFor(deps, purchase)) return { kind: "approved" };
+  const asked = await askOwner({ ...deps, publicUrl: policy.publicUrl }, purchase, policy.ttlMs);
+  if (asked.kind === "declined") throw await askRefusal(deps, policy, purchase, ctx.surface);
+  return {
+    kind: "pending",
+    url: approvalUrl(policy.publicUrl, asked.row.id),
+    question: purchase.question,
+  };
 }

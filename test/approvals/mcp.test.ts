@@ -5,6 +5,10 @@
  * the owner's yes the same tool and arguments spend once (a repeat replays; two at once: one
  * charge). An approval asked over REST buys the same purchase over MCP: one purchase, one yes.
  */
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, connect, modern, refusal, rpc } from "../mcp/helpers.js";
 import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
@@ -141,4 +145,49 @@ describe("an assistant whose key must ask", () => {
       expect(await balanceOf(owner.key)).toBe(5000);
     },
   );
+
+  it("a client with URL elicitation shows the owner kinora's page; its own accept buys nothing, the owner's approval buys once", async () => {
+    const { owner, agent } = await askingKey();
+    const shown: { url: string; message: string }[] = [];
+    let approveOnPage = false;
+    const client = new V2Client(
+      { name: "kinora-test", version: "1.0.0" },
+      {
+        capabilities: { elicitation: { url: {} } },
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      },
+    );
+    client.setRequestHandler("elicitation/create", async (req) => {
+      const params = req.params as { url: string; message: string; mode?: string };
+      shown.push({ url: params.url, message: params.message });
+      if (approveOnPage) {
+        // The person taps Approve on the page the client opened.
+        const id = params.url.split("/approve/")[1] as string;
+        expect((await approve(owner.key, id)).status).toBe(200);
+      }
+      return { action: "accept" };
+    });
+    await client.connect(
+      new V2Transport(new URL(`${s.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agent.key}` } },
+      }),
+    );
+    await client.listTools();
+    const body = { ...RESTORE, filename: "url-mode.mp4" };
+    // Accepted without the owner's approval: nothing bought, the link in the refusal.
+    const refused = refusal(await call(client, "create_restore", body));
+    expect(refused.code).toBe("agreement_required");
+    expect(shown[0]?.url).toBe(refused.approval_url);
+    expect(shown[0]?.message).toContain(refused.question);
+    expect(await balanceOf(owner.key)).toBe(5000);
+
+    approveOnPage = true;
+    const other = { ...RESTORE, filename: "url-mode-2.mp4" };
+    const made = await call(client, "create_restore", other);
+    expect(made.isError).toBeFalsy();
+    const again = await call(client, "create_restore", other);
+    expect(again.structuredContent.job.id).toBe(made.structuredContent.job.id);
+    expect(await balanceOf(owner.key)).toBe(5000 - refused.price_cents);
+    await client.close();
+  });
 });
