@@ -88,12 +88,13 @@ export const LIMITS = {
    */
   flickerCodes: 1,
   /**
-   * Studio Max sharpens when the sharpest 2 % of edges are blurred by σ ≥ sharpenBlur px (tuning
-   * clips: clean 0.32–0.68, blurred or low-resolution 0.84–0.99), with unsharp's sharpenSize
-   * matrix at sharpenAmount: on the soft tuning clips 5 px at 1.0 gained 1.1–3.6 dB of luma PSNR
-   * (0.6 gained 0.9–2.5; 7 px at 1.0 was within ±0.5 of it), on clean clips it cost 3–7 dB.
+   * Studio Max sharpens when the sharpest 0.5 % of edges are blurred by σ ≥ sharpenBlur px
+   * (blur.ts; tuning clips: clean 0.25–0.54, blurred or taped soft 0.71–0.93: the threshold is
+   * half way), with unsharp's sharpenSize matrix at sharpenAmount: on the soft tuning clips 5 px
+   * at 1.0 gained 1.1–3.6 dB of luma PSNR (0.6 gained 0.9–2.5; 7 px at 1.0 was within ±0.5 of
+   * it), on clean clips it cost 3–7 dB.
    */
-  sharpenBlur: 0.8,
+  sharpenBlur: 0.62,
   sharpenSize: 5,
   sharpenAmount: 1,
   /** afftdn's output delay in ffmpeg 5.1: 25 ms (1,200 samples at 48 kHz), length kept. */

@@ -45,6 +45,10 @@ interface PriceRow {
   label: string;
   base_display: string;
   per_extra_minute_display: string;
+  /** What the quality does, in customer words (servers before it said nothing). */
+  does?: string;
+  /** "about 40 minutes on a 2-core server; …": how long an hour of SD video takes. */
+  hour_of_sd_takes?: string;
 }
 
 interface PriceTable {
@@ -69,6 +73,26 @@ function isPriceTable(value: unknown): value is PriceTable {
 
 const isDefault = (q: RestoreQuality) => (q === DEFAULT_QUALITY ? "  (default)" : "");
 
+/** `text` in lines of at most `width` characters, each starting with `indent`. */
+function wrap(text: string, indent: string, width = 78): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+/** What a quality does and how long an hour takes, under its price line (when the server says). */
+function qualityDescription(r: PriceRow): string[] {
+  const hour = r.hour_of_sd_takes ? ` An hour of SD video takes ${r.hour_of_sd_takes}` : "";
+  return r.does || hour ? wrap(`${r.does ?? ""}${hour}`, "      ") : [];
+}
+
 /** The qualities with the server's prices, for the help text. */
 export async function qualityPriceLines(ctx: ClientContext): Promise<string[]> {
   const table: unknown = await ctx.api.call("getRestorePrices", {});
@@ -77,10 +101,10 @@ export async function qualityPriceLines(ctx: ClientContext): Promise<string[]> {
   return [
     `Qualities and prices on ${ctx.api.server} (the first figure covers up to`,
     `${table.included_minutes} minutes of video; each started minute after that costs the second):`,
-    ...table.qualities.map(
-      (r) =>
-        `  ${cliQualityName(r.quality).padEnd(width)}  ${r.base_display}, then ${r.per_extra_minute_display}/min${isDefault(r.quality)}`,
-    ),
+    ...table.qualities.flatMap((r) => [
+      `  ${cliQualityName(r.quality).padEnd(width)}  ${r.base_display}, then ${r.per_extra_minute_display}/min${isDefault(r.quality)}`,
+      ...qualityDescription(r),
+    ]),
     ...(table.high_res?.rule ? [`  ${table.high_res.rule}`] : []),
     "The exact price of each video is shown before you agree to it.",
   ];

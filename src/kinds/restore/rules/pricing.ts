@@ -24,6 +24,12 @@ interface QualityPrice {
   summary: string;
   /** The same in a few words, where space is short (a tool's field description). */
   brief: string;
+  /**
+   * Wall seconds one second of progressive SD video takes on a 2-core server, clean and grainy
+   * (this engine's ffmpeg chain, measured: docs/restore.md "Speed"); the customer's "an hour
+   * takes" comes from it.
+   */
+  sdSecondsPerSecond: readonly [clean: number, grainy: number];
 }
 
 /** Seconds the base price covers. */
@@ -31,6 +37,35 @@ const INCLUDED_SEC = 5 * 60;
 /** Pictures larger than this in either dimension cost HIGH_RES_FACTOR times more. */
 const HIGH_RES = { width: 1920, height: 1080 } as const;
 const HIGH_RES_FACTOR = 1.5;
+
+/**
+ * Wall seconds per second of progressive SD video on a 2-core server, a clean pan and a grainy
+ * one (grain σ 7), measured with `npx tsx bench/quality/speed.ts 21` and `… 6 grain-7` on
+ * 2026-11-29 at a load average of 17–19 (docs/restore.md "Speed"). Studio Max's non-local means
+ * runs only on grain: it is most of the difference.
+ */
+const SD_SECONDS_PER_SECOND: Record<RestoreQuality, readonly [number, number]> = {
+  faithful: [53.4 / 21, 17.4 / 6],
+  enhanced: [58.1 / 21, 26.4 / 6],
+  enhanced_max: [95.5 / 21, 92.7 / 6],
+};
+
+/** "about 40 minutes", "about 2½ hours": how long an hour of SD video takes, as people say it. */
+export function hourOfSdTakes(secondsPerSecond: number): string {
+  const minutes = secondsPerSecond * 60;
+  if (minutes < 90) return `about ${Math.max(5, Math.round(minutes / 5) * 5)} minutes`;
+  const halves = Math.round(minutes / 30) / 2;
+  return `about ${Math.floor(halves)}${halves % 1 ? "½" : ""} hours`;
+}
+
+/** How long an hour of SD takes at a quality, clean to grainy, in customer words. */
+export function hourOfSdText(row: Pick<QualityPrice, "sdSecondsPerSecond">): string {
+  const [clean, grainy] = row.sdSecondsPerSecond;
+  const a = hourOfSdTakes(clean);
+  const b = hourOfSdTakes(grainy);
+  const range = a === b ? a : `${a} (clean) to ${b.replace("about ", "")} (grainy tape)`;
+  return `${range} on a busy 2-core server; a quieter or larger server is faster, HD slower.`;
+}
 
 /** Each quality's label, base price, per-minute price and what it does. */
 export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
@@ -40,8 +75,9 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 299,
     perMinuteCents: 50,
     summary:
-      "Cleans the picture and sound at the original size: deinterlaces, removes grain measured in your video, hum and hiss, evens the loudness.",
-    brief: "clean picture and sound at the original size",
+      "Repairs and cleans at the original size, changing nothing else: deinterlaces, takes out grain it measures in your video (a clean picture is left alone), mends tape dropouts (white streaks) and colour that slipped sideways, removes hum and hiss, evens the loudness.",
+    brief: "repaired and cleaned at the original size",
+    sdSecondsPerSecond: SD_SECONDS_PER_SECOND.faithful,
   },
   enhanced: {
     quality: "enhanced",
@@ -49,8 +85,9 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 499,
     perMinuteCents: 90,
     summary:
-      "Standard's clean-up, plus faded colour and contrast restored, colour that slipped sideways put back, shake steadied, and SD enlarged to 720p HD.",
-    brief: "plus colour and contrast revived, shake steadied, 720p",
+      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD.",
+    brief: "plus faded colour revived, shake steadied, 720p",
+    sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced,
   },
   enhanced_max: {
     quality: "enhanced_max",
@@ -58,8 +95,9 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 899,
     perMinuteCents: 160,
     summary:
-      "Enhanced, plus smooth motion at 50/60 frames a second and 1080p HD at a higher bitrate (bigger files).",
-    brief: "plus 50/60 fps motion, 1080p, bigger files",
+      "Enhanced, plus a slower, finer grain removal, sharpening where the picture is measured soft, interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
+    brief: "plus finer grain removal, soft pictures sharpened, 1080p",
+    sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
   },
 };
 
@@ -214,6 +252,8 @@ export function priceTableView(limits: RestoreLimits) {
         per_extra_minute_cents: row.perMinuteCents,
         per_extra_minute_display: displayCents(row.perMinuteCents),
         summary: `${row.label}: ${displayCents(row.baseCents)} up to 5 min, then ${displayCents(row.perMinuteCents)} per started minute.`,
+        does: row.summary,
+        hour_of_sd_takes: hourOfSdText(row),
       };
     }),
     limits: {
