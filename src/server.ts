@@ -35,18 +35,8 @@ interface RunningServer {
   close(): Promise<void>;
 }
 
-/**
- * Starts the service. `opening` is the database already being opened by openServerDatabase
- * (`kinora serve` starts it early, beside loading this module); without it, it is opened here.
- */
-export async function startServer(
-  config: Config,
-  opening: Promise<OpenedDatabase> = openServerDatabase(config),
-): Promise<RunningServer> {
-  const { database, applied, keyCache } = await opening;
-  const log = createLogger(config.logLevel);
-  if (applied.length > 0) log.info("migrations applied", { migrations: applied });
-
+/** The admin token and the signer, each from its setting or its file under DATA_DIR. */
+function loadSecrets(config: Config, log: Logger) {
   const admin = loadOrCreateSecret(config.dataDir, "admin-token", config.adminToken);
   if (admin.file) {
     log.info(admin.generated ? "admin token generated" : "admin token loaded", {
@@ -54,11 +44,25 @@ export async function startServer(
     });
   }
   const signing = loadOrCreateSecret(config.dataDir, "signing-secret", config.signingSecret);
-  const signer = createSigner(signing.value, config.signingSecretsPrevious);
+  return {
+    adminToken: admin.value,
+    signer: createSigner(signing.value, config.signingSecretsPrevious),
+  };
+}
 
-  // Bind the port first: with PORT=0 the real port, and so the URLs we hand out, are known
-  // only after listening. Until the app is built every request gets a 503 from /healthz's rule.
-  let ready = false;
+/** The HTTP listener, bound before the app exists; `serveWith` hands it the app. */
+interface Listener {
+  server: Server;
+  url: string;
+  publicUrl: string;
+  serveWith(handler: (req: Request) => Response | Promise<Response>): void;
+}
+
+/**
+ * Binds the port first: with PORT=0 the real port, and so the URLs we hand out, are known only
+ * after listening. Until the app is built every request gets a 503 from /healthz's rule.
+ */
+async function listenFirst(config: Config): Promise<Listener> {
   const starting = new ApiError("unavailable", "The service is starting; retry shortly.");
   let handler: (req: Request) => Response | Promise<Response> = () =>
     Response.json(starting.body(), { status: starting.status });
@@ -78,8 +82,26 @@ export async function startServer(
   const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
   const wildcard = address.address === "0.0.0.0" || address.address === "::";
   const publicUrl = config.publicUrl ?? (wildcard ? `http://127.0.0.1:${address.port}` : url);
+  return {
+    server,
+    url,
+    publicUrl,
+    serveWith: (h) => {
+      handler = h;
+    },
+  };
+}
 
-  let wakeLocal = () => {};
+/** The platform every feature builds on; `wake` is read at each notify (the job system's). */
+async function buildPlatform(
+  config: Config,
+  opened: OpenedDatabase,
+  log: Logger,
+  publicUrl: string,
+  wake: () => () => void,
+): Promise<Platform> {
+  const { database, keyCache } = opened;
+  const { adminToken, signer } = loadSecrets(config, log);
   const platform: Platform = {
     db: database.db,
     clock: () => new Date(),
@@ -92,29 +114,53 @@ export async function startServer(
     rateLimiter: rateLimiterFor(database),
     events: createEventHub(),
     jobKinds: createJobKindRegistry(),
-    adminToken: admin.value,
+    adminToken,
     signer,
     publicUrl,
     async notifyJobs() {
-      wakeLocal();
+      wake()();
       await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(database.db);
     },
   };
   platform.jobWatch = await createJobWatch(database);
-  let features: Awaited<ReturnType<(typeof FEATURES)[number]>>[];
+  return platform;
+}
+
+/** Every feature of `kinora serve`, built on the platform; on failure the server closes. */
+async function buildFeatures(platform: Platform, server: Server) {
   try {
-    features = await Promise.all(FEATURES.map((make) => make(platform)));
+    return await Promise.all(FEATURES.map((make) => make(platform)));
   } catch (err) {
     server.close();
-    await database.close();
+    await platform.database.close();
     throw err;
   }
+}
+
+/**
+ * Starts the service. `opening` is the database already being opened by openServerDatabase
+ * (`kinora serve` starts it early, beside loading this module); without it, it is opened here.
+ */
+export async function startServer(
+  config: Config,
+  opening: Promise<OpenedDatabase> = openServerDatabase(config),
+): Promise<RunningServer> {
+  const opened = await opening;
+  const { database, applied } = opened;
+  const log = createLogger(config.logLevel);
+  if (applied.length > 0) log.info("migrations applied", { migrations: applied });
+
+  let ready = false;
+  const { server, url, publicUrl, serveWith } = await listenFirst(config);
+  let wakeLocal = () => {};
+  const platform = await buildPlatform(config, opened, log, publicUrl, () => wakeLocal);
+  const features = await buildFeatures(platform, server);
   let jobs: JobSystem | undefined;
   const app = buildApp(platform, features, {
     isReady: () => ready,
     workSource: () => jobs?.source,
   });
-  handler = app.fetch;
+  serveWith(app.fetch);
 
   jobs = await startJobSystem({
     database,

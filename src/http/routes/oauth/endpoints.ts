@@ -35,25 +35,20 @@ async function handled(c: Context<AppEnv>, fn: () => Promise<Response>) {
   }
 }
 
-/** The OAuth endpoints MCP clients use: metadata, registration, token, revocation. */
-export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
-  // Token and revocation posts are small forms; registration is a small JSON document that
-  // must not carry NULs into the database.
-  app.use("/oauth/*", smallBody);
-  app.use("/oauth/register", refuseNulOrDeepJsonBody);
-  const resource = `${deps.publicUrl}/mcp`;
+/** Discovery (RFC 9728, RFC 8414) and the CORS preflights of the posting endpoints. */
+function registerDiscovery(app: Router, publicUrl: string) {
   for (const path of [
     "/.well-known/oauth-protected-resource",
     "/.well-known/oauth-protected-resource/mcp",
   ]) {
     app.get(path, (c) => {
       allowAnyOrigin(c);
-      return c.json(protectedResourceMetadata(deps.publicUrl));
+      return c.json(protectedResourceMetadata(publicUrl));
     });
   }
   app.get("/.well-known/oauth-authorization-server", (c) => {
     allowAnyOrigin(c);
-    return c.json(authorizationServerMetadata(deps.publicUrl));
+    return c.json(authorizationServerMetadata(publicUrl));
   });
   for (const path of ["/oauth/register", "/oauth/token", "/oauth/revoke"]) {
     app.options(path, (c) => {
@@ -61,77 +56,87 @@ export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
       return c.body(null, 204);
     });
   }
+}
 
+/** The client metadata a registration posts: a JSON object, or invalid_client_metadata. */
+async function clientMetadata(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  let metadata: unknown;
+  try {
+    metadata = await c.req.json();
+  } catch {
+    metadata = undefined;
+  }
+  if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) {
+    throw new OAuthError("invalid_client_metadata", "Send the client metadata as a JSON object.");
+  }
+  return metadata as Record<string, unknown>;
+}
+
+/** Dynamic client registration (RFC 7591), rate-limited per address. */
+function registerRegistration(app: Router, deps: OAuthRouteDeps) {
   const byAddress = (c: Context<AppEnv>) => clientAddress(c, deps.trustProxy);
-  app.post(
-    "/oauth/register",
-    rateLimit(
-      deps.rateLimiter,
-      NEW_CLIENT_BUCKET,
-      deps.registerLimit,
-      byAddress,
-      deps.limitsEnabled,
-    ),
-    (c) =>
-      handled(c, async () => {
-        let metadata: Record<string, unknown>;
-        try {
-          metadata = (await c.req.json()) as Record<string, unknown>;
-        } catch {
-          throw new OAuthError(
-            "invalid_client_metadata",
-            "Send the client metadata as a JSON object.",
-          );
-        }
-        if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) {
-          throw new OAuthError(
-            "invalid_client_metadata",
-            "Send the client metadata as a JSON object.",
-          );
-        }
-        const registered = await registerClient(deps, metadata, byAddress(c));
-        c.header("Cache-Control", "no-store");
-        return c.json(registered, 201);
-      }),
+  const limit = rateLimit(
+    deps.rateLimiter,
+    NEW_CLIENT_BUCKET,
+    deps.registerLimit,
+    byAddress,
+    deps.limitsEnabled,
   );
+  app.post("/oauth/register", limit, (c) =>
+    handled(c, async () => {
+      const registered = await registerClient(deps, await clientMetadata(c), byAddress(c));
+      c.header("Cache-Control", "no-store");
+      return c.json(registered, 201);
+    }),
+  );
+}
+
+/** The token endpoint's answer to one grant (authorization_code with PKCE, refresh_token). */
+async function grant(deps: OAuthRouteDeps, p: Awaited<ReturnType<typeof oauthParams>>) {
+  if (!p.client_id)
+    throw new OAuthError("invalid_client", "client_id is required (public clients).", 401);
+  if (p.grant_type === "authorization_code") {
+    if (!p.code || !p.redirect_uri || !p.code_verifier) {
+      throw new OAuthError("invalid_request", "code, redirect_uri and code_verifier are required.");
+    }
+    return exchangeCode(deps, {
+      code: p.code,
+      clientId: p.client_id,
+      redirectUri: p.redirect_uri,
+      codeVerifier: p.code_verifier,
+      resource: p.resource,
+      expectedResource: `${deps.publicUrl}/mcp`,
+    });
+  }
+  if (p.grant_type === "refresh_token") {
+    if (!p.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
+    return refreshTokens(deps, {
+      refreshToken: p.refresh_token,
+      clientId: p.client_id,
+      resource: p.resource,
+    });
+  }
+  throw new OAuthError(
+    "unsupported_grant_type",
+    "grant_type must be authorization_code or refresh_token.",
+  );
+}
+
+/** The OAuth endpoints MCP clients use: metadata, registration, token, revocation. */
+export function registerOAuthEndpoints(app: Router, deps: OAuthRouteDeps) {
+  // Token and revocation posts are small forms; registration is a small JSON document that
+  // must not carry NULs into the database.
+  app.use("/oauth/*", smallBody);
+  app.use("/oauth/register", refuseNulOrDeepJsonBody);
+  registerDiscovery(app, deps.publicUrl);
+  registerRegistration(app, deps);
 
   app.post("/oauth/token", (c) =>
     handled(c, async () => {
       const p = await oauthParams(c);
       c.header("Cache-Control", "no-store");
       c.header("Pragma", "no-cache");
-      if (!p.client_id)
-        throw new OAuthError("invalid_client", "client_id is required (public clients).", 401);
-      if (p.grant_type === "authorization_code") {
-        if (!p.code || !p.redirect_uri || !p.code_verifier) {
-          throw new OAuthError(
-            "invalid_request",
-            "code, redirect_uri and code_verifier are required.",
-          );
-        }
-        const tokens = await exchangeCode(deps, {
-          code: p.code,
-          clientId: p.client_id,
-          redirectUri: p.redirect_uri,
-          codeVerifier: p.code_verifier,
-          resource: p.resource,
-          expectedResource: resource,
-        });
-        return c.json(tokens);
-      }
-      if (p.grant_type === "refresh_token") {
-        if (!p.refresh_token) throw new OAuthError("invalid_request", "refresh_token is required.");
-        const tokens = await refreshTokens(deps, {
-          refreshToken: p.refresh_token,
-          clientId: p.client_id,
-          resource: p.resource,
-        });
-        return c.json(tokens);
-      }
-      throw new OAuthError(
-        "unsupported_grant_type",
-        "grant_type must be authorization_code or refresh_token.",
-      );
+      return c.json(await grant(deps, p));
     }),
   );
 
