@@ -111,38 +111,44 @@ describe("an assistant whose key must ask", () => {
   });
 
   it.each(["2025-11-25", "2026-07-28"] as const)(
-    "as a task (%s): refused with the link, nothing charged",
+    "as a task (%s): refused with the link, nothing charged; after the owner's yes the same task spends once",
     async (era) => {
       const { owner, agent } = await askingKey();
       const args = { name: "create_restore", arguments: { ...RESTORE, filename: `${era}.mp4` } };
       const auth = { authorization: `Bearer ${agent.key}` };
       const caps = { extensions: { "io.modelcontextprotocol/tasks": {} } };
-      const res =
-        era === "2025-11-25"
-          ? await rpc(
-              s.url,
-              { jsonrpc: "2.0", id: 7, method: "tools/call", params: { ...args, task: {} } },
-              { ...auth, "mcp-protocol-version": era },
-            )
-          : await (async () => {
-              const framed = modern("tools/call", args, { capabilities: caps });
-              return rpc(s.url, framed.body, { ...auth, ...framed.headers });
-            })();
-      let text = JSON.stringify(res.body);
-      const taskId = res.body.result?.task?.taskId;
-      if (era === "2025-11-25") {
-        // The 2025 era answers a task at once; its result is the refusal.
+      /**
+       * The task call's answer; 2025 answers a task at once: its result (a refusal ends it;
+       * a restore's task waits for the upload, so then its state).
+       */
+      const asTask = async (id: number, method = "tasks/result") => {
+        if (era === "2026-07-28") {
+          const framed = modern("tools/call", args, { capabilities: caps, id });
+          return JSON.stringify(
+            (await rpc(s.url, framed.body, { ...auth, ...framed.headers })).body,
+          );
+        }
+        const headers = { ...auth, "mcp-protocol-version": era };
+        const params = { ...args, task: {} };
+        const res = await rpc(s.url, { jsonrpc: "2.0", id, method: "tools/call", params }, headers);
+        const taskId = res.body.result?.task?.taskId;
         expect(taskId).toEqual(expect.any(String));
-        const result = await rpc(
-          s.url,
-          { jsonrpc: "2.0", id: 8, method: "tasks/result", params: { taskId } },
-          { ...auth, "mcp-protocol-version": era },
-        );
-        text = JSON.stringify(result.body);
-      }
+        const body = { jsonrpc: "2.0", id: id + 1, method, params: { taskId } };
+        return JSON.stringify((await rpc(s.url, body, headers)).body);
+      };
+      const text = await asTask(7);
       expect(text).toContain("agreement_required");
-      expect(text).toMatch(/\/approve\/apr_/);
+      const id = /\/approve\/(apr_[0-9A-Za-z]+)/.exec(text)?.[1] as string;
+      expect(id).toBeDefined();
       expect(await balanceOf(owner.key)).toBe(5000);
+      const price = (await s.t.call("GET", `/approvals/${id}`, { key: agent.key })).body.approval
+        .price_cents as number;
+      expect((await approve(owner.key, id)).status).toBe(200);
+      const first = await asTask(9, "tasks/get");
+      expect(first).not.toContain("agreement_required");
+      const again = await asTask(11, "tasks/get");
+      expect(again).not.toContain("agreement_required");
+      expect(await balanceOf(owner.key)).toBe(5000 - price);
     },
   );
 
