@@ -66,6 +66,7 @@ async function listenFirst(config: Config): Promise<Listener> {
   const starting = new ApiError("unavailable", "The service is starting; retry shortly.");
   let handler: (req: Request) => Response | Promise<Response> = () =>
     Response.json(starting.body(), { status: starting.status });
+  // @hono/node-server types its server as any of Node's three; without TLS options it is http's.
   const server = serve({
     fetch: (req) => handler(req),
     port: config.port,
@@ -78,6 +79,7 @@ async function listenFirst(config: Config): Promise<Listener> {
     server.once("listening", resolve);
     server.once("error", reject);
   });
+  // A TCP listener's address is an AddressInfo (a string only for a pipe, null before listening).
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
   const wildcard = address.address === "0.0.0.0" || address.address === "::";

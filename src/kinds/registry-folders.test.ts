@@ -121,7 +121,6 @@ const KNOWN: Record<string, Record<string, string>> = {
       "the CLI's kinds, by hand (the client is generated per operation)",
     "packages/cli/src/job-steps.ts": "the steps `kinora restore` shows",
     "packages/client/src/client.ts": "the SDK's wait and parts helpers, one per kind",
-    "packages/client/src/wait.ts": "the final statuses of each kind the wait helpers stop at",
     "src/kinds/restore-segments/services/units.ts":
       "a restore's segments (a kind of their own) end and follow their restore: its queue and table by name",
   },
@@ -141,7 +140,6 @@ const KNOWN: Record<string, Record<string, string>> = {
     "packages/cli/src/job-kinds.ts":
       "the CLI's kinds, by hand (the client is generated per operation)",
     "packages/client/src/client.ts": "the SDK's wait helpers, one per kind",
-    "packages/client/src/wait.ts": "the final statuses of each kind the wait helpers stop at",
   },
 };
 

@@ -12,7 +12,13 @@
  * A 429 or 503 waits as long as its Retry-After says (up to `maxRetryAfterMs`).
  */
 import { errorFromResponse, isAbort, KinoraNetworkError } from "./errors.js";
-import { OPERATIONS, type OperationId, type Operations } from "./generated.js";
+import {
+  FINAL_CLIP_STATUSES,
+  FINAL_RESTORE_STATUSES,
+  OPERATIONS,
+  type OperationId,
+  type Operations,
+} from "./generated.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import { type UploadOptions, type UploadSource, type UploadTarget, upload } from "./upload.js";
 import { type PartsUploadOptions, type PartsUploadResult, uploadParts } from "./upload-parts.js";
@@ -201,11 +207,11 @@ export function createKinora(options: KinoraOptions): Kinora {
         },
       ),
     waitForRestore: (id: string, waitOptions: WaitOptions<RestoreJob> = {}) =>
-      waitFor("restore", (input, o) => call("getRestore", input, o).then((r) => r.job), id, {
+      waitFor(FINAL_RESTORE_STATUSES, (i, o) => call("getRestore", i, o).then((r) => r.job), id, {
         ...waitOptions,
       }),
     waitForClip: (id: string, waitOptions: WaitOptions<ClipJob> = {}) =>
-      waitFor("clip", (input, o) => call("getClip", input, o).then((r) => r.job), id, {
+      waitFor(FINAL_CLIP_STATUSES, (i, o) => call("getClip", i, o).then((r) => r.job), id, {
         ...waitOptions,
       }),
   } as Kinora;

@@ -3,7 +3,7 @@
  * soon as the status changes — or, when the caller wants every update, on each progress report
  * too (`until=progress`) — repeated until the caller's condition holds.
  */
-import { FINAL_CLIP_STATUSES, FINAL_RESTORE_STATUSES, type Schemas } from "./generated.js";
+import type { Schemas } from "./generated.js";
 
 /** A restore job as the server describes it. */
 export type RestoreJob = Schemas["RestoreJob"];
@@ -33,14 +33,16 @@ type HeldRead<J> = (
   options: { signal?: AbortSignal },
 ) => Promise<J>;
 
-/** Reads the job (at once, then held) until `until` holds. */
+/**
+ * Reads the job (at once, then held) until `until` holds — by default until one of `finals`,
+ * the kind's final statuses (generated.ts lists each kind's).
+ */
 export async function waitFor<J extends { status: string }>(
-  kind: "restore" | "clip",
+  finals: readonly J["status"][],
   read: HeldRead<J>,
   id: string,
   options: WaitOptions<J>,
 ): Promise<J> {
-  const finals = (kind === "restore" ? FINAL_RESTORE_STATUSES : FINAL_CLIP_STATUSES) as string[];
   const until = options.until ?? finals;
   const done = typeof until === "function" ? until : (job: J) => until.includes(job.status);
   const signals = [

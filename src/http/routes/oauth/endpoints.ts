@@ -69,6 +69,7 @@ async function clientMetadata(c: Context<AppEnv>): Promise<Record<string, unknow
   if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) {
     throw new OAuthError("invalid_client_metadata", "Send the client metadata as a JSON object.");
   }
+  // A non-null, non-array object: its fields are checked one by one by registerClient.
   return metadata as Record<string, unknown>;
 }
 
