@@ -123,6 +123,8 @@ const EnvSchema = z.object({
     .number()
     .refine((n) => n === 0 || (n >= 5 && n <= 3600), "must be 0 (never) or from 5 to 3600")
     .default(120),
+  // 0: each segment's ffmpeg takes the threads it finds; 1: one thread (a loop per core).
+  RESTORE_SEGMENT_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   RESTORE_COG_URL: z
     .string()
     .url()
@@ -290,6 +292,8 @@ interface EnginesConfig {
          * this length, side by side on every worker; 0: always in one piece.
          */
         segmentSec: number;
+        /** RESTORE_SEGMENT_THREADS: each segment's ffmpeg threads; 0: ffmpeg's own choice. */
+        segmentThreads: number;
       }
     | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };
   clip:
@@ -426,7 +430,11 @@ function enginesConfig(e: Env): EnginesConfig {
             token: e.RESTORE_COG_TOKEN,
             timeoutMs: e.RESTORE_COG_TIMEOUT_MS,
           }
-        : { kind: "ffmpeg", segmentSec: e.RESTORE_SEGMENT_SEC },
+        : {
+            kind: "ffmpeg",
+            segmentSec: e.RESTORE_SEGMENT_SEC,
+            segmentThreads: e.RESTORE_SEGMENT_THREADS,
+          },
     clip:
       e.CLIP_ENGINE === "cog"
         ? {

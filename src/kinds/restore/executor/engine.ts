@@ -37,6 +37,7 @@ export function restoreExecutorFromConfig(
   const engine = restoreEngineFromConfig(config);
   const videoFetch = { allowLoopback: config.allowLoopbackUrls, ...opts.videoFetch };
   const e = config.engines.restore;
-  const segmentSec = e.kind === "ffmpeg" ? e.segmentSec : 0;
-  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch, segmentSec });
+  const segments =
+    e.kind === "ffmpeg" ? { segmentSec: e.segmentSec, segmentThreads: e.segmentThreads } : {};
+  return createRestoreExecutor({ engine, fetch: opts.fetch, videoFetch, ...segments });
 }

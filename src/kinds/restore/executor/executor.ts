@@ -40,6 +40,8 @@ export function createRestoreExecutor(opts: {
    * and handed to segments any worker restores; 0 or absent: always one piece.
    */
   segmentSec?: number;
+  /** RESTORE_SEGMENT_THREADS: each segment's ffmpeg threads (0 or absent: ffmpeg's choice). */
+  segmentThreads?: number;
 }): Executor<RestoreWorkParams> {
   const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
   /** The input in the scratch folder, by whichever way it comes. */
@@ -156,7 +158,7 @@ export function createRestoreExecutor(opts: {
  * (a stabilised picture; keyframes too sparse to cut).
  */
 async function analyseForSegmentsIfCut(
-  opts: { segmentSec?: number },
+  opts: { segmentSec?: number; segmentThreads?: number },
   inputPath: string,
   quality: RestoreWorkParams["quality"],
   ctx: ExecuteContext,
@@ -164,6 +166,7 @@ async function analyseForSegmentsIfCut(
   const { plan, cut } = await analyseForSegments(inputPath, quality, {
     segmentSec: opts.segmentSec ?? 0,
     signal: ctx.signal,
+    ...(opts.segmentThreads ? { encode: { threads: opts.segmentThreads } } : {}),
   });
   if (cut.segments.length < 2) return;
   ctx.progress(SEGMENTED_PROGRESS);
