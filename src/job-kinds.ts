@@ -7,9 +7,10 @@
  * needs. A new kind is its folder, one line here, and its migration.
  */
 import { clipKind } from "./kinds/clips/kind.js";
+import { previewKind } from "./kinds/preview/kind.js";
 import { checkRegistry } from "./kinds/registry.js";
 import { restoreKind } from "./kinds/restore/kind.js";
 import { restoreSegmentsKind } from "./kinds/restore-segments/kind.js";
 
 /** The registry: every job kind the server and `kinora worker` run, checked. */
-export const JOB_KINDS = checkRegistry([restoreKind, clipKind, restoreSegmentsKind]);
+export const JOB_KINDS = checkRegistry([restoreKind, clipKind, previewKind, restoreSegmentsKind]);

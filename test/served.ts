@@ -12,6 +12,7 @@ import { getRequestListener } from "@hono/node-server";
 import { mcpFeature } from "../src/features/mcp.js";
 import { paymentsFeature } from "../src/features/payments.js";
 import { clipsFeature } from "../src/kinds/clips/kind.js";
+import { previewFeature } from "../src/kinds/preview/kind.js";
 import { restoreFeature } from "../src/kinds/restore/kind.js";
 import { silentLogger } from "../src/logger.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
@@ -20,13 +21,14 @@ import { createTestApp, type TestApp, type TestAppOptions } from "./app.js";
 import { stubClassifier } from "./clips/helpers.js";
 
 /**
- * The features of a node that answers but runs no jobs: restores and clips without executors
- * (jobs wait in their queues), payments and MCP — what most surface tests serve.
+ * The features of a node that answers but runs no jobs: restores, clips and previews without
+ * executors (jobs wait in their queues), payments and MCP — what most surface tests serve.
  */
 export function apiOnlyFeatures(): NonNullable<TestAppOptions["features"]> {
   return [
     restoreFeature({ noExecutor: true }),
     clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
+    previewFeature({ noExecutor: true }),
     paymentsFeature(),
     mcpFeature(),
   ];

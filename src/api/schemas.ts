@@ -174,7 +174,7 @@ export const WaitField = z
   .openapi({ example: 20 })
   .meta({
     description:
-      "Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too.",
+      "Long-poll: hold the answer up to this long for a new status (with until progress, a report).",
     minimum: 0,
     maximum: 25,
     default: 0,
@@ -189,8 +189,7 @@ export const UntilField = z
   .optional()
   .openapi({ example: "status" })
   .meta({
-    description:
-      "What ends a wait: status — a new status (done, failed, …); progress — also a progress report.",
+    description: "What ends a wait: status (a new status) or progress (also a progress report).",
     default: "status",
   });
 

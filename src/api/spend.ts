@@ -28,7 +28,7 @@ export const MaxPriceFields = {
     .optional()
     .meta({
       description:
-        "The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged.",
+        "The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged.",
     }),
 };
 

@@ -22,7 +22,7 @@ const ReceiverUrl = z
 export const JobWebhookFields = {
   webhook_url: ReceiverUrl.optional().meta({
     description:
-      "An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key.",
+      "An https URL for this job's events (Standard Webhooks, signed with the wallet's secret).",
     example: "https://example.com/hooks/kinora",
   }),
   webhook_events: z
@@ -33,7 +33,7 @@ export const JobWebhookFields = {
     .max(JOB_EVENTS.length, `must name at most ${JOB_EVENTS.length} events`)
     .optional()
     .meta({
-      description: `Events for webhook_url: started, progress (every 5 %), completed (final status). Default ${DEFAULT_JOB_EVENTS.join(", ")}.`,
+      description: `started, progress (every 5 %), completed (final status); default ${DEFAULT_JOB_EVENTS.join(", ")}.`,
     }),
 };
 

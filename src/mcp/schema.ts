@@ -11,7 +11,7 @@ const IdempotencyKeyArg = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters without spaces")
   .optional()
-  .describe("The same value on a retry runs the call once; the retry gets the first answer.");
+  .describe("A retry with the same value runs the call once.");
 
 const inputs = new WeakMap<AnyContract, z.ZodObject>();
 

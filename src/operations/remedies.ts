@@ -9,6 +9,15 @@ import type { AnyContract, Refer, Remedy } from "../api/operation.js";
 import type { ErrorCode } from "../domain/error-codes.js";
 import { idPrefixesInWords, type KindSurface, kindOfId, kindsOf } from "./kinds.js";
 
+/** How this surface names `contract`, or nothing when the surface does not serve it. */
+function nameable(refer: Refer, contract: AnyContract): string[] {
+  try {
+    return [refer(contract)];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The next step after a job that was not found: an id of another kind (a restore's id given
  * to a clip's read) says which operation reads it; any other id — unknown, another key's, or
@@ -29,7 +38,12 @@ function jobNotFound(
     const article = /^[aeiou]/i.test(other.name) ? "an" : "a";
     return `${id.slice(0, 64)} is ${article} ${other.name}'s id: read it with ${refer(read, { job_id: id })}.`;
   }
-  const lists = wanted.map((k) => refer(k.list.contract)).join(" or ");
+  // A kind may list its jobs on one surface only (a preview: REST, not MCP): name the others.
+  const lists = wanted.flatMap((k) => nameable(refer, k.list.contract)).join(" or ");
+  if (!lists)
+    return other
+      ? "This key sees only its own jobs."
+      : `Job ids start with ${idPrefixesInWords(kinds)}.`;
   return other
     ? `This key sees only its own jobs: ${lists} lists them.`
     : `Job ids start with ${idPrefixesInWords(kinds)}; ${lists} lists this key's jobs.`;

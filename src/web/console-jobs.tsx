@@ -32,6 +32,8 @@ export interface JobRow {
   /** Its variant, as displays name it (a restore's quality label; a clip's size). */
   quality_label?: string;
   size?: unknown;
+  /** A preview's findings, once done: the job links to its page. */
+  preview?: unknown;
 }
 
 /** One kind's jobs as listed. */
@@ -173,7 +175,11 @@ function Result(props: { job: JobRow }) {
   const { job } = props;
   return (
     <td data-label="Result">
-      {job.download_url ? (
+      {job.preview ? (
+        <a href={`/console/jobs/${job.id}/preview`}>
+          See each quality<span class="sr"> ({job.id})</span>
+        </a>
+      ) : job.download_url ? (
         <a href={job.download_url}>
           Download
           <span class="sr"> {job.filename !== undefined ? subjectOf(job) : `${job.id}`}</span>

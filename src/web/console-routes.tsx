@@ -18,6 +18,7 @@ import { registerCompareRoutes } from "./console-compare.js";
 import { one } from "./console-forms.js";
 import { type ConsoleKit, dashboard, formOf, page, signedIn, signInAgain } from "./console-kit.js";
 import { SignInPage } from "./console-pages.js";
+import { registerPreviewRoutes } from "./console-preview.js";
 import { callerOf, callOperation } from "./operation-client.js";
 import { csrfToken, csrfValid, endSession, startSession } from "./session.js";
 
@@ -86,5 +87,6 @@ export function registerConsoleRoutes(app: Router, kit: ConsoleKit) {
 
   registerConsoleActions(app, kit);
   registerCompareRoutes(app, kit);
+  registerPreviewRoutes(app, kit);
   registerApprovalRoutes(app, kit);
 }

@@ -31,11 +31,11 @@ const VERSION: Record<(typeof CLIENTS)[number], string> = {
 };
 
 describe.each(CLIENTS)("%s", (kind) => {
-  it("negotiates its era, lists the 14 tools, reads the instructions and calls a tool", async () => {
+  it("negotiates its era, lists the 15 tools, reads the instructions and calls a tool", async () => {
     const client = await connect(s.url, await agentKey(1000, 700, true), { client: kind });
     expect(client.protocolVersion()).toBe(VERSION[kind]);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe("object");
     expect(client.getInstructions()).toMatch(/NOT agreed in advance.*\$7\.00/s);
     const res = await call(client, "get_balance");

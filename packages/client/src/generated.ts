@@ -114,7 +114,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; exit: 1 | 3 | 4; m
       status: 402,
       exit: 3,
       meaning:
-        "This key must ask its owner before spending: show the question, then call again with max_price_cents.",
+        "This key must ask its owner before spending: show them approval_url, then send the same request again once they approved.",
     },
     payment_required: {
       status: 402,
@@ -241,6 +241,10 @@ export interface Schemas {
     price_cents?: number;
     /** price_above_max and agreement_required: the question to put to the owner, e.g. "Restore wedding.mp4, 1:35, Enhanced — $4.99 from your balance?" */
     question?: string;
+    /** agreement_required for a key that must ask: the purchase waiting for the owner (GET /approvals/{id}?wait=60 says when they decide). */
+    approval_id?: string;
+    /** agreement_required for a key that must ask: the page where the owner approves or declines; show it to them, then send the same request again. */
+    approval_url?: string;
     /** Machine-readable: one of a closed table (see the README's Errors section). */
     code:
       | "invalid_field"
@@ -296,10 +300,29 @@ export interface Schemas {
     reason: string;
     created_at: string;
   };
+  Approval: {
+    id: string;
+    /** pending: waiting for the owner; approved: send the same request again (once: it spends then, and a repeat replays that answer); declined; expired: not answered (or not used) in time — ask again. */
+    status: "pending" | "approved" | "declined" | "expired";
+    /** The approved purchase was made. */
+    used: boolean;
+    question: string;
+    price_cents: number;
+    operation: string;
+    agent_key: {
+      id: string;
+      label: string;
+      kind: "agent" | "connected_app";
+    };
+    approval_url: string;
+    created_at: string;
+    expires_at: string;
+    decided_at: string | null;
+  };
   RestoreRequest: {
-    /** Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says). */
+    /** Seconds; sets the price. Measured: much longer is refused, refunded. Up to 6 h by default (get_prices). */
     duration_sec: number;
-    /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
+    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, soft pictures sharpened, 1080p. Display names work too. */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
@@ -412,9 +435,9 @@ export interface Schemas {
     steps: string;
   };
   CreateRestoreRequest: {
-    /** Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says). */
+    /** Seconds; sets the price. Measured: much longer is refused, refunded. Up to 6 h by default (get_prices). */
     duration_sec: number;
-    /** faithful = Standard, from $2.99: clean picture and sound at the original size. enhanced = Enhanced, from $4.99: plus colour and contrast revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus 50/60 fps motion, 1080p, bigger files. Display names work too, in any case (Standard, Studio Max). */
+    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, soft pictures sharpened, 1080p. Display names work too. */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
@@ -424,19 +447,19 @@ export interface Schemas {
     filename?: string;
     /** The video's type, e.g. video/mp4; the upload must carry it. Required without video_url. */
     content_type?: string;
-    /** Exact size in bytes (up to 50 GiB by default; get_prices says); the upload must match. Required without video_url. */
+    /** Exact bytes (up to 50 GiB by default); the upload must match. Required without video_url. */
     size?: number;
-    /** A public http(s) URL of the video instead of an upload (up to 2 GB; private addresses refused): the job starts on its own. A failed fetch: failed (video_fetch_failed), refunded. */
+    /** A public http(s) URL instead of an upload (up to 2 GB): the job starts on its own; a failed fetch fails it (video_fetch_failed), refunded. */
     video_url?: string;
     /** For receipts; required without a key (then paid by checkout). */
     email?: string;
     /** balance: charged to the balance now. checkout: the owner pays this one job by card, by a link. */
     pay_with?: "balance" | "checkout";
-    /** An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
+    /** An https URL for this job's events (Standard Webhooks, signed with the wallet's secret). */
     webhook_url?: string;
-    /** Events for webhook_url: started, progress (every 5 %), completed (final status). Default completed. */
+    /** started, progress (every 5 %), completed (final status); default completed. */
     webhook_events?: ("started" | "progress" | "completed")[];
-    /** The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged. */
+    /** The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged. */
     max_price_cents?: number;
   };
   RestorePictures: {
@@ -577,6 +600,70 @@ export interface Schemas {
     /** Set once done: a temporary link that saves clip_….mp4. */
     download_url?: string;
   };
+  PreviewJob: {
+    id: string;
+    status:
+      | "awaiting_upload"
+      | "queued"
+      | "running"
+      | "done"
+      | "failed"
+      | "refused"
+      | "cancelled"
+      | "expired";
+    /** Previews are free. */
+    price_cents: 0;
+    /** Charged: nothing. */
+    amount_cents: 0;
+    progress: number | null;
+    size: number | null;
+    video_url: string | null;
+    error: string | null;
+    error_code: string | null;
+    created_at: string;
+    updated_at: string;
+    finished_at: string | null;
+    /** The upload's deadline, then when the files are deleted. */
+    expires_at: string | null;
+    queue: Schemas["QueueEstimate"] & unknown;
+    preview: Schemas["PreviewFindings"];
+  };
+  /** Once done. */
+  PreviewFindings: {
+    /** The video's measured length. */
+    duration_sec: number;
+    /** Where the excerpt starts. */
+    start_sec: number;
+    /** How long it is (at most 6 s). */
+    length_sec: number;
+    /** Why there: the damage the analysis measured in that excerpt. */
+    found: string[];
+    /** The excerpt's middle frame as it is (JPEG). */
+    before_url: string;
+    qualities: Schemas["PreviewQuality"][];
+  } | null;
+  PreviewQuality: {
+    quality: "faithful" | "enhanced" | "enhanced_max";
+    label: string;
+    /** What this quality would do to the video, in words. */
+    words: string[];
+    width: number;
+    height: number;
+    /** The restored excerpt (MP4, ≤ 6 s). */
+    clip_url: string;
+    /** The excerpt's middle frame, restored (JPEG). */
+    after_url: string;
+    /** Before and after side by side (JPEG), at the result's size. */
+    pair_url: string;
+  };
+  CreatePreviewRequest: {
+    /** Bytes, to upload it. */
+    size?: number;
+    /** With size: e.g. video/mp4. */
+    content_type?: string;
+    /** Or a public URL of it. */
+    video_url?: string;
+  };
   TopupCheckout: {
     /** Open this link to pay (for the person paying). */
     checkout_url: string;
@@ -620,6 +707,9 @@ export interface Schemas {
       | "job.completed"
       | "wallet.credited"
       | "key.limit_reached"
+      | "purchase.approval_requested"
+      | "purchase.approved"
+      | "purchase.declined"
     )[];
     created_at: string;
     status: "enabled" | "disabled";
@@ -640,6 +730,9 @@ export interface Schemas {
       | "job.completed"
       | "wallet.credited"
       | "key.limit_reached"
+      | "purchase.approval_requested"
+      | "purchase.approved"
+      | "purchase.declined"
     )[];
     description?: string;
   };
@@ -661,6 +754,7 @@ export type Wallet = Schemas["Wallet"];
 export type AgentKey = Schemas["AgentKey"];
 export type Error = Schemas["Error"];
 export type LedgerEntry = Schemas["LedgerEntry"];
+export type Approval = Schemas["Approval"];
 export type RestoreRequest = Schemas["RestoreRequest"];
 export type RestoreJob = Schemas["RestoreJob"];
 export type QueueEstimate = Schemas["QueueEstimate"];
@@ -674,6 +768,10 @@ export type UploadProgress = Schemas["UploadProgress"];
 export type ReceivedPart = Schemas["ReceivedPart"];
 export type MotionConfig = Schemas["MotionConfig"];
 export type Clip = Schemas["Clip"];
+export type PreviewJob = Schemas["PreviewJob"];
+export type PreviewFindings = Schemas["PreviewFindings"];
+export type PreviewQuality = Schemas["PreviewQuality"];
+export type CreatePreviewRequest = Schemas["CreatePreviewRequest"];
 export type TopupCheckout = Schemas["TopupCheckout"];
 export type HeldCheckout = Schemas["HeldCheckout"];
 export type UsdcRefund = Schemas["UsdcRefund"];
@@ -749,6 +847,27 @@ export interface Operations {
     };
     errors:
       | "already_uploaded"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "wrong_state";
+  };
+  /** Cancel a preview — `POST /preview/jobs/{id}/cancel` */
+  cancelPreview: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    };
+    output: {
+      job: Schemas["PreviewJob"];
+    };
+    errors:
       | "idempotency_in_flight"
       | "idempotency_key_reused"
       | "invalid_request"
@@ -878,11 +997,11 @@ export interface Operations {
       loop?: boolean;
       /** Same inputs and seed make the same clip; chosen if not given. */
       seed?: number;
-      /** An https URL for this job's events, signed with the wallet's webhook secret (Standard Webhooks). Needs a key. */
+      /** An https URL for this job's events (Standard Webhooks, signed with the wallet's secret). */
       webhook_url?: string;
-      /** Events for webhook_url: started, progress (every 5 %), completed (final status). Default completed. */
+      /** started, progress (every 5 %), completed (final status); default completed. */
       webhook_events?: ("started" | "progress" | "completed")[];
-      /** The most the owner agreed to pay for this call, in cents; a dearer call is refused (price_above_max, with the price), nothing charged. */
+      /** The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged. */
       max_price_cents?: number;
     };
     output: {
@@ -892,6 +1011,7 @@ export interface Operations {
       wallet: Schemas["Wallet"];
     };
     errors:
+      | "agreement_required"
       | "idempotency_in_flight"
       | "idempotency_key_reused"
       | "image_fetch_failed"
@@ -907,6 +1027,29 @@ export interface Operations {
       | "too_large"
       | "unauthorized"
       | "wallet_paused";
+  };
+  /** Preview a restore (free) — `POST /preview/jobs` */
+  createPreview: {
+    input: Partial<Schemas["CreatePreviewRequest"]>;
+    output: {
+      job: Schemas["PreviewJob"];
+      /** PUT the file here (uploads). */
+      upload_url?: string;
+      upload_headers?: Record<string, string>;
+      next: string;
+    };
+    errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_field"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "over_a_limit"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "video_fetch_failed";
   };
   /** Create a restore job — `POST /cloud/jobs` */
   createRestore: {
@@ -925,6 +1068,7 @@ export interface Operations {
       wallet?: Schemas["Wallet"];
     };
     errors:
+      | "agreement_required"
       | "idempotency_in_flight"
       | "idempotency_key_reused"
       | "invalid_field"
@@ -1017,6 +1161,31 @@ export interface Operations {
       | "unauthorized"
       | "wallet_key_required";
   };
+  /** Approve or decline a purchase — `POST /approvals/{id}/decision` */
+  decideApproval: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    } & {
+      decision: "approve" | "decline";
+    };
+    output: {
+      approval: Schemas["Approval"];
+    };
+    errors:
+      | "conflict"
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_field"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "wallet_key_required";
+  };
   /** Delete a webhook endpoint — `POST /wallet/webhooks/{id}/delete` */
   deleteWebhookEndpoint: {
     input: {
@@ -1038,14 +1207,33 @@ export interface Operations {
       | "unauthorized"
       | "wallet_key_required";
   };
+  /** Read a purchase approval — `GET /approvals/{id}` */
+  getApproval: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+      /** Wait up to this many seconds while it is pending. */
+      wait?: number;
+    };
+    output: {
+      approval: Schemas["Approval"];
+    };
+    errors:
+      | "invalid_field"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "unauthorized";
+  };
   /** Read a clip — `GET /motion/jobs/{id}` */
   getClip: {
     input: {
       /** The id an earlier answer gave. */
       id: string;
-      /** Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too. */
+      /** Long-poll: hold the answer up to this long for a new status (with until progress, a report). */
       wait?: number;
-      /** What ends a wait: status — a new status (done, failed, …); progress — also a progress report. */
+      /** What ends a wait: status (a new status) or progress (also a progress report). */
       until?: "status" | "progress";
     };
     output: {
@@ -1065,14 +1253,50 @@ export interface Operations {
     output: Schemas["MotionConfig"];
     errors: never;
   };
+  /** Read a preview — `GET /preview/jobs/{id}` */
+  getPreview: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+      /** Long-poll: hold the answer up to this long for a new status (with until progress, a report). */
+      wait?: number;
+      /** What ends a wait: status (a new status) or progress (also a progress report). */
+      until?: "status" | "progress";
+    };
+    output: {
+      job: Schemas["PreviewJob"];
+    };
+    errors:
+      | "invalid_field"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "rate_limited"
+      | "unauthorized";
+  };
+  /** Preview limits — `GET /preview/prices` */
+  getPreviewPrices: {
+    input: Record<string, never>;
+    output: {
+      price_cents: 0;
+      excerpt_sec: number;
+      excerpt_max_sec: number;
+      /** Previews a wallet may make per hour. */
+      per_hour: number;
+      max_duration_sec: number;
+      max_size_bytes: number;
+      qualities: ("faithful" | "enhanced" | "enhanced_max")[];
+    };
+    errors: never;
+  };
   /** Read a restore job — `GET /cloud/jobs/{id}` */
   getRestore: {
     input: {
       /** The id an earlier answer gave. */
       id: string;
-      /** Hold the answer up to this long for a status change (long-poll); with until progress, a progress report too. */
+      /** Long-poll: hold the answer up to this long for a new status (with until progress, a report). */
       wait?: number;
-      /** What ends a wait: status — a new status (done, failed, …); progress — also a progress report. */
+      /** What ends a wait: status (a new status) or progress (also a progress report). */
       until?: "status" | "progress";
     };
     output: {
@@ -1182,6 +1406,14 @@ export interface Operations {
     };
     errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized" | "wallet_key_required";
   };
+  /** List purchase approvals — `GET /wallet/approvals` */
+  listApprovals: {
+    input: Record<string, never>;
+    output: {
+      approvals: Schemas["Approval"][];
+    };
+    errors: "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized" | "wallet_key_required";
+  };
   /** List clips — `GET /motion/jobs` */
   listClips: {
     input: {
@@ -1225,6 +1457,20 @@ export interface Operations {
       | "rate_limited"
       | "unauthorized"
       | "wallet_key_required";
+  };
+  /** List previews — `GET /preview/jobs` */
+  listPreviews: {
+    input: {
+      /** Page size, newest first. */
+      limit?: number;
+      /** next_cursor of the previous page. */
+      cursor?: string;
+    };
+    output: {
+      jobs: Schemas["PreviewJob"][];
+      next_cursor: string | null;
+    };
+    errors: "invalid_field" | "key_in_url" | "key_revoked" | "rate_limited" | "unauthorized";
   };
   /** List restore jobs — `GET /cloud/jobs` */
   listRestores: {
@@ -1454,6 +1700,28 @@ export interface Operations {
       | "upload_mismatch"
       | "wrong_state";
   };
+  /** Start a preview — `POST /preview/jobs/{id}/start` */
+  startPreview: {
+    input: {
+      /** The id an earlier answer gave. */
+      id: string;
+    };
+    output: {
+      job: Schemas["PreviewJob"];
+    };
+    errors:
+      | "idempotency_in_flight"
+      | "idempotency_key_reused"
+      | "invalid_request"
+      | "key_in_url"
+      | "key_revoked"
+      | "not_found"
+      | "not_uploaded"
+      | "rate_limited"
+      | "too_large"
+      | "unauthorized"
+      | "wrong_state";
+  };
   /** Start a restore once the file is uploaded — `POST /cloud/jobs/{id}/start` */
   startRestore: {
     input: {
@@ -1603,6 +1871,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     idempotencyKey: true,
     auth: "key",
   },
+  cancelPreview: {
+    method: "POST",
+    path: "/preview/jobs/{id}/cancel",
+    pathParams: ["id"],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: true,
+    auth: "key",
+  },
   cancelRestore: {
     method: "POST",
     path: "/cloud/jobs/{id}/cancel",
@@ -1650,6 +1928,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     query: [],
     body: true,
     spends: true,
+    idempotencyKey: true,
+    auth: "key",
+  },
+  createPreview: {
+    method: "POST",
+    path: "/preview/jobs",
+    pathParams: [],
+    query: [],
+    body: true,
+    spends: false,
     idempotencyKey: true,
     auth: "key",
   },
@@ -1703,6 +1991,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     idempotencyKey: true,
     auth: "wallet",
   },
+  decideApproval: {
+    method: "POST",
+    path: "/approvals/{id}/decision",
+    pathParams: ["id"],
+    query: [],
+    body: true,
+    spends: false,
+    idempotencyKey: true,
+    auth: "wallet",
+  },
   deleteWebhookEndpoint: {
     method: "POST",
     path: "/wallet/webhooks/{id}/delete",
@@ -1712,6 +2010,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     spends: false,
     idempotencyKey: true,
     auth: "wallet",
+  },
+  getApproval: {
+    method: "GET",
+    path: "/approvals/{id}",
+    pathParams: ["id"],
+    query: ["wait"],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "key",
   },
   getClip: {
     method: "GET",
@@ -1726,6 +2034,26 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
   getMotionConfig: {
     method: "GET",
     path: "/motion/config",
+    pathParams: [],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "none",
+  },
+  getPreview: {
+    method: "GET",
+    path: "/preview/jobs/{id}",
+    pathParams: ["id"],
+    query: ["wait", "until"],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "key",
+  },
+  getPreviewPrices: {
+    method: "GET",
+    path: "/preview/prices",
     pathParams: [],
     query: [],
     body: false,
@@ -1813,6 +2141,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     idempotencyKey: false,
     auth: "wallet",
   },
+  listApprovals: {
+    method: "GET",
+    path: "/wallet/approvals",
+    pathParams: [],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "wallet",
+  },
   listClips: {
     method: "GET",
     path: "/motion/jobs",
@@ -1842,6 +2180,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
     spends: false,
     idempotencyKey: false,
     auth: "wallet",
+  },
+  listPreviews: {
+    method: "GET",
+    path: "/preview/jobs",
+    pathParams: [],
+    query: ["limit", "cursor"],
+    body: false,
+    spends: false,
+    idempotencyKey: false,
+    auth: "key",
   },
   listRestores: {
     method: "GET",
@@ -1956,6 +2304,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationRoute } = {
   startClip: {
     method: "POST",
     path: "/motion/jobs/{id}/start",
+    pathParams: ["id"],
+    query: [],
+    body: false,
+    spends: false,
+    idempotencyKey: true,
+    auth: "key",
+  },
+  startPreview: {
+    method: "POST",
+    path: "/preview/jobs/{id}/start",
     pathParams: ["id"],
     query: [],
     body: false,

@@ -102,7 +102,7 @@ export const createRestore = defineContract({
     followedBy: "get_restore",
     title: "Create a cloud restore",
     description:
-      "Costs from $2.99 by length and quality (quote_restore first; get the owner's agreement unless given), charged now. PUT the file to upload_url with exactly upload_headers, then start_restore — or give video_url (a public link): nothing to upload or start. pay_with checkout: the owner pays by card. Shorter than declared: the difference is refunded.",
+      "Costs from $2.99 by length and quality (quote_restore first; the owner's agreement unless given), charged now; shorter than declared: the difference back. PUT the file to upload_url with exactly upload_headers, then start_restore; or video_url: nothing to upload or start. pay_with checkout: the owner pays by card.",
     annotations: {
       readOnlyHint: false,
       destructiveHint: false,

@@ -33,7 +33,7 @@ const QUALITY_MEANING = RESTORE_QUALITIES.map((q) => {
 const RestoreRequestFields = {
   duration_sec: num("a number of seconds").openapi({ example: 95 }).meta({
     description:
-      "Length in seconds; sets the price. Measured: much longer is refused and refunded. Up to 6 hours by default (get_prices says).",
+      "Seconds; sets the price. Measured: much longer is refused, refunded. Up to 6 h by default (get_prices).",
     exclusiveMinimum: 0,
     maximum: L.maxDurationSec,
   }),
@@ -47,7 +47,7 @@ const RestoreRequestFields = {
       .enum(RESTORE_QUALITIES, { error: `must be ${QUALITY_CHOICES}` })
       .optional()
       .meta({
-        description: `${QUALITY_MEANING} Display names work too, in any case (Standard, Studio Max).`,
+        description: `${QUALITY_MEANING} Display names work too.`,
         default: DEFAULT_QUALITY,
       }),
   ),
@@ -82,8 +82,7 @@ export const CreateBody = z
       .max(L.filenameMaxLength, `must be at most ${L.filenameMaxLength} characters`)
       .optional()
       .meta({
-        description:
-          "Names the result. Required without video_url (else taken from its path).",
+        description: "Names the result. Required without video_url (else taken from its path).",
       }),
     content_type: z
       .string({ error: "must be the file's video type, e.g. video/mp4" })
@@ -96,7 +95,7 @@ export const CreateBody = z
       }),
     size: int("the file size in bytes, an integer").optional().meta({
       description:
-        "Exact size in bytes (up to 50 GiB by default; get_prices says); the upload must match. Required without video_url.",
+        "Exact bytes (up to 50 GiB by default); the upload must match. Required without video_url.",
       minimum: 1,
       maximum: L.maxSizeBytes,
     }),
@@ -107,7 +106,7 @@ export const CreateBody = z
       .optional()
       .meta({
         description:
-          "A public http(s) URL of the video instead of an upload (up to 2 GB; private addresses refused): the job starts on its own. A failed fetch: failed (video_fetch_failed), refunded.",
+          "A public http(s) URL instead of an upload (up to 2 GB): the job starts on its own; a failed fetch fails it (video_fetch_failed), refunded.",
       }),
     email: Email.optional().meta({
       description: "For receipts; required without a key (then paid by checkout).",
