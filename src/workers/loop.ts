@@ -15,6 +15,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
+  type ExecuteContext,
   type Executor,
   type JobKind,
   WorkError,
@@ -112,6 +113,90 @@ export function startWorkerLoop(opts: WorkerLoopOptions): RunningWorker {
   };
 }
 
+/** What one attempt's heartbeat, notes and end share. */
+interface Attempt {
+  controller: AbortController;
+  /** The executor's last progress report, sent with the next heartbeat. */
+  progress: number | null;
+  /** The server said another worker owns the job now. */
+  leaseLost: boolean;
+}
+
+/** The server took the job back: abandon the attempt (its end reports nothing). */
+function loseLease(a: Attempt, log: Logger) {
+  log.warn("lease lost; abandoning the attempt");
+  a.leaseLost = true;
+  a.controller.abort();
+}
+
+/** Heartbeats at the lease's pace, carrying the progress; a refused one loses the lease. */
+function startHeartbeat(item: WorkItem, opts: WorkerLoopOptions, log: Logger, a: Attempt) {
+  return setInterval(
+    () => {
+      opts.source.heartbeat(item, opts.workerId, a.progress).then(
+        (held) => {
+          if (!held) loseLease(a, log);
+        },
+        (err) => log.warn("heartbeat failed", { err }),
+      );
+    },
+    heartbeatInterval(item, opts.heartbeatMs),
+  );
+}
+
+/** The item's params parsed with the executor's schema; a mismatch fails the attempt (retry). */
+function parsedParams(executor: Executor, item: WorkItem, log: Logger) {
+  const params = executor.params.safeParse(item.params);
+  if (!params.success) {
+    log.error("work item params do not match this worker's kind", {
+      issues: params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+    });
+    throw new WorkError({ kind: "retry", message: MALFORMED_PARAMS });
+  }
+  return params.data;
+}
+
+/** What the executor gets: the attempt's signal, its folder, progress and notes. */
+function executeContext(
+  item: WorkItem,
+  opts: WorkerLoopOptions,
+  log: Logger,
+  a: Attempt,
+  workDir: string,
+): ExecuteContext {
+  return {
+    signal: a.controller.signal,
+    workDir,
+    progress: (f) => {
+      a.progress = Math.max(0, Math.min(1, f));
+    },
+    note: async (facts: WorkNote) => {
+      // A lost lease stops the attempt; a note that fails to arrive is applied at complete.
+      const held = await opts.source.note(item, opts.workerId, facts).catch((err) => {
+        log.warn("note failed; it is applied when the job completes", { err });
+        return true;
+      });
+      if (!held) loseLease(a, log);
+    },
+  };
+}
+
+/** Reports a failed attempt: a WorkError's failure, or a crash as retryable. */
+async function reportFailure(err: unknown, item: WorkItem, opts: WorkerLoopOptions, log: Logger) {
+  const failure: WorkFailure =
+    err instanceof WorkError
+      ? err.failure
+      : {
+          kind: "retry",
+          message: "The processing engine failed unexpectedly; the job will be retried.",
+        };
+  if (!(err instanceof WorkError)) log.error("attempt crashed", { err });
+  else log.info("job failed", err.detail ? { failure, detail: err.detail } : { failure });
+  await opts.source
+    .fail(item, opts.workerId, failure)
+    .catch((e) => log.error("fail report failed", { err: e }));
+}
+
 async function runOne(
   item: WorkItem,
   executor: Executor,
@@ -120,85 +205,34 @@ async function runOne(
   shutdownSignal: AbortSignal,
 ) {
   const jobLog = log.child({ job_id: item.jobId, kind: item.kind, attempt: item.attempt });
-  const attempt = new AbortController();
-  let leaseLost = false;
-  const onShutdown = () => attempt.abort();
+  const a: Attempt = { controller: new AbortController(), progress: null, leaseLost: false };
+  const onShutdown = () => a.controller.abort();
   shutdownSignal.addEventListener("abort", onShutdown);
-  let progress: number | null = null;
-  const beat = setInterval(
-    () => {
-      opts.source.heartbeat(item, opts.workerId, progress).then(
-        (held) => {
-          if (!held) {
-            jobLog.warn("lease lost; abandoning the attempt");
-            leaseLost = true;
-            attempt.abort();
-          }
-        },
-        (err) => jobLog.warn("heartbeat failed", { err }),
-      );
-    },
-    heartbeatInterval(item, opts.heartbeatMs),
-  );
+  const beat = startHeartbeat(item, opts, jobLog, a);
   const started = performance.now();
   // Inside the try: a scratch folder that cannot be made fails the attempt (retried), and the
   // heartbeat stops; outside it, the timer would hold the job's lease for ever.
   let workDir: string | undefined;
   try {
     workDir = await mkdtemp(path.join(opts.scratchDir ?? tmpdir(), `${item.kind}-${item.jobId}-`));
-    const params = executor.params.safeParse(item.params);
-    if (!params.success) {
-      jobLog.error("work item params do not match this worker's kind", {
-        issues: params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
-      });
-      throw new WorkError({ kind: "retry", message: MALFORMED_PARAMS });
-    }
+    const params = parsedParams(executor, item, jobLog);
     jobLog.info("job started");
     const result = await executor.execute(
-      { ...item, params: params.data },
-      {
-        signal: attempt.signal,
-        workDir,
-        progress: (f) => {
-          progress = Math.max(0, Math.min(1, f));
-        },
-        note: async (facts: WorkNote) => {
-          // A lost lease stops the attempt; a note that fails to arrive is applied at complete.
-          const held = await opts.source.note(item, opts.workerId, facts).catch((err) => {
-            jobLog.warn("note failed; it is applied when the job completes", { err });
-            return true;
-          });
-          if (!held) {
-            jobLog.warn("lease lost; abandoning the attempt");
-            leaseLost = true;
-            attempt.abort();
-          }
-        },
-      },
+      { ...item, params },
+      executeContext(item, opts, jobLog, a, workDir),
     );
-    if (attempt.signal.aborted) {
-      await handOver(item, opts, jobLog, leaseLost);
+    if (a.controller.signal.aborted) {
+      await handOver(item, opts, jobLog, a.leaseLost);
       return;
     }
     await opts.source.complete(item, opts.workerId, result);
     jobLog.info("job done", { ms: Math.round(performance.now() - started) });
   } catch (err) {
-    if (attempt.signal.aborted && !(err instanceof WorkError)) {
-      await handOver(item, opts, jobLog, leaseLost);
+    if (a.controller.signal.aborted && !(err instanceof WorkError)) {
+      await handOver(item, opts, jobLog, a.leaseLost);
       return;
     }
-    const failure: WorkFailure =
-      err instanceof WorkError
-        ? err.failure
-        : {
-            kind: "retry",
-            message: "The processing engine failed unexpectedly; the job will be retried.",
-          };
-    if (!(err instanceof WorkError)) jobLog.error("attempt crashed", { err });
-    else jobLog.info("job failed", err.detail ? { failure, detail: err.detail } : { failure });
-    await opts.source
-      .fail(item, opts.workerId, failure)
-      .catch((e) => jobLog.error("fail report failed", { err: e }));
+    await reportFailure(err, item, opts, jobLog);
   } finally {
     clearInterval(beat);
     shutdownSignal.removeEventListener("abort", onShutdown);
