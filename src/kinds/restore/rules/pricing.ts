@@ -30,6 +30,8 @@ interface QualityPrice {
    * takes" comes from it.
    */
   sdSecondsPerSecond: readonly [clean: number, grainy: number];
+  /** What is slower still than the grainy figure, when something is. */
+  slower?: string;
 }
 
 /** Seconds the base price covers. */
@@ -59,11 +61,15 @@ export function hourOfSdTakes(secondsPerSecond: number): string {
 }
 
 /** How long an hour of SD takes at a quality, clean to grainy, in customer words. */
-export function hourOfSdText(row: Pick<QualityPrice, "sdSecondsPerSecond">): string {
+export function hourOfSdText(row: Pick<QualityPrice, "sdSecondsPerSecond" | "slower">): string {
   const [clean, grainy] = row.sdSecondsPerSecond;
   const a = hourOfSdTakes(clean);
   const b = hourOfSdTakes(grainy);
-  const range = a === b ? a : `${a} (clean) to ${b.replace("about ", "")} (grainy tape)`;
+  const slower = row.slower ? `; ${row.slower}` : "";
+  const range =
+    a === b
+      ? `${a}${slower ? ` (${slower.slice(2)})` : ""}`
+      : `${a} (clean) to ${b.replace("about ", "")} (grainy tape${slower})`;
   return `${range} on a busy 2-core server; a quieter or larger server is faster, HD slower.`;
 }
 
@@ -96,8 +102,10 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     perMinuteCents: 160,
     summary:
       "Enhanced, plus a slower, finer grain removal, sharpening where the picture is measured soft, interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
-    brief: "plus finer grain removal, soft pictures sharpened, 1080p",
+    brief: "plus finer grain removal, sharpening, 1080p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
+    // Each field is denoised as a frame: the bench's VHS clip took 0.008× real time at load 21.
+    slower: "grainy interlaced tape several times longer",
   },
 };
 
@@ -269,9 +277,10 @@ export function priceTableView(limits: RestoreLimits) {
 
 /**
  * Run seconds per second of video, by quality, assumed until this deployment has finished
- * restores to measure (queue ETA). From the local ffmpeg chains on 2 cores at SD: faithful runs
- * about 3.5× realtime, enhanced about 1×, Studio Max about 0.3×; rounded up for probing,
- * two-pass loudness and the upload.
+ * restores to measure (queue ETA), then replaced by what this deployment measures. Set from the
+ * local ffmpeg chains on an idle 2-core machine at SD (faithful about 3.5× realtime, enhanced
+ * about 1×, Studio Max about 0.3× on clean SD), rounded up for probing, two-pass loudness and the
+ * upload; a busy machine and grainy tape are slower (SD_SECONDS_PER_SECOND, docs/restore.md).
  */
 export const RESTORE_DEFAULT_RUN_RATES: Readonly<Record<RestoreQuality, number>> = {
   faithful: 0.5,
