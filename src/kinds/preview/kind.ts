@@ -13,6 +13,7 @@ import { PREVIEW_INSTRUCTIONS } from "./api/instructions.js";
 import { previewExecutorFromConfig } from "./executor/executor.js";
 import { PREVIEW_OPERATIONS, previewOperations } from "./operations.js";
 import { previewJobs } from "./services/definition.js";
+import { previewSettings } from "./services/settings.js";
 import type { PreviewRow } from "./services/table.js";
 import { previewView } from "./services/views.js";
 
@@ -26,12 +27,15 @@ interface PreviewFeatureOptions {
 
 /** The preview feature: its operations, queue, in-process executor and retention sweeper. */
 export function previewFeature(opts: PreviewFeatureOptions = {}): FeatureFactory {
-  return (p) =>
-    kindFeature(previewKind, p, {
+  return (p) => {
+    // A bad PREVIEW_PER_HOUR stops the start, not a caller's request.
+    previewSettings(p.config.env);
+    return kindFeature(previewKind, p, {
       operations: previewOperations(p),
       executors: opts.noExecutor ? [] : [previewExecutorFromConfig(p.config, opts.fetch)],
       sweepEveryMs: opts.sweepEveryMs,
     });
+  };
 }
 
 /** The preview kind. */

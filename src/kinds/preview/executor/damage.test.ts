@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { PREVIEW_EXCERPT_MAX_SEC } from "../rules/transitions.js";
 import { PreviewResult, PreviewWorkParams } from "../services/definition.js";
+import { previewSettings } from "../services/settings.js";
 import {
   candidateStarts,
   damageScore,
@@ -59,5 +60,16 @@ describe("damage", () => {
     const result = { duration_sec: 60, start_sec: 0, found: [], qualities: [] };
     expect(PreviewResult.safeParse({ ...result, length_sec: 6 }).success).toBe(true);
     expect(PreviewResult.safeParse({ ...result, length_sec: 6.5 }).success).toBe(false);
+  });
+});
+
+describe("PREVIEW_PER_HOUR", () => {
+  it("is a whole number from 0; anything else is refused naming the setting", () => {
+    expect(previewSettings({})).toEqual({ perHour: 6 });
+    expect(previewSettings({ PREVIEW_PER_HOUR: "0" })).toEqual({ perHour: 0 });
+    expect(() => previewSettings({ PREVIEW_PER_HOUR: "lots" })).toThrow(
+      /^PREVIEW_PER_HOUR must be/,
+    );
+    expect(() => previewSettings({ PREVIEW_PER_HOUR: "-1" })).toThrow(/^PREVIEW_PER_HOUR must be/);
   });
 });
