@@ -70,7 +70,8 @@ describe("the server log", () => {
     keep("wallet key", pmk);
     const agent = await send("POST", "/wallet/keys", {
       headers: json(pmk),
-      body: JSON.stringify({ limit_cents: 500 }),
+      // A key that may spend without asking: this test is about the log, not the owner's yes.
+      body: JSON.stringify({ limit_cents: 500, ask_before_spending: false }),
     });
     const pak = agent.body.key as string;
     keep("agent key", pak);
