@@ -80,8 +80,24 @@ async function kindJobs(r: Reader, kind: KindSurface) {
       }),
     );
   }
-  const list: JobList = { kind: { name: kind.name, plural: kind.plural }, jobs };
+  const limits = await kindLimits(r, kind);
+  const list: JobList = { kind: { name: kind.name, plural: kind.plural }, jobs, limits };
   return { list, pictures, origins };
+}
+
+/**
+ * What the kind takes, in a sentence ("Videos up to 6 hours and 50 GiB, …"): its prices
+ * answer's `limits.summary`, where it has one; undefined otherwise or when the read is refused.
+ */
+async function kindLimits(r: Reader, kind: KindSurface): Promise<string | undefined> {
+  const answer = await callOperation(r.surface, r.c, {
+    contract: kind.prices.contract,
+    input: {},
+    caller: r.caller,
+  });
+  if (!answer.ok) return undefined;
+  const summary = (answer.body as { limits?: { summary?: unknown } }).limits?.summary;
+  return typeof summary === "string" ? summary : undefined;
 }
 
 /** The ledger's lines as the kinds show them (restore names an older line's quality by label). */

@@ -40,6 +40,8 @@ export interface JobRow {
 export interface JobList {
   kind: { name: string; plural: string };
   jobs: JobRow[];
+  /** What the kind takes, in a sentence (its prices' limits), shown under its heading. */
+  limits?: string;
 }
 
 /** A done job's pictures, where its kind makes them. */
@@ -241,6 +243,7 @@ function KindJobs(props: {
   return (
     <>
       <h2>{heading}</h2>
+      {props.list.limits ? <p class="muted limits">{props.list.limits}</p> : null}
       {jobs.length === 0 ? (
         <p class="muted">No {kind.plural} yet.</p>
       ) : (

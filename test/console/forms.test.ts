@@ -151,6 +151,16 @@ describe.skipIf(!hasChromium)("the console's forms", () => {
     await context.close();
   });
 
+  it("says under each kind's jobs what it takes: a restore's length and size limits", async () => {
+    const owner = await s.t.newWallet(0);
+    const { context, page } = await signedIn(owner.key);
+    // The operator's limits as the prices answer gives them (RESTORE_MAX_* settings).
+    const prices = (await s.t.call("GET", "/cloud/prices")).body;
+    expect(prices.limits.summary).toMatch(/^Videos up to 6 hours and 50 GiB/);
+    expect(await page.locator(".limits").allTextContents()).toContain(prices.limits.summary);
+    await context.close();
+  });
+
   it("shows older rows' owner text without its bidirectional controls", async () => {
     const owner = await s.t.newWallet(10_000);
     // Rows written before the rule: straight through the services, as they were stored then.
