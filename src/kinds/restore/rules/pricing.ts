@@ -43,19 +43,20 @@ const HIGH_RES_FACTOR = 1.5;
 /**
  * Wall seconds per second of progressive SD video on a 2-core server, a clean pan and a grainy
  * one (grain σ 7), measured with `npx tsx bench/quality/speed.ts 21` and `… 6 grain-7` on
- * 2026-11-29 at a load average of 17–19 (docs/restore.md "Speed"). Studio Max's non-local means
- * runs only on grain: it is most of the difference.
+ * 2026-11-29 at a load average of 6–8 (runs vary by ±50 % with the load; at 17–19 everything took
+ * up to 3.4× as long: docs/restore.md "Speed"). Studio Max's non-local means runs only on grain:
+ * it is most of the difference.
  */
 const SD_SECONDS_PER_SECOND: Record<RestoreQuality, readonly [number, number]> = {
-  faithful: [53.4 / 21, 17.4 / 6],
-  enhanced: [58.1 / 21, 26.4 / 6],
-  enhanced_max: [95.5 / 21, 92.7 / 6],
+  faithful: [25.2 / 21, 10.0 / 6],
+  enhanced: [27.5 / 21, 16.1 / 6],
+  enhanced_max: [51.4 / 21, 60.1 / 6],
 };
 
 /** "about 40 minutes", "about 2½ hours": how long an hour of SD video takes, as people say it. */
 export function hourOfSdTakes(secondsPerSecond: number): string {
   const minutes = secondsPerSecond * 60;
-  if (minutes < 90) return `about ${Math.max(5, Math.round(minutes / 5) * 5)} minutes`;
+  if (minutes < 75) return `about ${Math.max(5, Math.round(minutes / 5) * 5)} minutes`;
   const halves = Math.round(minutes / 30) / 2;
   return `about ${Math.floor(halves)}${halves % 1 ? "½" : ""} hours`;
 }
