@@ -40,7 +40,7 @@ export interface TestApp {
   /** Fetches a URL kinora handed out (upload/download), in-process when it is ours. */
   fetchUrl(url: string, init?: RequestInit): Promise<Response>;
   newWallet(balanceCents?: number): Promise<{ key: string; walletId: string }>;
-  /** An agent key; `askBeforeSpending` as the API's default (true) unless given. */
+  /** An agent key that may spend without asking (`askBeforeSpending` false) unless told to ask. */
   newAgentKey(
     walletKey: string,
     limitCents: number,
@@ -162,12 +162,14 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       return { key: res.body.key as string, walletId };
     },
     async newAgentKey(walletKey, limitCents, opts = {}) {
-      const ask = opts.askBeforeSpending;
+      // A key that may spend within its limit unless the test is about the owner's yes (the
+      // server's default, ask_before_spending true, makes every purchase wait for an approval).
+      const ask = opts.askBeforeSpending ?? false;
       const res = await call("POST", "/wallet/keys", {
         key: walletKey,
         body: {
           limit_cents: limitCents,
-          ...(ask === undefined ? {} : { ask_before_spending: ask }),
+          ask_before_spending: ask,
         },
       });
       if (res.status !== 200)

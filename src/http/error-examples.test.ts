@@ -171,8 +171,8 @@ describe("error examples in the OpenAPI document", () => {
 describe("each example is what its operation answers", () => {
   it("without a key, with one in the URL, with an unknown or revoked one, with an agent key", async () => {
     const owner = await t.newWallet(1000);
-    const agent = await t.newAgentKey(owner.key, 500);
-    const revoked = await t.newAgentKey(owner.key, 500);
+    const agent = await t.newAgentKey(owner.key, 500, { askBeforeSpending: true });
+    const revoked = await t.newAgentKey(owner.key, 500, { askBeforeSpending: true });
     await t.call("POST", `/wallet/keys/${revoked.id}/revoke`, { key: owner.key });
     let checked = 0;
     for (const c of contracts) {

@@ -132,6 +132,10 @@ const KNOWN: Record<string, Record<string, string>> = {
     "src/services/migrate/copy-plan.ts":
       "the copy order lists every table by hand; kinds do not yet declare their tables' place",
   },
+  preview: {
+    "src/services/migrate/copy-plan.ts":
+      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
+  },
   clip: {
     "src/services/migrate/copy-plan.ts":
       "the copy order lists every table by hand; kinds do not yet declare their tables' place",

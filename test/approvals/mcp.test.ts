@@ -37,14 +37,14 @@ const approve = (walletKey: string, id: string) =>
 
 async function askingKey() {
   const owner = await s.t.newWallet(5000);
-  const agent = await s.t.newAgentKey(owner.key, 3000);
+  const agent = await s.t.newAgentKey(owner.key, 3000, { askBeforeSpending: true });
   return { owner, agent };
 }
 
 describe("an assistant whose key must ask", () => {
   it("spends only after the owner's yes on kinora, once, and never on what it sends itself", async () => {
     const { owner, agent } = await askingKey();
-    const other = await s.t.newAgentKey(owner.key, 3000);
+    const other = await s.t.newAgentKey(owner.key, 3000, { askBeforeSpending: true });
     const client = await connect(s.url, agent.key, { client: "v2 2025-11-25" });
     // No tool decides an approval: an assistant has no way to answer for its owner.
     const { tools } = await client.listTools();

@@ -56,7 +56,7 @@ const overflows = (page: Page) =>
 describe.skipIf(!hasChromium)("the approval page", () => {
   it("approves with one tap after signing in, declines with one tap; the agent spends once, or nothing", async () => {
     const owner = await s.t.newWallet(5000);
-    const agent = await s.t.newAgentKey(owner.key, 3000);
+    const agent = await s.t.newAgentKey(owner.key, 3000, { askBeforeSpending: true });
     const asked = await s.t.call("POST", "/cloud/jobs", { key: agent.key, body: body("tape.mp4") });
     expect(asked.status).toBe(402);
     const url = asked.body.approval_url as string;
@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)("the approval page", () => {
 
   it("answers nobody but the owner: another wallet's owner, and no agent key", async () => {
     const owner = await s.t.newWallet(5000);
-    const agent = await s.t.newAgentKey(owner.key, 3000);
+    const agent = await s.t.newAgentKey(owner.key, 3000, { askBeforeSpending: true });
     const asked = await s.t.call("POST", "/cloud/jobs", { key: agent.key, body: body("c.mp4") });
     const url = asked.body.approval_url as string;
 

@@ -134,7 +134,7 @@ describe("a key that must ask", () => {
 
   it("spends nothing on an approval for other arguments, another key's, another price, or a forged id", async () => {
     const { wallet, agent } = await owner();
-    const other = await t.newAgentKey(wallet.key, 3000);
+    const other = await t.newAgentKey(wallet.key, 3000, { askBeforeSpending: true });
     const first = await create(agent.key);
     const id = first.body.approval_id as string;
     expect((await decide(wallet.key, id, "approve")).status).toBe(200);

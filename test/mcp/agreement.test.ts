@@ -30,7 +30,7 @@ const QUESTION = 'Make a 5 s 480p clip: "waves at dusk" — $0.59 from your bala
 /** A wallet with $50 and an agent key that must ask its owner (the API's default). */
 async function askingKey() {
   const owner = await s.t.newWallet(5000);
-  const agent = await s.t.newAgentKey(owner.key, 2000);
+  const agent = await s.t.newAgentKey(owner.key, 2000, { askBeforeSpending: true });
   return { owner, key: agent.key };
 }
 

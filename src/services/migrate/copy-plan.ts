@@ -18,6 +18,8 @@ export const COPY_ORDER: readonly TableName[] = [
   "restore_card_refunds",
   // A segmented restore's work units (017): after the restore they belong to.
   "restore_segments",
+  // Free previews (018): after the wallets and keys they name.
+  "preview_jobs",
   "clips",
   "checkouts",
   "payment_events",
