@@ -164,6 +164,8 @@ export function createPreviewExecutor(opts: PreviewExecutorOptions): Executor<Pr
   return {
     kind: "preview",
     params: PreviewWorkParams,
+    // A machine without ffmpeg leaves previews to workers that have it, as it does restores.
+    unmetNeeds: () => engine.unmetNeeds?.() ?? [],
     async execute(item, ctx) {
       const inputPath = path.join(ctx.workDir, "input");
       await getInput(item, ctx, inputPath, { ...opts, fetch: fetchImpl });
