@@ -322,7 +322,7 @@ export interface Schemas {
   RestoreRequest: {
     /** Seconds; sets the price. Measured: much longer is refused, refunded. Up to 6 h by default (get_prices). */
     duration_sec: number;
-    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, soft pictures sharpened, 1080p. Display names work too. */
+    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, sharpening, 1080p. Display names work too. */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
@@ -437,7 +437,7 @@ export interface Schemas {
   CreateRestoreRequest: {
     /** Seconds; sets the price. Measured: much longer is refused, refunded. Up to 6 h by default (get_prices). */
     duration_sec: number;
-    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, soft pictures sharpened, 1080p. Display names work too. */
+    /** faithful = Standard, from $2.99: repaired and cleaned at the original size. enhanced = Enhanced, from $4.99: plus faded colour revived, shake steadied, 720p. enhanced_max = Studio Max, from $8.99: plus finer grain removal, sharpening, 1080p. Display names work too. */
     quality?: "faithful" | "enhanced" | "enhanced_max";
     /** Pixels; above 1920×1080 the price is ×1.5. */
     width?: number;
