@@ -23,7 +23,7 @@ beforeAll(async () => {
     features: [paymentsFeature(), mcpFeature()],
   });
   const owner = await s.t.newWallet(1000);
-  ({ key, id: keyId } = await s.t.newAgentKey(owner.key, 500));
+  ({ key, id: keyId } = await s.t.newAgentKey(owner.key, 500, { askBeforeSpending: true }));
   auth = { authorization: `Bearer ${key}` };
 });
 afterAll(async () => {
