@@ -28,8 +28,8 @@ import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
+import { completeUpload } from "../src/services/uploads/finish.js";
 import {
-  completeUpload,
   openUpload,
   partTickets,
   recordPart,

@@ -10,8 +10,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PartsTransport, uploadParts } from "../../packages/client/src/index.js";
+import { completeUpload } from "../../src/services/uploads/finish.js";
 import {
-  completeUpload,
   openUpload,
   partTickets,
   recordPart,

@@ -16,10 +16,9 @@ import {
 } from "../../../test/storage/multipart-stores.js";
 import type { ApiError } from "../../domain/errors.js";
 import { partOffset, partSize, planParts } from "../../domain/uploads.js";
+import { abortUpload, completeUpload } from "./finish.js";
 import { REABORT_AFTER_MS, sweepUploads } from "./sweep.js";
 import {
-  abortUpload,
-  completeUpload,
   openUpload,
   partTickets,
   recordPart,

@@ -2,7 +2,7 @@
  * Uploads in parts, the use cases every job kind shares (by the storage key of the file, so
  * no kind is named here): open one for a declared size, hand out part links bound to each
  * part's size and checksum, record a part the caller says arrived, tell a resumer what arrived,
- * complete (join and check the size), abort. The kinds check who may do which (the job's owner,
+ * complete (join and check the size: ./finish.ts), abort. The kinds check who may do which (the job's owner,
  * in a status that takes its file); this module checks the upload itself.
  *
  * kinora keeps its own record of the parts (multipart_upload_parts): where the store can list
@@ -18,7 +18,6 @@ import type {
 } from "../../api/uploads.js";
 import { ApiError, conflict, invalidField, wrongState } from "../../domain/errors.js";
 import {
-  describeParts,
   isBase64Digest,
   isPartNumber,
   missingParts,
@@ -54,7 +53,8 @@ export const MAX_PARTS_PER_REQUEST = 1000;
 
 export type { UploadRow };
 
-const planOf = (row: UploadRow): PartPlan => ({
+/** An upload's plan of parts, from its row. */
+export const planOf = (row: UploadRow): PartPlan => ({
   sizeBytes: Number(row.size_bytes),
   partSizeBytes: Number(row.part_size_bytes),
   partCount: row.part_count,
@@ -153,7 +153,7 @@ export async function uploadSummaries(
 }
 
 /** Refuses anything but an open upload, saying what became of it. */
-function assertOpen(row: UploadRow): void {
+export function assertOpen(row: UploadRow): void {
   if (row.status === "open") return;
   if (row.status === "completed") {
     throw new ApiError(
@@ -372,85 +372,6 @@ async function reconcile(
   return partsOf(deps.db, row.id);
 }
 
-/**
- * Joins the parts into the file and checks its size against the declared one. Refuses while
- * parts are missing (400 not_uploaded, naming them), when the upload is being completed or was
- * completed (409), or when the store finds a part differs (400 upload_mismatch) — each
- * changing nothing, so the caller can send what is missing and complete again.
- */
-export async function completeUpload(deps: UploadsDeps, row: UploadRow): Promise<UploadRow> {
-  assertOpen(row);
-  const now = deps.clock();
-  const claimed = await moveUpload(deps.db, row.id, ["open"], "completing", now);
-  if (!claimed) {
-    const latest = await findLatest(deps.db, row.object_key);
-    assertOpen(latest ?? row);
-    throw conflict("The upload changed while completing; try again.");
-  }
-  try {
-    const state = await uploadProgress(deps, { ...claimed, status: "open" });
-    if (state.missing.length > 0) {
-      throw new ApiError(
-        "not_uploaded",
-        `Parts ${describeParts(state.missing)} of ${state.part_count} have not arrived: send them, then complete again.`,
-      );
-    }
-    const parts = state.parts.map((p) => ({
-      partNumber: p.part_number,
-      etag: p.etag,
-      checksum: p.sha256,
-    }));
-    const joined = await deps.storage.multipart
-      .complete(row.object_key, row.store_upload_id, parts)
-      .catch((err: unknown) => {
-        if (err instanceof MultipartError && err.problem === "invalid_part") {
-          throw new ApiError(
-            "upload_mismatch",
-            `The store refused the parts (${err.message}); read the upload's state and send the parts it lists as missing.`,
-          );
-        }
-        throw err;
-      });
-    if (joined.sizeBytes !== Number(row.size_bytes)) {
-      await deps.storage.delete(row.object_key);
-      await moveUpload(deps.db, row.id, ["completing"], "aborted", deps.clock(), {
-        aborted_at: deps.clock(),
-        abort_reason: "failed",
-      });
-      throw new ApiError(
-        "upload_mismatch",
-        `The joined file is ${joined.sizeBytes} bytes but size was declared as ${row.size_bytes}; create a new job.`,
-      );
-    }
-  } catch (err) {
-    await moveUpload(deps.db, row.id, ["completing"], "open", deps.clock());
-    throw err;
-  }
-  const done = await moveUpload(deps.db, row.id, ["completing"], "completed", deps.clock(), {
-    completed_at: deps.clock(),
-  });
-  deps.events?.uploadInPartsEnded({
-    outcome: "completed",
-    reason: null,
-    parts: row.part_count,
-    bytes: 0,
-  });
-  return done ?? { ...claimed, status: "completed" };
-}
-
-/**
- * Aborts the unfinished upload of `key` (a job cancelled, expired or gone): the store frees its
- * parts and the record goes. Answers whether there was one to abort.
- */
-export async function abortUpload(
-  deps: UploadsDeps,
-  key: string,
-  reason: string,
-): Promise<boolean> {
-  const row = await findUnfinished(deps.db, key);
-  return row ? abortRow(deps, row, reason) : false;
-}
-
 /** Aborts one upload (open only: one being completed finishes, and its caller cleans up). */
 export async function abortRow(
   deps: UploadsDeps,
@@ -486,5 +407,6 @@ export async function freeParts(deps: UploadsDeps, row: UploadRow): Promise<void
   }
 }
 
-const allParts = (plan: PartPlan) => Array.from({ length: plan.partCount }, (_, i) => i + 1);
+/** Every part number of a plan, 1 to its count. */
+export const allParts = (plan: PartPlan) => Array.from({ length: plan.partCount }, (_, i) => i + 1);
 const unquote = (etag: string) => etag.replace(/"/g, "");

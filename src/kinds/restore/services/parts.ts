@@ -10,9 +10,8 @@
 import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../../api/uploads.js";
 import { ApiError, invalidField, wrongState } from "../../../domain/errors.js";
 import type { Principal } from "../../../services/auth.js";
+import { abortUpload, completeUpload } from "../../../services/uploads/finish.js";
 import {
-  abortUpload,
-  completeUpload,
   openUpload,
   partTickets,
   planView,
