@@ -43,8 +43,28 @@ export const RESTORE_UPLOAD_WINDOW_SEC = 24 * 3600;
 export const RESTORE_DOWNLOAD_URL_SEC = 3600;
 /** A worker's input link and output token live this long (a long restore plus retries). */
 export const RESTORE_WORKER_URL_SEC = 12 * 3600;
-/** Largest restored file a worker may store. */
-export const RESTORE_OUTPUT_MAX_BYTES = 4 * 1024 ** 3;
+/** The smallest cap on a restored file a worker may store (a short video's). */
+export const RESTORE_OUTPUT_MIN_CAP_BYTES = 4 * 1024 ** 3;
+
+/**
+ * The highest delivery rate of any restore, in bits per second: the engine's largest VBV cap
+ * (20 Mbit/s above 1080 lines, ×1.5 at Studio Max: engines/restore/limits.ts) plus the sound
+ * (at most 512 kbit/s). limits.test.ts checks it against the engine's own figure.
+ */
+export const RESTORE_MAX_DELIVERY_BITS_PER_SEC = 30_512_000;
+
+/**
+ * Largest restored file a worker may store for a job declared at `declaredSec`: the longest
+ * length the worker accepts for it (see tooLong) at the highest delivery rate, with a quarter
+ * more for the VBV buffer and the container — and never under 4 GiB. A fixed 4 GiB refused the
+ * result of a two-hour tape at Enhanced (≈ 4.5 GB); this still stops a runaway or hostile
+ * worker from filling the store with more than a job can honestly produce.
+ */
+export function restoreOutputMaxBytes(declaredSec: number): number {
+  const longestSec = declaredSec * (1 + RESTORE_LENGTH_TOLERANCE) + RESTORE_LENGTH_SLACK_SEC;
+  const bytes = Math.ceil(((longestSec * RESTORE_MAX_DELIVERY_BITS_PER_SEC) / 8) * 1.25);
+  return Math.max(RESTORE_OUTPUT_MIN_CAP_BYTES, bytes);
+}
 
 /**
  * A `video_url` is fetched by the worker that runs the job and stored in one piece: at most

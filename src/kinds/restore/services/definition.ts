@@ -12,11 +12,7 @@ import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token
 import { refundJob } from "../../../services/ledger.js";
 import { type JobFileLayout, jobFileKey } from "../../../storage/keys.js";
 import { restoreJobErrorCode } from "../rules/job-errors.js";
-import {
-  RESTORE_FETCH,
-  RESTORE_OUTPUT_MAX_BYTES,
-  RESTORE_WORKER_URL_SEC,
-} from "../rules/limits.js";
+import { RESTORE_FETCH, RESTORE_WORKER_URL_SEC, restoreOutputMaxBytes } from "../rules/limits.js";
 import { PRICE_TABLE, RESTORE_DEFAULT_RUN_RATES, RESTORE_QUALITIES } from "../rules/pricing.js";
 import {
   RESTORE_FINAL,
@@ -119,7 +115,7 @@ export async function refundRestore(
 export const SEGMENTED_PROGRESS = 0.1;
 
 /** The job kind of a segmented restore's work units (src/kinds/restore-segments). */
-const SEGMENT_KIND = "restoreseg";
+export const RESTORE_SEGMENT_KIND = "restoreseg";
 
 /**
  * A long video's attempt ended with the analysis (`meta.segmented`: the plan and the cut
@@ -129,14 +125,14 @@ function handOffToSegments(row: RestoreJobRow, segmented: unknown) {
   const { plan, cut } = segmented as { plan: unknown; cut: unknown };
   return {
     handOff: {
-      childKind: SEGMENT_KIND,
+      childKind: RESTORE_SEGMENT_KIND,
       units: {
         quality: row.quality,
         plan,
         cut,
         inputKey: row.input_key,
         outputKey: restoreOutputKey(row.id),
-        outputMaxBytes: RESTORE_OUTPUT_MAX_BYTES,
+        outputMaxBytes: restoreOutputMaxBytes(row.duration_sec),
         urlSec: RESTORE_WORKER_URL_SEC,
         maxAttempts: row.max_attempts,
       },
@@ -178,7 +174,7 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
   const token = signOutputToken(deps.signer, {
     key: restoreOutputKey(row.id),
     jobId: row.id,
-    maxBytes: RESTORE_OUTPUT_MAX_BYTES,
+    maxBytes: restoreOutputMaxBytes(row.duration_sec),
     expSec,
   });
   const { stored, source } = await sourceOf(row, deps, expSec);
