@@ -38,6 +38,20 @@ describe("POST /cloud/quote", () => {
     }
   });
 
+  it("states the server's limits, so a caller with a tape learns them before paying", async () => {
+    const res = await quote({ duration_sec: 60 });
+    expect(res.body.limits).toEqual({
+      max_duration_sec: 6 * 3600,
+      max_width: 7680,
+      max_height: 4320,
+      max_size_bytes: 50 * 1024 ** 3,
+      summary: "Videos up to 6 hours and 50 GiB, up to 7680×4320.",
+    });
+    // The price table states the same limits.
+    const table = await t.call("GET", "/cloud/prices");
+    expect(table.body.limits).toMatchObject(res.body.limits);
+  });
+
   it("answers 422 naming the field over a limit", async () => {
     for (const [body, field] of [
       [{ duration_sec: 6 * 3600 + 1 }, "duration_sec"],
@@ -118,6 +132,7 @@ describe("the operator's restore limits (RESTORE_MAX_DURATION_SEC, RESTORE_MAX_S
       );
       const ok = await small.call("POST", "/cloud/quote", { body: { duration_sec: 3600 } });
       expect(ok.status).toBe(200);
+      expect(ok.body.limits.summary).toBe("Videos up to 1 hour and 1 GiB, up to 7680×4320.");
       const prices = await small.call("GET", "/cloud/prices");
       expect(prices.body.limits).toMatchObject({
         max_duration_sec: 3600,

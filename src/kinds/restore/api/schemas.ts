@@ -207,6 +207,15 @@ export const Quote = z.object({
   duration_sec: z.number(),
   extra_minutes: z.number().int(),
   high_res: z.boolean(),
+  limits: z
+    .object({
+      max_duration_sec: z.number().int(),
+      max_width: z.number().int(),
+      max_height: z.number().int(),
+      max_size_bytes: z.number().int(),
+      summary: z.string().openapi({ example: "Videos up to 6 hours and 50 GiB, up to 7680×4320." }),
+    })
+    .openapi({ description: "What this server takes: a longer or larger video is refused." }),
 });
 
 /** The answer to a create: the job, where to upload its file, the price and what to do next. */

@@ -265,14 +265,21 @@ export function priceTableView(limits: RestoreLimits) {
         hour_of_sd_takes: hourOfSdText(row),
       };
     }),
-    limits: {
-      max_duration_sec: limits.maxDurationSec,
-      max_width: RESTORE_LIMITS.maxWidth,
-      max_height: RESTORE_LIMITS.maxHeight,
-      max_size_bytes: limits.maxSizeBytes,
-      summary: `Videos up to ${spokenSeconds(limits.maxDurationSec)} and ${spokenBytes(limits.maxSizeBytes)}, up to ${RESTORE_LIMITS.maxWidth}×${RESTORE_LIMITS.maxHeight}.`,
-      content_types: [...VIDEO_CONTENT_TYPES],
-    },
+    limits: { ...restoreLimitsView(limits), content_types: [...VIDEO_CONTENT_TYPES] },
+  };
+}
+
+/**
+ * The server's restore limits as every answer that prices a restore states them (the price
+ * table and each quote): a caller with a tape learns before paying what this server takes.
+ */
+export function restoreLimitsView(limits: RestoreLimits) {
+  return {
+    max_duration_sec: limits.maxDurationSec,
+    max_width: RESTORE_LIMITS.maxWidth,
+    max_height: RESTORE_LIMITS.maxHeight,
+    max_size_bytes: limits.maxSizeBytes,
+    summary: `Videos up to ${spokenSeconds(limits.maxDurationSec)} and ${spokenBytes(limits.maxSizeBytes)}, up to ${RESTORE_LIMITS.maxWidth}×${RESTORE_LIMITS.maxHeight}.`,
   };
 }
 

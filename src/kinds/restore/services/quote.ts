@@ -1,7 +1,12 @@
 /** The exact price of a restore (POST /cloud/quote, MCP quote_restore): one function for both. */
 
 import type { RestoreLimits } from "../rules/limits.js";
-import { DEFAULT_QUALITY, priceRestore, type RestoreQuality } from "../rules/pricing.js";
+import {
+  DEFAULT_QUALITY,
+  priceRestore,
+  type RestoreQuality,
+  restoreLimitsView,
+} from "../rules/pricing.js";
 import { checkRestoreRequest } from "./create.js";
 
 interface QuoteInput {
@@ -11,7 +16,10 @@ interface QuoteInput {
   height?: number | undefined;
 }
 
-/** A restore's price for a length, quality and size (refused beyond the server's limits). */
+/**
+ * A restore's price for a length, quality and size, with the server's limits (refused beyond
+ * them).
+ */
 export function quoteRestore(limits: RestoreLimits, input: QuoteInput) {
   checkRestoreRequest(input, limits);
   const price = priceRestore({ ...input, quality: input.quality ?? DEFAULT_QUALITY });
@@ -23,5 +31,6 @@ export function quoteRestore(limits: RestoreLimits, input: QuoteInput) {
     duration_sec: input.durationSec,
     extra_minutes: price.extraMinutes,
     high_res: price.highRes,
+    limits: restoreLimitsView(limits),
   };
 }
