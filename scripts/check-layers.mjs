@@ -35,6 +35,7 @@ const src = join(root, "src");
 const LAYERS = [
   ["domain/", 0, "domain"],
   ["config.ts", 1, "infra"],
+  ["config/", 1, "infra"],
   ["logger.ts", 1, "infra"],
   ["secrets.ts", 1, "infra"],
   ["signing.ts", 1, "infra"],
