@@ -25,9 +25,9 @@ const transport: PartsTransport = {
   report: (part) => call("/bench/report", { part }),
 };
 
-let peak = process.memoryUsage().rss;
+let peak = process.memoryUsage.rss();
 const sampler = setInterval(() => {
-  peak = Math.max(peak, process.memoryUsage().rss);
+  peak = Math.max(peak, process.memoryUsage.rss());
 }, 50);
 const cpu0 = process.cpuUsage();
 const started = performance.now();

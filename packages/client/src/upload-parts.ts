@@ -17,6 +17,7 @@ import {
   KinoraError,
   KinoraNetworkError,
 } from "./errors.js";
+import { type HeldPart, HOLD_MAX_BYTES, type PartReader, partReader } from "./part-reader.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import type { UploadSource } from "./upload.js";
 
@@ -87,22 +88,6 @@ export interface PartsUploadResult {
   had: number[];
   /** PUTs made, retries included. */
   puts: number;
-}
-
-/** The bytes of one part of a source: hashed, then sent (as a stream in Node). */
-interface PartReader {
-  size: number;
-  sha256(start: number, end: number): Promise<string>;
-  body(start: number, end: number): Promise<BodyInit>;
-  /** A PUT of the range without fetch (Node, a path): the file piped to the socket. */
-  put?(
-    url: string,
-    headers: Record<string, string>,
-    start: number,
-    end: number,
-    signal: AbortSignal,
-    onBytes: (sent: number) => void,
-  ): Promise<Response>;
 }
 
 /** Uploads `source` in the parts of the transport's plan; resolves when every part arrived. */
@@ -222,13 +207,15 @@ async function putOnce(
   start: number,
   end: number,
   opts: SendOptions,
+  held: HeldPart | undefined,
 ): Promise<{ etag: string } | { verdict: Verdict; error: Error }> {
   const headers = { ...link.headers, "content-length": String(end - start) };
   let res: Response;
   try {
     opts.count();
-    res =
-      reader.put && !opts.fetch
+    res = held
+      ? await held.put(link.url, headers, opts.signal, opts.onBytes)
+      : reader.put && !opts.fetch
         ? await reader.put(link.url, headers, start, end, opts.signal, opts.onBytes)
         : await (opts.fetch ?? globalThis.fetch.bind(globalThis))(link.url, {
             method: "PUT",
@@ -265,25 +252,33 @@ async function sendPart(
   end: number,
   opts: SendOptions,
 ): Promise<void> {
-  const sha256 = await reader.sha256(start, end);
-  const maxRetries = opts.maxRetries ?? 5;
-  let link: PartLink | undefined;
-  for (let attempt = 1; ; attempt++) {
-    opts.signal.throwIfAborted();
-    link ??= (await transport.links([{ part_number: n, sha256 }], opts.signal))[0];
-    if (!link) throw new Error(`the server gave no link for part ${n}`);
-    opts.onBytes(0);
-    const outcome = await putOnce(link, reader, start, end, opts);
-    if ("etag" in outcome) {
-      await reportWithRetries(transport, { part_number: n, etag: outcome.etag, sha256 }, opts);
-      return;
+  const held =
+    reader.hold && !opts.fetch && end - start <= HOLD_MAX_BYTES
+      ? await reader.hold(start, end)
+      : undefined;
+  try {
+    const sha256 = held?.sha256 ?? (await reader.sha256(start, end));
+    const maxRetries = opts.maxRetries ?? 5;
+    let link: PartLink | undefined;
+    for (let attempt = 1; ; attempt++) {
+      opts.signal.throwIfAborted();
+      link ??= (await transport.links([{ part_number: n, sha256 }], opts.signal))[0];
+      if (!link) throw new Error(`the server gave no link for part ${n}`);
+      opts.onBytes(0);
+      const outcome = await putOnce(link, reader, start, end, opts, held);
+      if ("etag" in outcome) {
+        await reportWithRetries(transport, { part_number: n, etag: outcome.etag, sha256 }, opts);
+        return;
+      }
+      const { verdict, error } = outcome;
+      if (!verdict.retry || attempt > maxRetries) throw error;
+      if (verdict.newLink) link = undefined;
+      const delay = verdict.delayMs ?? backoffMs(attempt, opts.retryBaseMs);
+      opts.onRetry?.(n, attempt, delay, verdict.reason);
+      await sleep(delay, opts.signal);
     }
-    const { verdict, error } = outcome;
-    if (!verdict.retry || attempt > maxRetries) throw error;
-    if (verdict.newLink) link = undefined;
-    const delay = verdict.delayMs ?? backoffMs(attempt, opts.retryBaseMs);
-    opts.onRetry?.(n, attempt, delay, verdict.reason);
-    await sleep(delay, opts.signal);
+  } finally {
+    held?.release();
   }
 }
 
@@ -325,62 +320,4 @@ function counted(body: BodyInit, onBytes: (sent: number) => void): BodyInit {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-}
-
-const toBase64 = (bytes: Uint8Array) => {
-  let text = "";
-  for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i] as number);
-  return btoa(text);
-};
-
-/** Ranges of a path (Node: streamed, hashed by node:crypto) or of a Blob (WebCrypto). */
-async function partReader(source: UploadSource): Promise<PartReader> {
-  if (typeof source === "string") {
-    const { open, stat } = await import("node:fs/promises");
-    const { createReadStream } = await import("node:fs");
-    const { Readable } = await import("node:stream");
-    const { createHash } = await import("node:crypto");
-    const { putFileRange } = await import("./node-put.js");
-    const { size } = await stat(source);
-    const stream = (start: number, end: number) =>
-      createReadStream(source, { start, end: end - 1, highWaterMark: 1024 * 1024 });
-    return {
-      size,
-      async sha256(start, end) {
-        // One buffer read into again and again: no garbage per megabyte hashed.
-        const hash = createHash("sha256");
-        const fh = await open(source, "r");
-        try {
-          const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, end - start)));
-          for (let at = start; at < end; ) {
-            const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, end - at), at);
-            if (bytesRead === 0) throw new Error(`${source} is shorter than ${end} bytes`);
-            hash.update(buf.subarray(0, bytesRead));
-            at += bytesRead;
-          }
-        } finally {
-          await fh.close();
-        }
-        return hash.digest("base64");
-      },
-      body: async (start, end) =>
-        end === start
-          ? new Uint8Array(0)
-          : (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
-      put: (url, headers, start, end, signal, onBytes) =>
-        putFileRange(url, headers, source, start, end, { signal, onBytes }),
-    };
-  }
-  const blob = source instanceof Blob ? source : new Blob([source as BlobPart]);
-  return {
-    size: blob.size,
-    async sha256(start, end) {
-      const digest = await globalThis.crypto.subtle.digest(
-        "SHA-256",
-        await blob.slice(start, end).arrayBuffer(),
-      );
-      return toBase64(new Uint8Array(digest));
-    },
-    body: async (start, end) => blob.slice(start, end),
-  };
 }
