@@ -9,6 +9,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { WorkError, type WorkItem } from "../jobs/work.js";
+import { type ResultUpload, sendResultInParts } from "./output-parts.js";
 
 /** fetch, or a test's stand-in. */
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
@@ -54,25 +55,40 @@ export async function downloadInput(
   return bytes;
 }
 
-/** Stores the file through the ticket endpoint and headers (a job's result); returns its size. */
+/**
+ * Stores the file through the ticket endpoint and headers (a job's result); returns its size.
+ * Above the server's single-upload size the result goes in parts (output-parts.ts), unless
+ * `inParts` is false (a fetched input, which is never larger than one PUT takes).
+ */
 export async function uploadOutput(
   fetchImpl: FetchLike,
   item: Pick<WorkItem, "outputUrl" | "outputHeaders">,
   filePath: string,
   contentType: string,
   signal: AbortSignal,
+  opts: { inParts?: boolean } = {},
 ): Promise<number> {
   const { size } = await stat(filePath);
   const ticketRes = await fetchImpl(item.outputUrl, {
     method: "POST",
     headers: { ...item.outputHeaders, "content-type": "application/json" },
-    body: JSON.stringify({ size_bytes: size, content_type: contentType }),
+    body: JSON.stringify({
+      size_bytes: size,
+      content_type: contentType,
+      ...(opts.inParts === false ? {} : { parts_ok: true }),
+    }),
     signal,
   });
   if (!ticketRes.ok) {
     throw new Error(`output ticket answered ${ticketRes.status}: ${await ticketRes.text()}`);
   }
-  const ticket = (await ticketRes.json()) as { url: string; headers: Record<string, string> };
+  const ticket = (await ticketRes.json()) as
+    | { url: string; headers: Record<string, string>; upload?: undefined }
+    | { upload: ResultUpload };
+  // A result above the server's single-upload size goes in parts (S3 takes 5 GiB in one PUT).
+  if (ticket.upload) {
+    return sendResultInParts(fetchImpl, item, filePath, size, ticket.upload, signal);
+  }
   const put = await fetchImpl(ticket.url, {
     method: "PUT",
     headers: { ...ticket.headers, "content-length": String(size) },

@@ -14,6 +14,7 @@ import { refuseNulOrDeepJsonBody } from "../../middleware/refuse-nul.js";
 import type { Router } from "../../router.js";
 import { requireWorkerToken } from "./auth.js";
 import { registerClaim } from "./claim.js";
+import { registerOutputParts } from "./output-parts.js";
 import { registerOutputTicket } from "./output-ticket.js";
 import { registerReports } from "./report.js";
 
@@ -41,4 +42,5 @@ export function registerWorkerApi(
   registerClaim(app, auth, getSource, kinds);
   registerReports(app, auth, getSource, kinds);
   registerOutputTicket(app, p);
+  registerOutputParts(app, p);
 }

@@ -84,6 +84,8 @@ export async function fetchSourceVideo(opts: {
     opts.destPath,
     fetched.contentType,
     opts.signal,
+    // A fetched input is at most RESTORE_FETCH.maxBytes (2 GiB): one PUT on every store.
+    { inParts: false },
   );
   opts.progress(FETCH_PROGRESS);
   return { bytes: fetched.bytes, contentType: fetched.contentType };
