@@ -15,7 +15,15 @@ describe("webhook rules", () => {
       .map(([name]) => name)
       .sort();
     expect(completing).toEqual(
-      ["cancel", "complete", "fail", "refuse", "unpaidExpired", "uploadExpired"].sort(),
+      [
+        "cancel",
+        "cancelRunning",
+        "complete",
+        "fail",
+        "refuse",
+        "unpaidExpired",
+        "uploadExpired",
+      ].sort(),
     );
   });
 

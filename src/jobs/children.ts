@@ -7,7 +7,10 @@
  * carry no charge. The child kind ends the parent through the parent's own queue, as the lease
  * holder (`parentQueue(...).complete(id, CHILD_UNITS_OWNER, …)` or `.fail`), so the parent's
  * `finish`, refund (exactly once: the move is conditional) and webhooks run as for any job.
+ * A caller who ends the parent itself (a cancel) stops its units through `stopChildUnits`.
  */
+import type { ChildStopDeps, JobDefinition } from "./definition.js";
+
 /** The lease owner of a job handed to its child units. */
 export const CHILD_UNITS_OWNER = "child-units";
 
@@ -16,3 +19,19 @@ export const CHILD_UNITS_OWNER = "child-units";
  * own leases lapse and are retried instead).
  */
 export const CHILD_UNITS_LEASE = new Date("9999-12-31T00:00:00Z");
+
+/**
+ * Stops the child units of `parentId` (of kind `childKind`, among the kinds the server serves)
+ * after its owner ended it, and deletes their files: the child kind's `stopUnits`. A running
+ * unit's worker sees its lease gone at its next heartbeat and stops. 0 when the kind is not
+ * served (then no unit was ever made) or the parent had none.
+ */
+export async function stopChildUnits(
+  deps: ChildStopDeps,
+  kinds: readonly Pick<JobDefinition, "kind" | "stopUnits">[],
+  childKind: string,
+  parentId: string,
+): Promise<number> {
+  const child = kinds.find((k) => k.kind === childKind);
+  return child?.stopUnits ? child.stopUnits(deps, parentId) : 0;
+}

@@ -72,6 +72,9 @@ export interface JobEngineDeps {
   definition?(kind: string): JobDefinition | undefined;
 }
 
+/** What stopping a parent's child units needs: the rows, the clock, the files, the log. */
+export type ChildStopDeps = Pick<JobEngineDeps, "db" | "clock" | "log" | "storage">;
+
 /** What a parent's `finish` answers to hand its job to child units (./children.ts). */
 export interface HandOff {
   /** The child units' job kind (its definition has `spawn`). */
@@ -201,6 +204,11 @@ export interface JobDefinition<
   ended?(row: Row, deps: JobEngineDeps): Promise<void>;
   /** After a heartbeat that carried progress (a child unit's parent shows the sum). */
   beat?(row: Row, deps: JobEngineDeps): Promise<void>;
+  /**
+   * A kind whose jobs are another's child units: stops the units of `parentId`, which a caller
+   * ended (cancelled), and deletes their files; how many were stopped (./children.ts).
+   */
+  stopUnits?(deps: ChildStopDeps, parentId: string): Promise<number>;
   /** How a final failure ends the job: `fail` or `refuse`, with extra fields. */
   end(failure: WorkFailure): { move: "fail" | "refuse"; set?: JobFields };
   /** The error of a job that used its last attempt. */

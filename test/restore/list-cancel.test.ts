@@ -1,8 +1,8 @@
 /**
  * Finding and cancelling restores, over real HTTP and through the official MCP SDK client
  * (after tools/list): list_restores / GET /cloud/jobs newest first with cursor paging, an agent
- * key seeing only its own jobs; list_clips paging; cancelling a restore whose file arrived but
- * that has not started (refunded once, the file deleted).
+ * key seeing only its own jobs; list_clips paging; cancelling a restore whose file arrived,
+ * before or after its start (refunded once, the file deleted), and the 409 of an ended one.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -135,7 +135,7 @@ describe("list_clips paging", () => {
   });
 });
 
-describe("cancelling a restore that was uploaded but not started", () => {
+describe("cancelling a restore that was uploaded, started or not", () => {
   async function uploaded(key: string) {
     const created = await createRestore(key);
     const put = await fetch(created.upload_url, {
@@ -183,12 +183,24 @@ describe("cancelling a restore that was uploaded but not started", () => {
       ["charge", -299],
       ["refund", 299],
     ]);
-    // A started job is past cancelling.
+    // A started job may still be cancelled (refunded once); an ended one is past cancelling.
     const startedId = await uploaded(key);
     await call(client, "start_restore", { job_id: startedId });
-    const late = refusal(await call(client, "cancel_job", { job_id: startedId }));
+    const running = await call(client, "cancel_job", { job_id: startedId });
+    expect(running.structuredContent.job.status).toBe("cancelled");
+    expect(await ledger(startedId)).toEqual([
+      ["charge", -299],
+      ["refund", 299],
+    ]);
+    const endedId = await uploaded(key);
+    await call(client, "start_restore", { job_id: endedId });
+    const queue = s.t.features.flatMap((f) => f.queues ?? []).find((q) => q.kind === "restore");
+    const item = await queue?.claim("w-list-cancel", 60_000);
+    expect(item?.jobId).toBe(endedId);
+    await queue?.fail(endedId, "w-list-cancel", { kind: "final", message: "Unreadable." });
+    const late = refusal(await call(client, "cancel_job", { job_id: endedId }));
     expect(late.code).toBe("wrong_state");
-    expect(late.detail).toMatch(/only before it starts/);
+    expect(late.detail).toMatch(/is failed: only a job not yet ended can be cancelled/);
     await client.close();
   });
 });

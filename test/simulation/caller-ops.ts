@@ -223,9 +223,13 @@ export async function cancelJob(t: TestApp, model: Model, job: SimJob, rand: Ran
   const k = commandKey(job, rand);
   const res = await t.call("POST", `${base(job)}/${job.id}/cancel`, { key: k.secret });
   if (k.revoked) return void expect(res.status).toBe(401);
-  // A restore can be cancelled until it starts, file or not; a clip only while its image is
-  // missing (a clip whose image arrived may already be moderated and queued).
-  const cancellable = job.status === "awaiting_upload" && (job.kind === "restore" || !job.uploaded);
+  // A restore can be cancelled until it ends, file or not, a worker on it or not (its late
+  // reports then find the lease gone); a clip only while its image is missing (a clip whose
+  // image arrived may already be moderated and queued).
+  const cancellable =
+    job.kind === "restore"
+      ? ["awaiting_upload", "processing"].includes(job.status)
+      : job.status === "awaiting_upload" && !job.uploaded;
   const expected = cancellable || job.status === "cancelled" ? 200 : 409;
   expect(res.status, `cancel ${job.id} (${job.status}): ${JSON.stringify(res.body)}`).toBe(
     expected,

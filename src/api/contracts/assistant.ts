@@ -79,8 +79,8 @@ export function cancelJobContract(kinds: readonly KindContracts[]) {
     remedies: kindRemedies(kinds),
     mcp: {
       name: "cancel_job",
-      title: "Cancel a job that has not started",
-      description: `Refunds at once, to the balance and this key's allowance. Cancels a job of any kind (${kinds.map((k) => k.plural).join(", ")}) that has not started; a running job cannot be. Again: unchanged.`,
+      title: "Cancel a job not yet ended",
+      description: `Cancels a job (${kinds.map((k) => k.plural).join(", ")}) not yet ended, as its kind allows (a refusal says why); refunds at once, to the balance and this key's allowance. Again: unchanged.`,
       annotations: {
         readOnlyHint: false,
         destructiveHint: true,

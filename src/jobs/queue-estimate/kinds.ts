@@ -6,10 +6,21 @@
  */
 import type { JobColumns, JobDefinition } from "../definition.js";
 
-/** A definition as the estimate (and the metrics of every kind's table) read it. */
+/**
+ * A definition as the estimate (and the metrics of every kind's table) read it, and its
+ * `stopUnits` (a parent's cancel stops its child units through the same list).
+ */
 export type EstimatedKind<Row extends JobColumns = JobColumns> = Pick<
   JobDefinition<Row>,
-  "kind" | "table" | "waiting" | "running" | "estimate" | "moves" | "final" | "cheapestCents"
+  | "kind"
+  | "table"
+  | "waiting"
+  | "running"
+  | "estimate"
+  | "moves"
+  | "final"
+  | "cheapestCents"
+  | "stopUnits"
 >;
 
 /** The job kinds whose queues this server serves, in the order workers list them. */

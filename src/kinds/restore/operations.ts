@@ -8,8 +8,8 @@ import { checkJobWebhook, receiverPolicy } from "../../services/webhooks/job-web
 import * as c from "./api/contracts.js";
 import * as uc from "./api/upload-contracts.js";
 import { priceTableView } from "./rules/pricing.js";
+import { cancelRestoreJob } from "./services/cancel.js";
 import {
-  cancelRestoreJob,
   getOwnedRestoreJob,
   getRestoreJob,
   ownedJob,

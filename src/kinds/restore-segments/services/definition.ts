@@ -118,6 +118,7 @@ export const segmentJobs: JobDefinition<UnitRow, SegmentWorkParams> = {
   completed: unitDone,
   ended: unitEnded,
   beat: sumProgress,
+  stopUnits,
   async finish(row, result, deps) {
     if (row.role === "join") return { set: {} };
     // The join reads this file: a unit is done only once it is stored.

@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { randomId } from "../../../domain/ids.js";
 import { progressCrossesStep } from "../../../domain/webhooks.js";
 import { CHILD_UNITS_OWNER } from "../../../jobs/children.js";
-import type { Db, JobColumns, JobEngineDeps } from "../../../jobs/definition.js";
+import type { ChildStopDeps, Db, JobColumns, JobEngineDeps } from "../../../jobs/definition.js";
 import { inTx } from "../../../jobs/move.js";
 import { createJobQueue } from "../../../jobs/queue.js";
 import { notifyJobEvent } from "../../../jobs/watch.js";
@@ -143,7 +143,7 @@ export async function unitEnded(row: UnitRow, deps: JobEngineDeps): Promise<void
  * Stops every unit of `parentId` not yet ended (a running one sees it at its next heartbeat:
  * its lease is gone) and deletes every unit's file. Returns how many were stopped.
  */
-export async function stopUnits(deps: JobEngineDeps, parentId: string): Promise<number> {
+export async function stopUnits(deps: ChildStopDeps, parentId: string): Promise<number> {
   const now = deps.clock();
   const stopped = await deps.db
     .updateTable("restore_segments")
@@ -164,7 +164,7 @@ export async function stopUnits(deps: JobEngineDeps, parentId: string): Promise<
 }
 
 /** Deletes the files of every unit of `parentId` (the join's result is the restore's own). */
-async function deleteUnitFiles(deps: JobEngineDeps, parentId: string): Promise<void> {
+async function deleteUnitFiles(deps: ChildStopDeps, parentId: string): Promise<void> {
   const units = await deps.db
     .selectFrom("restore_segments")
     .select(["id", "role"])

@@ -273,7 +273,7 @@ export const startOrPayRestore = defineContract({
   },
 });
 
-/** Cancel a restore that has not started; refunded at once. */
+/** Cancel a restore before it ends; refunded at once. */
 export const cancelRestore = defineContract({
   id: "cancelRestore",
   auth: "key",
@@ -282,18 +282,17 @@ export const cancelRestore = defineContract({
   errors: ["not_found", "paid_by_checkout", "wrong_state"],
   examples: {
     not_found: "Restore job not found (or not visible to this key).",
-    paid_by_checkout:
-      "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
-    wrong_state: "The job is processing: it can be cancelled only before it starts.",
+    paid_by_checkout: "Only paid jobs can be cancelled; an unpaid checkout job simply expires.",
+    wrong_state: "The job is done: only a job not yet ended can be cancelled.",
   },
   rest: {
     method: "post",
     path: "/cloud/jobs/{id}/cancel",
     names: { job_id: "id" },
     tags: TAGS,
-    summary: "Cancel a job that has not started",
+    summary: "Cancel a job that has not ended",
     description:
-      "Balance-paid jobs only, before start (`awaiting_upload`, whether or not the file has arrived): the price goes back to the balance (and the agent key's allowance) at once and an uploaded file is deleted. Cancelling a cancelled job returns it unchanged; 409 once it started.",
+      "Before start (`awaiting_upload`, balance-paid, file or not) or while `queued`/`processing` (paid from the balance or by card): the price goes back at once, once — to the balance and the agent key's allowance, or to the card for a checkout-paid job, as a failed job's does. Its workers stop at their next heartbeat and every file of the job is deleted. Cancelling a cancelled job returns it unchanged; 409 once done, failed, refunded or expired.",
     answer: "The job, cancelled, and the wallet after the refund.",
   },
 });

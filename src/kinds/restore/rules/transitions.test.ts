@@ -14,6 +14,8 @@ describe("restore transitions", () => {
       [
         "awaiting_upload>cancelled",
         "awaiting_upload>expired",
+        "queued>cancelled",
+        "processing>cancelled",
         "processing>failed",
         "processing>refunded",
       ].sort(),

@@ -52,8 +52,8 @@ export const RESTORE_LIFECYCLE: LifecycleStatuses<RestoreStatus> = {
 /**
  * The restore's transition table: the standard moves (start once the upload is verified,
  * cancel before it, the engine's moves, expiries; `refuse` when the real length is far above
- * the declared one) and its own — a checkout paying a job that waits for payment, and a job
- * never paid expiring.
+ * the declared one) and its own — a checkout paying a job that waits for payment, a job never
+ * paid expiring, and a paid job cancelled while it waits for or is held by workers.
  */
 export const RESTORE_MOVES = {
   ...standardMoves(RESTORE_LIFECYCLE, {
@@ -61,6 +61,14 @@ export const RESTORE_MOVES = {
     refuse: "longer than declared",
   }),
   pay: { from: ["pending_payment"], to: "processing", refunds: false, why: "checkout paid" },
+  // The owner stops a paid job waiting for or held by a worker (or its segments): its worker
+  // sees the lease gone at its next heartbeat; the price goes back as a failure's does.
+  cancelRunning: {
+    from: ["queued", "processing"],
+    to: "cancelled",
+    refunds: true,
+    why: "cancelled while processing",
+  },
   unpaidExpired: {
     from: ["pending_payment"],
     to: "expired",
@@ -78,6 +86,7 @@ export const RESTORE_FINAL: readonly RestoreStatus[] = standardFinal(RESTORE_LIF
 /** The error a job shows after each refunding end, one sentence the caller can act on. */
 export const RESTORE_MESSAGES = {
   cancelled: "Cancelled before the file arrived; the price was refunded.",
+  cancelledRunning: "Cancelled by its owner while it was being restored; the price was refunded.",
   uploadExpired:
     "The file never arrived within the upload window; the job expired and the price was refunded.",
   unpaidExpired: "The job was never paid and expired; create a new job to restore this video.",

@@ -1,11 +1,10 @@
-/** start, cancel and read: the caller-facing commands on an existing restore job. */
+/** start and read: the caller-facing commands on an existing restore job (cancel: cancel.ts). */
 import { ApiError, notFound, wrongState } from "../../../domain/errors.js";
 import { type WaitUntil, waitForChange } from "../../../jobs/watch.js";
 import type { Principal } from "../../../services/auth.js";
-import { freshPrincipal, walletView } from "../../../services/wallets.js";
-import { RESTORE_FINAL, RESTORE_MESSAGES } from "../rules/transitions.js";
+import { RESTORE_FINAL } from "../rules/transitions.js";
 import type { RestoreDeps } from "./deps.js";
-import { abortRestoreUpload, settleRestoreUpload } from "./parts.js";
+import { settleRestoreUpload } from "./parts.js";
 import { findJob, moveRestore, type RestoreJobRow } from "./store.js";
 import { uploadProblem } from "./upload-check.js";
 import { jobView } from "./views.js";
@@ -98,49 +97,4 @@ export async function startRestoreJob(p: RestoreDeps, principal: Principal, id: 
   }
   await p.notifyJobs();
   return { job: await jobView(p, moved) };
-}
-
-function notCancellable(row: RestoreJobRow): ApiError {
-  if (!row.paid_from_balance) {
-    return new ApiError(
-      "paid_by_checkout",
-      "Only balance-paid jobs can be cancelled; an unpaid checkout job simply expires.",
-    );
-  }
-  return wrongState(`The job is ${row.status}: it can be cancelled only before it starts.`);
-}
-
-/**
- * Cancels a balance-paid job before it starts, whether or not its file arrived: the price goes
- * back at once (the move and the refund in one transaction) and an uploaded file is deleted.
- * The move is conditional on awaiting_upload, so a racing start and cancel have one winner.
- */
-export async function cancelRestoreJob(p: RestoreDeps, principal: Principal, id: string) {
-  const row = await ownedJob(p, principal, id);
-  if (row.status === "cancelled") return cancelled(p, principal, row);
-  if (row.status !== "awaiting_upload" || !row.paid_from_balance) throw notCancellable(row);
-  const moved = await moveRestore(
-    p.db,
-    id,
-    "cancel",
-    p.clock(),
-    { error: RESTORE_MESSAGES.cancelled, finished_at: p.clock() },
-    { refundReason: `restore ${id} cancelled`, events: p.events },
-  );
-  const latest = moved ?? (await ownedJob(p, principal, id));
-  if (latest.status !== "cancelled") throw notCancellable(latest);
-  // Parts sent so far go with the upload; a part still arriving is refused (its job is no
-  // longer waiting) and finds no upload to land in.
-  await abortRestoreUpload(p, latest, "cancelled").catch((err: unknown) =>
-    p.log.warn("aborting a cancelled job's upload in parts failed; the sweep retries", {
-      job: id,
-      err,
-    }),
-  );
-  await p.storage.delete(latest.input_key).catch(() => {});
-  return cancelled(p, principal, latest);
-}
-
-async function cancelled(p: RestoreDeps, principal: Principal, row: RestoreJobRow) {
-  return { job: await jobView(p, row), wallet: await walletView(p, freshPrincipal(principal)) };
 }
