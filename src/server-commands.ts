@@ -51,7 +51,7 @@ export async function runServerCommand(argv: string[]): Promise<number> {
     case "worker":
       return (await import("./worker.js")).runWorkerCommand(rest);
     case "admin":
-      return (await import("./cli/admin.js")).runAdminCommand(rest);
+      return (await import("./cli/admin.js")).runAdminCommand(rest, registryTables);
     default: {
       const usage = `Usage: kinora-server <command>\n\n${serverUsageLines().join("\n")}\n`;
       if (command === "help" || command === "--help" || command === "-h") {
@@ -132,4 +132,13 @@ export function failureMessage(err: unknown): string {
 /** `kinora-server …`: runs the command and ends the process with its exit code. */
 export function serverMain(argv: string[]): void {
   exitWhenDone("kinora-server", runServerCommand(argv), failureMessage);
+}
+
+/** Every job kind's tables in registry order (for `admin migrate`; loads the kinds only then). */
+async function registryTables(): Promise<readonly string[]> {
+  const [{ JOB_KINDS }, { kindTables }] = await Promise.all([
+    import("./job-kinds.js"),
+    import("./kinds/kind.js"),
+  ]);
+  return kindTables(JOB_KINDS);
 }

@@ -26,6 +26,7 @@ import {
   releaseLine,
   usdcRefundLine,
 } from "./admin-output.js";
+import type { KindTables } from "./migrate.js";
 
 const USAGE =
   "Usage: kinora admin credit|pause|unpause|usdc-refund|held|release|reconcile|migrate …";
@@ -178,9 +179,14 @@ ${COMMON_HELP}`,
   run: admin,
 };
 
-/** Runs `kinora admin …` to its exit code (`migrate` by ./migrate.ts, the rest as above). */
-export async function runAdminCommand(argv: string[]): Promise<number> {
+/**
+ * Runs `kinora admin …` to its exit code (`migrate` by ./migrate.ts, with the job kinds' tables
+ * composition reads from the registry; the rest as above).
+ */
+export async function runAdminCommand(argv: string[], kindTables: KindTables): Promise<number> {
   // migrate works on this machine's DATA_DIR, not through a server's admin API.
-  if (argv[0] === "migrate") return (await import("./migrate.js")).runMigrateCommand(argv.slice(1));
+  if (argv[0] === "migrate") {
+    return (await import("./migrate.js")).runMigrateCommand(argv.slice(1), kindTables);
+  }
   return runClientCommand(adminCommand, argv, { env: clientEnv(process.env) });
 }

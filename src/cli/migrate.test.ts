@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { JOB_KINDS } from "../job-kinds.js";
+import { kindTables } from "../kinds/kind.js";
 import { runAdminCommand } from "./admin.js";
 import { runMigrateCommand } from "./migrate.js";
 
@@ -13,7 +15,7 @@ const TO = "postgres://kinora@127.0.0.1:1/kinora";
 async function run(args: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await runMigrateCommand(args, env, {
+  const code = await runMigrateCommand(args, async () => kindTables(JOB_KINDS), env, {
     stdout: (t) => {
       stdout += t;
     },
@@ -71,7 +73,7 @@ describe("kinora admin migrate: refusals before anything is opened", () => {
       return true;
     });
     try {
-      expect(await runAdminCommand(["migrate"])).toBe(1);
+      expect(await runAdminCommand(["migrate"], async () => kindTables(JOB_KINDS))).toBe(1);
     } finally {
       spy.mockRestore();
     }

@@ -87,9 +87,16 @@ function parse(argv: string[]): Args {
   };
 }
 
+/**
+ * Every job kind's tables in registry order; composition reads them from the registry (lazily:
+ * only migrate needs the kinds).
+ */
+export type KindTables = () => Promise<readonly string[]>;
+
 /** Runs the command; returns its exit code. */
 export async function runMigrateCommand(
   argv: string[],
+  kindTables: KindTables,
   env: NodeJS.ProcessEnv = process.env,
   io: MigrateIo = processIo,
 ): Promise<number> {
@@ -97,7 +104,7 @@ export async function runMigrateCommand(
   try {
     const args = parse(argv);
     json = args.json;
-    return await migrateWith(args, env, io);
+    return await migrateWith(args, env, io, kindTables);
   } catch (err) {
     const stop = explain(err);
     if (json) {
@@ -136,7 +143,12 @@ function explain(err: unknown): MigrateStop {
   }
 }
 
-async function migrateWith(args: Args, env: NodeJS.ProcessEnv, io: MigrateIo): Promise<number> {
+async function migrateWith(
+  args: Args,
+  env: NodeJS.ProcessEnv,
+  io: MigrateIo,
+  kindTables: KindTables,
+): Promise<number> {
   const config = loadConfig(env);
   if (config.databaseUrl) {
     throw new MigrateStop(
@@ -173,6 +185,7 @@ async function migrateWith(args: Args, env: NodeJS.ProcessEnv, io: MigrateIo): P
         ? { mode: "s3", dir: filesDir, bucket: store.bucket, store: store.store }
         : { mode: "in_place", dir: filesDir },
       dryRun: args.dryRun,
+      kindTables: await kindTables(),
       onProgress: progressPrinter(io),
     });
     if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);

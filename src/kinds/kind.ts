@@ -68,6 +68,12 @@ export type AnyJobDefinition = JobDefinition<any, any>;
 export interface JobKindDeclaration {
   /** What the job engine runs: table, statuses and moves, params, files, refund, retention. */
   definition: AnyJobDefinition;
+  /**
+   * Tables the kind owns besides its job table, parents first (restore: its card-refund
+   * outbox). The registry refuses a table two kinds claim; `kinora admin migrate` copies them
+   * right after the job table.
+   */
+  otherTables?: readonly string[];
   /** Its job ids are `<idPrefix>_…`; no other kind's may start the same way. */
   idPrefix: string;
   /** How messages name several jobs of the kind ("restores", "clips"). */
@@ -105,6 +111,8 @@ export interface JobKind extends JobKindDeclaration {
   /** The kind's name (the definition's `kind`). */
   name: string;
   table: string;
+  /** Every table of the kind: its job table, then its `otherTables`. */
+  tables: readonly string[];
   /** The first segment of its storage keys (`restore/rj_…/input`). */
   fileArea: string;
   noun: string;
@@ -153,6 +161,7 @@ export function defineJobKind(d: JobKindDeclaration): JobKind {
     ...d,
     name: d.definition.kind,
     table: d.definition.table,
+    tables: [d.definition.table, ...(d.otherTables ?? [])],
     fileArea: d.definition.fileLayout.area,
     noun: d.definition.noun,
   };
@@ -245,4 +254,13 @@ export function workerExecutors(
   seams?: ExecutorSeams,
 ): Executor[] {
   return kinds.map((k) => k.executor(config, seams));
+}
+
+/**
+ * Every table of the kinds, kind by kind in registry order (a kind whose tables reference
+ * another kind's comes after it): what `kinora admin migrate` copies between the tables every
+ * kind builds on and those that name jobs of any kind.
+ */
+export function kindTables(kinds: readonly JobKind[]): string[] {
+  return kinds.flatMap((k) => k.tables);
 }

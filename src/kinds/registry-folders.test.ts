@@ -59,14 +59,15 @@ function namesOf(kind: JobKind): { name: string; pattern: RegExp }[] {
     ...kind.operations.map((op) => op.contract.id),
     ...kind.operations.flatMap((op) => op.contract.mcp?.name ?? []),
   ];
-  const table = literal(kind.table);
   return [
     ...[...new Set(words)].map((w) => ({ name: w, pattern: new RegExp(`\\b${literal(w)}\\b`) })),
     // A table is written as a string or in SQL ("clips" is also a word of prose).
-    {
-      name: kind.table,
-      pattern: new RegExp(`["'\`]${table}["'\`]|\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+${table}\\b`),
-    },
+    ...kind.tables.map((name) => ({
+      name,
+      pattern: new RegExp(
+        `["'\`]${literal(name)}["'\`]|\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+${literal(name)}\\b`,
+      ),
+    })),
     { name: `${kind.idPrefix}_`, pattern: new RegExp(`["'\`]${literal(kind.idPrefix)}_`) },
     { name: `"${kind.name}"`, pattern: new RegExp(`["'\`]${literal(kind.name)}["'\`]`) },
   ];
@@ -109,10 +110,6 @@ const KNOWN: Record<string, Record<string, string>> = {
   restore: {
     "src/http/routes/worker/report.ts": "an example job id in the worker API's documentation",
     "src/api/contracts/approvals.ts": "an example operation id in the approvals' documentation",
-    "src/services/migrate/copy-plan.ts":
-      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
-    "src/services/payments/card-refunds.ts":
-      "the card refunds of checkout-paid jobs read restore's refund outbox and jobs",
     "packages/cli/src/commands/jobs.ts": "`kinora jobs` lists each kind by its list operation",
     "packages/cli/src/commands/restore.ts": "`kinora restore`: the command of the kind",
     "packages/cli/src/commands/restore-qualities.ts": "`kinora restore`: its qualities",
@@ -129,16 +126,8 @@ const KNOWN: Record<string, Record<string, string>> = {
       "a long restore hands its work to its segments' kind by name",
     "src/metrics/kinora-metrics.ts":
       "kinora_restore_segments_total counts that kind's units from the engine's job events",
-    "src/services/migrate/copy-plan.ts":
-      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
-  },
-  preview: {
-    "src/services/migrate/copy-plan.ts":
-      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
   },
   clip: {
-    "src/services/migrate/copy-plan.ts":
-      "the copy order lists every table by hand; kinds do not yet declare their tables' place",
     "packages/cli/src/commands/clip.ts": "`kinora clip`: the command of the kind",
     "packages/cli/src/commands/jobs.ts": "`kinora jobs` lists each kind by its list operation",
     "packages/cli/src/job-kinds.ts":

@@ -86,6 +86,14 @@ describe("the registry", () => {
     ]);
   });
 
+  it("refuses a kind whose other table is another kind's table", () => {
+    const claims = defineJobKind({ ...variant({}), otherTables: ["echo_jobs"] });
+    expect(claims.tables).toEqual(["echo2_jobs", "echo_jobs"]);
+    expect(registryProblems([echoKind, claims])).toEqual([
+      'job kinds "echo" (table echo_jobs) and "echo2" (table echo2_jobs) both have the table "echo_jobs"',
+    ]);
+  });
+
   it("refuses two kinds with one file area", () => {
     expect(registryProblems([echoKind, variant({ area: "echo" })])).toEqual([
       'job kinds "echo" (table echo_jobs) and "echo2" (table echo2_jobs) both have the file area "echo"',
@@ -128,6 +136,7 @@ describe("the registry", () => {
     const hooks = {
       getJobForCheckout: async () => ({}) as never,
       markCheckoutPaid: async () => {},
+      cardRefundTables: { jobs: "echo_jobs", outbox: "echo_card_refunds" },
     };
     const paid = (k: JobKind): JobKind => ({ ...k, checkout: { hooks, operations: () => [] } });
     expect(registryProblems([paid(echoKind), paid(variant({}))])).toEqual([

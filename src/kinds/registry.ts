@@ -20,7 +20,7 @@ const restRoute = (c: AnyContract) =>
 
 const UNIQUE: readonly Unique[] = [
   { what: "name", of: (k) => [k.name] },
-  { what: "table", of: (k) => [k.table] },
+  { what: "table", of: (k) => k.tables },
   { what: "file area", of: (k) => [k.fileArea] },
   // Prefixes hold no underscore (defineJobKind), so no kind's ids can start another's.
   { what: "id prefix", of: (k) => [`${k.idPrefix}_`] },

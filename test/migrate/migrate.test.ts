@@ -18,6 +18,8 @@ import { runMigrateCommand } from "../../src/cli/migrate.js";
 import { type Database, openDatabase } from "../../src/db/database.js";
 import { migrate } from "../../src/db/migrate.js";
 import { consoleFeature } from "../../src/features/console.js";
+import { JOB_KINDS } from "../../src/job-kinds.js";
+import { kindTables } from "../../src/kinds/kind.js";
 import { credit } from "../../src/services/ledger.js";
 import { runMigration } from "../../src/services/migrate/run-migration.js";
 import { reconcile } from "../../src/services/reconcile.js";
@@ -49,6 +51,7 @@ async function migrateCli(args: string[], env: Record<string, string> = {}) {
   let stderr = "";
   const code = await runMigrateCommand(
     args,
+    async () => kindTables(JOB_KINDS),
     { DATA_DIR: install.dataDir, LOG_LEVEL: "silent", ...env },
     {
       stdout: (t) => {
@@ -154,6 +157,7 @@ describe.skipIf(!pgUp)("kinora admin migrate", () => {
           targetLabel: "test",
           files: { mode: "in_place", dir: path.join(install.dataDir, "files") },
           dryRun: false,
+          kindTables: kindTables(JOB_KINDS),
           copy: { batchRows: 2, maxBatchChars: 300 },
         });
         expect(report.problems).toEqual([]);

@@ -56,9 +56,13 @@ export function restoreFeature(opts: RestoreFeatureOptions = {}): FeatureFactory
 }
 
 /** The restore kind. */
+/** The outbox of card refunds for restores paid by checkout (services/tables.ts). */
+const CARD_REFUND_OUTBOX = "restore_card_refunds";
+
 export const restoreKind = defineJobKind({
   definition: restoreJobs,
   idPrefix: "rj",
+  otherTables: [CARD_REFUND_OUTBOX],
   plural: "restores",
   // The checkout operations move a restore too; the payments feature serves them.
   operations: [...RESTORE_OPERATIONS, ...RESTORE_CHECKOUT_OPERATIONS],
@@ -72,7 +76,11 @@ export const restoreKind = defineJobKind({
   },
   // Paid per job by card: the payments feature sells the checkout and serves its operations.
   checkout: {
-    hooks: { getJobForCheckout, markCheckoutPaid },
+    hooks: {
+      getJobForCheckout,
+      markCheckoutPaid,
+      cardRefundTables: { jobs: restoreJobs.table, outbox: CARD_REFUND_OUTBOX },
+    },
     operations: restoreCheckoutOperations,
   },
   instructions: RESTORE_INSTRUCTIONS,

@@ -1,26 +1,21 @@
 /**
- * Which tables are copied, in which order. The order is written here, reviewed with the
- * migrations, and checked at run time against the source's catalog: a table with no rule, a
- * rule whose table is missing, a parent listed after its child or a table without a primary
- * key (the copy pages by it) stops the migration before anything is written.
+ * Which tables are copied, in which order: the tables every kind builds on, then each job
+ * kind's tables as the registry declares them (its job table and its `otherTables`, kinds in
+ * registry order), then the tables that name jobs of any kind. The order is checked at run time
+ * against the source's catalog: a table with no rule, a rule whose table is missing, a parent
+ * listed after its child or a table without a primary key (the copy pages by it) stops the
+ * migration before anything is written.
  */
 import type { DB } from "../../db/schema.js";
 import type { ForeignKey, TableShape } from "./catalog.js";
 
 type TableName = keyof DB;
 
-/** Parents before children, so every foreign key finds its row already copied. */
-export const COPY_ORDER: readonly TableName[] = [
-  "wallets",
-  "agent_keys",
-  "ledger_entries",
-  "restore_jobs",
-  "restore_card_refunds",
-  // A segmented restore's work units (017): after the restore they belong to.
-  "restore_segments",
-  // Free previews (018): after the wallets and keys they name.
-  "preview_jobs",
-  "clips",
+/** Before the kinds' tables: what every job names (its wallet and key, their ledger). */
+const BEFORE_KINDS: readonly TableName[] = ["wallets", "agent_keys", "ledger_entries"];
+
+/** After the kinds' tables, parents before children. */
+const AFTER_KINDS: readonly TableName[] = [
   "checkouts",
   "payment_events",
   "test_checkout_refunds",
@@ -48,6 +43,15 @@ export const COPY_ORDER: readonly TableName[] = [
   "rate_limits",
 ];
 
+/**
+ * The copy order, parents before children so every foreign key finds its row already copied:
+ * `kindTables` are every job kind's tables in registry order (composition reads them from the
+ * registry: a kind whose tables reference another kind's is listed after it).
+ */
+export function copyOrder(kindTables: readonly string[]): string[] {
+  return [...BEFORE_KINDS, ...kindTables, ...AFTER_KINDS];
+}
+
 /** Tables deliberately not copied, and why. */
 export const NOT_COPIED: Readonly<Record<string, string>> = {
   schema_migrations:
@@ -63,19 +67,21 @@ export class CopyPlanError extends Error {
 export function buildCopyPlan(
   tables: ReadonlyMap<string, TableShape>,
   foreignKeys: readonly ForeignKey[],
-  order: readonly string[] = COPY_ORDER,
+  order: readonly string[],
 ): TableShape[] {
   const problems: string[] = [];
   for (const name of tables.keys()) {
     if (!order.includes(name) && !(name in NOT_COPIED)) {
-      problems.push(`table ${name} has no copy rule (add it to COPY_ORDER or NOT_COPIED)`);
+      problems.push(
+        `table ${name} has no copy rule (a job kind's: declare it in the kind's otherTables; any other: add it to the copy order or NOT_COPIED)`,
+      );
     }
   }
   const plan: TableShape[] = [];
   for (const name of order) {
     const table = tables.get(name);
     if (!table) {
-      problems.push(`table ${name} is in COPY_ORDER but not in the database`);
+      problems.push(`table ${name} is in the copy order but not in the database`);
       continue;
     }
     if (table.key.length === 0) problems.push(`table ${name} has no primary key to page by`);
@@ -84,7 +90,7 @@ export function buildCopyPlan(
   for (const fk of foreignKeys) {
     if (fk.child === fk.parent || fk.child in NOT_COPIED) continue;
     if (order.indexOf(fk.parent) > order.indexOf(fk.child)) {
-      problems.push(`${fk.child} references ${fk.parent}, which COPY_ORDER lists after it`);
+      problems.push(`${fk.child} references ${fk.parent}, which the copy order lists after it`);
     }
   }
   if (problems.length > 0) {

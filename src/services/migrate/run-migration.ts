@@ -12,7 +12,7 @@
 import { sql } from "kysely";
 import type { BlobStore } from "../../storage/blob-store.js";
 import { type AnyDb, readForeignKeys, readTables, type TableShape } from "./catalog.js";
-import { buildCopyPlan } from "./copy-plan.js";
+import { buildCopyPlan, copyOrder } from "./copy-plan.js";
 import { scanLocalStore, uploadObjects } from "./file-copy.js";
 import {
   type FilesReport,
@@ -62,6 +62,8 @@ export interface MigrationInput {
   targetLabel: string;
   files: FilesTarget;
   dryRun: boolean;
+  /** Every job kind's tables in registry order (composition reads them from the registry). */
+  kindTables: readonly string[];
   copy?: Partial<CopyOptions>;
   onProgress?: (p: Progress) => void;
   /** Milliseconds, for the report's duration. */
@@ -116,7 +118,11 @@ async function checkSource(input: MigrationInput) {
   // Digests hash timestamps as text: both sides must print them in the same zone.
   await sql`SET TIME ZONE 'UTC'`.execute(input.source);
   await checkSourceSchema(input.source);
-  const plan = buildCopyPlan(await readTables(input.source), await readForeignKeys(input.source));
+  const plan = buildCopyPlan(
+    await readTables(input.source),
+    await readForeignKeys(input.source),
+    copyOrder(input.kindTables),
+  );
   const sourceDigests = await digestTables(input.source, plan);
   const recon = await reconcileSide(input.source, "source");
   if (!recon.summary.ok) {

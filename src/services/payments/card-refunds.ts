@@ -1,11 +1,13 @@
 /**
- * Sends the card refunds the restore area queues in restore_card_refunds: when a checkout-paid
+ * Sends the card refunds the kind sold by checkout queues in its outbox (the tables its checkout
+ * hooks name: restore's restore_card_refunds and restore_jobs): when a checkout-paid
  * job fails (kind refund: what is left of the price) and when its measured length priced lower
  * than paid (kind measured: the difference, a partial refund). One provider refund per job and
  * kind (idempotency key = kind and job id, so a retry after a crash cannot refund twice), then
  * the row is marked processed — and, after a failure's refund, the checkout refunded, together.
  */
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
+import type { CheckoutsTable } from "../../db/schema-payments.js";
 import { CheckoutProviderError } from "../../payments/checkout/provider.js";
 import type { PaymentsDeps } from "./deps.js";
 
@@ -21,15 +23,16 @@ const BATCH = 20;
 /** Sends the card refunds waiting in the outbox; the number sent. */
 export async function processCardRefunds(deps: PaymentsDeps): Promise<number> {
   const { db, log } = deps.platform;
-  // The outbox belongs to the restore area: nothing to do where restore is not served.
+  // The outbox belongs to the kind sold by checkout: nothing to do where none is served.
   if (!deps.restore) return 0;
+  const outbox = sql.table(deps.restore.cardRefundTables.outbox);
   const queued = await sql<Queued>`
-    SELECT job_id, kind, amount_cents, reason FROM restore_card_refunds
+    SELECT job_id, kind, amount_cents, reason FROM ${outbox}
     WHERE processed_at IS NULL ORDER BY created_at LIMIT ${BATCH}`.execute(db);
   let sent = 0;
   for (const item of queued.rows) {
     try {
-      if (await refundOne(deps, item)) sent += 1;
+      if (await refundOne(deps, deps.restore.cardRefundTables, item)) sent += 1;
     } catch (err) {
       log.warn("card refund failed, will retry", { job_id: item.job_id, err });
     }
@@ -49,6 +52,7 @@ const EXTRA_PAYMENT_GRACE_MS = 60_000;
 export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
   const { platform } = deps;
   if (!deps.restore) return 0;
+  const jobs = sql.table(deps.restore.cardRefundTables.jobs);
   const cutoff = new Date(platform.clock().getTime() - EXTRA_PAYMENT_GRACE_MS);
   const extra = await sql<{
     id: string;
@@ -58,7 +62,7 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
     provider: string;
   }>`
     SELECT c.id, c.job_id, c.amount_cents, c.provider_payment_id, c.provider
-    FROM checkouts c JOIN restore_jobs j ON j.id = c.job_id
+    FROM checkouts c JOIN ${jobs} j ON j.id = c.job_id
     WHERE c.purpose = 'restore_job' AND c.status = 'paid' AND c.paid_at < ${cutoff}
       AND j.payment_ref IS NOT NULL AND j.payment_ref <> c.id
     ORDER BY c.paid_at LIMIT ${BATCH}`.execute(platform.db);
@@ -102,17 +106,18 @@ export async function refundExtraPayments(deps: PaymentsDeps): Promise<number> {
   return sent;
 }
 
-async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
+async function refundOne(
+  deps: PaymentsDeps,
+  tables: { jobs: string; outbox: string },
+  item: Queued,
+): Promise<boolean> {
   const { platform } = deps;
   // The checkout the job ran on (its payment_ref): a job paid twice has another, refunded as
   // an extra payment, which must not stand in for this one.
-  const checkout = await platform.db
-    .selectFrom("checkouts")
-    .innerJoin("restore_jobs", "restore_jobs.payment_ref", "checkouts.id")
-    .selectAll("checkouts")
-    .where("restore_jobs.id", "=", item.job_id)
-    .where("checkouts.status", "in", ["paid", "refunded"])
-    .executeTakeFirst();
+  const ranOn = await sql<Selectable<CheckoutsTable>>`
+    SELECT c.* FROM checkouts c JOIN ${sql.table(tables.jobs)} j ON j.payment_ref = c.id
+    WHERE j.id = ${item.job_id} AND c.status IN ('paid', 'refunded')`.execute(platform.db);
+  const checkout = ranOn.rows[0];
   let refundId: string;
   if (!checkout?.provider_payment_id) {
     platform.log.error("card refund queued for a job without a paid checkout", {
@@ -137,7 +142,7 @@ async function refundOne(deps: PaymentsDeps, item: Queued): Promise<boolean> {
     );
   }
   await platform.db.transaction().execute(async (tx) => {
-    await sql`UPDATE restore_card_refunds SET processed_at = ${platform.clock()}, provider_refund_id = ${refundId}
+    await sql`UPDATE ${sql.table(tables.outbox)} SET processed_at = ${platform.clock()}, provider_refund_id = ${refundId}
       WHERE job_id = ${item.job_id} AND kind = ${item.kind} AND processed_at IS NULL`.execute(tx);
     // A measured difference is a partial refund: the checkout stays paid.
     if (checkout && item.kind === "refund") {

@@ -31,6 +31,13 @@ export interface JobCheckoutHooks<P extends PaymentsPlatform = PaymentsPlatform>
   getJobForCheckout(p: P, jobId: string): Promise<CheckoutJob>;
   /** pending_payment → processing; idempotent. Runs inside the checkout's transaction. */
   markCheckoutPaid(p: P, jobId: string, opts: { paymentRef: string }): Promise<unknown>;
+  /**
+   * The kind's tables card refunds read: its job table, whose `payment_ref` names the checkout
+   * a job ran on, and its outbox of card refunds to send (services/payments/card-refunds.ts
+   * reads and marks its rows: job_id, kind, amount_cents, reason, processed_at,
+   * provider_refund_id).
+   */
+  cardRefundTables: { jobs: string; outbox: string };
 }
 
 /** USDC top-ups' settings and gateway, when they are on. */
