@@ -7,18 +7,23 @@
  * job ended cancelled or failed. No ffmpeg: the worker's side is its reports (what a real
  * worker sends), the cancel's effect on a real worker's ffmpeg is in segments-cancel.test.ts.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkItem } from "../../src/jobs/work.js";
+import type { Executor, WorkItem } from "../../src/jobs/work.js";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
+import { RestoreWorkParams } from "../../src/kinds/restore/services/definition.js";
 import { moveRestore } from "../../src/kinds/restore/services/store.js";
 import { restoreSegmentsFeature } from "../../src/kinds/restore-segments/kind.js";
+import { silentLogger } from "../../src/logger.js";
 import { createHttpWorkSource } from "../../src/workers/http-source.js";
+import { startWorkerLoop } from "../../src/workers/loop.js";
 import { uploadOutput } from "../../src/workers/transfer.js";
 import { type ServedApp, serveTestApp } from "../served.js";
 import { balanceOf, upload } from "./helpers.js";
+import { ffmpegsNaming } from "./processes.js";
 
 const TOKEN = "cancel-races-worker-token-0123";
 const dir = mkdtempSync(path.join(tmpdir(), "kinora-cancel-races-"));
@@ -32,7 +37,8 @@ beforeAll(async () => {
   writeFileSync(result, Buffer.alloc(32, 2));
   s = await serveTestApp({
     features: [restoreFeature({ noExecutor: true }), restoreSegmentsFeature({ noExecutor: true })],
-    env: { WORKER_TOKEN: TOKEN, LOG_LEVEL: "silent" },
+    // A short lease: a worker heartbeats every quarter of it (1.25 s).
+    env: { WORKER_TOKEN: TOKEN, LOG_LEVEL: "silent", JOB_LEASE_MS: "5000" },
   });
   worker = createHttpWorkSource({ server: s.url, token: TOKEN });
 });
@@ -235,6 +241,74 @@ describe("cancel while processing, raced over HTTP", () => {
       expect(left).toEqual([]);
     }
     console.info(`segment failure vs cancel: ${ends.filter((e) => e === "cancelled").length} of 6`);
+  });
+});
+
+describe("the worker of a cancelled restore", () => {
+  it("learns at its next heartbeat that the lease is gone and kills its ffmpeg", async () => {
+    const { key } = await s.t.newWallet(299);
+    const id = await startedJob(key);
+    // A worker over the worker API whose restore is an ffmpeg that runs until it is stopped
+    // (its command line names the job); the loop hands it the attempt's signal.
+    let aborted: unknown;
+    const endless: Executor<RestoreWorkParams> = {
+      kind: "restore",
+      params: RestoreWorkParams,
+      execute: (item, ctx) =>
+        new Promise((_resolve, reject) => {
+          const args = ["-v", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25"];
+          const ff = spawn(
+            "ffmpeg",
+            [...args, "-metadata", `comment=${item.jobId}`, "-f", "null", "-"],
+            {
+              signal: ctx.signal,
+              stdio: "ignore",
+            },
+          );
+          ff.on("error", (err) => {
+            aborted = ctx.signal.reason ?? err;
+            reject(err);
+          });
+        }),
+    };
+    let refusedBeats = 0;
+    const loop = startWorkerLoop({
+      workerId: "w-heartbeat",
+      source: {
+        ...worker,
+        heartbeat: async (...a) => {
+          const held = await worker.heartbeat(...a);
+          if (!held) refusedBeats++;
+          return held;
+        },
+      },
+      executors: [endless as unknown as Executor],
+      log: silentLogger,
+      claimWaitMs: 200,
+    });
+    try {
+      for (let i = 0; i < 200 && ffmpegsNaming([id]).length === 0; i++) await sleep(50);
+      expect(ffmpegsNaming([id])).toHaveLength(1);
+      const at = Date.now();
+      const res = await cancel(id, key);
+      expect(res.body.job.status).toBe("cancelled");
+      const answeredMs = Date.now() - at;
+      while (ffmpegsNaming([id]).length > 0 && Date.now() - at < 10_000) await sleep(50);
+      const ms = Date.now() - at;
+      expect(ffmpegsNaming([id])).toEqual([]);
+      // Within two heartbeats (1.25 s apart) of the cancel, by the loop's abort after a refused
+      // heartbeat — not by itself.
+      expect(ms).toBeLessThan(2 * 1250 + 1000);
+      expect(aborted).toBeDefined();
+      expect(refusedBeats).toBeGreaterThanOrEqual(1);
+      console.info(
+        `heartbeat: the cancel answered in ${answeredMs} ms, the worker's ffmpeg ended ${ms} ms after it was sent`,
+      );
+    } finally {
+      await loop.stop(1000);
+    }
+    expect(await ledgerOf(id)).toEqual(["charge", "refund"]);
+    expect(await statusOf(id)).toBe("cancelled");
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The spare analysis ffmpegs a process keeps (`src/engines/restore/graph-process.ts`), read
- * from /proc: for tests that check a spare is started, taken, and ended.
+ * from /proc: for tests that check a spare is started, taken, and ended; and the ffmpegs a job's
+ * worker runs (their command lines name the job), for tests that check a cancel ended them.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -50,4 +51,18 @@ export function sparesWaiting(parentPid = process.pid): boolean {
   return spareFfmpegsNow(parentPid).every((pid) =>
     read(`/proc/${pid}/syscall`).startsWith(`${read0} 0x0 `),
   );
+}
+
+/** Live ffmpeg processes (any parent) whose command line names one of `ids`. */
+export function ffmpegsNaming(ids: readonly string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = read(`/proc/${entry}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    if (!stat.includes("(ffmpeg)") || state === "Z") continue;
+    const cmd = read(`/proc/${entry}/cmdline`);
+    if (ids.some((id) => cmd.includes(id))) pids.push(Number(entry));
+  }
+  return pids;
 }
