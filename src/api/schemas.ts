@@ -63,6 +63,9 @@ export const AgentKey = z
       description:
         "The owner's standing agreement: true (default) — an assistant states the price and asks before each purchase; false — it may spend within the limit without asking.",
     }),
+    ask_above_cents: z.number().int().nullable().openapi({
+      description: "Owner-set: no asking at or below this price; null: ask for each purchase.",
+    }),
   })
   .openapi("AgentKey");
 

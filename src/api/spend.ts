@@ -1,6 +1,7 @@
 /**
- * The owner's agreement to a price, as every spending operation takes it: `max_price_cents`, the
- * most the caller agrees to pay for this one call. Its contract's `price` says what the call
+ * The price cap every spending operation takes: `max_price_cents`, the most the caller will pay
+ * for this one call — a cap the agent sets, never the owner's consent (an agent key that must ask
+ * spends only on its owner's approval: operations/spend-approval.ts). Its contract's `price` says what the call
  * will charge from its input alone, so the runner (operations/run.ts) refuses a call priced
  * above it before anything moves, and the MCP surface asks a key that must ask its owner first
  * (mcp/agreement.ts) with the same figures and the same sentence.
@@ -28,7 +29,7 @@ export const MaxPriceFields = {
     .optional()
     .meta({
       description:
-        "The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged.",
+        "A cap you set, in cents (never consent): a dearer call is refused (price_above_max), nothing charged.",
     }),
 };
 

@@ -47,6 +47,8 @@ export interface AgentKeysTable {
   kind: Generated<"agent" | "connected_app">;
   limit_cents: number;
   ask_before_spending: Generated<boolean>;
+  /** Owner's threshold (020-ask-above.sql): a key that asks does not ask at or below it. */
+  ask_above_cents: number | null;
   /** Connected apps only: the OAuth client and the host its redirect goes to. */
   client_id: string | null;
   redirect_host: string | null;

@@ -12,6 +12,8 @@ export interface PrincipalSnapshot {
     label: string;
     kind: "agent" | "connected_app";
     askBeforeSpending: boolean;
+    /** A key that asks does not ask for a price at or below this (null: asks for every one). */
+    askAboveCents: number | null;
     limitCents: number;
     spentCents: number;
     createdAt: Date;

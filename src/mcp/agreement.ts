@@ -23,7 +23,7 @@ import {
 import type { Operation } from "../api/operation.js";
 import { agreementQuestion, type SpendQuote } from "../api/spend.js";
 import { ApiError } from "../domain/errors.js";
-import { approvalToShow } from "../operations/spend-approval.js";
+import { approvalToShow, mustAsk } from "../operations/spend-approval.js";
 import type { McpCall, McpContext } from "./context.js";
 import { mintRequestState } from "./request-state.js";
 
@@ -99,10 +99,11 @@ export async function settleAgreement(
 ): Promise<Agreement> {
   const quote = op.contract.price?.(input);
   const agent = mcp.principal.kind === "agent";
-  const mustAsk = mcp.principal.snapshot?.key?.askBeforeSpending ?? true;
   // The wallet key's cap is its owner's own yes; an agent key's never is.
   const capped = !agent && input.max_price_cents !== undefined;
-  if (!quote || !mustAsk || capped) return { kind: "go", input };
+  if (!quote || capped) return { kind: "go", input };
+  // An agent key at or below its owner's threshold, or one that need not ask, just goes.
+  if (agent && !mustAsk(mcp.principal, quote.cents)) return { kind: "go", input };
   const question = agreementQuestion(quote);
   const tool = op.contract.mcp?.name ?? op.contract.id;
   const args = digest(input);

@@ -43,6 +43,7 @@ const connect = implement(c.connectApp, async (deps: ConnectDeps, a, ctx) => {
     redirectHost: redirectHost(req.redirectUri),
     limitCents: a.limit_cents,
     askBeforeSpending: a.ask_before_spending,
+    askAboveCents: a.ask_above_cents,
     maxActive: deps.maxActiveKeys,
   });
   const code = await createCode(deps, {

@@ -32,6 +32,19 @@ export type SpendGate =
   | { kind: "free" }
   | { kind: "approved"; approvalId: string; purchase: Purchase };
 
+/**
+ * Whether a purchase at `cents` by this caller must wait for its owner: an agent key or
+ * connected app with `ask_before_spending`, unless the price is at or below the threshold the
+ * owner set (`ask_above_cents`; null asks for every purchase). Only the owner sets either.
+ */
+export function mustAsk(principal: CallContext["principal"] | undefined, cents: number): boolean {
+  if (principal?.kind !== "agent") return false;
+  const key = principal.snapshot?.key;
+  if (!(key?.askBeforeSpending ?? true)) return false;
+  const above = key?.askAboveCents ?? null;
+  return above === null || cents > above;
+}
+
 /** The purchase a call of an asking key makes, or undefined when it needs no approval. */
 function purchaseOf(
   contract: AnyContract,
@@ -41,9 +54,8 @@ function purchaseOf(
 ): Purchase | undefined {
   const p = ctx.principal;
   if (!contract.price || p?.kind !== "agent" || agreed) return undefined;
-  if (!(p.snapshot?.key?.askBeforeSpending ?? true)) return undefined;
   const quote = contract.price(input);
-  if (!quote) return undefined;
+  if (!quote || !mustAsk(p, quote.cents)) return undefined;
   return {
     walletId: p.walletId,
     keyId: p.keyId,

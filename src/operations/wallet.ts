@@ -3,7 +3,7 @@
 import * as c from "../api/contracts/wallet.js";
 import { implement, type Operation } from "../api/operation.js";
 import {
-  changeKeyLimit,
+  changeKey,
   createAgentKey,
   listAgentKeys,
   revokeAgentKey,
@@ -34,6 +34,7 @@ const createKey = implement(c.createAgentKey, async (deps: WalletOperationDeps, 
     label: a.label,
     limitCents: a.limit_cents,
     askBeforeSpending: a.ask_before_spending,
+    askAboveCents: a.ask_above_cents,
     maxActive: deps.config.maxAgentKeys,
   }),
 );
@@ -43,7 +44,10 @@ const listKeys = implement(c.listAgentKeys, async (deps: WalletOperationDeps, _a
 }));
 
 const limitKey = implement(c.changeAgentKeyLimit, async (deps: WalletOperationDeps, a, ctx) => ({
-  agent_key: await changeKeyLimit(deps, ctx.principal.walletId, a.key_id, a.limit_cents),
+  agent_key: await changeKey(deps, ctx.principal.walletId, a.key_id, {
+    limitCents: a.limit_cents,
+    askAboveCents: a.ask_above_cents,
+  }),
 }));
 
 const revokeKey = implement(c.revokeAgentKey, async (deps: WalletOperationDeps, a, ctx) => ({

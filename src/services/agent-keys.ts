@@ -22,11 +22,33 @@ function checkLimit(limitCents: number) {
   }
 }
 
+/**
+ * The owner's threshold (`ask_above_cents`) against the key's limit: null asks for every
+ * purchase; otherwise an integer from 0 to the limit (above the limit it could never ask:
+ * that is `ask_before_spending: false`, said as such).
+ */
+function checkAskAbove(askAboveCents: number | null | undefined, limitCents: number) {
+  if (askAboveCents === null || askAboveCents === undefined) return;
+  if (!Number.isSafeInteger(askAboveCents) || askAboveCents < 0) {
+    throw invalidField(
+      "ask_above_cents",
+      "must be an integer number of cents, 0 or more, or null.",
+    );
+  }
+  if (askAboveCents > limitCents) {
+    throw invalidField(
+      "ask_above_cents",
+      `must be at most the key's limit (${displayCents(limitCents)}); to never ask, set ask_before_spending to false.`,
+    );
+  }
+}
+
 interface KeyValues {
   key_hash: string;
   label: string;
   kind: "agent" | "connected_app";
   ask_before_spending: boolean;
+  ask_above_cents: number | null;
   limit_cents: number;
   client_id?: string;
   redirect_host?: string;
@@ -66,10 +88,12 @@ export async function createAgentKey(
     label?: string;
     limitCents: number;
     askBeforeSpending?: boolean;
+    askAboveCents?: number | null;
     maxActive?: number;
   },
 ) {
   checkLimit(input.limitCents);
+  checkAskAbove(input.askAboveCents, input.limitCents);
   const key = newSecret("pak");
   const row = await insertKey(
     deps,
@@ -79,6 +103,7 @@ export async function createAgentKey(
       label: input.label ?? "",
       kind: "agent",
       ask_before_spending: input.askBeforeSpending ?? true,
+      ask_above_cents: input.askAboveCents ?? null,
       limit_cents: input.limitCents,
     },
     input.maxActive ?? DEFAULT_MAX_ACTIVE_KEYS,
@@ -112,10 +137,12 @@ export async function createConnectedApp(
     redirectHost: string;
     limitCents: number;
     askBeforeSpending: boolean;
+    askAboveCents?: number | null;
     maxActive?: number;
   },
 ): Promise<AgentKeyView> {
   checkLimit(input.limitCents);
+  checkAskAbove(input.askAboveCents, input.limitCents);
   const row = await insertKey(
     deps,
     walletId,
@@ -124,6 +151,7 @@ export async function createConnectedApp(
       label: input.clientName.slice(0, 100),
       kind: "connected_app",
       ask_before_spending: input.askBeforeSpending,
+      ask_above_cents: input.askAboveCents ?? null,
       limit_cents: input.limitCents,
       client_id: input.clientId,
       redirect_host: input.redirectHost,
@@ -173,20 +201,31 @@ export async function revokeAgentKey(deps: CoreDeps, walletId: string, keyId: st
   return agentKeyView(row);
 }
 
+/** What the owner changes on a key: its limit, its threshold, or both (absent: unchanged). */
+export interface KeyChange {
+  limitCents?: number | undefined;
+  /** null: ask for every purchase again. */
+  askAboveCents?: number | null | undefined;
+}
+
 /**
- * Sets an agent key's (or connected app's) limit: never below what it already spent, never on
- * a revoked key. The change is a ledger entry that moves no money (`key_limit`), written in the
- * same transaction, so the wallet's history shows who may spend what since when. The wallet and
- * key rows are locked as a charge locks them, so a racing charge sees the old limit or the new.
- * Setting the limit it already has changes nothing and writes nothing.
+ * Sets an agent key's (or connected app's) limit and/or the threshold below which it does not
+ * ask (the owner's calls only: the wallet key, the console). The limit never goes below what
+ * the key already spent, nothing changes on a revoked key. A limit change is a ledger entry that
+ * moves no money (`key_limit`), written in the same transaction, so the wallet's history shows
+ * who may spend what since when. The wallet and key rows are locked as a charge locks them, so a
+ * racing charge sees the old values or the new. Setting what it already has writes nothing.
  */
-export async function changeKeyLimit(
+export async function changeKey(
   deps: CoreDeps,
   walletId: string,
   keyId: string,
-  limitCents: number,
+  change: KeyChange,
 ): Promise<AgentKeyView> {
-  checkLimit(limitCents);
+  if (change.limitCents === undefined && change.askAboveCents === undefined) {
+    throw invalidField("limit_cents", "give limit_cents, ask_above_cents or both.");
+  }
+  if (change.limitCents !== undefined) checkLimit(change.limitCents);
   const row = await deps.db.transaction().execute(async (tx) => {
     // Locks in the order charges take them (ledger.ts: the wallet, then the key): the ledger
     // entry below takes a share lock on the wallet row, which would deadlock against a charge
@@ -205,19 +244,26 @@ export async function changeKeyLimit(
     }
     const spent = Number(key.spent_cents);
     const before = Number(key.limit_cents);
+    const limitCents = change.limitCents ?? before;
     if (limitCents < spent) {
       throw invalidField(
         "limit_cents",
         `must be at least ${spent}, what this key already spent (${displayCents(spent)}).`,
       );
     }
-    if (limitCents === before) return key;
+    const askAbove =
+      change.askAboveCents === undefined ? key.ask_above_cents : change.askAboveCents;
+    // A new threshold is checked against the limit it will have; a lowered limit leaves an old
+    // threshold above it, which asks for nothing more than the limit allows anyway.
+    if (change.askAboveCents !== undefined) checkAskAbove(askAbove, limitCents);
+    if (limitCents === before && askAbove === key.ask_above_cents) return key;
     const changed = await tx
       .updateTable("agent_keys")
-      .set({ limit_cents: limitCents })
+      .set({ limit_cents: limitCents, ask_above_cents: askAbove })
       .where("id", "=", keyId)
       .returning(KEY_COLUMNS)
       .executeTakeFirstOrThrow();
+    if (limitCents === before) return changed;
     await tx
       .insertInto("ledger_entries")
       .values({
@@ -230,6 +276,6 @@ export async function changeKeyLimit(
       .execute();
     return changed;
   });
-  deps.log.info("agent key limit changed", { wallet_id: walletId, key_id: keyId });
+  deps.log.info("agent key changed", { wallet_id: walletId, key_id: keyId });
   return agentKeyView(row);
 }

@@ -50,6 +50,7 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
     label: row.label ?? "",
     kind: row.kind ?? "agent",
     askBeforeSpending: row.ask_before_spending ?? true,
+    askAboveCents: row.ask_above_cents === null ? null : Number(row.ask_above_cents),
     limitCents: row.limit_cents ?? 0,
     spentCents: row.spent_cents ?? 0,
     createdAt: row.created_at as Date,
@@ -94,6 +95,7 @@ export async function authenticateAccessToken(
         label: row.label,
         kind: row.kind,
         askBeforeSpending: row.ask_before_spending,
+        askAboveCents: row.ask_above_cents === null ? null : Number(row.ask_above_cents),
         limitCents: row.limit_cents,
         spentCents: row.spent_cents,
         createdAt: row.created_at,
@@ -111,13 +113,13 @@ async function readKeyRow(
   const result = isWalletKey
     ? await sql<KeyRow>`
         SELECT id AS wallet_id, NULL AS key_id, key_hash, false AS revoked, balance_cents, paused, email,
-               NULL AS label, NULL AS kind, NULL AS ask_before_spending, NULL AS limit_cents, NULL AS spent_cents,
+               NULL AS label, NULL AS kind, NULL AS ask_before_spending, NULL AS ask_above_cents, NULL AS limit_cents, NULL AS spent_cents,
                NULL AS created_at, NULL AS last_used_at
         FROM wallets WHERE key_hash = ${digest}`.execute(deps.db)
     : await sql<KeyRow>`
         SELECT k.wallet_id, k.id AS key_id, k.key_hash, k.revoked_at IS NOT NULL AS revoked,
                w.balance_cents, w.paused, NULL AS email, k.label, k.kind, k.ask_before_spending,
-               k.limit_cents, k.spent_cents,
+               k.ask_above_cents, k.limit_cents, k.spent_cents,
                k.created_at, k.last_used_at
         FROM agent_keys k JOIN wallets w ON w.id = k.wallet_id WHERE k.key_hash = ${digest}`.execute(
         deps.db,
@@ -129,7 +131,8 @@ async function readTokenRow(deps: CoreDeps, digest: string): Promise<TokenRow | 
   const result = await sql<TokenRow>`
     SELECT k.wallet_id, k.id AS key_id, k.revoked_at IS NOT NULL AS revoked, t.resource,
            t.revoked_at IS NOT NULL AS token_revoked, t.expires_at,
-           w.balance_cents, w.paused, k.label, k.kind, k.ask_before_spending, k.limit_cents,
+           w.balance_cents, w.paused, k.label, k.kind, k.ask_before_spending, k.ask_above_cents,
+           k.limit_cents,
            k.spent_cents, k.created_at, k.last_used_at
     FROM oauth_tokens t JOIN agent_keys k ON k.id = t.agent_key_id JOIN wallets w ON w.id = k.wallet_id
     WHERE t.token_hash = ${digest} AND t.kind = 'access'`.execute(deps.db);

@@ -13,7 +13,7 @@ import { onPostgres, openTestDatabase, type TestDatabase } from "../../test/db.j
 import { coreDeps } from "../../test/deps.js";
 import { oldCharge } from "../../test/stale-charge.js";
 import { ApiError } from "../domain/errors.js";
-import { changeKeyLimit, createAgentKey } from "./agent-keys.js";
+import { changeKey, createAgentKey } from "./agent-keys.js";
 import { type ChargeInput, checkViolation } from "./charge.js";
 import type { CoreDeps } from "./deps.js";
 import { charge, credit, type Db } from "./ledger.js";
@@ -262,7 +262,7 @@ describe(`charges racing limit changes and credits (${onPostgres ? "PostgreSQL" 
       );
       if (i % 6 === 3) {
         const limit = limits[(i - 3) / 6] as number;
-        const change = changeKeyLimit(deps, a.walletId, a.keyId, limit);
+        const change = changeKey(deps, a.walletId, a.keyId, { limitCents: limit });
         work.push(outcome(change).then((o) => ({ ...o, what: "limit" })));
       }
       if (i % 10 === 5) {

@@ -12,6 +12,7 @@ const row = (walletId: string, balance = 0): KeyRow => ({
   label: null,
   kind: null,
   ask_before_spending: null,
+  ask_above_cents: null,
   limit_cents: null,
   spent_cents: null,
   created_at: null,

@@ -25,6 +25,7 @@ export interface KeyRow {
   label: string | null;
   kind: "agent" | "connected_app" | null;
   ask_before_spending: boolean | null;
+  ask_above_cents: number | null;
   limit_cents: number | null;
   spent_cents: number | null;
   created_at: Date | null;
@@ -44,6 +45,7 @@ export interface TokenRow {
   label: string;
   kind: "agent" | "connected_app";
   ask_before_spending: boolean;
+  ask_above_cents: number | null;
   limit_cents: number;
   spent_cents: number;
   created_at: Date;

@@ -12,6 +12,7 @@ interface AgentKeyRow {
   label: string;
   kind: "agent" | "connected_app";
   ask_before_spending: boolean;
+  ask_above_cents: number | null;
   limit_cents: number;
   spent_cents: number;
   created_at: Date;
@@ -39,6 +40,7 @@ export function agentKeyView(row: AgentKeyRow): AgentKeyView {
     revoked: row.revoked_at !== null,
     kind: row.kind,
     ask_before_spending: row.ask_before_spending,
+    ask_above_cents: row.ask_above_cents,
     ...(row.kind === "connected_app" && row.client_id
       ? {
           connected_app: {
@@ -56,6 +58,7 @@ export const KEY_COLUMNS = [
   "label",
   "kind",
   "ask_before_spending",
+  "ask_above_cents",
   "limit_cents",
   "spent_cents",
   "created_at",
@@ -95,6 +98,7 @@ export async function walletView(deps: CoreDeps, principal: Principal): Promise<
     label: k.label,
     kind: k.kind,
     ask_before_spending: k.askBeforeSpending,
+    ask_above_cents: k.askAboveCents,
     limit_cents: k.limitCents,
     spent_cents: k.spentCents,
     created_at: k.createdAt,
@@ -128,6 +132,7 @@ async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<Princ
       label: key.label,
       kind: key.kind,
       askBeforeSpending: key.ask_before_spending,
+      askAboveCents: key.ask_above_cents,
       limitCents: key.limit_cents,
       spentCents: key.spent_cents,
       createdAt: key.created_at,

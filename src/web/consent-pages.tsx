@@ -20,7 +20,7 @@ export interface ConsentView {
   signedIn: { walletId: string; balanceCents: number } | null;
   error?: string;
   /** What was typed into the decision form, put back beside its refusal. */
-  typed?: { limitDollars: string; trust: boolean };
+  typed?: { limitDollars: string; trust: boolean; askAboveDollars: string };
 }
 
 const DEFAULT_LIMIT = "5.00";
@@ -123,6 +123,21 @@ function Decide(props: { v: ConsentView; signedIn: NonNullable<ConsentView["sign
             <input type="radio" name="spending" value="ask" checked={!props.v.typed?.trust} /> Ask
             me before each purchase
           </label>
+          <div>
+            <label for="ask_above_dollars">…only above (dollars, optional)</label> ${" "}
+            <input
+              id="ask_above_dollars"
+              name="ask_above_dollars"
+              inputmode="decimal"
+              class="short"
+              placeholder="every purchase"
+              value={props.v.typed?.askAboveDollars ?? ""}
+              aria-describedby="ask-above-help"
+            />
+            <div class="muted" id="ask-above-help">
+              Purchases at or below this go ahead without asking you; empty: ask every time.
+            </div>
+          </div>
           <br />
           <label>
             <input type="radio" name="spending" value="trust" checked={props.v.typed?.trust} />{" "}

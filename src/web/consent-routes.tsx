@@ -155,6 +155,7 @@ async function view(
 const typedIn = (form: FormValues) => ({
   limitDollars: one(form, "limit_dollars"),
   trust: one(form, "spending") === "trust",
+  askAboveDollars: one(form, "ask_above_dollars"),
 });
 
 /** The form's request, checked: where the decision applies. */
@@ -208,18 +209,27 @@ async function allow(deps: ConsentDeps, c: Context<AppEnv>, d: Decision) {
     const error = "Spending limit: give an amount in dollars from 0.01 to 1000.00.";
     return view(deps, c, d, { error, status: 400, form: d.form });
   }
+  // The owner's threshold: empty asks before every purchase; its range is the operation's.
+  const askAboveText = one(d.form, "ask_above_dollars").trim();
+  const askAbove = askAboveText === "" ? null : parseDollars(askAboveText);
+  if (askAbove === null && askAboveText !== "") {
+    const error = "Ask only above: give dollars (e.g. 1.00), or leave it empty to ask every time.";
+    return view(deps, c, d, { error, status: 400, form: d.form });
+  }
+  const trust = one(d.form, "spending") === "trust";
   const answer = await callOperation(deps.surface, c, {
     contract: connectApp,
     input: {
       request: d.q,
       limit_cents: cents,
-      ask_before_spending: one(d.form, "spending") !== "trust",
+      ask_before_spending: !trust,
+      ...(trust ? {} : { ask_above_cents: askAbove }),
     },
     caller,
     // The form's signed request (one per rendered page) is its Idempotency-Key: sent again (a
     // double click, the back button), it connects no second app.
     token: createHash("sha256").update(one(d.form, "req")).digest("base64url"),
-    fields: { limit_cents: "Spending limit" },
+    fields: { limit_cents: "Spending limit", ask_above_cents: "Ask only above" },
   });
   if ((answer.ok && answer.replayed) || (!answer.ok && USED.has(answer.code))) {
     const node = (

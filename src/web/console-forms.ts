@@ -46,6 +46,17 @@ function dollarsIn(text: string, range: { min: number; max: number }, what: stri
   return `${what}: give dollars from ${displayCents(range.min)} to ${displayCents(range.max)}.`;
 }
 
+/**
+ * The owner's threshold typed as dollars: empty asks for every purchase (null); otherwise cents,
+ * or the form's own refusal (a string). Its range is the operation's to refuse.
+ */
+function askAboveIn(text: string): number | null | string {
+  if (text.trim() === "") return null;
+  const cents = parseDollars(text);
+  if (cents !== null) return cents;
+  return "Ask only above: give dollars (e.g. 1.00), or leave it empty to ask before every purchase.";
+}
+
 /** One console form: the operation it runs and how its fields become that operation's input. */
 export interface ConsoleForm<C extends AnyContract = AnyContract> {
   contract: C;
@@ -72,24 +83,37 @@ export const CONSOLE_FORMS = {
   }),
   newKey: form({
     contract: createAgentKey,
-    fields: { label: "Label", limit_cents: "Spending limit", ask_before_spending: "Ask first" },
+    fields: {
+      label: "Label",
+      limit_cents: "Spending limit",
+      ask_before_spending: "Ask first",
+      ask_above_cents: "Ask only above",
+    },
     input: (f) => {
       const cents = dollarsIn(one(f, "limit_dollars"), AGENT_KEY_LIMIT_CENTS, "Spending limit");
       if (typeof cents === "string") return cents;
+      const askAbove = askAboveIn(one(f, "ask_above_dollars"));
+      if (typeof askAbove === "string") return askAbove;
       const label = one(f, "label").trim();
       return {
         ...(label ? { label } : {}),
         limit_cents: cents,
         ask_before_spending: one(f, "trust") !== "1",
+        ask_above_cents: askAbove,
       };
     },
   }),
   keyLimit: form({
     contract: changeAgentKeyLimit,
-    fields: { limit_cents: "New limit" },
+    fields: { limit_cents: "New limit", ask_above_cents: "Ask only above" },
     input: (f, id) => {
       const cents = dollarsIn(one(f, "limit_dollars"), AGENT_KEY_LIMIT_CENTS, "New limit");
-      return typeof cents === "string" ? cents : { key_id: id, limit_cents: cents };
+      if (typeof cents === "string") return cents;
+      // A key that never asks has no threshold field: its threshold stays as it is.
+      if (f.ask_above_dollars === undefined) return { key_id: id, limit_cents: cents };
+      const askAbove = askAboveIn(one(f, "ask_above_dollars"));
+      if (typeof askAbove === "string") return askAbove;
+      return { key_id: id, limit_cents: cents, ask_above_cents: askAbove };
     },
   }),
   revokeKey: form({ contract: revokeAgentKey, fields: {}, input: (_f, id) => ({ key_id: id }) }),

@@ -59,11 +59,36 @@ function LimitCell(props: { k: AgentKeyView; csrf: string; error: FormError | un
               Save<span class="sr"> the limit of {name}</span>
             </button>
             <div class="muted">At least what it spent ({dollars(k.spent_cents)}).</div>
+            {k.ask_before_spending ? (
+              <>
+                <label for={`ask-above-${k.id}`}>
+                  Ask only above<span class="sr"> for {name}</span>
+                </label>
+                ${" "}
+                <input
+                  id={`ask-above-${k.id}`}
+                  name="ask_above_dollars"
+                  inputmode="decimal"
+                  class="short"
+                  value={
+                    typed(props.error, form, "ask_above_dollars") ??
+                    (k.ask_above_cents === null ? "" : plainDollars(k.ask_above_cents))
+                  }
+                />
+                <div class="muted">Empty: ask before every purchase.</div>
+              </>
+            ) : null}
           </form>
         </details>
       )}
     </td>
   );
+}
+
+/** "yes", "no", or "above $1.00" when the owner set a threshold. */
+function asksFirst(k: AgentKeyView): string {
+  if (!k.ask_before_spending) return "no";
+  return k.ask_above_cents === null ? "yes" : `above ${dollars(k.ask_above_cents)}`;
 }
 
 function KeyRow(props: { k: AgentKeyView; csrf: string; error: FormError | undefined }) {
@@ -89,7 +114,7 @@ function KeyRow(props: { k: AgentKeyView; csrf: string; error: FormError | undef
           dollars(k.remaining_cents)
         )}
       </td>
-      <td data-label="Asks first">{k.ask_before_spending ? "yes" : "no"}</td>
+      <td data-label="Asks first">{asksFirst(k)}</td>
       <td class="actions">
         {k.revoked ? (
           <span class="state">revoked</span>
@@ -157,6 +182,18 @@ function NewKeyForm(props: {
           />{" "}
           Spend within the limit without asking
         </label>
+        <label for="ask_above_dollars">Ask only above (dollars, optional)</label>${" "}
+        <input
+          id="ask_above_dollars"
+          name="ask_above_dollars"
+          inputmode="decimal"
+          placeholder="every purchase"
+          value={typed(error, "key", "ask_above_dollars")}
+          aria-describedby="ask-above-help"
+        />
+        <div class="muted" id="ask-above-help">
+          Purchases at or below this go ahead without asking you; empty: ask before every one.
+        </div>
         <p>
           <button type="submit" class="pay">
             Create key

@@ -25,6 +25,7 @@ const agent = (limit: number, spent: number, balance = 1000): Wallet => ({
     revoked: false,
     kind: "agent",
     ask_before_spending: true,
+    ask_above_cents: null,
   },
 });
 

@@ -13,6 +13,7 @@ import { AgentKey } from "../schemas.js";
 
 const { min, max } = AGENT_KEY_LIMIT_CENTS;
 const limitError = `must be an integer from ${min} to ${max}`;
+const askAboveError = "must be an integer number of cents, 0 or more, or null";
 
 /** Wallet key only: allow an app's authorization request, with a spending limit. */
 export const connectApp = defineContract({
@@ -30,6 +31,17 @@ export const connectApp = defineContract({
         .min(min, limitError)
         .max(max, limitError),
       ask_before_spending: z.boolean({ error: "must be true or false" }),
+      ask_above_cents: z
+        .number({ error: askAboveError })
+        .int(askAboveError)
+        .min(0, askAboveError)
+        .max(max, `must be at most ${max}`)
+        .nullable()
+        .optional()
+        .meta({
+          description:
+            "The owner's threshold: purchases at or below it go ahead without asking. null: ask for every one.",
+        }),
     })
     .strict(),
   output: z.object({

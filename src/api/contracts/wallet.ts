@@ -5,6 +5,20 @@ import { defineContract, READ_ONLY } from "../operation.js";
 import { AgentKey, Email, IdField, Wallet } from "../schemas.js";
 
 const { min, max } = AGENT_KEY_LIMIT_CENTS;
+const askAboveError = "must be an integer number of cents, 0 or more, or null";
+
+/** The owner's threshold: a key that asks buys at or below it without asking. */
+const AskAboveCents = z
+  .number({ error: askAboveError })
+  .int(askAboveError)
+  .min(0, askAboveError)
+  .max(max, `must be at most ${max}`)
+  .nullable()
+  .optional()
+  .openapi({
+    description:
+      "With ask_before_spending: purchases at or below this many cents go ahead without asking; dearer ones wait for the owner's approval. null or absent: ask for every purchase. At most limit_cents.",
+  });
 const BALANCE = ["Balance"] as const;
 const KEYS = ["Agent keys"] as const;
 
@@ -53,7 +67,7 @@ export const getWallet = defineContract({
     name: "get_balance",
     title: "Balance and allowance",
     description:
-      "Free. The balance, what this key can still spend (spendable_cents), its limit, and ask_before_spending (true: ask the owner before each purchase).",
+      "Free. Balance, what this key can still spend (spendable_cents), its limit, and when it must ask its owner (ask_before_spending, ask_above_cents).",
     annotations: READ_ONLY,
   },
 });
@@ -77,9 +91,17 @@ export const createAgentKey = defineContract({
         description:
           "Default true: assistants using this key ask the owner before each purchase. false: the owner agrees in advance to spending within the limit.",
       }),
+      ask_above_cents: AskAboveCents,
     })
     .strict()
-    .openapi({ example: { label: "my assistant", limit_cents: 500, ask_before_spending: true } }),
+    .openapi({
+      example: {
+        label: "my assistant",
+        limit_cents: 500,
+        ask_before_spending: true,
+        ask_above_cents: 100,
+      },
+    }),
   output: z.object({ key: z.string().openapi({ example: "pak_7Qx…" }), agent_key: AgentKey }),
   errors: ["conflict"],
   policies: { spends: true, rate: "spend" },
@@ -112,7 +134,7 @@ export const listAgentKeys = defineContract({
   },
 });
 
-/** Wallet key only: change an agent key's spending limit. */
+/** Wallet key only: change an agent key's spending limit and/or its threshold for asking. */
 export const changeAgentKeyLimit = defineContract({
   id: "changeAgentKeyLimit",
   auth: "wallet",
@@ -124,13 +146,15 @@ export const changeAgentKeyLimit = defineContract({
         .int(`must be an integer from ${min} to ${max}`)
         .min(min, `must be an integer from ${min} to ${max}`)
         .max(max, `must be an integer from ${min} to ${max}`)
+        .optional()
         .openapi({
           description:
-            "The key's new total limit in cents: at least what it already spent (spent_cents).",
+            "The key's new total limit in cents: at least what it already spent (spent_cents). Absent: unchanged.",
         }),
+      ask_above_cents: AskAboveCents,
     })
     .strict()
-    .openapi({ example: { limit_cents: 2000 } }),
+    .openapi({ example: { limit_cents: 2000, ask_above_cents: 100 } }),
   output: z.object({ agent_key: AgentKey }),
   errors: ["not_found", "wrong_state"],
   rest: {
@@ -138,10 +162,10 @@ export const changeAgentKeyLimit = defineContract({
     path: "/wallet/keys/{id}",
     names: { key_id: "id" },
     tags: KEYS,
-    summary: "Change an agent key's limit",
+    summary: "Change an agent key's limit or threshold",
     description:
-      "Raises or lowers what the key may spend in total (a connected app's too), never below what it already spent; a revoked key is refused (wrong_state). The change is written to the wallet's ledger as a key_limit entry that moves no money. Wallet key only.",
-    answer: "The key with its new limit.",
+      "Raises or lowers what the key may spend in total (a connected app's too), never below what it already spent, and/or sets `ask_above_cents` (null: ask for every purchase); give either or both. A revoked key is refused (wrong_state). A limit change is written to the wallet's ledger as a key_limit entry that moves no money. Wallet key only: no agent key or connected app changes its own.",
+    answer: "The key with its new limit and threshold.",
   },
 });
 
