@@ -118,7 +118,7 @@ export const ERROR_CODES = {
     status: 409,
     exit: 1,
     meaning:
-      "The job is paid by checkout: it starts once paid, and a key cannot start or cancel it.",
+      "The job is paid by checkout: it starts once paid, and a key cannot start it or cancel it unpaid.",
   },
   already_uploaded: {
     status: 409,

@@ -162,7 +162,7 @@ export const ERROR_TABLE: Record<ErrorCode, { status: number; exit: 1 | 3 | 4; m
       status: 409,
       exit: 1,
       meaning:
-        "The job is paid by checkout: it starts once paid, and a key cannot start or cancel it.",
+        "The job is paid by checkout: it starts once paid, and a key cannot start it or cancel it unpaid.",
     },
     already_uploaded: {
       status: 409,
@@ -879,7 +879,7 @@ export interface Operations {
       | "unauthorized"
       | "wrong_state";
   };
-  /** Cancel a job that has not started — `POST /cloud/jobs/{id}/cancel` */
+  /** Cancel a job that has not ended — `POST /cloud/jobs/{id}/cancel` */
   cancelRestore: {
     input: {
       /** The id an earlier answer gave. */
