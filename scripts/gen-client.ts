@@ -375,5 +375,9 @@ if (isMain) {
   } else {
     writeFileSync(GENERATED_PATH, source);
     console.log(`wrote ${path.relative(root, GENERATED_PATH)}`);
+    // The job kinds a caller follows and their wait helpers, from the server's registry.
+    const { KINDS_PATH, renderKinds } = await import("./gen-client-kinds.js");
+    writeFileSync(KINDS_PATH, await formatSource(renderKinds()));
+    console.log(`wrote ${path.relative(root, KINDS_PATH)}`);
   }
 }

@@ -12,17 +12,11 @@
  * A 429 or 503 waits as long as its Retry-After says (up to `maxRetryAfterMs`).
  */
 import { errorFromResponse, isAbort, KinoraNetworkError } from "./errors.js";
-import {
-  FINAL_CLIP_STATUSES,
-  FINAL_RESTORE_STATUSES,
-  OPERATIONS,
-  type OperationId,
-  type Operations,
-} from "./generated.js";
+import { OPERATIONS, type OperationId, type Operations } from "./generated.js";
+import { type KindWaits, kindWaits } from "./kinds/generated.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import { type UploadOptions, type UploadSource, type UploadTarget, upload } from "./upload.js";
 import { type PartsUploadOptions, type PartsUploadResult, uploadParts } from "./upload-parts.js";
-import { type ClipJob, type RestoreJob, type WaitOptions, waitFor } from "./wait.js";
 
 /** How to reach a kinora server. */
 export interface KinoraOptions extends RetryOptions {
@@ -67,8 +61,11 @@ export type OperationMethods = {
   [K in OperationId]: (...args: MethodArgs<K>) => Promise<Output<K>>;
 };
 
-/** A client: the operation methods plus the upload and wait helpers. */
-export interface Kinora extends OperationMethods {
+/**
+ * A client: the operation methods plus the upload helpers and a wait helper per job kind
+ * (`waitForRestore`, `waitForClip`, … generated from the server's registry: kinds/generated.ts).
+ */
+export interface Kinora extends OperationMethods, KindWaits {
   /** Calls an operation by id (what the named methods do). */
   call<K extends OperationId>(id: K, ...args: MethodArgs<K>): Promise<Output<K>>;
   /**
@@ -87,10 +84,6 @@ export interface Kinora extends OperationMethods {
     source: UploadSource,
     options?: PartsUploadOptions,
   ): Promise<PartsUploadResult>;
-  /** Follows a restore with held reads (`?wait=`) until `until` holds (default: a final status). */
-  waitForRestore(id: string, options?: WaitOptions<RestoreJob>): Promise<RestoreJob>;
-  /** Follows a clip the same way. */
-  waitForClip(id: string, options?: WaitOptions<ClipJob>): Promise<ClipJob>;
 }
 
 const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429;
@@ -206,14 +199,7 @@ export function createKinora(options: KinoraOptions): Kinora {
           ...partsOptions,
         },
       ),
-    waitForRestore: (id: string, waitOptions: WaitOptions<RestoreJob> = {}) =>
-      waitFor(FINAL_RESTORE_STATUSES, (i, o) => call("getRestore", i, o).then((r) => r.job), id, {
-        ...waitOptions,
-      }),
-    waitForClip: (id: string, waitOptions: WaitOptions<ClipJob> = {}) =>
-      waitFor(FINAL_CLIP_STATUSES, (i, o) => call("getClip", i, o).then((r) => r.job), id, {
-        ...waitOptions,
-      }),
+    ...kindWaits(call),
   } as Kinora;
   for (const id of Object.keys(OPERATIONS) as OperationId[]) {
     (client as unknown as Record<string, unknown>)[id] = (...args: unknown[]) =>

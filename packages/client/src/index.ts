@@ -15,6 +15,13 @@ export {
 } from "./client.js";
 export { type ErrorBody, KinoraError, KinoraNetworkError } from "./errors.js";
 export * from "./generated.js";
+export {
+  JOB_KINDS,
+  type JobKindName,
+  type JobOf,
+  type KindCall,
+  type KindWaits,
+} from "./kinds/generated.js";
 export { formatCents } from "./money.js";
 export { restoreQualityFromName } from "./quality.js";
 export { backoffMs, type RetryOptions, sleep } from "./retry.js";
