@@ -51,7 +51,7 @@ async function call(
       status: res.status,
     });
   }
-  return res.status === 204 ? null : ((await res.json()) as Record<string, unknown>);
+  return (await res.json()) as Record<string, unknown>;
 }
 
 /** Base64 SHA-256 of bytes [start, end] (inclusive) of the file. */

@@ -95,7 +95,10 @@ export function registerOutputParts(app: Router, p: Platform) {
     summary: "Report one part of a job's result as sent",
     request: json(SentBody),
     responses: {
-      204: { description: "The part is recorded." },
+      200: {
+        description: "The part is recorded.",
+        content: { "application/json": { schema: z.object({ recorded: z.literal(true) }) } },
+      },
       ...errorResponses(400, 401, 404, 409),
     },
   });
@@ -103,7 +106,7 @@ export function registerOutputParts(app: Router, p: Platform) {
     const claims = outputClaims(p, c);
     const b = c.req.valid("json");
     await recordResultPart(p, claims.key, b.upload_id, b);
-    return c.body(null, 204);
+    return c.json({ recorded: true as const }, 200);
   });
 
   const complete = createRoute({
@@ -132,13 +135,16 @@ export function registerOutputParts(app: Router, p: Platform) {
     summary: "Give up sending a job's result in parts",
     request: json(UploadBody),
     responses: {
-      204: { description: "The parts are freed." },
+      200: {
+        description: "The parts are freed.",
+        content: { "application/json": { schema: z.object({ aborted: z.literal(true) }) } },
+      },
       ...errorResponses(400, 401, 404),
     },
   });
   app.openapi(abort, async (c) => {
     const claims = outputClaims(p, c);
     await abortResultUpload(p, claims.key, c.req.valid("json").upload_id);
-    return c.body(null, 204);
+    return c.json({ aborted: true as const }, 200);
   });
 }
