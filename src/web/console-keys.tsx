@@ -35,7 +35,7 @@ function LimitCell(props: { k: AgentKeyView; csrf: string; error: FormError | un
         </p>
       ) : null}
       {k.revoked ? null : (
-        <details>
+        <details open={refused ? true : undefined}>
           <summary>
             Change<span class="sr"> the limit of {name}</span>
           </summary>
