@@ -231,6 +231,8 @@ export interface Schemas {
     };
     /** The owner's standing agreement: true (default) — an assistant states the price and asks before each purchase; false — it may spend within the limit without asking. */
     ask_before_spending: boolean;
+    /** Owner-set: no asking at or below this price; null: ask for each purchase. */
+    ask_above_cents: number | null;
   };
   Error: {
     detail: string;
@@ -459,7 +461,7 @@ export interface Schemas {
     webhook_url?: string;
     /** started, progress (every 5 %), completed (final status); default completed. */
     webhook_events?: ("started" | "progress" | "completed")[];
-    /** The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged. */
+    /** A cap you set, in cents (never consent): a dearer call is refused (price_above_max), nothing charged. */
     max_price_cents?: number;
   };
   RestorePictures: {
@@ -902,15 +904,17 @@ export interface Operations {
       | "unauthorized"
       | "wrong_state";
   };
-  /** Change an agent key's limit — `PATCH /wallet/keys/{id}` */
+  /** Change an agent key's limit or threshold — `PATCH /wallet/keys/{id}` */
   changeAgentKeyLimit: {
     input: {
       /** The id an earlier answer gave. */
       id: string;
-    } & {
-      /** The key's new total limit in cents: at least what it already spent (spent_cents). */
-      limit_cents: number;
-    };
+    } & Partial<{
+      /** The key's new total limit in cents: at least what it already spent (spent_cents). Absent: unchanged. */
+      limit_cents?: number;
+      /** With ask_before_spending: purchases at or below this many cents go ahead without asking; dearer ones wait for the owner's approval. null or absent: ask for every purchase. At most limit_cents. */
+      ask_above_cents?: number | null;
+    }>;
     output: {
       agent_key: Schemas["AgentKey"];
     };
@@ -966,6 +970,8 @@ export interface Operations {
       agent_key: Schemas["AgentKey"];
     };
     errors:
+      /** With ask_before_spending: purchases at or below this many cents go ahead without asking; dearer ones wait for the owner's approval. null or absent: ask for every purchase. At most limit_cents. */
+      ask_above_cents?: number | null;
       | "conflict"
       | "idempotency_in_flight"
       | "idempotency_key_reused"
@@ -1001,7 +1007,7 @@ export interface Operations {
       webhook_url?: string;
       /** started, progress (every 5 %), completed (final status); default completed. */
       webhook_events?: ("started" | "progress" | "completed")[];
-      /** The most the owner agreed to pay, in cents; a dearer call is refused (price_above_max), nothing charged. */
+      /** A cap you set, in cents (never consent): a dearer call is refused (price_above_max), nothing charged. */
       max_price_cents?: number;
     };
     output: {
