@@ -964,14 +964,14 @@ export interface Operations {
       limit_cents: number;
       /** Default true: assistants using this key ask the owner before each purchase. false: the owner agrees in advance to spending within the limit. */
       ask_before_spending?: boolean;
+      /** With ask_before_spending: purchases at or below this many cents go ahead without asking; dearer ones wait for the owner's approval. null or absent: ask for every purchase. At most limit_cents. */
+      ask_above_cents?: number | null;
     };
     output: {
       key: string;
       agent_key: Schemas["AgentKey"];
     };
     errors:
-      /** With ask_before_spending: purchases at or below this many cents go ahead without asking; dearer ones wait for the owner's approval. null or absent: ask for every purchase. At most limit_cents. */
-      ask_above_cents?: number | null;
       | "conflict"
       | "idempotency_in_flight"
       | "idempotency_key_reused"
