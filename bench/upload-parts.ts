@@ -15,8 +15,8 @@
  * folder: the source file and the joined object).
  */
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -70,6 +70,7 @@ async function sampled<T>(
     const out = await run();
     const cpu = process.cpuUsage(cpu0);
     await stopProfile();
+    if (process.env.BENCH_THREADS === "1") console.error(threadTimes());
     return { out, rssGrowthMb: (peak - base) / MIB, nodeCpuSec: (cpu.user + cpu.system) / 1e6 };
   } finally {
     clearInterval(timer);
@@ -93,6 +94,20 @@ async function profileApiNode(): Promise<() => Promise<void>> {
     writeFileSync(path.join(dir, `api-node-${Date.now()}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   };
+}
+
+/**
+ * BENCH_THREADS=1: this process's CPU by thread (utime/stime in ticks, cumulative), after each
+ * upload: the main thread, V8's helpers (GC, compilers) and libuv's pool (file writes) apart.
+ */
+function threadTimes(): string {
+  const rows: string[] = [];
+  for (const task of readdirSync("/proc/self/task")) {
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    rows.push(`${task}:${fields[11]}/${fields[12]}`);
+  }
+  return `API node threads (user/system ticks): ${rows.join(" ")}`;
 }
 
 /** Runs a child node process; resolves with its stdout. */
@@ -244,21 +259,32 @@ async function bare(node: Bench, key: string, file: string, bytes: number) {
 }
 
 /**
- * One small upload each way before measuring: the first upload in parts compiles the
- * database's code paths for uploads (PGlite's WebAssembly, tiered up on background threads:
- * seconds of CPU) and JITs the routes, which a running API node has long done. Left in, that
- * was charged to the first round of parts only.
+ * Small uploads before measuring (three in parts, one PUT): the first uploads in parts compile
+ * the database's code paths for uploads (PGlite's WebAssembly, tiered up on V8's background
+ * threads: up to 6 CPU s seen in the first measured round after one warm-up upload) and JIT
+ * the routes, which a running API node has long done. Left in, that was charged to parts only.
  */
 async function warmUp(node: Bench, dir: string) {
   const file = path.join(dir, "warm.bin");
   const bytes = PART_BYTES + MIB;
   await makeFile(file, bytes);
-  for (const [i, send] of [inParts, bare].entries()) {
+  for (const [i, send] of [inParts, bare, inParts, inParts].entries()) {
     const key = `restore/rj_benchwarm${i}/input`;
     await send(node, key, file, bytes);
     await node.store.delete(key);
   }
   rmSync(file);
+}
+
+/** CPU seconds to SHA-256 one GiB here and now (256 MiB hashed, as a part's bytes are). */
+function sha256CpuPerGib(): number {
+  const chunk = randomBytes(MIB);
+  const cpu0 = process.cpuUsage();
+  const hash = createHash("sha256");
+  for (let i = 0; i < 256; i++) hash.update(chunk);
+  hash.digest();
+  const cpu = process.cpuUsage(cpu0);
+  return ((cpu.user + cpu.system) / 1e6) * 4;
 }
 
 interface Run {
@@ -277,6 +303,7 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
     await makeFile(file, bytes);
     await warmUp(node, dir);
     const runs = { parts: [] as Run[], bare: [] as Run[] };
+    const shaCosts: number[] = [];
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the other's write-back.
       const order = round % 2 === 0 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
@@ -285,6 +312,7 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         runs[which].push(await (which === "parts" ? inParts : bare)(node, key, file, bytes));
         await node.store.delete(key);
       }
+      shaCosts.push(sha256CpuPerGib());
     }
     const mb = bytes / MIB;
     const rate = (rs: { sec: number }[]) => median(rs.map((r) => mb / r.sec));
@@ -327,6 +355,16 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         unit: "s",
         baselineName: "one PUT",
         baseline: nodeCpuPerGib(runs.bare),
+        better: "lower",
+      },
+      {
+        // How much of the extra CPU the checksum explains: each part's SHA-256 is computed
+        // twice (the client to ask for its link, the store to verify it).
+        name: "upload in parts: CPU s per GiB beyond one PUT",
+        value: cpuPerGib(runs.parts) - cpuPerGib(runs.bare),
+        unit: "s",
+        baselineName: "SHA-256 twice, measured between rounds",
+        baseline: 2 * median(shaCosts),
         better: "lower",
       },
     ];

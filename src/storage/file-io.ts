@@ -103,7 +103,11 @@ export async function copyLimited(
   chunks: AsyncIterable<Uint8Array>,
   fh: FileHandle,
   expectedBytes: number,
-  opts: Pick<WriteExactOptions, "durable" | "signal" | "upTo"> & { position?: number },
+  opts: Pick<WriteExactOptions, "durable" | "signal" | "upTo"> & {
+    position?: number;
+    /** Sees each chunk as it is written (a part's checksum), without another stream layer. */
+    onChunk?: (chunk: Uint8Array) => void;
+  },
 ): Promise<WriteOutcome> {
   const writer = createChunkWriter(fh, {
     maxHeldBytes: MAX_HELD_BYTES,
@@ -117,6 +121,7 @@ export async function copyLimited(
       bytes += chunk.byteLength;
       // Check before writing so an oversized body never reaches the disk.
       if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
+      opts.onChunk?.(chunk);
       await writer.write(chunk);
     }
     await writer.finish();

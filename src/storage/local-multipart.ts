@@ -213,12 +213,12 @@ async function writePart(
     await rm(join(dir, recordName(n)), { force: true });
     // No write-back every 32 MiB as single uploads do: parts share one file, and each writer's
     // datasync would flush the others' pages too. One datasync per part, before its record.
-    const outcome = await copyLimited(
-      hashed(abortable(chunks, lease.signal), hash),
-      fh,
-      claims.sizeBytes,
-      { durable: false, position: claims.offset, signal: lease.signal },
-    );
+    const outcome = await copyLimited(abortable(chunks, lease.signal), fh, claims.sizeBytes, {
+      durable: false,
+      position: claims.offset,
+      signal: lease.signal,
+      onChunk: (chunk) => hash.update(chunk),
+    });
     if (!outcome.ok) return outcome;
     const digest = hash.digest();
     if (digest.toString("base64") !== claims.checksum) {
@@ -264,17 +264,6 @@ function checkParts(
       throw new MultipartError("invalid_part", `part ${part.partNumber}'s ETag differs`);
     }
   });
-}
-
-/** The chunks, each also fed to `hash` as it passes. */
-async function* hashed(
-  chunks: AsyncIterable<Uint8Array>,
-  hash: ReturnType<typeof createHash>,
-): AsyncIterable<Uint8Array> {
-  for await (const chunk of chunks) {
-    hash.update(chunk);
-    yield chunk;
-  }
 }
 
 /** Writes a record atomically; false when the folder is gone (the upload was aborted). */

@@ -114,38 +114,58 @@ export function createUploadLocks() {
 
 /**
  * `chunks`, ending with `signal`'s reason as soon as it aborts, even while waiting for a chunk
- * that never comes (a dead connection).
+ * that never comes (a dead connection). An iterator object, not an async generator: a
+ * generator layer costs its own promises per chunk, and a 64 MiB part is a thousand chunks.
  */
-export async function* abortable(
+export function abortable(
   chunks: AsyncIterable<Uint8Array>,
   signal: AbortSignal,
 ): AsyncIterable<Uint8Array> {
-  const it = chunks[Symbol.asyncIterator]();
-  // One listener rejects whichever read is pending. (Not Promise.race against one long-lived
-  // "aborted" promise: each race leaves a reaction on it that holds its chunk until the part
-  // ends — 64 MiB per part in memory.)
-  let rejectPending: ((reason: unknown) => void) | null = null;
-  const onAbort = () => rejectPending?.(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  let finished = false;
-  try {
-    for (;;) {
-      signal.throwIfAborted();
-      const next = await new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
-        rejectPending = reject;
-        it.next().then(resolve, reject);
-      });
-      rejectPending = null;
-      if (next.done) {
-        finished = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    // Stopped early by our reader: let the source clean up. After an abort a read may still
-    // be pending, which `return` would wait behind for ever; the request is dropped instead.
-    if (!finished && !signal.aborted) await it.return?.();
-  }
+  return {
+    [Symbol.asyncIterator]() {
+      const it = chunks[Symbol.asyncIterator]();
+      // One listener rejects whichever read is pending. (Not Promise.race against one
+      // long-lived "aborted" promise: each race leaves a reaction on it that holds its chunk
+      // until the part ends — 64 MiB per part in memory.)
+      let rejectPending: ((reason: unknown) => void) | null = null;
+      let finished = false;
+      const onAbort = () => rejectPending?.(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      const stopListening = () => signal.removeEventListener("abort", onAbort);
+      return {
+        next() {
+          if (signal.aborted) {
+            stopListening();
+            return Promise.reject(signal.reason);
+          }
+          return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+            rejectPending = reject;
+            it.next().then(
+              (result) => {
+                rejectPending = null;
+                if (result.done) {
+                  finished = true;
+                  stopListening();
+                }
+                resolve(result);
+              },
+              (err: unknown) => {
+                rejectPending = null;
+                stopListening();
+                reject(err);
+              },
+            );
+          });
+        },
+        async return() {
+          stopListening();
+          // Stopped early by our reader: let the source clean up. After an abort a read may
+          // still be pending, which `return` would wait behind for ever; the request is
+          // dropped instead.
+          if (!finished && !signal.aborted) await it.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }
