@@ -107,7 +107,7 @@ describe("POST /cloud/jobs", () => {
 
 describe("start", () => {
   it("refuses a missing upload with 400 saying what to do, then starts once uploaded", async () => {
-    const { key } = await t.newWallet(1000);
+    const { key, walletId } = await t.newWallet(1000);
     const created = (await t.call("POST", "/cloud/jobs", { key, body: jobBody(video) })).body;
     const early = await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
     expect(early.status).toBe(400);
@@ -120,9 +120,14 @@ describe("start", () => {
     const again = await t.call("POST", `/cloud/jobs/${created.job.id}/start`, { key });
     expect(again.status).toBe(200);
     expect(again.body.job.status).toBe("processing");
+    // A started restore may be cancelled by its owner too: the price goes back once.
+    const paid = await balanceOf(t, walletId);
     const cancel = await t.call("POST", `/cloud/jobs/${created.job.id}/cancel`, { key });
-    expect(cancel.status).toBe(409);
-    expect(cancel.body.code).toBe("wrong_state");
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.job.status).toBe("cancelled");
+    const twice = await t.call("POST", `/cloud/jobs/${created.job.id}/cancel`, { key });
+    expect(twice.status).toBe(200);
+    expect(await balanceOf(t, walletId)).toBe(paid + created.job.amount_cents);
   });
 
   it("refuses tampered, wrong-size and wrong-type uploads; nothing is stored", async () => {
