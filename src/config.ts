@@ -17,6 +17,7 @@ import {
   storageConfig,
   type UploadsConfig,
 } from "./config/storage.js";
+import { commaList } from "./config/values.js";
 
 export { ConfigError } from "./config/error.js";
 export type { RateLimitsConfig } from "./config/rate-limits.js";
@@ -38,19 +39,10 @@ const ServerEnv = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  SIGNING_SECRET_PREVIOUS: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? "")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (list) => list.every((s) => s.length >= 32),
-      "every secret must be at least 32 characters",
-    ),
+  SIGNING_SECRET_PREVIOUS: commaList().refine(
+    (list) => list.every((s) => s.length >= 32),
+    "every secret must be at least 32 characters",
+  ),
   LOG_LEVEL: LogLevel.default("info"),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   MAX_AGENT_KEYS: z.coerce.number().int().min(1).max(100_000).default(100),

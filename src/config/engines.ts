@@ -38,30 +38,36 @@ export const EnginesEnv = z.object({
 
 type Env = z.infer<typeof EnginesEnv>;
 
+/** The restore engine: local ffmpeg (in segments), or a remote model over the Cog protocol. */
+export type RestoreEngineConfig =
+  | {
+      kind: "ffmpeg";
+      /**
+       * RESTORE_SEGMENT_SEC: a video at least twice this long is restored in segments of about
+       * this length, side by side on every worker; 0: always in one piece.
+       */
+      segmentSec: number;
+      /** RESTORE_SEGMENT_THREADS: each segment's ffmpeg threads; 0: ffmpeg's own choice. */
+      segmentThreads: number;
+    }
+  | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };
+
+/** The clip engine: local ffmpeg, or a remote model over the Cog protocol. */
+export type ClipEngineConfig =
+  | { kind: "ffmpeg" }
+  | {
+      kind: "cog";
+      url: string;
+      token: string | undefined;
+      timeoutMs: number;
+      pollMs: number;
+      webhookSecret: string | undefined;
+    };
+
 /** Which engines workers run: local ffmpeg, or a remote model over the Cog protocol. */
 export interface EnginesConfig {
-  restore:
-    | {
-        kind: "ffmpeg";
-        /**
-         * RESTORE_SEGMENT_SEC: a video at least twice this long is restored in segments of about
-         * this length, side by side on every worker; 0: always in one piece.
-         */
-        segmentSec: number;
-        /** RESTORE_SEGMENT_THREADS: each segment's ffmpeg threads; 0: ffmpeg's own choice. */
-        segmentThreads: number;
-      }
-    | { kind: "cog"; url: string; token: string | undefined; timeoutMs: number };
-  clip:
-    | { kind: "ffmpeg" }
-    | {
-        kind: "cog";
-        url: string;
-        token: string | undefined;
-        timeoutMs: number;
-        pollMs: number;
-        webhookSecret: string | undefined;
-      };
+  restore: RestoreEngineConfig;
+  clip: ClipEngineConfig;
 }
 
 /** A Cog engine's URL, which that engine cannot run without (ConfigError naming it). */
@@ -75,7 +81,7 @@ function cogUrl(engineName: "RESTORE" | "CLIP", url: string | undefined): string
 }
 
 /** The restore engine's settings (ffmpeg in segments, or a Cog model). */
-function restoreEngine(e: Env): EnginesConfig["restore"] {
+function restoreEngine(e: Env): RestoreEngineConfig {
   if (e.RESTORE_ENGINE === "ffmpeg") {
     return {
       kind: "ffmpeg",
@@ -92,7 +98,7 @@ function restoreEngine(e: Env): EnginesConfig["restore"] {
 }
 
 /** The clip engine's settings (ffmpeg, or a Cog model polled or calling back). */
-function clipEngine(e: Env): EnginesConfig["clip"] {
+function clipEngine(e: Env): ClipEngineConfig {
   if (e.CLIP_ENGINE === "ffmpeg") return { kind: "ffmpeg" };
   return {
     kind: "cog",

@@ -1,7 +1,7 @@
 /** How jobs run: workers and their leases, retention, and the restore kind's operator limits. */
 import path from "node:path";
 import { z } from "zod";
-import { byteSize, GIB, MIB } from "./sizes.js";
+import { byteSize, GIB, MIB } from "./values.js";
 
 /** The job settings' part of the environment's schema. */
 export const JobsEnv = z.object({

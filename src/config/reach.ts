@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { invalidSetting } from "./error.js";
+import { commaList } from "./values.js";
 
 /** `scheme://host[:port]` of an http(s) page, nothing more (what a browser sends as Origin). */
 function isWebOrigin(value: string): boolean {
@@ -18,19 +19,10 @@ function isWebOrigin(value: string): boolean {
 /** These settings' part of the environment's schema. */
 export const ReachEnv = z.object({
   TRUST_PROXY: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
-  MCP_ALLOWED_ORIGINS: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? "")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (list) => list.every(isWebOrigin),
-      "must be comma-separated origins such as https://app.example or http://localhost:6274 (scheme, host and port only)",
-    ),
+  MCP_ALLOWED_ORIGINS: commaList().refine(
+    (list) => list.every(isWebOrigin),
+    "must be comma-separated origins such as https://app.example or http://localhost:6274 (scheme, host and port only)",
+  ),
   ALLOW_LOOPBACK_URLS: z
     .enum(["1", "0", "true", "false"], { error: "must be 1 or 0" })
     .default("0"),

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { S3_PART_LIMITS } from "../domain/uploads.js";
 import { invalidSetting } from "./error.js";
-import { byteSize, GIB, MIB } from "./sizes.js";
+import { byteSize, GIB, MIB } from "./values.js";
 
 /** The storage settings' part of the environment's schema. */
 export const StorageEnv = z.object({

@@ -1,4 +1,4 @@
-/** Sizes in settings: a whole number of bytes with an optional unit, checked against a range. */
+/** How settings are written: sizes with a unit, checked against a range; comma-separated lists. */
 import { z } from "zod";
 
 /** One mebibyte and one gibibyte, in bytes: the units sizes are shown and bounded in. */
@@ -41,4 +41,17 @@ export function byteSize(min: number, max: number, fallback: number) {
       }
       return n;
     });
+}
+
+/** A comma-separated list (spaces around items and empty items dropped; unset: empty). */
+export function commaList() {
+  return z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
 }
