@@ -9,7 +9,7 @@
  * `finish`, refund (exactly once: the move is conditional) and webhooks run as for any job.
  * A caller who ends the parent itself (a cancel) stops its units through `stopChildUnits`.
  */
-import type { ChildStopDeps, JobDefinition } from "./definition.js";
+import type { ChildStopDeps, Db, JobDefinition, UnitCounts } from "./definition.js";
 
 /** The lease owner of a job handed to its child units. */
 export const CHILD_UNITS_OWNER = "child-units";
@@ -34,4 +34,19 @@ export async function stopChildUnits(
 ): Promise<number> {
   const child = kinds.find((k) => k.kind === childKind);
   return child?.stopUnits ? child.stopUnits(deps, parentId) : 0;
+}
+
+/**
+ * How far the child units (of kind `childKind`) of each of `parentIds` are, for the parents'
+ * views; a parent without units is absent (an empty map when the kind is not served).
+ */
+export async function childUnitCounts(
+  db: Db,
+  kinds: readonly Pick<JobDefinition, "kind" | "unitCounts">[],
+  childKind: string,
+  parentIds: readonly string[],
+): Promise<Map<string, UnitCounts>> {
+  const child = kinds.find((k) => k.kind === childKind);
+  if (!child?.unitCounts || parentIds.length === 0) return new Map();
+  return child.unitCounts(db, parentIds);
 }

@@ -72,6 +72,13 @@ export interface JobEngineDeps {
   definition?(kind: string): JobDefinition | undefined;
 }
 
+/** How far a parent's child units are: done, running (a worker holds them), waiting. */
+export interface UnitCounts {
+  done: number;
+  running: number;
+  waiting: number;
+}
+
 /** What stopping a parent's child units needs: the rows, the clock, the files, the log. */
 export type ChildStopDeps = Pick<JobEngineDeps, "db" | "clock" | "log" | "storage">;
 
@@ -209,6 +216,11 @@ export interface JobDefinition<
    * ended (cancelled), and deletes their files; how many were stopped (./children.ts).
    */
   stopUnits?(deps: ChildStopDeps, parentId: string): Promise<number>;
+  /**
+   * A kind whose jobs are another's child units: how many of each parent's are done, running
+   * and waiting (a parent without units is absent), for its view (./children.ts).
+   */
+  unitCounts?(db: Db, parentIds: readonly string[]): Promise<Map<string, UnitCounts>>;
   /** How a final failure ends the job: `fail` or `refuse`, with extra fields. */
   end(failure: WorkFailure): { move: "fail" | "refuse"; set?: JobFields };
   /** The error of a job that used its last attempt. */

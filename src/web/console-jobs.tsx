@@ -1,7 +1,7 @@
 /**
  * The console's jobs section: one table per job kind the server serves (its list operation's
- * jobs, newest first), each job with its status in words (queue place, progress and the
- * server's estimate), how long its files are kept, its result, a Cancel while its file has not
+ * jobs, newest first), each job with its status in words (queue place, progress, a long job's
+ * segments done/running/waiting, and the server's estimate), how long its files are kept, its result, a Cancel while its file has not
  * arrived, and — where the kind makes them — its before/after pictures. No kind is named here:
  * columns come from the fields the kinds' views share (a video's file name, a clip's prompt).
  */
@@ -34,6 +34,8 @@ export interface JobRow {
   size?: unknown;
   /** A preview's findings, once done: the job links to its page. */
   preview?: unknown;
+  /** A long job split across workers: its segments done, running and waiting. */
+  segments?: { done: number; running: number; waiting: number } | null;
 }
 
 /** One kind's jobs as listed. */
@@ -63,9 +65,20 @@ const place = (queue: NonNullable<Queue>) => {
   return queue.position <= 1 ? "next in the queue" : `${ordinal(queue.position)} in the queue`;
 };
 
-/** Status with progress and the server's queue estimate. */
+/** "segments: 3 done · 2 running · 4 waiting" (as many as the job has of each). */
+function Segments(props: { segments: NonNullable<JobRow["segments"]> }) {
+  const { done, running, waiting } = props.segments;
+  const total = done + running + waiting;
+  return (
+    <div class="muted segments" data-done={done} data-running={running} data-waiting={waiting}>
+      {total} segments: {done} done · {running} running · {waiting} waiting
+    </div>
+  );
+}
+
+/** Status with progress, the segments of a long job and the server's queue estimate. */
 function JobStatus(props: { job: JobRow }) {
-  const { status, progress, queue } = props.job;
+  const { status, progress, queue, segments } = props.job;
   // A job waiting for a worker may keep a running status by its kind's rules: it says queued.
   const queued = queue?.state === "queued";
   const shown = queued ? "queued" : status;
@@ -82,6 +95,7 @@ function JobStatus(props: { job: JobRow }) {
           {pct}%
         </div>
       ) : null}
+      {running && segments ? <Segments segments={segments} /> : null}
       {queue ? (
         <div class="muted queue" data-eta-seconds={queue.eta_seconds}>
           {place(queue)} · done in{" "}

@@ -391,6 +391,12 @@ export interface Schemas {
       received_parts: number;
       received_bytes: number;
     } | null;
+    /** A long video restored in segments across workers: how many are done, running and waiting; null for one piece (or before its analysis). */
+    segments?: {
+      done: number;
+      running: number;
+      waiting: number;
+    } | null;
   };
   /** While processing: queue.state says whether it still waits for a worker (queued, with its position) or a worker runs it (running, position 0), and the estimated time to done; null in every other status. */
   QueueEstimate: {
@@ -1546,6 +1552,14 @@ export interface Operations {
       duration_sec: number;
       extra_minutes: number;
       high_res: boolean;
+      /** What this server takes: a longer or larger video is refused. */
+      limits: {
+        max_duration_sec: number;
+        max_width: number;
+        max_height: number;
+        max_size_bytes: number;
+        summary: string;
+      };
     };
     errors: "invalid_field" | "invalid_request" | "over_a_limit" | "rate_limited" | "too_large";
   };

@@ -8,7 +8,8 @@ import type { JobColumns, JobDefinition } from "../definition.js";
 
 /**
  * A definition as the estimate (and the metrics of every kind's table) read it, and its
- * `stopUnits` (a parent's cancel stops its child units through the same list).
+ * `stopUnits` and `unitCounts` (a parent's cancel stops its child units, and its view counts
+ * them, through the same list).
  */
 export type EstimatedKind<Row extends JobColumns = JobColumns> = Pick<
   JobDefinition<Row>,
@@ -21,6 +22,7 @@ export type EstimatedKind<Row extends JobColumns = JobColumns> = Pick<
   | "final"
   | "cheapestCents"
   | "stopUnits"
+  | "unitCounts"
 >;
 
 /** The job kinds whose queues this server serves, in the order workers list them. */

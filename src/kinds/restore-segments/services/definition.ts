@@ -14,6 +14,7 @@ import { SEGMENT_FINAL, SEGMENT_MOVES, SEGMENT_STATUSES } from "../rules/transit
 import { readSpec, SegmentWorkParams } from "./spec.js";
 import {
   SEGMENT_KIND,
+  segmentCounts,
   spawnUnits,
   stopUnits,
   sumProgress,
@@ -119,6 +120,7 @@ export const segmentJobs: JobDefinition<UnitRow, SegmentWorkParams> = {
   ended: unitEnded,
   beat: sumProgress,
   stopUnits,
+  unitCounts: segmentCounts,
   async finish(row, result, deps) {
     if (row.role === "join") return { set: {} };
     // The join reads this file: a unit is done only once it is stored.

@@ -9,7 +9,13 @@ import { sql } from "kysely";
 import { randomId } from "../../../domain/ids.js";
 import { progressCrossesStep } from "../../../domain/webhooks.js";
 import { CHILD_UNITS_OWNER } from "../../../jobs/children.js";
-import type { ChildStopDeps, Db, JobColumns, JobEngineDeps } from "../../../jobs/definition.js";
+import type {
+  ChildStopDeps,
+  Db,
+  JobColumns,
+  JobEngineDeps,
+  UnitCounts,
+} from "../../../jobs/definition.js";
 import { inTx } from "../../../jobs/move.js";
 import { createJobQueue } from "../../../jobs/queue.js";
 import { notifyJobEvent } from "../../../jobs/watch.js";
@@ -238,4 +244,31 @@ export async function stopOrphans(deps: JobEngineDeps): Promise<number> {
   let n = 0;
   for (const r of rows) n += await stopUnits(deps, r.parent_id);
   return n;
+}
+
+/**
+ * How many segments of each restore are done, running and waiting (the sound and the join are
+ * not segments; units stopped with an ended restore count in none): its view shows them.
+ */
+export async function segmentCounts(
+  db: Db,
+  parentIds: readonly string[],
+): Promise<Map<string, UnitCounts>> {
+  const rows = await db
+    .selectFrom("restore_segments")
+    .select(["parent_id", "status", (eb) => eb.fn.countAll<string | number>().as("n")])
+    .where("parent_id", "in", [...parentIds])
+    .where("role", "=", "segment")
+    .groupBy(["parent_id", "status"])
+    .execute();
+  const counts = new Map<string, UnitCounts>();
+  for (const r of rows) {
+    const c = counts.get(r.parent_id) ?? { done: 0, running: 0, waiting: 0 };
+    const n = Number(r.n);
+    if (r.status === "done") c.done += n;
+    else if (r.status === "running") c.running += n;
+    else if (r.status === "queued") c.waiting += n;
+    counts.set(r.parent_id, c);
+  }
+  return counts;
 }

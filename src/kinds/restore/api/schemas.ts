@@ -192,6 +192,14 @@ export const RestoreJob = z
       description:
         "A file sent in parts: how many parts and bytes arrived (null for one upload_url or a video_url).",
     }),
+    segments: z
+      .object({ done: z.number().int(), running: z.number().int(), waiting: z.number().int() })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "A long video restored in segments across workers: how many are done, running and waiting; null for one piece (or before its analysis).",
+      }),
   })
   .openapi("RestoreJob");
 

@@ -1,13 +1,14 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
 
 import { displayCents } from "../../../domain/money.js";
+import { childUnitCounts } from "../../../jobs/children.js";
 import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
 import { uploadSummaries } from "../../../services/uploads/uploads.js";
 import { jobWebhookViews } from "../../../services/webhooks/reads.js";
 import type { RestoreJobView } from "../api/schemas.js";
 import { RESTORE_DOWNLOAD_URL_SEC } from "../rules/limits.js";
 import { PRICE_TABLE } from "../rules/pricing.js";
-import { type RestoreJobRow, restoreJobs } from "./definition.js";
+import { RESTORE_SEGMENT_KIND, type RestoreJobRow, restoreJobs } from "./definition.js";
 import type { RestoreDeps } from "./deps.js";
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -19,7 +20,7 @@ function restoredFilename(filename: string): string {
 
 /**
  * Views of several jobs; their queue estimates (the one estimator, knowing every kind's jobs on
- * the workers) cost at most two queries in all.
+ * the workers) cost at most two queries in all, their segments' counts one.
  */
 export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
   const queue = await estimateQueue(p.db, restoreJobs, p.jobKinds.all(), rows, p.clock());
@@ -33,11 +34,19 @@ export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
     p,
     large.map((r) => r.input_key),
   );
+  // Only a job handed to its segments has units; a done one shows them all done.
+  const segments = await childUnitCounts(
+    p.db,
+    p.jobKinds.all(),
+    RESTORE_SEGMENT_KIND,
+    rows.filter((r) => r.status === "processing" || r.status === "done").map((r) => r.id),
+  );
   return Promise.all(
     rows.map(async (row) => ({
       ...(await viewOf(p, row, queue.get(row.id) ?? null)),
       webhook: hooks.get(row.id) ?? null,
       upload: uploads.get(row.input_key) ?? null,
+      segments: segments.get(row.id) ?? null,
     })),
   );
 }
