@@ -1,6 +1,7 @@
 /**
  * What the server tells a connected assistant at `initialize`: ask before spending unless the
- * owner already agreed (a real setting of the calling key, `ask_before_spending`), each job
+ * owner already agreed (real settings of the calling key, `ask_before_spending` and the
+ * threshold `ask_above_cents`), each job
  * kind's flow step by step (the kind's own words), and what holds for every kind: the queue
  * estimate, refunds, cancelling and retention. Which tools spend, and which take a price cap,
  * is read from the served tools' contracts; the kinds from the server's list.
@@ -26,8 +27,13 @@ function agreement(principal: Principal, services: McpServices): string {
   const remaining = Math.max(0, key.limitCents - key.spentCents);
   const balance = principal.snapshot?.balanceCents ?? 0;
   const left = `This key may still spend ${displayCents(Math.min(remaining, balance))} (limit ${displayCents(key.limitCents)}, ${displayCents(key.spentCents)} spent; wallet balance ${displayCents(balance)}).`;
+  // The owner's threshold: purchases up to it need no yes, so the assistant is told where it is.
+  const upTo =
+    key.askAboveCents === null
+      ? "The owner has NOT agreed in advance"
+      : `Purchases of ${displayCents(key.askAboveCents)} or less spend without asking (still say what each cost). Above that the owner has NOT agreed in advance`;
   return key.askBeforeSpending
-    ? `The owner has NOT agreed in advance: before every spending tool (${spending.join(", ")}), state the price${prices}. ${capped} spend only on the owner's own yes: a confirmation form this server sends to a client that supports elicitation, or else they answer agreement_required with approval_url — show the owner that link (they approve or decline on kinora), and when they say they approved, call the same tool with the same arguments again (it spends once). max_price_cents only caps the price; it is never the owner's yes. ${left}`
+    ? `${upTo}: before every spending tool (${spending.join(", ")}), state the price${prices}. ${capped} spend only on the owner's own yes: a confirmation form this server sends to a client that supports elicitation, or else they answer agreement_required with approval_url — show the owner that link (they approve or decline on kinora), and when they say they approved, call the same tool with the same arguments again (it spends once). max_price_cents only caps the price; it is never the owner's yes. ${left}`
     : `The owner has agreed in advance to spending within this key's limit without being asked each time; still state what each purchase cost afterwards. max_price_cents on ${capped} refuses anything dearer than the owner expects. ${left}`;
 }
 

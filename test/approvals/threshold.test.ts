@@ -150,6 +150,11 @@ describe("MCP: ask only above N cents", () => {
   it("below the threshold the tool spends with no approval; above it, it is asked; the agent cannot set it", async () => {
     const below = await keyWith(PRICE);
     const client = await connect(s.url, below.agent.key);
+    // The assistant is told where the owner's threshold is.
+    const dollars = `$${(PRICE / 100).toFixed(2)}`;
+    expect(client.getInstructions()).toContain(
+      `Purchases of ${dollars} or less spend without asking`,
+    );
     const made = await call(client, "create_restore", RESTORE);
     expect(made.isError).toBeFalsy();
     expect(await balanceOf(below.owner.key)).toBe(5000 - PRICE);
