@@ -11,38 +11,13 @@
  * - any other POST/PATCH: only on 429 (refused before it ran), since repeating it could act twice.
  * A 429 or 503 waits as long as its Retry-After says (up to `maxRetryAfterMs`).
  */
-import { errorFromResponse, isAbort, KinoraNetworkError } from "./errors.js";
 import { OPERATIONS, type OperationId, type Operations } from "./generated.js";
 import { type KindWaits, kindWaits } from "./kinds/generated.js";
-import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
+import { type CallOptions, type KinoraOptions, prepareRequest, sendRequest } from "./request.js";
 import { type UploadOptions, type UploadSource, type UploadTarget, upload } from "./upload.js";
 import { type PartsUploadOptions, type PartsUploadResult, uploadParts } from "./upload-parts.js";
 
-/** How to reach a kinora server. */
-export interface KinoraOptions extends RetryOptions {
-  /** The server's base URL, e.g. `https://kinora.example` (no trailing path needed). */
-  baseUrl: string;
-  /** A wallet key (pmk_…), an agent key (pak_…), or the operator's admin token. */
-  apiKey?: string;
-  /** The fetch to use (default: the global one); handy for proxies and tests. */
-  fetch?: typeof fetch;
-  /** Headers sent with every call. */
-  headers?: Record<string, string>;
-  /** User-Agent sent with every call (where the runtime allows setting it). */
-  userAgent?: string;
-}
-
-/** Per-call options. */
-export interface CallOptions extends RetryOptions {
-  /** Aborts the call, its retries and their waits; the promise rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** The Idempotency-Key to send (default: a fresh UUID on spending calls, none on others). */
-  idempotencyKey?: string;
-  /** Another key for this call only. */
-  apiKey?: string;
-  /** Extra headers (e.g. `payment-signature` for an x402 payment). */
-  headers?: Record<string, string>;
-}
+export type { CallOptions, KinoraOptions } from "./request.js";
 
 /** An operation's input type. */
 export type Input<K extends OperationId> = Operations[K]["input"];
@@ -86,8 +61,6 @@ export interface Kinora extends OperationMethods, KindWaits {
   ): Promise<PartsUploadResult>;
 }
 
-const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429;
-
 /** Builds a client for one server and key. */
 export function createKinora(options: KinoraOptions): Kinora {
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -97,73 +70,9 @@ export function createKinora(options: KinoraOptions): Kinora {
     const [input, opts = {}] = args as [Record<string, unknown> | undefined, CallOptions?];
     const route = OPERATIONS[id];
     if (!route) throw new TypeError(`unknown operation ${String(id)}`);
-    const fields: Record<string, unknown> = { ...(input ?? {}) };
-
-    let path = route.path;
-    for (const name of route.pathParams) {
-      const value = fields[name];
-      if (value === undefined || value === null || value === "") {
-        throw new TypeError(`${id}: ${name} is required`);
-      }
-      path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
-      delete fields[name];
-    }
-    const query = new URLSearchParams();
-    for (const name of route.query) {
-      const value = fields[name];
-      if (value !== undefined && value !== null) query.set(name, String(value));
-      delete fields[name];
-    }
-    const url = `${base}${path}${query.size > 0 ? `?${query}` : ""}`;
-
-    const headers: Record<string, string> = { accept: "application/json", ...options.headers };
-    if (options.userAgent) headers["user-agent"] = options.userAgent;
-    // A key never travels to an operation that takes none (prices, a restore read by its id).
-    const key = route.auth === "none" ? undefined : (opts.apiKey ?? options.apiKey);
-    if (key) headers.authorization = `Bearer ${key}`;
-    const idempotencyKey =
-      opts.idempotencyKey ?? (route.spends ? globalThis.crypto.randomUUID() : undefined);
-    if (idempotencyKey && route.idempotencyKey) headers["idempotency-key"] = idempotencyKey;
-    Object.assign(headers, opts.headers);
-    let body: string | undefined;
-    if (route.body) {
-      headers["content-type"] = "application/json";
-      body = JSON.stringify(fields);
-    }
-
-    // The server keeps (and replays) Idempotency-Keys only for authenticated calls.
-    const safeToRepeat =
-      route.method === "GET" || (Boolean(headers["idempotency-key"]) && Boolean(key));
-    const maxRetries = opts.maxRetries ?? options.maxRetries ?? 3;
-    const baseMs = opts.retryBaseMs ?? options.retryBaseMs ?? 500;
-    const maxWait = opts.maxRetryAfterMs ?? options.maxRetryAfterMs ?? 60_000;
-    const signal = opts.signal;
-
-    for (let attempt = 1; ; attempt++) {
-      signal?.throwIfAborted();
-      let res: Response;
-      try {
-        res = await doFetch(url, { method: route.method, headers, body, signal });
-      } catch (err) {
-        if (isAbort(err, signal)) throw signal?.reason ?? err;
-        if (!safeToRepeat || attempt > maxRetries) throw new KinoraNetworkError(id, err);
-        await sleep(backoffMs(attempt, baseMs), signal);
-        continue;
-      }
-      if (res.ok) {
-        const text = await res.text();
-        return (text ? JSON.parse(text) : undefined) as Output<K>;
-      }
-      const error = await errorFromResponse(id, res);
-      const retryable =
-        attempt <= maxRetries &&
-        (res.status === 429 ||
-          (safeToRepeat && (RETRYABLE_STATUS(res.status) || error.is("idempotency_in_flight"))));
-      if (!retryable) throw error;
-      const asked = retryAfterMs(res.headers.get("retry-after"));
-      if (asked !== undefined && asked > maxWait) throw error;
-      await sleep(asked ?? backoffMs(attempt, baseMs), signal);
-    }
+    const request = prepareRequest(id, base, route, input, options, opts);
+    // The answer is the operation's output: the server's contract, which generated.ts types.
+    return (await sendRequest(id, request, doFetch, options, opts)) as Output<K>;
   }
 
   const client = {
