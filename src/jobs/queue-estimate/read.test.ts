@@ -7,6 +7,8 @@ import { CLIP_DEFAULT_RUN_RATES } from "../../kinds/clips/rules/rules.js";
 import { restoreFeature } from "../../kinds/restore/kind.js";
 import { RESTORE_DEFAULT_RUN_RATES } from "../../kinds/restore/rules/pricing.js";
 import { restoreOutputKey } from "../../kinds/restore/services/definition.js";
+import { restoreSegmentsFeature } from "../../kinds/restore-segments/kind.js";
+import { segmentJobs } from "../../kinds/restore-segments/services/definition.js";
 import type { JobQueue } from "../work.js";
 import { createDbWorkSource } from "../work-source.js";
 
@@ -21,6 +23,7 @@ beforeAll(async () => {
   t = await createTestApp({
     features: [
       restoreFeature({ noExecutor: true }),
+      restoreSegmentsFeature({ noExecutor: true }),
       clipsFeature({ classifier: stubClassifier().classifier, noExecutor: true }),
     ],
   });
@@ -263,5 +266,40 @@ describe("live workers", () => {
     t.clock.advance(600_000);
     const q = (await restore(waiting)).queue;
     expect(q.eta_seconds).toBeGreaterThan(20);
+  });
+});
+
+describe("a restore handed to its segments (issue 37)", () => {
+  it("holds no worker: the next restore waits behind its segments only", async () => {
+    const { key } = await t.newWallet(100_000);
+    const long = await startedRestore(key);
+    expect((await queue("restore").claim("w1", LEASE))?.jobId).toBe(long);
+    t.clock.advance(5_000);
+    // The analysis hands it to two 30 s segments, which wait for a worker.
+    const segment = (index: number) => ({
+      index,
+      startSec: index * 30,
+      endSec: (index + 1) * 30,
+      frames: 750,
+      onKeyframe: true,
+      last: index === 1,
+    });
+    const cut = { frameSec: 0.04, startSec: 0, endSec: 60, segments: [segment(0), segment(1)] };
+    const handed = await queue("restore").complete(long, "w1", {
+      outputBytes: 0,
+      meta: { segmented: { plan: { audio: null }, cut } },
+    });
+    expect(handed).toBe("ok");
+    const next = await startedRestore(key);
+    // No worker holds a lease (the analysis is not a finished run): one assumed, and free; the
+    // two segments are ahead in the line.
+    const perSegment = (segmentJobs.estimate.defaults.faithful ?? Number.NaN) * 30;
+    expect((await restore(next)).queue).toMatchObject({
+      state: "queued",
+      position: 3,
+      ahead: 2,
+      eta_seconds: 2 * perSegment + perRestore,
+    });
+    await t.deps.db.deleteFrom("restore_segments").where("parent_id", "=", long).execute();
   });
 });

@@ -4,7 +4,8 @@
  * `queue` field from here). It reads what every kind's workers are doing, in at most two
  * indexed queries whatever the number of rows:
  * 1. for every kind: its recent successful runs (speeds, and the workers that finished one
- *    lately) and its jobs on a worker now (progress, elapsed time, lease);
+ *    lately) and its jobs on a worker now (progress, elapsed time, lease) — not a job handed
+ *    to child units, which holds no worker: its units wait in the line and run as jobs;
  * 2. for every kind: the jobs waiting ahead of each waiting row asked about, in the one line
  *    workers take them from (oldest queued_at first, then kind order, then id — as
  *    work-source.ts claims them).
@@ -12,6 +13,7 @@
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../../db/schema.js";
+import { CHILD_UNITS_OWNER } from "../children.js";
 import type { JobColumns } from "../definition.js";
 import type { EstimatedKind } from "./kinds.js";
 import {
@@ -84,7 +86,8 @@ function workOf(k: EstimatedKind, kix: number, now: Date): RawBuilder<WorkRow> {
     SELECT 'running', ${kix}::int, ${cls(k, "r")}, (${k.estimate.amountSql("r")})::float8,
       NULL::float8, r.progress, r.claimed_at, r.lease_owner, r.lease_expires_at
     FROM ${t} AS r
-    WHERE r.status = ${k.running} AND r.lease_expires_at IS NOT NULL`;
+    WHERE r.status = ${k.running} AND r.lease_expires_at IS NOT NULL
+      AND r.lease_owner <> ${CHILD_UNITS_OWNER}`;
 }
 
 interface Work {
