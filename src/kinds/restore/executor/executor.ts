@@ -21,7 +21,7 @@ import { RestoreWorkParams, restoreJobs, SEGMENTED_PROGRESS } from "../services/
 import type { VideoFetchSeam } from "../services/deps.js";
 import type { RestoreNote } from "../services/measurement.js";
 import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./source.js";
-import { makeBeforeAfterStill } from "./still.js";
+import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 
 /** The input's fault ends the job with the engine's sentence; ffmpeg's own words go to the log. */
 const asFinal = (err: unknown) =>
@@ -29,8 +29,8 @@ const asFinal = (err: unknown) =>
     ? new WorkError({ kind: "final", message: err.message, code: err.code }, err.detail)
     : err;
 
-/** The restore kind's executor: fetch the input, measure, restore, store the result. */
-export function createRestoreExecutor(opts: {
+/** What the restore executor is built with. */
+interface RestoreExecutorOptions {
   engine: RestoreEngine;
   fetch?: FetchLike;
   /** Test seams of a video_url fetch (a local server, shorter caps). */
@@ -42,31 +42,70 @@ export function createRestoreExecutor(opts: {
   segmentSec?: number;
   /** RESTORE_SEGMENT_THREADS: each segment's ffmpeg threads (0 or absent: ffmpeg's choice). */
   segmentThreads?: number;
-}): Executor<RestoreWorkParams> {
-  const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
-  /** The input in the scratch folder, by whichever way it comes. */
-  const getInput = async (
-    item: WorkItem<RestoreWorkParams>,
-    ctx: ExecuteContext,
-    inputPath: string,
-  ): Promise<FetchedInput> => {
-    const { source, sizeBytes, contentType } = item.params;
-    if (source) {
-      const seam = opts.videoFetch ?? {};
-      const { signal, progress } = ctx;
-      return fetchSourceVideo({
-        fetchImpl,
-        item,
-        source,
-        destPath: inputPath,
-        seam,
-        signal,
-        progress,
-      });
-    }
-    const bytes = await downloadInput(fetchImpl, item.inputUrl, inputPath, sizeBytes, ctx.signal);
-    return { bytes, contentType };
+}
+
+/** The input in the scratch folder, by whichever way it comes (the caller's URL or an upload). */
+async function getInput(
+  opts: RestoreExecutorOptions,
+  fetchImpl: FetchLike,
+  item: WorkItem<RestoreWorkParams>,
+  ctx: ExecuteContext,
+  inputPath: string,
+): Promise<FetchedInput> {
+  const { source, sizeBytes, contentType } = item.params;
+  if (source) {
+    const seam = opts.videoFetch ?? {};
+    const { signal, progress } = ctx;
+    return fetchSourceVideo({
+      fetchImpl,
+      item,
+      source,
+      destPath: inputPath,
+      seam,
+      signal,
+      progress,
+    });
+  }
+  const bytes = await downloadInput(fetchImpl, item.inputUrl, inputPath, sizeBytes, ctx.signal);
+  return { bytes, contentType };
+}
+
+/** Stores the restored video and, when asked, its still; the attempt's result. */
+async function storeResult(
+  opts: RestoreExecutorOptions,
+  fetchImpl: FetchLike,
+  item: WorkItem<RestoreWorkParams>,
+  ctx: ExecuteContext,
+  files: { inputPath: string; outputPath: string; realSec: number; result: RestoreOutcome },
+): Promise<WorkResult> {
+  const { inputPath, outputPath, realSec, result } = files;
+  const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
+  // The still is a courtesy: a restore without one is still done.
+  const still = item.params.still
+    ? await storeStill(fetchImpl, item, item.params, ctx, {
+        inputPath,
+        outputPath,
+        durationSec: realSec,
+        width: result.width,
+        height: result.height,
+      })
+    : false;
+  ctx.progress(1);
+  return {
+    outputBytes,
+    meta: {
+      measuredDurationSec: realSec,
+      width: result.width,
+      height: result.height,
+      engine: opts.engine.name,
+      still,
+    },
   };
+}
+
+/** The restore kind's executor: fetch the input, measure, restore, store the result. */
+export function createRestoreExecutor(opts: RestoreExecutorOptions): Executor<RestoreWorkParams> {
+  const fetchImpl: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
   return {
     kind: restoreJobs.kind,
     params: RestoreWorkParams,
@@ -75,7 +114,7 @@ export function createRestoreExecutor(opts: {
       const params = item.params;
       const inputPath = path.join(ctx.workDir, "input");
       const outputPath = path.join(ctx.workDir, "output.mp4");
-      const input = await getInput(item, ctx, inputPath);
+      const input = await getInput(opts, fetchImpl, item, ctx, inputPath);
       const start = params.source ? FETCH_PROGRESS : 0.02;
       ctx.progress(start);
       // The engine reads the file (its probe) while the length is measured: both only read,
@@ -125,28 +164,7 @@ export function createRestoreExecutor(opts: {
         // engine's sound analysis runs on beside the picture's encode).
         early.stop();
       }
-      const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
-      // The still is a courtesy: a restore without one is still done.
-      const still = params.still
-        ? await storeStill(fetchImpl, item, params, ctx, {
-            inputPath,
-            outputPath,
-            durationSec: realSec,
-            width: result.width,
-            height: result.height,
-          })
-        : false;
-      ctx.progress(1);
-      return {
-        outputBytes,
-        meta: {
-          measuredDurationSec: realSec,
-          width: result.width,
-          height: result.height,
-          engine: opts.engine.name,
-          still,
-        },
-      };
+      return storeResult(opts, fetchImpl, item, ctx, { inputPath, outputPath, realSec, result });
     },
   };
 }
