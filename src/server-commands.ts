@@ -13,7 +13,7 @@ export const SERVER_COMMANDS = ["serve", "worker", "admin"] as const;
 
 /** Whether `name` is one of the server's commands. */
 export function isServerCommand(name: string | undefined): boolean {
-  return (SERVER_COMMANDS as readonly (string | undefined)[]).includes(name);
+  return SERVER_COMMANDS.some((command) => command === name);
 }
 
 /** The usage lines of the server's commands, indented as `kinora --help` shows them. */
@@ -111,7 +111,7 @@ async function prepareTemplate(): Promise<void> {
     await (await import("./db/pglite-template.js")).ensureTemplate();
   } catch (err) {
     process.stderr.write(
-      `kinora: could not save the database template (${(err as Error).message}); creating the database without it\n`,
+      `kinora: could not save the database template (${err instanceof Error ? err.message : String(err)}); creating the database without it\n`,
     );
   }
 }
@@ -122,11 +122,10 @@ async function prepareTemplate(): Promise<void> {
  */
 export function failureMessage(err: unknown): string {
   // Matched by name: importing their modules here would load the server's config for every command.
-  const expected = ["ConfigError", "DataDirLockedError", "MissingMediaError"].includes(
-    (err as Error)?.name,
-  );
-  if (expected) return (err as Error).message;
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+  if (!(err instanceof Error)) return String(err);
+  const expected = ["ConfigError", "DataDirLockedError", "MissingMediaError"].includes(err.name);
+  if (expected) return err.message;
+  return err.stack ?? err.message;
 }
 
 /** `kinora-server …`: runs the command and ends the process with its exit code. */

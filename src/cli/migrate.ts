@@ -66,7 +66,9 @@ function parse(argv: string[]): Args {
       allowPositionals: false,
     }));
   } catch (err) {
-    throw new MigrateStop(`${(err as Error).message}\n${MIGRATE_USAGE}`, MIGRATE_EXIT.error);
+    // parseArgs throws a TypeError naming the option it refused.
+    const why = err instanceof Error ? err.message : String(err);
+    throw new MigrateStop(`${why}\n${MIGRATE_USAGE}`, MIGRATE_EXIT.error);
   }
   const to = values.to;
   if (typeof to !== "string" || !/^postgres(ql)?:\/\//.test(to)) {

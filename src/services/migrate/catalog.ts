@@ -71,8 +71,8 @@ export async function readTables(db: AnyDb): Promise<Map<string, TableShape>> {
     if (r.sequence !== null) t.sequences.push({ column: r.column_name, sequence: r.sequence });
   }
   for (const t of tables.values()) {
-    const order = keyOrder.get(t.name) as Map<string, number>;
-    t.key.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
+    const order = keyOrder.get(t.name);
+    t.key.sort((a, b) => (order?.get(a.name) ?? 0) - (order?.get(b.name) ?? 0));
   }
   return tables;
 }
