@@ -11,7 +11,7 @@
  *
  * One ffmpeg run decodes each file once and writes all of them.
  */
-import { runFfmpeg } from "../../../engines/ffmpeg.js";
+import { runFfmpeg } from "../ffmpeg.js";
 
 /** Width of each half of the still; the still is twice as wide. */
 const HALF_WIDTH = 240;
