@@ -10,6 +10,7 @@ import type { Context, Next } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import { ApiError } from "../domain/errors.js";
 import { JSON_BODY_MAX_BYTES } from "../domain/limits.js";
+import { bufferedBodyText } from "../http/buffered-body.js";
 import { errorJson } from "../http/errors.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import { withEarlyHeaders } from "../http/middleware/early-headers.js";
@@ -153,7 +154,9 @@ export function registerMcpRoute(
       loading ??= import("../mcp/handler.js").then((m) => m.createMcpEndpoint(services));
       endpoint = await loading;
     }
-    return throughHono(c, await endpoint.handle(c.req.raw, c.get("requestId")));
+    // A body of known size (small: mcpBodyLimit) is taken as Node holds it, when all there.
+    const bodyText = bufferedBodyText(c, Number(c.req.header("content-length")));
+    return throughHono(c, await endpoint.handle(c.req.raw, c.get("requestId"), bodyText));
   });
   const notHere = new ApiError(
     "method_not_allowed",

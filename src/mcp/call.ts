@@ -9,7 +9,7 @@
  */
 import type { CallToolResult, InputRequiredResult } from "@modelcontextprotocol/server";
 import { readInput } from "../api/input.js";
-import type { CallContext, Operation, Refer } from "../api/operation.js";
+import type { CallContext, Operation, RateBucket, Refer } from "../api/operation.js";
 import { nestedTooDeep } from "../api/validation.js";
 import { inputFault } from "../domain/input-shape.js";
 import { errorOutcome, type Outcome, runOperation } from "../operations/run.js";
@@ -38,22 +38,22 @@ function text(
   value: unknown,
   extra: Pick<CallToolResult, "_meta" | "structuredContent" | "isError"> = {},
 ): CallToolResult {
-  return {
-    ...(extra._meta ? { _meta: extra._meta } : {}),
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    ...(extra.structuredContent ? { structuredContent: extra.structuredContent } : {}),
-    ...(extra.isError ? { isError: true } : {}),
-  };
+  // Assigned in order rather than spread from conditional literals: every call makes one.
+  const result = {} as CallToolResult;
+  if (extra._meta) result._meta = extra._meta;
+  result.content = [{ type: "text", text: JSON.stringify(value) }];
+  if (extra.structuredContent) result.structuredContent = extra.structuredContent;
+  if (extra.isError) result.isError = true;
+  return result;
 }
 
 /** The tool result of an outcome. */
 export function toolResult(outcome: Outcome): CallToolResult {
   if (outcome.ok) {
     const body = outcome.body as Record<string, unknown>;
-    const settlement = outcome.paymentResponse
-      ? { "x402/payment-response": decodeSettlementHeader(outcome.paymentResponse) }
-      : undefined;
-    return text(body, { structuredContent: body, ...(settlement ? { _meta: settlement } : {}) });
+    if (!outcome.paymentResponse) return text(body, { structuredContent: body });
+    const settlement = { "x402/payment-response": decodeSettlementHeader(outcome.paymentResponse) };
+    return text(body, { structuredContent: body, _meta: settlement });
   }
   const required = outcome.body.payment_required;
   if (required && typeof required === "object") {
@@ -103,7 +103,8 @@ export async function callTool(
   } catch (err) {
     return toolResult(errorOutcome(err, ctx, mcp.deps.log));
   }
-  const { idempotency_key: given, ...read } = args;
+  const given = args.idempotency_key;
+  const read = given === undefined ? args : withoutIdempotencyKey(args);
   let agreed: Agreement;
   try {
     agreed = await settleAgreement(op, mcp, read, call, Date.now());
@@ -117,14 +118,26 @@ export async function callTool(
     log: mcp.deps.log,
     kinds: mcp.kinds,
     // Kept apart from REST's Idempotency-Key records of the same credential.
-    ...(typeof key === "string" ? { idempotencyKey: `mcp:${key}`.slice(0, 255) } : {}),
+    idempotencyKey: typeof key === "string" ? `mcp:${key}`.slice(0, 255) : undefined,
     idempotency: { deps: mcp.deps, inFlightMs: mcp.deps.config.idempotencyInFlightMs },
     approvals: { publicUrl: mcp.deps.publicUrl, ttlMs: mcp.deps.config.purchaseApprovalTtlMs },
-    ...(agreed.agreed ? { ownerAgreed: true } : {}),
+    ownerAgreed: agreed.agreed === true,
     // Over MCP every bucket is the caller's key: assistants share their platforms' addresses.
-    rate: async (bucket) => {
-      await takeRate(mcp.deps, bucket, credentialDigest(mcp.credential));
-    },
+    rate: keyRate(mcp),
   });
   return toolResult(outcome);
+}
+
+/** The arguments without the idempotency key (a copy: `args` is the caller's, read once). */
+function withoutIdempotencyKey(args: Record<string, unknown>): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  for (const name in args) if (name !== "idempotency_key") read[name] = args[name];
+  return read;
+}
+
+/** Counts a call against one of the caller's key's buckets (throws the 429 when over). */
+function keyRate(mcp: McpContext): (bucket: RateBucket) => Promise<void> {
+  return async (bucket) => {
+    await takeRate(mcp.deps, bucket, credentialDigest(mcp.credential));
+  };
 }

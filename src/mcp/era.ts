@@ -34,14 +34,15 @@ function onlyKeys(obj: JsonObject, allowed: ReadonlySet<string>): boolean {
   return true;
 }
 
-/** The headers the classifier reads. */
-interface EraHeaders {
+/** The headers the classifier reads (and the fast path checks against the body). */
+export interface EraHeaders {
   version: string | undefined;
   method: string | undefined;
   name: string | undefined;
 }
 
-function headersOf(req: Request): EraHeaders {
+/** MCP-Protocol-Version, Mcp-Method and Mcp-Name, read once per request. */
+export function eraHeaders(req: Request): EraHeaders {
   return {
     version: req.headers.get("mcp-protocol-version") ?? undefined,
     method: req.headers.get("mcp-method") ?? undefined,
@@ -77,10 +78,9 @@ function plainCallMeta(body: unknown): JsonObject | undefined | false {
 }
 
 /** Classifies requests as the SDK does, remembering the answer for the hot shape. */
-export function eraClassifier(): (req: Request, body: unknown) => InboundClassificationOutcome {
+export function eraClassifier(): (h: EraHeaders, body: unknown) => InboundClassificationOutcome {
   const memo = new Map<string, InboundClassificationOutcome>();
-  return (req, body) => {
-    const h = headersOf(req);
+  return (h, body) => {
     const meta = plainCallMeta(body);
     if (meta === false) return sdkClassify(h, body);
     const key = `${h.version}\n${h.method}\n${meta === undefined ? "" : JSON.stringify(meta)}`;
@@ -92,8 +92,14 @@ export function eraClassifier(): (req: Request, body: unknown) => InboundClassif
       memo.set(key, known);
     }
     // A modern route carries the message it classified: this request's, not the stand-in.
+    // Built by hand, not spread: this runs on every hot call.
     return known.kind === "modern" && known.messageKind === "request"
-      ? { ...known, message: body as typeof known.message }
+      ? {
+          kind: "modern",
+          messageKind: "request",
+          message: body as typeof known.message,
+          classification: known.classification,
+        }
       : known;
   };
 }

@@ -21,6 +21,7 @@ import {
 import type { Operation } from "../api/operation.js";
 import { callTool } from "./call.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
+import type { EraHeaders } from "./era.js";
 import { SERVER_INFO } from "./server.js";
 
 const MODERN_REVISION = "2026-07-28";
@@ -79,23 +80,23 @@ function plainCall(body: unknown, byName: ReadonlyMap<string, Operation>) {
 }
 
 /**
- * `_meta` split into the protocol's envelope and the rest (what the SDK hands a handler), when
- * it holds nothing the fast path leaves to the SDK: a progress token, other protocol keys.
+ * `_meta` split into the client's declared capabilities (the one envelope key the call reads)
+ * and the keys outside the protocol's envelope (what the SDK hands a handler), when it holds
+ * nothing the fast path leaves to the SDK: a progress token, other protocol keys.
  */
 function splitMeta(meta: JsonObject | undefined, envelopeKeys: ReadonlySet<string>) {
-  const envelope: JsonObject = {};
   let rest: JsonObject | undefined;
   for (const key in meta) {
     if (key === "progressToken") return;
     if (key.startsWith(ENVELOPE)) {
       if (!envelopeKeys.has(key)) return;
-      envelope[key] = meta[key];
     } else {
       rest ??= {};
       rest[key] = meta[key];
     }
   }
-  return { envelope, rest };
+  const capabilities = meta?.[CLIENT_CAPABILITIES_KEY] as McpCall["clientCapabilities"];
+  return { capabilities, rest };
 }
 
 function callOf(
@@ -135,7 +136,7 @@ export function hotLegacyCall(
  */
 export function hotModernCall(
   route: InboundModernRoute,
-  headers: Headers,
+  headers: EraHeaders,
   byName: ReadonlyMap<string, Operation>,
 ): HotCall | undefined {
   if (route.messageKind !== "request" || route.classification.revision !== MODERN_REVISION) return;
@@ -143,13 +144,13 @@ export function hotModernCall(
   const split = plain && splitMeta(plain.meta, MODERN_ENVELOPE_KEYS);
   if (!plain || !split) return;
   if (
-    headers.get("mcp-protocol-version") !== MODERN_REVISION ||
-    headers.get("mcp-method") !== "tools/call" ||
-    headers.get("mcp-name") !== plain.name
+    headers.version !== MODERN_REVISION ||
+    headers.method !== "tools/call" ||
+    headers.name !== plain.name
   ) {
     return;
   }
-  const capabilities = split.envelope[CLIENT_CAPABILITIES_KEY] as McpCall["clientCapabilities"];
+  const { capabilities } = split;
   // A spending call may be answered inputRequired (./agreement.ts): the SDK writes that.
   if (plain.op.contract.price && capabilities?.elicitation) return;
   const call = callOf("modern", MODERN_REVISION, split.rest, capabilities);
