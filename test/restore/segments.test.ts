@@ -225,6 +225,11 @@ describe("a 60 s video in 12 s segments, two workers (one remote)", () => {
     const by = new Set(all.map((u) => (u.claimed_by ?? "").startsWith("inproc")));
     expect(by).toEqual(new Set([true, false]));
     expect(await ledgerOf(id)).toEqual(["charge"]);
+    // The join made the before/after still and the full-size frames, as a one-piece restore does.
+    for (const file of ["still", "before", "after"]) {
+      const stored = await s.t.deps.storage.head(`restore/${id}/${file}`);
+      expect(stored?.sizeBytes ?? 0, file).toBeGreaterThan(0);
+    }
 
     const out = path.join(dir, "joined.mp4");
     const res = await fetch(job.download_url);

@@ -16,6 +16,7 @@ import {
   restoreSound,
   type SegmentSpec,
 } from "../../../engines/restore/index.js";
+import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 import {
   type ExecuteContext,
   type Executor,
@@ -93,7 +94,57 @@ async function runJoin(
   });
   ctx.progress(0.8);
   const outputBytes = await put(outputPath);
+  await joinedStill(item, ctx, outputPath, joined, fetchImpl);
   return { outputBytes, meta: { ...joined } };
+}
+
+/**
+ * The before/after still (and full-size frames) of the joined result, as a one-piece restore's
+ * worker makes them: the input read at the middle by a range request. A courtesy — a restore
+ * without one is still done — so a failure only leaves it out (an abort still stops the join).
+ */
+async function joinedStill(
+  item: Item,
+  ctx: ExecuteContext,
+  outputPath: string,
+  joined: { durationSec: number; width: number; height: number },
+  fetchImpl: FetchLike,
+): Promise<void> {
+  const { still, frames } = item.params;
+  if (!still) return;
+  const stillPath = path.join(ctx.workDir, "still.jpg");
+  const sized = joined.width > 0 && joined.height > 0;
+  const framePaths =
+    frames && sized
+      ? { before: path.join(ctx.workDir, "before.jpg"), after: path.join(ctx.workDir, "after.jpg") }
+      : undefined;
+  const store = (headers: Record<string, string>, file: string) =>
+    uploadOutput(
+      fetchImpl,
+      { outputUrl: item.outputUrl, outputHeaders: headers },
+      file,
+      "image/jpeg",
+      ctx.signal,
+    );
+  try {
+    await makeBeforeAfterStill({
+      inputPath: item.inputUrl,
+      outputPath,
+      stillPath,
+      frames: framePaths,
+      durationSec: joined.durationSec,
+      width: joined.width,
+      height: joined.height,
+      signal: ctx.signal,
+    });
+    await store(still.headers, stillPath);
+    if (frames && framePaths) {
+      await store(frames.before.headers, framePaths.before);
+      await store(frames.after.headers, framePaths.after);
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+  }
 }
 
 type Put = (file: string) => Promise<number>;

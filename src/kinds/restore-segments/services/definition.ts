@@ -34,6 +34,10 @@ const UNIT_FILES: JobFileLayout = {
 /** The most a segment's picture or the sound may weigh (a restore's whole result may 4 GiB). */
 const UNIT_MAX_BYTES = 4 * 1024 ** 3;
 
+/** The most the still and each full-size frame may weigh (as a one-piece restore's). */
+const STILL_MAX_BYTES = 2 * 1024 * 1024;
+const FRAME_MAX_BYTES = 16 * 1024 * 1024;
+
 /** Run seconds per second of source by quality until measured (one CPU thread, SD). */
 const DEFAULT_RATES = { faithful: 0.6, enhanced: 2, enhanced_max: 6 };
 
@@ -73,6 +77,10 @@ async function workItem(row: UnitRow, deps: JobEngineDeps) {
     .execute();
   const parts = siblings.filter((s) => s.role === "segment").map((s) => unitOutputKey(s.id));
   const sound = siblings.find((s) => s.role === "sound");
+  const picture = (key: string, maxBytes: number) => ({
+    headers: ticket(deps, key, row.parent_id, maxBytes, expSec),
+  });
+  const frameKeys = units.frameKeys;
   return {
     ...base,
     outputHeaders: ticket(deps, units.outputKey, row.parent_id, units.outputMaxBytes, expSec),
@@ -83,6 +91,15 @@ async function workItem(row: UnitRow, deps: JobEngineDeps) {
       cut: units.cut,
       parts: await Promise.all(parts.map(link)),
       sound: sound ? await link(unitOutputKey(sound.id)) : null,
+      ...(units.stillKey ? { still: picture(units.stillKey, STILL_MAX_BYTES) } : {}),
+      ...(frameKeys
+        ? {
+            frames: {
+              before: picture(frameKeys.before, FRAME_MAX_BYTES),
+              after: picture(frameKeys.after, FRAME_MAX_BYTES),
+            },
+          }
+        : {}),
     },
   };
 }

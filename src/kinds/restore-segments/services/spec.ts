@@ -36,6 +36,9 @@ export const SegmentedUnits = z.object({
   /** The restore's input (read by every unit) and its result (stored by the join). */
   inputKey: z.string(),
   outputKey: z.string(),
+  /** Where the join stores the restore's before/after still and its full-size frames. */
+  stillKey: z.string().optional(),
+  frameKeys: z.object({ before: z.string(), after: z.string() }).optional(),
   outputMaxBytes: z.number().int().positive(),
   /** How long the links a unit gets stay valid. */
   urlSec: z.number().int().positive(),
@@ -69,6 +72,14 @@ export const SegmentWorkParams = z.object({
   cut: EngineData.optional(),
   parts: z.array(z.string()).optional(),
   sound: z.string().nullable().optional(),
+  /** join: where the before/after still and the full-size frames go (output-ticket headers). */
+  still: z.object({ headers: z.record(z.string(), z.string()) }).optional(),
+  frames: z
+    .object({
+      before: z.object({ headers: z.record(z.string(), z.string()) }),
+      after: z.object({ headers: z.record(z.string(), z.string()) }),
+    })
+    .optional(),
 });
 /** SegmentWorkParams, parsed. */
 export type SegmentWorkParams = z.infer<typeof SegmentWorkParams>;

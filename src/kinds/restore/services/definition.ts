@@ -132,6 +132,12 @@ function handOffToSegments(row: RestoreJobRow, segmented: unknown) {
         cut,
         inputKey: row.input_key,
         outputKey: restoreOutputKey(row.id),
+        // The join makes the before/after still as a one-piece restore's worker does.
+        stillKey: restoreStillKey(row.id),
+        frameKeys: {
+          before: restoreFrameKey(row.id, "before"),
+          after: restoreFrameKey(row.id, "after"),
+        },
         outputMaxBytes: restoreOutputMaxBytes(row.duration_sec),
         urlSec: RESTORE_WORKER_URL_SEC,
         maxAttempts: row.max_attempts,
