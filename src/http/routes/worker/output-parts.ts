@@ -54,9 +54,17 @@ const json = <T extends z.ZodType>(schema: T) => ({
   body: { required: true, content: { "application/json": { schema } } },
 });
 
+const base = { method: "post" as const, tags: ["Worker API"] };
+
 /** POST /worker/output-part, output-part-sent, output-complete and output-abort. */
 export function registerOutputParts(app: Router, p: Platform) {
-  const base = { method: "post" as const, tags: ["Worker API"] };
+  registerPartLink(app, p);
+  registerPartSent(app, p);
+  registerEnd(app, p);
+}
+
+/** POST /worker/output-part: one part's link. */
+function registerPartLink(app: Router, p: Platform) {
   const part = createRoute({
     ...base,
     path: "/worker/output-part",
@@ -87,7 +95,10 @@ export function registerOutputParts(app: Router, p: Platform) {
     const ticket = await resultPartLink(p, claims.key, b.upload_id, b);
     return c.json(ticket, 200);
   });
+}
 
+/** POST /worker/output-part-sent: a part's ETag, to the record. */
+function registerPartSent(app: Router, p: Platform) {
   const sent = createRoute({
     ...base,
     path: "/worker/output-part-sent",
@@ -108,7 +119,10 @@ export function registerOutputParts(app: Router, p: Platform) {
     await recordResultPart(p, claims.key, b.upload_id, b);
     return c.json({ recorded: true as const }, 200);
   });
+}
 
+/** POST /worker/output-complete and /worker/output-abort: the join, or giving up. */
+function registerEnd(app: Router, p: Platform) {
   const complete = createRoute({
     ...base,
     path: "/worker/output-complete",
