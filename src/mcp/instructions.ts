@@ -46,7 +46,7 @@ export function instructionsFor(principal: Principal, services: McpServices): st
     agreement(principal, services),
     ...kinds.map((k) => k.instructions),
     "While a job waits or runs, its `queue` field gives position (0 = running now) and eta_seconds, an estimate from recent run times: tell the owner how long it should take instead of polling blindly.",
-    `Failed, refused and cancelled jobs are refunded at once, to the balance and this key's allowance. cancel_job cancels ${plurals} that have not started. Uploaded files and results are deleted automatically (typically within 48 hours): download results promptly.`,
+    `Failed, refused and cancelled jobs are refunded at once, to the balance and this key's allowance. cancel_job cancels ${plurals} whose file never arrived, and a restore even while it runs. Uploaded files and results are deleted automatically (typically within 48 hours): download results promptly.`,
     "When the balance does not cover a price (needs_topup), create_top_up_link gives the owner a card checkout link; top_up_with_usdc pays in USDC over x402. When this key's limit does not cover it (over_limit), only the owner can raise it.",
   ]
     .filter(Boolean)

@@ -14,7 +14,8 @@
  * job in its final state; `cancelled` is `cancelled`; any other end (failed, refused, refunded,
  * expired) is a tool error result — `completed` with `isError` on 2026-07-28, `failed` on
  * 2025-11-25 as each revision says. Cancelling runs `cancel_job`: a job not yet started is
- * cancelled and refunded; a running one cannot be, and the refusal says so.
+ * cancelled and refunded, and so is a running restore (its workers stop); a running clip cannot
+ * be, and the refusal says so.
  *
  * The SDK's server validates a tools/call result as a CallToolResult and has no task store, so
  * these requests are answered by ./task-requests.ts, in JSON, with the SDK's wire format
