@@ -7,6 +7,7 @@
 import path from "node:path";
 import type { RestoreEngine, RestoreOutcome } from "../../../engines/contracts.js";
 import { analyseForSegments, MediaError } from "../../../engines/restore/index.js";
+import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 import {
   type ExecuteContext,
   type Executor,
@@ -21,7 +22,6 @@ import { RestoreWorkParams, restoreJobs, SEGMENTED_PROGRESS } from "../services/
 import type { VideoFetchSeam } from "../services/deps.js";
 import type { RestoreNote } from "../services/measurement.js";
 import { FETCH_PROGRESS, type FetchedInput, fetchSourceVideo } from "./source.js";
-import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 
 /** The input's fault ends the job with the engine's sentence; ffmpeg's own words go to the log. */
 const asFinal = (err: unknown) =>
