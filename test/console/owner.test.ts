@@ -253,8 +253,9 @@ describe.skipIf(!hasChromium)("the console for people", () => {
     await page.getByRole("button", { name: "Save the limit of Kitchen tablet" }).click();
     await page.waitForSelector("p.error");
     expect(await page.textContent("p.error")).toContain("Limit of Kitchen tablet not changed");
+    // The refused form stays open with what was typed, so the owner corrects it there.
+    await expect(page.getByLabel("New limit of Kitchen tablet").inputValue()).resolves.toBe("lots");
     // Refused with a reason: below what it spent; the limit stays.
-    await page.locator(`tr[data-key="${k.id}"] summary`).click();
     await page.getByLabel("New limit of Kitchen tablet").fill("2.00");
     await page.getByRole("button", { name: "Save the limit of Kitchen tablet" }).click();
     await page.waitForSelector("p.error");
