@@ -25,6 +25,7 @@ import {
   MultipartError,
   type MultipartUploads,
   type StoredPart,
+  type UploadTicket,
 } from "./blob-store.js";
 import { assertValidKey } from "./keys.js";
 
@@ -36,134 +37,168 @@ interface S3MultipartDeps {
   now: () => number;
 }
 
+/** The options a MultipartUploads call takes after its key and upload id. */
+type OptionsOf<M extends "presignPart" | "listParts"> = Parameters<MultipartUploads[M]>[2];
+
 /** Uploads in parts through S3's multipart API. */
 export function s3MultipartUploads(deps: S3MultipartDeps): MultipartUploads {
-  const { client, bucket: Bucket } = deps;
   return {
-    async create(key, { contentType, checksum }) {
-      assertValidKey(key);
-      assertContentType(contentType);
-      const out = await client.send(
-        new CreateMultipartUploadCommand({
+    create: (key, opts) => createUpload(deps, key, opts),
+    presignPart: (key, uploadId, opts) => presignPart(deps, key, uploadId, opts),
+    listParts: (key, uploadId, opts) => listParts(deps, key, uploadId, opts),
+    complete: (key, uploadId, parts) => completeUpload(deps, key, uploadId, parts),
+    abort: (key, uploadId) => abortUpload(deps, key, uploadId),
+  };
+}
+
+async function createUpload(
+  { client, bucket: Bucket }: S3MultipartDeps,
+  key: string,
+  { contentType, checksum }: Parameters<MultipartUploads["create"]>[1],
+): Promise<{ uploadId: string }> {
+  assertValidKey(key);
+  assertContentType(contentType);
+  const out = await client.send(
+    new CreateMultipartUploadCommand({
+      Bucket,
+      Key: key,
+      ContentType: contentType,
+      // S3 refuses a part whose checksum algorithm is not the upload's.
+      ...(checksum === "sha256" ? { ChecksumAlgorithm: "SHA256" } : {}),
+    }),
+  );
+  if (!out.UploadId) throw new Error(`S3 CreateMultipartUpload for ${key} returned no UploadId`);
+  return { uploadId: out.UploadId };
+}
+
+async function presignPart(
+  deps: S3MultipartDeps,
+  key: string,
+  uploadId: string,
+  { partNumber, sizeBytes, checksum, expiresInSec }: OptionsOf<"presignPart">,
+): Promise<UploadTicket> {
+  assertValidKey(key);
+  assertLifetime(expiresInSec);
+  assertPartNumber(partNumber);
+  const sha256 = isBase64Digest("sha256", checksum);
+  if (!sha256 && !isBase64Digest("md5", checksum)) {
+    throw new TypeError("checksum must be a base64 SHA-256 or MD5 digest");
+  }
+  const signingDate = new Date(deps.now());
+  const command = new UploadPartCommand({
+    Bucket: deps.bucket,
+    Key: key,
+    UploadId: uploadId,
+    PartNumber: partNumber,
+    ContentLength: sizeBytes,
+    ...(sha256 ? { ChecksumSHA256: checksum } : { ContentMD5: checksum }),
+  });
+  // Signed as headers (not hoisted into the query), so the PUT must carry them and S3
+  // checks the body against them.
+  const url = await getSignedUrl(deps.presigner, command, {
+    expiresIn: expiresInSec,
+    signingDate,
+    signableHeaders: new Set(["content-md5"]),
+    unhoistableHeaders: new Set(["x-amz-checksum-sha256"]),
+  });
+  return {
+    url,
+    headers: { [checksumHeader(sha256 ? "sha256" : "md5")]: checksum },
+    expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresInSec * 1000),
+  };
+}
+
+function assertPartNumber(partNumber: number): void {
+  if (!Number.isSafeInteger(partNumber) || partNumber < 1 || partNumber > S3_PART_LIMITS.maxParts) {
+    throw new RangeError(`part numbers are 1–${S3_PART_LIMITS.maxParts}, got ${partNumber}`);
+  }
+}
+
+async function listParts(
+  { client, bucket: Bucket }: S3MultipartDeps,
+  key: string,
+  uploadId: string,
+  opts: OptionsOf<"listParts"> = {},
+): Promise<StoredPart[] | null> {
+  assertValidKey(key);
+  const parts: StoredPart[] = [];
+  // One part: the page after the one before it, one long.
+  let marker = opts.only === undefined ? undefined : String(opts.only - 1);
+  const MaxParts = opts.only === undefined ? undefined : 1;
+  for (;;) {
+    const out = await client
+      .send(
+        new ListPartsCommand({
           Bucket,
           Key: key,
-          ContentType: contentType,
-          // S3 refuses a part whose checksum algorithm is not the upload's.
-          ...(checksum === "sha256" ? { ChecksumAlgorithm: "SHA256" } : {}),
+          UploadId: uploadId,
+          PartNumberMarker: marker,
+          MaxParts,
         }),
-      );
-      if (!out.UploadId)
-        throw new Error(`S3 CreateMultipartUpload for ${key} returned no UploadId`);
-      return { uploadId: out.UploadId };
-    },
-    async presignPart(key, uploadId, { partNumber, sizeBytes, checksum, expiresInSec }) {
-      assertValidKey(key);
-      assertLifetime(expiresInSec);
-      if (
-        !Number.isSafeInteger(partNumber) ||
-        partNumber < 1 ||
-        partNumber > S3_PART_LIMITS.maxParts
-      ) {
-        throw new RangeError(`part numbers are 1–${S3_PART_LIMITS.maxParts}, got ${partNumber}`);
-      }
-      const sha256 = isBase64Digest("sha256", checksum);
-      if (!sha256 && !isBase64Digest("md5", checksum)) {
-        throw new TypeError("checksum must be a base64 SHA-256 or MD5 digest");
-      }
-      const signingDate = new Date(deps.now());
-      const command = new UploadPartCommand({
+      )
+      .catch((err: unknown) => {
+        if (isUnsupported(err)) return null;
+        throw asMultipartError(err);
+      });
+    if (out === null) return null;
+    for (const p of out.Parts ?? []) {
+      if (p.PartNumber === undefined || p.ETag === undefined) continue;
+      parts.push({
+        partNumber: p.PartNumber,
+        sizeBytes: p.Size ?? 0,
+        etag: p.ETag,
+        checksum: p.ChecksumSHA256 ?? null,
+      });
+    }
+    if (opts.only !== undefined) return parts.filter((p) => p.partNumber === opts.only);
+    if (!out.IsTruncated || !out.NextPartNumberMarker) return parts;
+    marker = out.NextPartNumberMarker;
+  }
+}
+
+async function completeUpload(
+  { client, bucket: Bucket }: S3MultipartDeps,
+  key: string,
+  uploadId: string,
+  given: Parameters<MultipartUploads["complete"]>[2],
+): Promise<{ sizeBytes: number }> {
+  assertValidKey(key);
+  await client
+    .send(
+      new CompleteMultipartUploadCommand({
         Bucket,
         Key: key,
         UploadId: uploadId,
-        PartNumber: partNumber,
-        ContentLength: sizeBytes,
-        ...(sha256 ? { ChecksumSHA256: checksum } : { ContentMD5: checksum }),
-      });
-      // Signed as headers (not hoisted into the query), so the PUT must carry them and S3
-      // checks the body against them.
-      const url = await getSignedUrl(deps.presigner, command, {
-        expiresIn: expiresInSec,
-        signingDate,
-        signableHeaders: new Set(["content-md5"]),
-        unhoistableHeaders: new Set(["x-amz-checksum-sha256"]),
-      });
-      return {
-        url,
-        headers: { [checksumHeader(sha256 ? "sha256" : "md5")]: checksum },
-        expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresInSec * 1000),
-      };
-    },
-    async listParts(key, uploadId, opts = {}) {
-      assertValidKey(key);
-      const parts: StoredPart[] = [];
-      // One part: the page after the one before it, one long.
-      let marker = opts.only === undefined ? undefined : String(opts.only - 1);
-      const MaxParts = opts.only === undefined ? undefined : 1;
-      for (;;) {
-        const out = await client
-          .send(
-            new ListPartsCommand({
-              Bucket,
-              Key: key,
-              UploadId: uploadId,
-              PartNumberMarker: marker,
-              MaxParts,
-            }),
-          )
-          .catch((err: unknown) => {
-            if (isUnsupported(err)) return null;
-            throw asMultipartError(err);
-          });
-        if (out === null) return null;
-        for (const p of out.Parts ?? []) {
-          if (p.PartNumber === undefined || p.ETag === undefined) continue;
-          parts.push({
-            partNumber: p.PartNumber,
-            sizeBytes: p.Size ?? 0,
-            etag: p.ETag,
-            checksum: p.ChecksumSHA256 ?? null,
-          });
-        }
-        if (opts.only !== undefined) return parts.filter((p) => p.partNumber === opts.only);
-        if (!out.IsTruncated || !out.NextPartNumberMarker) return parts;
-        marker = out.NextPartNumberMarker;
-      }
-    },
-    async complete(key, uploadId, given) {
-      assertValidKey(key);
-      await client
-        .send(
-          new CompleteMultipartUploadCommand({
-            Bucket,
-            Key: key,
-            UploadId: uploadId,
-            MultipartUpload: {
-              Parts: given.map((p) => ({
-                PartNumber: p.partNumber,
-                ETag: p.etag,
-                ...(isBase64Digest("sha256", p.checksum) ? { ChecksumSHA256: p.checksum } : {}),
-              })),
-            },
-          }),
-        )
-        .catch((err: unknown) => {
-          throw asMultipartError(err);
-        });
-      const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
-      return { sizeBytes: head.ContentLength ?? 0 };
-    },
-    async abort(key, uploadId) {
-      assertValidKey(key);
-      await client
-        .send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId }))
-        .catch((err: unknown) => {
-          const e = asMultipartError(err);
-          // Already completed or aborted: nothing is left to free.
-          if (e instanceof MultipartError && e.problem === "no_such_upload") return;
-          throw e;
-        });
-    },
-  };
+        MultipartUpload: {
+          Parts: given.map((p) => ({
+            PartNumber: p.partNumber,
+            ETag: p.etag,
+            ...(isBase64Digest("sha256", p.checksum) ? { ChecksumSHA256: p.checksum } : {}),
+          })),
+        },
+      }),
+    )
+    .catch((err: unknown) => {
+      throw asMultipartError(err);
+    });
+  const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+  return { sizeBytes: head.ContentLength ?? 0 };
+}
+
+async function abortUpload(
+  { client, bucket: Bucket }: S3MultipartDeps,
+  key: string,
+  uploadId: string,
+): Promise<void> {
+  assertValidKey(key);
+  await client
+    .send(new AbortMultipartUploadCommand({ Bucket, Key: key, UploadId: uploadId }))
+    .catch((err: unknown) => {
+      const e = asMultipartError(err);
+      // Already completed or aborted: nothing is left to free.
+      if (e instanceof MultipartError && e.problem === "no_such_upload") return;
+      throw e;
+    });
 }
 
 interface S3Failure {
