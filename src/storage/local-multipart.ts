@@ -70,109 +70,145 @@ const DATA = "data";
 const PLAN = "plan.json";
 const recordName = (n: number) => `part-${String(n).padStart(5, "0")}.json`;
 
+/** What every call needs: the disk the objects live on and the uploads' in-memory locks. */
+interface MultipartContext {
+  disk: LocalDisk;
+  locks: ReturnType<typeof createUploadLocks>;
+}
+
 /** Uploads in parts of `disk`'s objects. */
 export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
-  const locks = createUploadLocks();
-  const dirOf = (key: string, uploadId: string) => disk.multipartDir(key, uploadId);
-
-  const readPlan = async (key: string, uploadId: string) =>
-    readJson<LocalPlan>(join(dirOf(key, uploadId), PLAN));
-
-  const listParts = async (key: string, uploadId: string, only?: number) => {
-    const dir = dirOf(key, uploadId);
-    if (only !== undefined) {
-      const record = await readJson<StoredPart>(join(dir, recordName(only)));
-      return record ? [record] : [];
-    }
-    const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") throw gone();
-      throw err;
-    });
-    const parts: StoredPart[] = [];
-    for (const name of names.filter((n) => /^part-\d{5}\.json$/.test(n)).sort()) {
-      const record = await readJson<StoredPart>(join(dir, name));
-      if (record) parts.push(record);
-    }
-    return parts;
-  };
-
+  const ctx: MultipartContext = { disk, locks: createUploadLocks() };
   return {
-    async create(key, plan) {
-      const uploadId = randomBytes(16).toString("hex");
-      const dir = dirOf(key, uploadId);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(join(dir, PLAN), JSON.stringify(plan), { mode: 0o600 });
-      // The data file exists from the start: a part opens it without O_CREAT, so a part that
-      // arrives after an abort or a completion finds nothing to write into.
-      const fh = await open(join(dir, DATA), "wx", 0o600);
-      await fh.close();
-      await syncDir(dir);
-      return uploadId;
-    },
-    readPlan,
-    async receivePart(claims, chunks, stillAllowed) {
-      const lease = locks.beginPart(claims.uploadId, claims.partNumber);
-      if (typeof lease === "string") return { ok: false, reason: lease };
-      try {
-        return await writePart(dirOf(claims.key, claims.uploadId), claims, chunks, {
-          lease,
-          stillAllowed,
-        });
-      } catch (err) {
-        if (!lease.signal.aborted) throw err;
-        return stopped(lease);
-      } finally {
-        lease.release();
-      }
-    },
-    listParts,
-    async complete(key, uploadId, parts) {
-      const plan = await readPlan(key, uploadId);
-      if (!plan) throw gone();
-      const busy = locks.close(uploadId);
-      if (busy !== null) {
-        throw new MultipartError("busy", `part ${busy} is still arriving; complete after it`);
-      }
-      let done = false;
-      try {
-        checkParts(plan, parts, await listParts(key, uploadId));
-        const dir = dirOf(key, uploadId);
-        const data = join(dir, DATA);
-        const fh = await open(data, "r+");
-        try {
-          await fh.sync();
-          const { size } = await fh.stat();
-          if (size !== plan.sizeBytes) {
-            throw new MultipartError(
-              "invalid_part",
-              `the parts hold ${size} bytes, not ${plan.sizeBytes}`,
-            );
-          }
-        } finally {
-          await fh.close();
-        }
-        if (!(await disk.adopt(key, data, plan.contentType, { noReplace: true }))) {
-          throw new MultipartError("exists", "the object already exists; it is never replaced");
-        }
-        done = true;
-        await rm(dir, { recursive: true, force: true });
-        return { sizeBytes: plan.sizeBytes };
-      } finally {
-        if (done) locks.forget(uploadId);
-        else locks.reopen(uploadId);
-      }
-    },
-    async abort(key, uploadId) {
-      // Parts still arriving write into the removed file (freed when they close) and cannot
-      // record themselves: the folder is gone.
-      locks.close(uploadId, { force: true });
-      try {
-        await rm(dirOf(key, uploadId), { recursive: true, force: true });
-      } finally {
-        locks.forget(uploadId);
-      }
-    },
+    create: (key, plan) => createUpload(disk, key, plan),
+    readPlan: (key, uploadId) => readPlan(disk.multipartDir(key, uploadId)),
+    receivePart: (claims, chunks, stillAllowed) => receivePart(ctx, claims, chunks, stillAllowed),
+    listParts: (key, uploadId, only) => listRecords(disk.multipartDir(key, uploadId), only),
+    complete: (key, uploadId, parts) => completeUpload(ctx, key, uploadId, parts),
+    abort: (key, uploadId) => abortUpload(ctx, key, uploadId),
   };
+}
+
+/** Opens the upload's folder (its plan and its empty data file); answers the upload id. */
+async function createUpload(disk: LocalDisk, key: string, plan: LocalPlan): Promise<string> {
+  const uploadId = randomBytes(16).toString("hex");
+  const dir = disk.multipartDir(key, uploadId);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dir, PLAN), JSON.stringify(plan), { mode: 0o600 });
+  // The data file exists from the start: a part opens it without O_CREAT, so a part that
+  // arrives after an abort or a completion finds nothing to write into.
+  const fh = await open(join(dir, DATA), "wx", 0o600);
+  await fh.close();
+  await syncDir(dir);
+  return uploadId;
+}
+
+const readPlan = (dir: string) => readJson<LocalPlan>(join(dir, PLAN));
+
+/** The parts' records in the upload's folder (with `only`, that part's, if there is one). */
+async function listRecords(dir: string, only?: number): Promise<StoredPart[]> {
+  if (only !== undefined) {
+    const record = await readJson<StoredPart>(join(dir, recordName(only)));
+    return record ? [record] : [];
+  }
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") throw gone();
+    throw err;
+  });
+  const parts: StoredPart[] = [];
+  for (const name of names.filter((n) => /^part-\d{5}\.json$/.test(n)).sort()) {
+    const record = await readJson<StoredPart>(join(dir, name));
+    if (record) parts.push(record);
+  }
+  return parts;
+}
+
+/** Writes one part under its lease: the newest PUT of a part wins, an aborted one stops. */
+async function receivePart(
+  { disk, locks }: MultipartContext,
+  claims: PartClaims,
+  chunks: AsyncIterable<Uint8Array>,
+  stillAllowed: () => Promise<boolean>,
+): Promise<PartOutcome> {
+  const lease = locks.beginPart(claims.uploadId, claims.partNumber);
+  if (typeof lease === "string") return { ok: false, reason: lease };
+  try {
+    return await writePart(disk.multipartDir(claims.key, claims.uploadId), claims, chunks, {
+      lease,
+      stillAllowed,
+    });
+  } catch (err) {
+    if (!lease.signal.aborted) throw err;
+    return stopped(lease);
+  } finally {
+    lease.release();
+  }
+}
+
+/**
+ * Joins the parts: with no part arriving, checks them against the plan and renames the data file
+ * into place. On failure the upload reopens, its parts kept for a resume.
+ */
+async function completeUpload(
+  { disk, locks }: MultipartContext,
+  key: string,
+  uploadId: string,
+  parts: readonly { partNumber: number; etag: string }[],
+): Promise<{ sizeBytes: number }> {
+  const dir = disk.multipartDir(key, uploadId);
+  const plan = await readPlan(dir);
+  if (!plan) throw gone();
+  const busy = locks.close(uploadId);
+  if (busy !== null) {
+    throw new MultipartError("busy", `part ${busy} is still arriving; complete after it`);
+  }
+  let done = false;
+  try {
+    checkParts(plan, parts, await listRecords(dir));
+    const data = join(dir, DATA);
+    await syncAndCheckSize(data, plan);
+    if (!(await disk.adopt(key, data, plan.contentType, { noReplace: true }))) {
+      throw new MultipartError("exists", "the object already exists; it is never replaced");
+    }
+    done = true;
+    await rm(dir, { recursive: true, force: true });
+    return { sizeBytes: plan.sizeBytes };
+  } finally {
+    if (done) locks.forget(uploadId);
+    else locks.reopen(uploadId);
+  }
+}
+
+/** Flushes the joined data file and checks it holds exactly the plan's bytes. */
+async function syncAndCheckSize(data: string, plan: LocalPlan): Promise<void> {
+  const fh = await open(data, "r+");
+  try {
+    await fh.sync();
+    const { size } = await fh.stat();
+    if (size !== plan.sizeBytes) {
+      throw new MultipartError(
+        "invalid_part",
+        `the parts hold ${size} bytes, not ${plan.sizeBytes}`,
+      );
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+async function abortUpload(
+  { disk, locks }: MultipartContext,
+  key: string,
+  uploadId: string,
+): Promise<void> {
+  // Parts still arriving write into the removed file (freed when they close) and cannot
+  // record themselves: the folder is gone.
+  locks.close(uploadId, { force: true });
+  try {
+    await rm(disk.multipartDir(key, uploadId), { recursive: true, force: true });
+  } finally {
+    locks.forget(uploadId);
+  }
 }
 
 /** How a writer whose lease was taken away ends: overtaken by a newer PUT, or aborted. */
@@ -190,7 +226,7 @@ async function writePart(
   // An older PUT of this part is stopping: not a byte is written until it is done with the file.
   await lease.ready;
   if (lease.signal.aborted) return stopped(lease);
-  const plan = await readJson<LocalPlan>(join(dir, PLAN));
+  const plan = await readPlan(dir);
   if (!plan) return { ok: false, reason: "no_upload" };
   const n = claims.partNumber;
   if (
