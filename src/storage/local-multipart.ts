@@ -81,9 +81,10 @@ export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
   const ctx: MultipartContext = { disk, locks: createUploadLocks() };
   return {
     create: (key, plan) => createUpload(disk, key, plan),
-    readPlan: (key, uploadId) => readPlan(disk.multipartDir(key, uploadId)),
+    // readPlan and listParts are async so an invalid key rejects, as in every other call.
+    readPlan: async (key, uploadId) => readPlan(disk.multipartDir(key, uploadId)),
     receivePart: (claims, chunks, stillAllowed) => receivePart(ctx, claims, chunks, stillAllowed),
-    listParts: (key, uploadId, only) => listRecords(disk.multipartDir(key, uploadId), only),
+    listParts: async (key, uploadId, only) => listRecords(disk.multipartDir(key, uploadId), only),
     complete: (key, uploadId, parts) => completeUpload(ctx, key, uploadId, parts),
     abort: (key, uploadId) => abortUpload(ctx, key, uploadId),
   };
