@@ -65,94 +65,110 @@ export interface LocalDisk {
 /** Files under `rootDir`. */
 export function createLocalDisk(rootDir: string): LocalDisk {
   const root = resolve(rootDir);
-
   const pathFor = (key: string): string => {
     const path = resolve(root, ...assertValidKey(key).split("/"));
     // The key pattern already rules out traversal; this is the belt to its braces.
     if (!path.startsWith(root + sep)) throw new InvalidKeyError(`key escapes the storage root`);
     return path;
   };
-
-  const openForRead = async (key: string): Promise<OpenedObject | null> => {
-    const path = pathFor(key);
-    const fh = await openRegular(path);
-    if (!fh) return null;
-    try {
-      const stats = await fh.stat({ bigint: true });
-      const meta = await readMeta(path);
-      return {
-        fh,
-        sizeBytes: Number(stats.size),
-        contentType: meta?.contentType ?? null,
-        etag: etagOf(stats),
-        lastModified: new Date(Number(stats.mtimeMs)),
-      };
-    } catch (err) {
-      await fh.close();
-      throw err;
-    }
-  };
-
+  // The calls below are async so that an invalid key rejects rather than throws.
   return {
     rootDir: root,
     pathFor,
-    async write(key, chunks, sizeBytes, contentType, opts = {}) {
-      const path = pathFor(key);
-      const outcome = await writeExactlyAtomic(chunks, path, sizeBytes, {
-        ...opts,
-        durable: true,
-        beforeCommit: () => writeMeta(path, { contentType }),
-      });
-      if (!outcome.ok) return outcome;
-      const opened = await openRegular(path);
-      if (!opened) return outcome;
-      const stats = await opened.stat({ bigint: true });
-      await opened.close();
-      return { ...outcome, etag: etagOf(stats) };
-    },
-    openForRead,
-    async head(key) {
-      const opened = await openForRead(key);
-      if (!opened) return null;
-      await opened.fh.close();
-      return { sizeBytes: opened.sizeBytes, contentType: opened.contentType };
-    },
+    write: async (key, chunks, sizeBytes, contentType, opts = {}) =>
+      writeObject(pathFor(key), chunks, sizeBytes, contentType, opts),
+    openForRead: async (key) => openObject(pathFor(key)),
+    head: async (key) => headObject(pathFor(key)),
     multipartDir: (key, uploadId) => multipartDirOf(pathFor(key), uploadId),
-    async adopt(key, srcPath, contentType, opts = {}) {
-      const path = pathFor(key);
-      await writeMeta(path, { contentType });
-      if (opts.noReplace) {
-        const linked = await link(srcPath, path).then(
-          () => true,
-          (err: NodeJS.ErrnoException) => {
-            if (err.code === "EEXIST") return false;
-            throw err;
-          },
-        );
-        if (!linked) return false;
-        await rm(srcPath, { force: true });
-      } else {
-        await rename(srcPath, path);
-      }
-      await syncDir(dirname(path));
-      return true;
-    },
-    async remove(key) {
-      const path = pathFor(key);
-      await rm(path, { force: true });
-      await rm(metaPathFor(path), { force: true });
-      // An upload in parts of the key goes with it (a job's retention deletes its files by key).
-      const prefix = multipartDirOf(path, "");
-      const siblings = await readdir(dirname(path)).catch(() => [] as string[]);
-      for (const name of siblings) {
-        const full = join(dirname(path), name);
-        if (full.startsWith(prefix)) await rm(full, { recursive: true, force: true });
-      }
-      // Keep the tree from filling with empty per-job folders; a folder still in use stays.
-      const dir = dirname(path);
-      if (dir !== root) await rmdir(dir).catch(() => {});
-    },
+    adopt: async (key, srcPath, contentType, opts = {}) =>
+      adoptFile(pathFor(key), srcPath, contentType, opts),
+    remove: async (key) => removeObject(root, pathFor(key)),
   };
+}
+
+async function writeObject(
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+  sizeBytes: number,
+  contentType: string,
+  opts: { upTo?: boolean; noReplace?: boolean },
+): Promise<WriteOutcome & { etag?: string }> {
+  const outcome = await writeExactlyAtomic(chunks, path, sizeBytes, {
+    ...opts,
+    durable: true,
+    beforeCommit: () => writeMeta(path, { contentType }),
+  });
+  if (!outcome.ok) return outcome;
+  const opened = await openRegular(path);
+  if (!opened) return outcome;
+  const stats = await opened.stat({ bigint: true });
+  await opened.close();
+  return { ...outcome, etag: etagOf(stats) };
+}
+
+async function openObject(path: string): Promise<OpenedObject | null> {
+  const fh = await openRegular(path);
+  if (!fh) return null;
+  try {
+    const stats = await fh.stat({ bigint: true });
+    const meta = await readMeta(path);
+    return {
+      fh,
+      sizeBytes: Number(stats.size),
+      contentType: meta?.contentType ?? null,
+      etag: etagOf(stats),
+      lastModified: new Date(Number(stats.mtimeMs)),
+    };
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+async function headObject(path: string): Promise<BlobInfo | null> {
+  const opened = await openObject(path);
+  if (!opened) return null;
+  await opened.fh.close();
+  return { sizeBytes: opened.sizeBytes, contentType: opened.contentType };
+}
+
+async function adoptFile(
+  path: string,
+  srcPath: string,
+  contentType: string,
+  opts: { noReplace?: boolean },
+): Promise<boolean> {
+  await writeMeta(path, { contentType });
+  if (opts.noReplace) {
+    const linked = await link(srcPath, path).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === "EEXIST") return false;
+        throw err;
+      },
+    );
+    if (!linked) return false;
+    await rm(srcPath, { force: true });
+  } else {
+    await rename(srcPath, path);
+  }
+  await syncDir(dirname(path));
+  return true;
+}
+
+async function removeObject(root: string, path: string): Promise<void> {
+  await rm(path, { force: true });
+  await rm(metaPathFor(path), { force: true });
+  // An upload in parts of the key goes with it (a job's retention deletes its files by key).
+  const prefix = multipartDirOf(path, "");
+  const siblings = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of siblings) {
+    const full = join(dirname(path), name);
+    if (full.startsWith(prefix)) await rm(full, { recursive: true, force: true });
+  }
+  // Keep the tree from filling with empty per-job folders; a folder still in use stays.
+  const dir = dirname(path);
+  if (dir !== root) await rmdir(dir).catch(() => {});
 }
 
 interface Meta {
