@@ -16,10 +16,11 @@ import {
   BlobNotFoundError,
   type BlobStore,
   type UploadGuard,
+  type UploadTicket,
 } from "./blob-store.js";
 import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
 import { assertValidKey } from "./keys.js";
-import { createLocalDisk } from "./local-disk.js";
+import { createLocalDisk, type LocalDisk } from "./local-disk.js";
 import { createLocalMultipart } from "./local-multipart.js";
 import { localMultipartUploads } from "./local-multipart-store.js";
 import { buildLocalRoutes } from "./local-routes.js";
@@ -55,21 +56,31 @@ export type LocalBlobStore = BlobStore & {
   routes(opts?: { uploadGuard?: UploadGuard }): Hono;
 };
 
+/** What signing a link needs: where links point, the signer, the size cap and the clock. */
+interface LinkContext {
+  baseUrl: string;
+  signer: Signer;
+  maxUploadBytes: number;
+  /** The epoch second a link signed now for `expiresInSec` expires at. */
+  expiry: (expiresInSec: number) => number;
+}
+
 /** A local store in a directory, its links signed with the server's signer. */
 export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStore {
   if (typeof opts.signer === "string" && opts.signer.length < MIN_SECRET_LENGTH) {
     throw new RangeError(`the signing secret must be at least ${MIN_SECRET_LENGTH} characters`);
   }
-  const baseUrl = `${normaliseBaseUrl(opts.publicBaseUrl)}${normaliseMount(opts.mountPath ?? "/files")}`;
   const now = opts.now ?? Date.now;
-  const maxUploadBytes = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const links: LinkContext = {
+    baseUrl: `${normaliseBaseUrl(opts.publicBaseUrl)}${normaliseMount(opts.mountPath ?? "/files")}`,
+    signer: typeof opts.signer === "string" ? createSigner(opts.signer) : opts.signer,
+    maxUploadBytes: opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+    expiry: (expiresInSec) => Math.floor(now() / 1000) + expiresInSec,
+  };
+  const { baseUrl, signer, expiry } = links;
   const disk = createLocalDisk(opts.rootDir);
-  const signer = typeof opts.signer === "string" ? createSigner(opts.signer) : opts.signer;
   const parts = createLocalMultipart(disk);
   let app: Hono | undefined;
-
-  const expiry = (expiresInSec: number) => Math.floor(now() / 1000) + expiresInSec;
-
   return {
     kind: "local",
     multipart: localMultipartUploads({ parts, signer, baseUrl, expiry }),
@@ -83,69 +94,95 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
       });
       return app;
     },
-    async presignUpload(key, { contentType, sizeBytes, expiresInSec, upTo }) {
-      assertValidKey(key);
-      assertContentType(contentType);
-      assertUploadSize(sizeBytes, maxUploadBytes);
-      assertLifetime(expiresInSec);
-      const expiresAtSec = expiry(expiresInSec);
-      const token = signToken(
-        { purpose: "upload", key, contentType, sizeBytes, expiresAtSec, ...(upTo ? { upTo } : {}) },
-        signer,
-      );
-      return {
-        url: `${baseUrl}/u/${token}`,
-        headers: { "Content-Type": contentType },
-        expiresAt: new Date(expiresAtSec * 1000),
-      };
-    },
-    async presignDownload(key, { expiresInSec, filename, contentType, inline }) {
-      assertValidKey(key);
-      assertLifetime(expiresInSec);
-      if (contentType !== undefined) assertContentType(contentType);
-      const token = signToken(
-        {
-          purpose: "download",
-          key,
-          filename,
-          contentType,
-          inline,
-          expiresAtSec: expiry(expiresInSec),
-        },
-        signer,
-      );
-      return `${baseUrl}/d/${token}`;
-    },
+    presignUpload: (key, uploadOpts) => presignUpload(links, key, uploadOpts),
+    presignDownload: (key, downloadOpts) => presignDownload(links, key, downloadOpts),
     head: (key) => disk.head(key),
-    async downloadToFile(key, destPath, signal) {
-      signal?.throwIfAborted();
-      const opened = await disk.openForRead(key);
-      if (!opened) throw new BlobNotFoundError(key);
-      const stream = opened.fh.createReadStream({ autoClose: true });
-      if (signal) addAbortSignal(signal, stream);
-      try {
-        const outcome = await writeExactlyAtomic(nodeChunks(stream), destPath, opened.sizeBytes, {
-          durable: false,
-          signal,
-        });
-        if (!outcome.ok) throw new Error(`object ${key} changed size while being copied`);
-      } finally {
-        stream.destroy();
-      }
-    },
-    async uploadFromFile(key, srcPath, contentType) {
-      assertContentType(contentType);
-      const { size } = await stat(srcPath);
-      const stream = createReadStream(srcPath);
-      try {
-        const outcome = await disk.write(key, nodeChunks(stream), size, contentType);
-        if (!outcome.ok) throw new Error(`${srcPath} changed size while being stored`);
-      } finally {
-        stream.destroy();
-      }
-    },
+    downloadToFile: (key, destPath, signal) => downloadToFile(disk, key, destPath, signal),
+    uploadFromFile: (key, srcPath, contentType) => uploadFromFile(disk, key, srcPath, contentType),
     delete: (key) => disk.remove(key),
   };
+}
+
+async function presignUpload(
+  { baseUrl, signer, maxUploadBytes, expiry }: LinkContext,
+  key: string,
+  { contentType, sizeBytes, expiresInSec, upTo }: Parameters<BlobStore["presignUpload"]>[1],
+): Promise<UploadTicket> {
+  assertValidKey(key);
+  assertContentType(contentType);
+  assertUploadSize(sizeBytes, maxUploadBytes);
+  assertLifetime(expiresInSec);
+  const expiresAtSec = expiry(expiresInSec);
+  const token = signToken(
+    { purpose: "upload", key, contentType, sizeBytes, expiresAtSec, ...(upTo ? { upTo } : {}) },
+    signer,
+  );
+  return {
+    url: `${baseUrl}/u/${token}`,
+    headers: { "Content-Type": contentType },
+    expiresAt: new Date(expiresAtSec * 1000),
+  };
+}
+
+async function presignDownload(
+  { baseUrl, signer, expiry }: LinkContext,
+  key: string,
+  { expiresInSec, filename, contentType, inline }: Parameters<BlobStore["presignDownload"]>[1],
+): Promise<string> {
+  assertValidKey(key);
+  assertLifetime(expiresInSec);
+  if (contentType !== undefined) assertContentType(contentType);
+  const token = signToken(
+    {
+      purpose: "download",
+      key,
+      filename,
+      contentType,
+      inline,
+      expiresAtSec: expiry(expiresInSec),
+    },
+    signer,
+  );
+  return `${baseUrl}/d/${token}`;
+}
+
+async function downloadToFile(
+  disk: LocalDisk,
+  key: string,
+  destPath: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  signal?.throwIfAborted();
+  const opened = await disk.openForRead(key);
+  if (!opened) throw new BlobNotFoundError(key);
+  const stream = opened.fh.createReadStream({ autoClose: true });
+  if (signal) addAbortSignal(signal, stream);
+  try {
+    const outcome = await writeExactlyAtomic(nodeChunks(stream), destPath, opened.sizeBytes, {
+      durable: false,
+      signal,
+    });
+    if (!outcome.ok) throw new Error(`object ${key} changed size while being copied`);
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function uploadFromFile(
+  disk: LocalDisk,
+  key: string,
+  srcPath: string,
+  contentType: string,
+): Promise<void> {
+  assertContentType(contentType);
+  const { size } = await stat(srcPath);
+  const stream = createReadStream(srcPath);
+  try {
+    const outcome = await disk.write(key, nodeChunks(stream), size, contentType);
+    if (!outcome.ok) throw new Error(`${srcPath} changed size while being stored`);
+  } finally {
+    stream.destroy();
+  }
 }
 
 function normaliseMount(mountPath: string): string {
