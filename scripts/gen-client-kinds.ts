@@ -1,9 +1,12 @@
 /**
  * Writes packages/client/src/kinds/generated.ts: the job kinds a caller follows, from the
- * server's registry (src/job-kinds.ts) — each kind with roles, its id prefix, the operations
- * that read, list and cancel one of its jobs, its final statuses — and the SDK's wait helper of
- * each (`waitForRestore`, `waitForClip`, …). A new kind gets its helper from `npm run gen:client`
- * with no edit in the SDK; test/client/kinds-generated.test.ts fails when the file is stale.
+ * server's registry (src/job-kinds.ts) — each kind with roles, its id prefix, how messages name
+ * its jobs, the operations that read, list and cancel one of its jobs (with the list's array
+ * field and largest page), its final statuses — the SDK's wait helper of each (`waitForRestore`,
+ * `waitForClip`, …) and `kindCalls`, the same three operations typed alike for every kind (what
+ * `kinora get`, `kinora jobs` and `kinora cancel` use). A new kind gets all of it from `npm run
+ * gen:client` with no edit in the SDK or the CLI; test/client/kinds-generated.test.ts fails when
+ * the file is stale.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +33,38 @@ function checkGetAnswer(kind: JobKind, roles: KindRoles): void {
   }
 }
 
+/** A contract's input or output as an object schema, or a sentence saying why it is not one. */
+function objectShape(kind: JobKind, what: string, schema: unknown): Record<string, z.ZodType> {
+  if (!(schema instanceof z.ZodObject)) {
+    throw new Error(`job kind "${kind.name}": its ${what} is not an object`);
+  }
+  return schema.shape;
+}
+
+/**
+ * How a client pages through the kind's list: the one array field of its answer (`jobs`,
+ * `clips`) and the largest `limit` it takes. Refused when the list has no such field, no
+ * `next_cursor` or no bounded `limit`: a client could not list the kind like the others.
+ */
+function listPaging(kind: JobKind, roles: KindRoles): { listField: string; listMax: number } {
+  const op = roles.list.id;
+  const output = objectShape(kind, `list operation ${op}'s answer`, roles.list.output);
+  const arrays = Object.keys(output).filter((name) => output[name] instanceof z.ZodArray);
+  const [listField] = arrays;
+  if (arrays.length !== 1 || !listField || !("next_cursor" in output)) {
+    throw new Error(
+      `job kind "${kind.name}": its list operation ${op} must answer one array of jobs and next_cursor`,
+    );
+  }
+  const limit = objectShape(kind, `list operation ${op}'s input`, roles.list.input).limit;
+  const bound = limit instanceof z.ZodOptional ? limit.unwrap() : limit;
+  const listMax = bound instanceof z.ZodNumber ? bound.maxValue : null;
+  if (listMax === null || !Number.isFinite(listMax)) {
+    throw new Error(`job kind "${kind.name}": its list operation ${op} takes no bounded limit`);
+  }
+  return { listField, listMax };
+}
+
 /** The module's source, before formatting, for the registry's kinds (or others, in tests). */
 export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
   const kinds = followed(registry);
@@ -38,12 +73,13 @@ export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
     "// registry: do not edit.",
     "",
     "/** The job kinds a caller follows, from the server's registry, and a wait helper for each. */",
-    'import type { OperationId, Operations } from "../generated.js";',
+    'import type { OperationId, Operations, Schemas } from "../generated.js";',
     'import { type WaitOptions, waitFor } from "../wait.js";',
     "",
     "/**",
-    " * Each job kind a caller follows: the prefix of its ids, the operations that read, list and",
-    " * cancel its jobs, and the statuses after which nothing more happens to one.",
+    " * Each job kind a caller follows: how messages name one job and several, the prefix of its",
+    " * ids, the operations that read, list and cancel its jobs (with the list answer's array field",
+    " * and the largest page it gives), and the statuses after which nothing more happens to one.",
     " */",
     "export const JOB_KINDS = {",
   ];
@@ -51,9 +87,11 @@ export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
     checkGetAnswer(kind, roles);
     const entry = {
       noun: kind.noun,
+      plural: kind.plural,
       idPrefix: kind.idPrefix,
       get: roles.get.id,
       list: roles.list.id,
+      ...listPaging(kind, roles),
       cancel: roles.cancel.id,
       final: kind.definition.final,
     };
@@ -64,6 +102,9 @@ export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
     "",
     "/** A followed kind's name. */",
     "export type JobKindName = keyof typeof JOB_KINDS;",
+    "",
+    "/** Every followed kind's name, in the registry's order. */",
+    `export const JOB_KIND_NAMES: readonly JobKindName[] = ${JSON.stringify(kinds.map((k) => k.kind.name))};`,
     "",
     "/** The job a kind's get operation answers with. */",
     'export type JobOf<N extends JobKindName> = Operations[(typeof JOB_KINDS)[N]["get"]]["output"]["job"];',
@@ -99,6 +140,40 @@ export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
       `      waitFor(${k}.final, (input, o) => call(${k}.get, input, o).then((r) => r.job), id, options),`,
     );
   }
-  out.push("  };", "}", "");
+  out.push("  };", "}", "", ...renderCalls(kinds.map((k) => k.kind)));
   return out.join("\n");
+}
+
+/** `kindCalls`: each kind's read, list and cancel, typed alike, so a client handles any kind. */
+function renderCalls(kinds: readonly JobKind[]): string[] {
+  const out = [
+    "/** One kind's jobs as a client reaches them: the same three calls for every kind. */",
+    "export interface KindJobCalls<N extends JobKindName> {",
+    "  /** One read; `wait` holds the answer until the job changes (`until`: status or progress too). */",
+    '  get(input: { id: string; wait?: number; until?: "status" | "progress" }, options: { signal?: AbortSignal }): Promise<JobOf<N>>;',
+    "  /** One page of this key's jobs, newest first; `next_cursor` asks for the older ones. */",
+    "  list(input: { limit?: number; cursor?: string }, options: { signal?: AbortSignal }): Promise<{ jobs: JobOf<N>[]; next_cursor: string | null }>;",
+    "  /** Cancels a job that has not started: the job, and the wallet where the kind answers it. */",
+    '  cancel(input: { id: string }, options: { signal?: AbortSignal }): Promise<{ job: JobOf<N>; wallet?: Schemas["Wallet"] }>;',
+    "}",
+    "",
+    "/** Every followed kind's calls, by name. */",
+    "export type KindCalls = { readonly [N in JobKindName]: KindJobCalls<N> };",
+    "",
+    "/** Each kind's read, list and cancel over the client's `call`. */",
+    "export function kindCalls(call: KindCall): KindCalls {",
+    "  return {",
+  ];
+  for (const kind of kinds) {
+    const k = `JOB_KINDS.${kind.name}`;
+    out.push(
+      `    ${kind.name}: {`,
+      `      get: (input, o) => call(${k}.get, input, o).then((r) => r.job),`,
+      `      list: (input, o) => call(${k}.list, input, o).then((r) => ({ jobs: r[${k}.listField], next_cursor: r.next_cursor })),`,
+      `      cancel: (input, o) => call(${k}.cancel, input, o),`,
+      "    },",
+    );
+  }
+  out.push("  };", "}", "");
+  return out;
 }

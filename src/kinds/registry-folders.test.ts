@@ -110,13 +110,9 @@ const KNOWN: Record<string, Record<string, string>> = {
   restore: {
     "src/http/routes/worker/report.ts": "an example job id in the worker API's documentation",
     "src/api/contracts/approvals.ts": "an example operation id in the approvals' documentation",
-    "packages/cli/src/commands/jobs.ts": "`kinora jobs` lists each kind by its list operation",
     "packages/cli/src/commands/restore.ts": "`kinora restore`: the command of the kind",
     "packages/cli/src/commands/restore-qualities.ts": "`kinora restore`: its qualities",
     "packages/cli/src/commands/restore-resume.ts": "`kinora restore`: picking up a stopped upload",
-    "packages/cli/src/job-kinds.ts":
-      "the CLI's kinds, by hand (the client is generated per operation)",
-    "packages/cli/src/job-steps.ts": "the steps `kinora restore` shows",
     "packages/client/src/client.ts":
       "the SDK's parts helper (uploadRestoreParts): only a restore's file is sent in parts",
     "src/kinds/restore-segments/services/units.ts":
@@ -130,9 +126,8 @@ const KNOWN: Record<string, Record<string, string>> = {
   },
   clip: {
     "packages/cli/src/commands/clip.ts": "`kinora clip`: the command of the kind",
-    "packages/cli/src/commands/jobs.ts": "`kinora jobs` lists each kind by its list operation",
-    "packages/cli/src/job-kinds.ts":
-      "the CLI's kinds, by hand (the client is generated per operation)",
+    "packages/cli/src/kind-presentations.ts":
+      "`kinora get`'s own words for a clip (optional: a kind without them gets the generic lines)",
   },
 };
 

@@ -1,7 +1,7 @@
 /**
  * A real kinora server on 127.0.0.1 for the CLI tests, and the CLI run as a subprocess against
  * it — exactly as a person runs it against a remote server. The server is the test app served
- * by node:http, with in-process workers so restores and clips really finish, and a small
+ * by node:http, with in-process workers so restores, clips and previews really finish, and a small
  * fault injector in front of the storage URLs (drop an upload, hold one, slow a download).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { paymentsFeature } from "../../src/features/payments.js";
 import { clipsFeature } from "../../src/kinds/clips/kind.js";
+import { previewFeature } from "../../src/kinds/preview/kind.js";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { silentLogger } from "../../src/logger.js";
 import { createLocalBlobStore } from "../../src/storage/local-store.js";
@@ -124,6 +125,8 @@ async function serveApp(
         // image_url fetches are SSRF-guarded; let the server fetch its own /test-media files.
         imageFetch: { allowPrivateForTests: (address) => address === "127.0.0.1" },
       }),
+      // A kind the CLI has no words of its own for: `kinora get`, `jobs` and `cancel` reach it.
+      previewFeature(),
       paymentsFeature(),
     ],
     platform: (p) => ({

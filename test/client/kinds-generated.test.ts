@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { formatSource } from "../../scripts/gen-client.js";
 import { KINDS_PATH, renderKinds } from "../../scripts/gen-client-kinds.js";
 import { JOB_KINDS } from "../../src/job-kinds.js";
+import { defineJobKind } from "../../src/kinds/kind.js";
 import { echoKind } from "../kinds/echo/kind.js";
 
 describe("@kinora/client's job kinds", () => {
@@ -27,15 +28,32 @@ describe("@kinora/client's job kinds", () => {
     for (const k of followed) {
       expect(sdk[k.name as keyof typeof sdk]).toMatchObject({
         idPrefix: k.idPrefix,
+        plural: k.plural,
         get: k.roles?.get.id,
+        list: k.roles?.list.id,
+        cancel: k.roles?.cancel.id,
         final: k.definition.final,
       });
     }
   });
 
-  it("gives a new kind its wait helper with no edit in the SDK", () => {
+  it("gives a new kind its wait helper and its read, list and cancel with no edit in the SDK", () => {
     const source = renderKinds([...JOB_KINDS, echoKind]);
     expect(source).toContain("waitForEcho(id: string");
     expect(source).toContain("call(JOB_KINDS.echo.get, input, o)");
+    // Echo's list answers `jobs` and takes up to ECHO_LIST_MAX (40) a page.
+    expect(source).toContain('"listField":"jobs","listMax":40');
+    expect(source).toContain("jobs: r[JOB_KINDS.echo.listField]");
+    expect(source).toContain("call(JOB_KINDS.echo.cancel, input, o)");
+  });
+
+  it("refuses a kind whose list a client could not page like the others'", () => {
+    const roles = echoKind.roles;
+    if (!roles) throw new Error("echo has roles");
+    // Its list operation answers no array of jobs: its get's answer stands in for it.
+    const odd = defineJobKind({ ...echoKind, roles: { ...roles, list: roles.get } });
+    expect(() => renderKinds([odd])).toThrow(
+      'job kind "echo": its list operation getEcho must answer one array of jobs and next_cursor',
+    );
   });
 });

@@ -68,6 +68,11 @@ export function table(header: string[], rows: string[][]): string[] {
   );
 }
 
+/** "Label     value": the label padded so the values of several lines line up. */
+export function labelled(label: string, value: string): string {
+  return `${label.padEnd(9)} ${value}`;
+}
+
 /** Cuts text to `max` characters with an ellipsis. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -1,130 +1,208 @@
 /**
- * The two kinds of job the client follows — restores (`rj_…`) and clips (`clip_…`) — each as
- * its operations (read, cancel) and what each final status means for the person and the exit
- * code. A job is the SDK's type, generated from the server's: nothing here redeclares it.
+ * The kinds of job the client follows, from the SDK's list (`JOB_KINDS`, generated from the
+ * server's registry): each kind's operations — read, list, cancel —, the prefix of its ids and
+ * what each final status means for the person and the exit code. Nothing here names a kind: a
+ * kind the server adds is read, listed and cancelled by `kinora get`, `kinora jobs` and `kinora
+ * cancel` once the SDK is regenerated, shown by the generic lines below or, where it has words
+ * of its own, by its presentation (kind-presentations.ts).
  */
 import {
-  type ClipJob,
-  FINAL_CLIP_STATUSES,
-  FINAL_RESTORE_STATUSES,
-  type RestoreJob,
+  JOB_KIND_NAMES,
+  JOB_KINDS,
+  type JobKindName,
+  type JobOf,
+  type KindCall,
+  kindCalls,
+  OPERATIONS,
+  type Schemas,
   type Wallet,
 } from "@kinora/client";
 import { EXIT } from "./exit-codes.js";
-import { CliFailure, UsageError } from "./failures.js";
+import { ApiFailure, CliFailure, UsageError } from "./failures.js";
 import { dollars, formatBytes } from "./format.js";
-import type { ApiClient } from "./http.js";
+import type { ApiClient, CallExtras } from "./http.js";
+import { type KindPresentation, PRESENTATIONS } from "./kind-presentations.js";
 
-/** A job as the API shows it: a restore or a clip (tell them apart with `"filename" in job`). */
-export type Job = RestoreJob | ClipJob;
+/** A file sent in parts, as a job's read shows how far it got. */
+interface UploadSummary {
+  status: string;
+  size_bytes: number;
+  part_count: number;
+  received_parts: number;
+  received_bytes: number;
+}
 
-/** What a cancel answers: the job, refunded, and (for a restore) the wallet after the refund. */
-interface Cancelled {
-  job: Job;
+/**
+ * What the client reads of any kind's job: the engine's fields every job has, and the ones a
+ * kind may have (each read only where it is there). Every kind's job is one of these.
+ */
+export interface AnyJob {
+  id: string;
+  status: string;
+  created_at: string;
+  amount_cents?: number;
+  progress?: number | null;
+  error?: string | null;
+  error_code?: string | null;
+  refused?: string | null;
+  finished_at?: string | null;
+  expires_at?: string | null;
+  queue?: Schemas["QueueEstimate"] | null;
+  download_url?: string | null;
+  paid_from_balance?: boolean;
+  upload?: UploadSummary | null;
+  webhook?: JobWebhook | null;
+}
+
+/** A job's own webhook as reads show it: its URL, events and latest deliveries. */
+export interface JobWebhook {
+  url: string;
+  events: string[];
+  deliveries: Schemas["WebhookDelivery"][];
+}
+
+/** What a cancel answers: the job, refunded, and (where the kind answers it) the wallet after. */
+interface Cancelled<J> {
+  job: J;
   wallet?: Wallet;
 }
 
 /** One kind of job as the client handles it. */
-export interface JobKind {
-  name: "restore" | "clip";
-  /** Restore reads need no key (the id is the capability); clip reads do. */
-  keyedRead: boolean;
+export interface JobKind<J extends AnyJob = AnyJob> {
+  /** The server's name for the kind ("restore"). */
+  readonly name: JobKindName;
+  /** How messages name several ("restores"). */
+  readonly plural: string;
+  /** Its ids are `<idPrefix>_…`. */
+  readonly idPrefix: string;
+  /** Whether reading one needs a key (a restore's id is its own capability; a clip's is not). */
+  readonly keyedRead: boolean;
   /** Statuses a job stays in (the server's final list for the kind). */
-  terminal: ReadonlySet<string>;
+  readonly terminal: ReadonlySet<string>;
+  /** Its words beyond the generic lines: what a job is, notes on its price, its file name. */
+  readonly present: KindPresentation<J>;
   /** One read; `waitSec` asks the server to hold the answer until the job changes. */
-  read(api: ApiClient, id: string, waitSec: number): Promise<Job>;
+  read(api: ApiClient, id: string, waitSec: number): Promise<J>;
+  /** This key's newest `limit` jobs of the kind, newest first (as many pages as it takes). */
+  list(api: ApiClient, limit: number): Promise<J[]>;
   /** Cancels a job whose file never arrived (the price goes back to the balance). */
-  cancel(api: ApiClient, id: string): Promise<Cancelled>;
+  cancel(api: ApiClient, id: string): Promise<Cancelled<J>>;
 }
 
-/** Long polls may take their wait on top of the request's own time-out. */
-const held = (waitSec: number) => ({ extraTimeoutMs: waitSec * 1000 });
+/** The client's calls as the SDK's kind calls take them, with the CLI's extras (long polls). */
+function via(api: ApiClient, extras: CallExtras = {}): KindCall {
+  return (id, input, options) =>
+    api.call(id, input, options.signal ? { ...extras, signal: options.signal } : extras);
+}
+
 /** The bars show progress, so a held read also ends at each progress report. */
 const waitArg = (waitSec: number) =>
   waitSec > 0 ? { wait: waitSec, until: "progress" as const } : {};
 
-/** Restores (`rj_…`): read without a key (the SDK sends none to getRestore). */
-export const RESTORE: JobKind = {
-  name: "restore",
-  keyedRead: false,
-  terminal: new Set(FINAL_RESTORE_STATUSES),
-  read: async (api, id, waitSec) =>
-    (await api.call("getRestore", { id, ...waitArg(waitSec) }, held(waitSec))).job,
-  cancel: (api, id) => api.call("cancelRestore", { id }),
-};
+/** Lines for a kind with no presentation of its own: the generic lines say it all. */
+const GENERIC: KindPresentation<AnyJob> = { summary: () => "", what: () => [] };
 
-/** Clips (`clip_…`): read with a key. */
-export const CLIP: JobKind = {
-  name: "clip",
-  keyedRead: true,
-  terminal: new Set(FINAL_CLIP_STATUSES),
-  read: async (api, id, waitSec) =>
-    (await api.call("getClip", { id, ...waitArg(waitSec) }, held(waitSec))).job,
-  cancel: (api, id) => api.call("cancelClip", { id }),
-};
+/** The kind `name` as the client handles it, from the SDK's entry and calls for it. */
+export function kindNamed<N extends JobKindName>(name: N): JobKind<JobOf<N>> {
+  const entry = JOB_KINDS[name];
+  const present: KindPresentation<JobOf<N>> = PRESENTATIONS[name] ?? GENERIC;
+  return {
+    name,
+    plural: entry.plural,
+    idPrefix: entry.idPrefix,
+    keyedRead: OPERATIONS[entry.get].auth === "key",
+    terminal: new Set<string>(entry.final),
+    present,
+    // Long polls may take their wait on top of the request's own time-out.
+    read: (api, id, waitSec) =>
+      kindCalls(via(api, { extraTimeoutMs: waitSec * 1000 }))[name].get(
+        { id, ...waitArg(waitSec) },
+        {},
+      ),
+    async list(api, limit) {
+      const calls = kindCalls(via(api))[name];
+      const jobs: JobOf<N>[] = [];
+      let cursor: string | null = null;
+      do {
+        const size = Math.min(entry.listMax, limit - jobs.length);
+        const page = await calls.list({ limit: size, ...(cursor ? { cursor } : {}) }, {});
+        jobs.push(...page.jobs);
+        cursor = page.next_cursor;
+      } while (cursor && jobs.length < limit);
+      return jobs;
+    },
+    cancel: (api, id) => kindCalls(via(api))[name].cancel({ id }, {}),
+  };
+}
+
+/** Every kind the client follows, in the server registry's order. */
+export const KINDS: readonly JobKind[] = JOB_KIND_NAMES.map((name) => kindNamed(name));
 
 /** The kind a job id belongs to, by its prefix. */
 export function kindOf(id: string): JobKind {
-  if (/^rj_[0-9A-Za-z]+$/.test(id)) return RESTORE;
-  if (/^clip_[0-9A-Za-z]+$/.test(id)) return CLIP;
-  throw new UsageError(`"${id}" is not a job id: restores start with rj_, clips with clip_.`);
-}
-
-/** One read of a job; `waitSec` asks the server to hold the answer until it changes. */
-export function readJob(api: ApiClient, kind: JobKind, id: string, waitSec = 0): Promise<Job> {
-  return kind.read(api, id, waitSec);
-}
-
-/** Whether the job was paid by a checkout link rather than from the balance. */
-export function paidByCheckout(job: Job): boolean {
-  return "paid_from_balance" in job && job.paid_from_balance === false;
-}
-
-/** Lower-case ASCII words joined by `-` (accents dropped, everything else a separator), at
- * most `max` characters, cut at a word boundary when it can be. */
-export function slug(text: string, max = 40): string {
-  const words = text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  if (words.length <= max) return words;
-  const cut = words.slice(0, max + 1);
-  const boundary = cut.lastIndexOf("-");
-  return (boundary > max / 2 ? cut.slice(0, boundary) : words.slice(0, max)).replace(/-+$/, "");
-}
-
-/** A name without its directory and extension, from a path or an http(s) URL. */
-function stem(nameOrUrl: string): string {
-  let name = nameOrUrl;
-  try {
-    if (/^https?:\/\//i.test(nameOrUrl)) name = decodeURIComponent(new URL(nameOrUrl).pathname);
-  } catch {
-    // Not a URL after all: use it as a name.
-  }
-  const base = name.split(/[\\/]/).pop() ?? "";
-  return base.replace(/\.[A-Za-z0-9]{1,5}$/, "");
+  const kind = KINDS.find((k) => new RegExp(`^${k.idPrefix}_[0-9A-Za-z]+$`).test(id));
+  if (kind) return kind;
+  const [first, ...rest] = KINDS.map((k) => `${k.plural} with ${k.idPrefix}_`);
+  const which = [first?.replace(" with ", " start with "), ...rest].join(", ");
+  throw new UsageError(`"${id}" is not a job id: ${which}.`);
 }
 
 /**
- * The result's default file name, of safe characters only: `NAME-restored.mp4` for a restore;
- * for a clip the image's name and the prompt's first words with the id's tail,
- * `harbour_slow-push-in-gulls_clip_ab12.mp4`. `image` is the local file or URL it was made from
- * (a clip read back by id knows only its image_url). The caller picks a free name beside it.
+ * This key's newest `limit` jobs of every kind, newest first, each with its kind. A kind the
+ * server does not serve (an older server, a newer client) answers 404 and is left out.
  */
-export function resultFileName(job: Job, image?: string): string {
-  if (!("filename" in job)) {
-    const from = image ?? job.image_url ?? "";
-    const parts = [slug(stem(from), 30), slug(job.prompt, 40)].filter(Boolean);
-    const tail = job.id.slice(-4);
-    return `${[...parts, "clip", tail].join("_")}.mp4`;
+export async function listJobs(
+  api: ApiClient,
+  limit: number,
+): Promise<{ kind: JobKind; job: AnyJob }[]> {
+  const lists = await Promise.all(
+    KINDS.map(async (kind) => {
+      try {
+        return (await kind.list(api, limit)).map((job) => ({ kind, job }));
+      } catch (err) {
+        if (err instanceof ApiFailure && err.status === 404) return null;
+        throw err;
+      }
+    }),
+  );
+  const served = lists.filter((l) => l !== null);
+  // No kind answered: the server is not a kinora server (or not this version); say so.
+  if (served.length === 0) await KINDS[0]?.list(api, 1);
+  return served
+    .flat()
+    .sort((a, b) => Date.parse(b.job.created_at) - Date.parse(a.job.created_at))
+    .slice(0, limit);
+}
+
+/** One read of a job; `waitSec` asks the server to hold the answer until it changes. */
+export function readJob<J extends AnyJob>(
+  api: ApiClient,
+  kind: JobKind<J>,
+  id: string,
+  waitSec = 0,
+): Promise<J> {
+  return kind.read(api, id, waitSec);
+}
+
+/** The result's default file name: the kind's own, or the job's id with the link's extension. */
+export function resultFileName<J extends AnyJob>(
+  kind: JobKind<J>,
+  job: J,
+  source?: string,
+): string {
+  if (kind.present.fileName) return kind.present.fileName(job, source);
+  let ext = "";
+  try {
+    ext = /\.[A-Za-z0-9]{1,5}$/.exec(new URL(job.download_url ?? "").pathname)?.[0] ?? "";
+  } catch {
+    // No link, or not a URL: no extension.
   }
-  // The person's own name, kept as it is, but never a path (a name from the server could be).
-  const base = stem(job.filename)
-    .replace(/[\p{Cc}/\\:]+/gu, "-")
-    .replace(/^\.+/, "");
-  return `${base || "video"}-restored.mp4`;
+  return `${job.id}${ext}`;
+}
+
+/** Whether the job was paid by a checkout link rather than from the balance. */
+export function paidByCheckout(job: AnyJob): boolean {
+  return job.paid_from_balance === false;
 }
 
 /** 2 → "2nd". */
@@ -134,7 +212,7 @@ function ordinal(n: number): string {
 }
 
 /** Whether the server says the job waits for a worker (a restore's status is still processing). */
-export function isQueued(job: Job): boolean {
+export function isQueued(job: AnyJob): boolean {
   return job.queue?.state === "queued";
 }
 
@@ -142,7 +220,7 @@ export function isQueued(job: Job): boolean {
  * Where the job stands in the server's queue — "next in the queue", "3rd in the queue", or
  * "a worker is running it" — as the console words it; "" without an estimate.
  */
-export function queuePlace(job: Job): string {
+export function queuePlace(job: AnyJob): string {
   const q = job.queue;
   if (!q) return "";
   if (q.state === "running") return "a worker is running it";
@@ -154,29 +232,21 @@ export function queuePlace(job: Job): string {
  * runs it: the bar shows progress then) with the seconds the server expects until done (null
  * when it gives none). The figure is the server's `queue.eta_seconds`, the one the console shows.
  */
-export function queueText(job: Job): { where: string; etaSeconds: number | null } {
+export function queueText(job: AnyJob): { where: string; etaSeconds: number | null } {
   const q = job.queue;
   if (!q) return { where: "", etaSeconds: null };
   return { where: isQueued(job) ? queuePlace(job) : "", etaSeconds: q.eta_seconds };
 }
 
 /** How far a file sent in parts got ("2 of 5 parts, 10.0 MB of 23.0 MB"); "" for any other. */
-export function partsText(job: Job): string {
-  const upload = (job as { upload?: UploadSummary | null }).upload;
+export function partsText(job: AnyJob): string {
+  const upload = job.upload;
   if (!upload || upload.status === "completed" || upload.status === "aborted") return "";
   return `${upload.received_parts} of ${upload.part_count} parts, ${formatBytes(upload.received_bytes)} of ${formatBytes(upload.size_bytes)}`;
 }
 
-interface UploadSummary {
-  status: string;
-  size_bytes: number;
-  part_count: number;
-  received_parts: number;
-  received_bytes: number;
-}
-
 /** A short status for a progress bar or a log line. */
-export function statusText(job: Job): string {
+export function statusText(job: AnyJob): string {
   if (isQueued(job)) return "waiting for a worker";
   const parts = partsText(job);
   switch (job.status) {
@@ -191,7 +261,9 @@ export function statusText(job: Job): string {
   }
 }
 
-function refundNote(job: Job): string {
+/** Where the price went back, or nothing for a job that cost nothing. */
+function refundNote(job: AnyJob): string {
+  if (!job.amount_cents) return "Nothing was charged.";
   const amount = dollars(job.amount_cents);
   if (paidByCheckout(job)) return `The card payment of ${amount} is refunded.`;
   return `${amount} was refunded to your balance.`;
@@ -201,8 +273,8 @@ function refundNote(job: Job): string {
  * Nothing for a done job; otherwise the failure to stop with: failed → 4 (the server's side),
  * refused or refunded for a wrong length → 3, cancelled or expired → 1.
  */
-export function failureOf(kind: JobKind, job: Job): CliFailure | undefined {
-  const what = kind.name === "restore" ? "The restore" : "The clip";
+export function failureOf<J extends AnyJob>(kind: JobKind<J>, job: J): CliFailure | undefined {
+  const what = `The ${kind.name}`;
   const because = job.error ? `: ${job.error.replace(/\.$/, "")}` : "";
   const fields = { job };
   switch (job.status) {
@@ -211,12 +283,9 @@ export function failureOf(kind: JobKind, job: Job): CliFailure | undefined {
     case "failed":
       return new CliFailure(`${what} failed${because}. ${refundNote(job)}`, EXIT.server, fields);
     case "refused": {
-      const code = ("refused" in job ? job.refused : null) ?? "refused";
-      return new CliFailure(
-        `The image was refused by the content rule (${code}). ${refundNote(job)}`,
-        EXIT.refused,
-        fields,
-      );
+      const code = job.refused ?? "refused";
+      const why = kind.present.refusal?.(code) ?? `${what} was refused (${code}).`;
+      return new CliFailure(`${why} ${refundNote(job)}`, EXIT.refused, fields);
     }
     case "refunded":
       return new CliFailure(

@@ -9,8 +9,8 @@ import { isAbort } from "./failures.js";
 import { FOLLOW_WAIT_SEC, followJob } from "./follow.js";
 import { dollars, formatBytes } from "./format.js";
 import {
+  type AnyJob,
   isQueued,
-  type Job,
   type JobKind,
   paidByCheckout,
   queueText,
@@ -55,9 +55,13 @@ export async function uploadStep(
 }
 
 /** Follows the job to a terminal status with a bar from its `progress`. */
-export async function followStep(ctx: ClientContext, kind: JobKind, id: string): Promise<Job> {
+export async function followStep<J extends AnyJob>(
+  ctx: ClientContext,
+  kind: JobKind<J>,
+  id: string,
+): Promise<J> {
   const { out } = ctx;
-  const bar = jobProgress(out, kind.name === "restore" ? "restore " : "clip    ");
+  const bar = jobProgress(out, kind.name.padEnd(8));
   let lastStatus = "";
   /** When the server's last estimate runs out (the bar counts down to it). */
   let estimateEndsAt: number | null = null;
@@ -107,7 +111,7 @@ export function refreshWithin(waitSec: number, estimateEndsAt: number | null): n
 }
 
 /** A job's status with its queue place and the server's estimate, for a log line. */
-export function followLine(job: Job): string {
+export function followLine(job: AnyJob): string {
   const { where, etaSeconds } = queueText(job);
   const extra = [where, etaSeconds === null ? "" : etaText(etaSeconds)].filter(Boolean);
   const now = statusText(job);
@@ -145,17 +149,17 @@ interface CancelOutcome {
   cancelled: boolean;
   /** What to tell the person. */
   message: string;
-  job?: Job;
+  job?: AnyJob;
 }
 
 /**
  * Cancels a job whose file never arrived (after Ctrl-C or a failed upload): the price goes back
  * to the balance. Uses its own time-limited signal, since the command's has already fired.
  */
-export async function cancelAfterStop(
+export async function cancelAfterStop<J extends AnyJob>(
   ctx: ClientContext,
-  kind: JobKind,
-  job: Job,
+  kind: JobKind<J>,
+  job: J,
 ): Promise<CancelOutcome> {
   if (paidByCheckout(job)) {
     return {
@@ -170,7 +174,7 @@ export async function cancelAfterStop(
     return {
       cancelled: true,
       job: res.job,
-      message: `Cancelled ${job.id}; ${dollars(job.amount_cents)} was refunded to your balance${balance}.`,
+      message: `Cancelled ${job.id}; ${dollars(job.amount_cents ?? 0)} was refunded to your balance${balance}.`,
     };
   } catch (err) {
     const why = isAbort(err) ? "no answer in time" : (err as Error).message;

@@ -16,11 +16,15 @@ export {
 export { type ErrorBody, KinoraError, KinoraNetworkError } from "./errors.js";
 export * from "./generated.js";
 export {
+  JOB_KIND_NAMES,
   JOB_KINDS,
   type JobKindName,
   type JobOf,
   type KindCall,
+  type KindCalls,
+  type KindJobCalls,
   type KindWaits,
+  kindCalls,
 } from "./kinds/generated.js";
 export { formatCents } from "./money.js";
 export { restoreQualityFromName } from "./quality.js";

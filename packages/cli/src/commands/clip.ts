@@ -4,7 +4,7 @@
  */
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Input, Output } from "@kinora/client";
+import type { ClipJob, Input, Output } from "@kinora/client";
 import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
@@ -17,11 +17,14 @@ import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
 import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { dollars, formatBytes, truncate } from "../format.js";
-import { CLIP, failureOf, type Job, resultFileName } from "../job-kinds.js";
+import { failureOf, kindNamed, resultFileName } from "../job-kinds.js";
 import { downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { confirmSpend } from "../prompts.js";
 import { startPaidJob } from "../timing.js";
 import { refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
+
+/** Clips, as `kinora get` and `kinora jobs` handle them too. */
+const CLIP = kindNamed("clip");
 
 interface Source {
   imageUrl?: string;
@@ -149,7 +152,7 @@ async function clip(ctx: ClientContext): Promise<number> {
   await uploadAndStart(ctx, src, created);
   const paid = { id, amountCents: created.job.amount_cents, byCard: false };
   ctx.charge.note = runningMoneyNote(paid);
-  let job: Job;
+  let job: ClipJob;
   try {
     job = await followStep(ctx, CLIP, id);
   } catch (err) {
@@ -167,7 +170,7 @@ async function clip(ctx: ClientContext): Promise<number> {
   const dir = src.file ? path.dirname(path.resolve(src.file.path)) : process.cwd();
   const dest = given
     ? path.resolve(given)
-    : freePath(dir, resultFileName(job, src.file?.path ?? src.imageUrl));
+    : freePath(dir, resultFileName(CLIP, job, src.file?.path ?? src.imageUrl));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest).catch((err: unknown) => {
     throw resumeHint(ctx, err, paid, "download");
   });

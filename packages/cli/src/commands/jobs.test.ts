@@ -1,6 +1,6 @@
 import type { ClipJob, RestoreJob } from "@kinora/client";
 import { describe, expect, it } from "vitest";
-import { CLIP, RESTORE } from "../job-kinds.js";
+import { kindNamed } from "../job-kinds.js";
 import { jobLines } from "./jobs.js";
 
 const AT = "2026-11-25T12:00:00.000Z";
@@ -47,7 +47,7 @@ describe("kinora get's lines", () => {
       },
       download_url: "https://example.com/clip_1.mp4",
     };
-    const lines = jobLines(CLIP, clip);
+    const lines = jobLines(kindNamed("clip"), clip);
     expect(lines).toContain("Clip      5 s 480p, loop, seed 7");
     expect(lines).toContain("Webhook   https://example.com/hook (job.completed)");
     expect(lines).toContain(
@@ -84,7 +84,7 @@ describe("kinora get's lines", () => {
       queue: { state: "running", position: 0, ahead: 0, eta_seconds: 90, estimated_done_at: AT },
       webhook: null,
     };
-    const lines = jobLines(RESTORE, job);
+    const lines = jobLines(kindNamed("restore"), job);
     expect(lines[0]).toBe("rj_1  restore  processing 50%");
     expect(lines).toContain("Length    10:00 declared, measured 4:00, 720×576");
     expect(lines).toContain("Price     $2.99 from the balance");
@@ -98,7 +98,7 @@ describe("kinora get's lines", () => {
 
     // Started but waiting for a worker (a restore stays processing): queued with its place,
     // no "processing 0%".
-    const queued = jobLines(RESTORE, {
+    const queued = jobLines(kindNamed("restore"), {
       ...job,
       progress: 0,
       queue: { state: "queued", position: 2, ahead: 1, eta_seconds: 145, estimated_done_at: AT },
@@ -108,14 +108,14 @@ describe("kinora get's lines", () => {
     expect(queued.some((l) => l.startsWith("Progress"))).toBe(false);
 
     // Waiting in line for its upload deadline; failed and refunded; done with its links.
-    const waiting = jobLines(RESTORE, {
+    const waiting = jobLines(kindNamed("restore"), {
       ...job,
       status: "awaiting_upload",
       progress: null,
       queue: null,
     });
     expect(waiting).toContain(`Expires   ${AT}: upload the file by then or the job expires`);
-    const failed = jobLines(RESTORE, {
+    const failed = jobLines(kindNamed("restore"), {
       ...job,
       status: "failed",
       queue: null,
@@ -123,7 +123,7 @@ describe("kinora get's lines", () => {
     });
     expect(failed).toContain("Refund    $2.99 to the balance (failed)");
     expect(failed).toContain("Error     The encoder crashed.");
-    const done = jobLines(RESTORE, {
+    const done = jobLines(kindNamed("restore"), {
       ...job,
       status: "done",
       queue: null,

@@ -1,7 +1,6 @@
 /** `kinora jobs`, `kinora get ID`, `kinora cancel ID`: the jobs already made. */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { RestoreJob } from "@kinora/client";
 import {
   type ClientCommand,
   type ClientContext,
@@ -12,13 +11,16 @@ import {
 import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
 import { CliFailure, UsageError } from "../failures.js";
-import { dollars, formatAge, formatDuration, table, truncate } from "../format.js";
+import { dollars, formatAge, labelled as line, table, truncate } from "../format.js";
 import {
+  type AnyJob,
   failureOf,
   isQueued,
-  type Job,
   type JobKind,
+  type JobWebhook,
+  KINDS,
   kindOf,
+  listJobs,
   paidByCheckout,
   partsText,
   queuePlace,
@@ -29,71 +31,40 @@ import {
 import { downloadStep, followStep } from "../job-steps.js";
 import { etaText } from "../progress.js";
 
-type Listed = Job & { kind: "restore" | "clip" };
-
 async function jobs(ctx: ClientContext): Promise<number> {
   ctx.api.requireKey();
   const limit = Number(stringArg(ctx.args, "limit") ?? 20);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new UsageError("--limit must be a whole number from 1 to 100.");
   }
-  const [restores, clips] = await Promise.all([
-    ctx.api.call("listRestores", { limit }),
-    ctx.api.call("listClips", {}),
-  ]);
-  const all: Listed[] = [
-    ...restores.jobs.map((j) => ({ ...j, kind: "restore" as const })),
-    ...clips.clips.map((j) => ({ ...j, kind: "clip" as const })),
-  ]
-    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
-    .slice(0, limit);
-  const rows = all.map((j) => [
-    j.id,
-    j.kind,
-    listedStatus(j),
-    dollars(j.amount_cents),
-    formatAge(j.created_at),
-    truncate("filename" in j ? j.filename : `"${j.prompt}"`, 40),
+  const listed = await listJobs(ctx.api, limit);
+  const rows = listed.map(({ kind, job }) => [
+    job.id,
+    kind.name,
+    listedStatus(job),
+    job.amount_cents === undefined ? "" : dollars(job.amount_cents),
+    formatAge(job.created_at),
+    truncate(kind.present.summary(job), 40),
   ]);
   ctx.out.result(
-    { jobs: all },
-    all.length === 0
+    { jobs: listed.map(({ kind, job }) => ({ ...job, kind: kind.name })) },
+    listed.length === 0
       ? 'No jobs yet: kinora restore FILE, or kinora clip IMAGE "prompt".'
       : table(["ID", "KIND", "STATUS", "PRICE", "AGE", "WHAT"], rows),
   );
   return 0;
 }
 
-/** "Label     value" lines, the label padded so the values line up. */
-const line = (label: string, value: string) => `${label.padEnd(9)} ${value}`;
-
-/** What the job is: the file and quality of a restore, the prompt and size of a clip. */
-function whatLines(job: Job): string[] {
-  if ("filename" in job) {
-    const picture = job.width && job.height ? `, ${job.width}×${job.height}` : "";
-    const measured =
-      job.measured_duration_sec === null
-        ? ""
-        : `, measured ${formatDuration(job.measured_duration_sec)}`;
-    return [
-      line("File", job.video_url ? `${job.filename} (from ${job.video_url})` : job.filename),
-      line("Quality", job.quality_label),
-      line("Length", `${formatDuration(job.duration_sec)} declared${measured}${picture}`),
-    ];
-  }
-  const extras = [job.loop ? "loop" : "", job.seed === null ? "" : `seed ${job.seed}`];
-  return [
-    line("Prompt", job.prompt),
-    line("Clip", [`${job.seconds} s ${job.size}`, ...extras.filter(Boolean)].join(", ")),
-    ...(job.image_url ? [line("Image", job.image_url)] : []),
-  ];
-}
-
 /** Statuses in which the price went back (the whole of it). */
 const REFUNDED = new Set(["failed", "refunded", "refused", "cancelled"]);
 
-/** The price, how it was paid, and what came back: a refund, or a shorter restore's part. */
-function priceLines(job: Job): string[] {
+/**
+ * The price, how it was paid, and what came back: a refund, and the kind's own notes (a
+ * shorter restore's part). A job that cost nothing says so.
+ */
+function priceLines<J extends AnyJob>(kind: JobKind<J>, job: J): string[] {
+  if (job.amount_cents === undefined) return [];
+  if (job.amount_cents === 0) return [line("Price", "free")];
   const byCard = paidByCheckout(job);
   const paid =
     job.status === "pending_payment"
@@ -102,17 +73,7 @@ function priceLines(job: Job): string[] {
         ? "by checkout"
         : "from the balance";
   const lines = [line("Price", `${dollars(job.amount_cents)} ${paid}`)];
-  if ("filename" in job) {
-    const back = job.declared_amount_cents - job.amount_cents;
-    if (back > 0) {
-      lines.push(
-        line(
-          "Refund",
-          `${dollars(back)} of ${dollars(job.declared_amount_cents)} back: shorter than declared`,
-        ),
-      );
-    }
-  }
+  lines.push(...(kind.present.priceNotes?.(job) ?? []));
   if (REFUNDED.has(job.status)) {
     const to = byCard ? "to the card" : "to the balance";
     lines.push(line("Refund", `${dollars(job.amount_cents)} ${to} (${job.status})`));
@@ -124,7 +85,7 @@ function priceLines(job: Job): string[] {
  * A job's status in the list: a job waiting for a worker says queued with its place (a
  * restore's status is processing meanwhile), a running one its progress.
  */
-function listedStatus(job: Job): string {
+function listedStatus(job: AnyJob): string {
   if (isQueued(job)) return `queued (${queuePlace(job)})`;
   if (job.status === "processing" && job.progress) {
     return `processing ${Math.round(job.progress * 100)}%`;
@@ -135,7 +96,7 @@ function listedStatus(job: Job): string {
 }
 
 /** Where it stands now: progress, the server's queue place and estimate. */
-function progressLines(kind: JobKind, job: Job): string[] {
+function progressLines(kind: JobKind, job: AnyJob): string[] {
   if (kind.terminal.has(job.status)) return [];
   const lines: string[] = [];
   if (job.progress !== null && job.progress !== undefined && !isQueued(job)) {
@@ -154,7 +115,7 @@ function progressLines(kind: JobKind, job: Job): string[] {
 }
 
 /** The deadline or deletion time `expires_at` means in this status. */
-function expiryLine(job: Job): string[] {
+function expiryLine(job: AnyJob): string[] {
   if (!job.expires_at) return [];
   switch (job.status) {
     case "awaiting_upload":
@@ -169,13 +130,12 @@ function expiryLine(job: Job): string[] {
 }
 
 /** The result's links (temporary: each read gives fresh ones) and the command that saves it. */
-function linkLines(kind: JobKind, job: Job): string[] {
+function linkLines<J extends AnyJob>(kind: JobKind<J>, job: J): string[] {
   if (job.download_url) {
-    const watch = "video_url" in job && job.video_url ? [line("Watch", job.video_url)] : [];
     return [
       line("Download", `kinora get ${job.id} --download PATH`),
       line("Link", `${job.download_url} (temporary)`),
-      ...watch,
+      ...(kind.present.links?.(job) ?? []),
     ];
   }
   if (!kind.terminal.has(job.status)) return [line("Follow", `kinora get ${job.id} --follow`)];
@@ -183,9 +143,6 @@ function linkLines(kind: JobKind, job: Job): string[] {
 }
 
 /** The job's own webhook and its latest deliveries, newest first. */
-/** A job's own webhook as reads show it. */
-type JobWebhook = RestoreJob["webhook"];
-
 function webhookLines(hook: JobWebhook | null | undefined): string[] {
   if (!hook) return [];
   const lines = [line("Webhook", `${hook.url} (${hook.events.join(", ")})`)];
@@ -203,19 +160,19 @@ function webhookLines(hook: JobWebhook | null | undefined): string[] {
  * `kinora get`'s lines for a person: the job's whole state — status, what it is, progress and
  * the server's queue estimate, price and refunds, times and expiry, errors, webhook, links.
  */
-export function jobLines(kind: JobKind, job: Job): string[] {
+export function jobLines<J extends AnyJob>(kind: JobKind<J>, job: J): string[] {
   const progress =
     job.status === "processing" && job.progress ? ` ${Math.round(job.progress * 100)}%` : "";
-  const lines = [`${job.id}  ${kind.name}  ${statusText(job)}${progress}`, ...whatLines(job)];
-  lines.push(...progressLines(kind, job), ...priceLines(job));
+  const lines = [`${job.id}  ${kind.name}  ${statusText(job)}${progress}`];
+  lines.push(...kind.present.what(job), ...progressLines(kind, job), ...priceLines(kind, job));
   lines.push(line("Created", `${job.created_at} (${formatAge(job.created_at)})`));
   if (job.finished_at) lines.push(line("Finished", job.finished_at));
   lines.push(...expiryLine(job));
   if (job.error) {
-    const code = "error_code" in job && job.error_code ? ` (${job.error_code})` : "";
+    const code = job.error_code ? ` (${job.error_code})` : "";
     lines.push(line("Error", `${job.error}${code}`));
   }
-  if ("refused" in job && job.refused) lines.push(line("Refused", job.refused));
+  if (job.refused) lines.push(line("Refused", job.refused));
   lines.push(...webhookLines(job.webhook), ...linkLines(kind, job));
   return lines;
 }
@@ -244,13 +201,13 @@ async function get(ctx: ClientContext): Promise<number> {
   const failure = failureOf(kind, job);
   if (failure) throw failure;
   if (!job.download_url) throw new UsageError(`${id} has no result to download any more.`);
-  const dest = await resolveDest(download, resultFileName(job));
+  const dest = await resolveDest(download, resultFileName(kind, job));
   const sizeBytes = await downloadStep(ctx, job.download_url, dest);
   ctx.out.result({ job, output: dest, size_bytes: sizeBytes }, `Saved ${dest}.`);
   return 0;
 }
 
-function exitFor(kind: JobKind, job: Job): number {
+function exitFor(kind: JobKind, job: AnyJob): number {
   return failureOf(kind, job)?.exitCode ?? 0;
 }
 
@@ -269,29 +226,42 @@ async function cancel(ctx: ClientContext): Promise<number> {
   // cancel says it was refunded back then instead of announcing a refund again.
   const before = await readJob(ctx.api, kind, id);
   if (before.status === "cancelled") {
+    const then = before.amount_cents
+      ? `its ${dollars(before.amount_cents)} was refunded then`
+      : "it cost nothing";
     ctx.out.result(
       { job: before, already_cancelled: true, refunded_now_cents: 0 },
-      `${id} was already cancelled; its ${dollars(before.amount_cents)} was refunded then. Nothing changed now.`,
+      `${id} was already cancelled; ${then}. Nothing changed now.`,
     );
     return 0;
   }
   const res = await kind.cancel(ctx.api, id);
+  const refunded = res.job.amount_cents ?? 0;
   const balance = res.wallet ? ` (balance ${dollars(res.wallet.balance_cents)})` : "";
+  const money = refunded
+    ? `${dollars(refunded)} was refunded to your balance${balance}`
+    : "nothing was charged for it";
   ctx.out.result(
-    { ...res, already_cancelled: false, refunded_now_cents: res.job.amount_cents },
-    `Cancelled ${id}; ${dollars(res.job.amount_cents)} was refunded to your balance${balance}.`,
+    { ...res, already_cancelled: false, refunded_now_cents: refunded },
+    `Cancelled ${id}; ${money}.`,
   );
   return 0;
 }
 
-/** `kinora jobs`: recent restores and clips. */
+/** The kinds' plurals, "restores, clips and previews", and their ids, "rj_… for restores, …". */
+const PLURALS = KINDS.map((k) => k.plural)
+  .join(", ")
+  .replace(/, ([^,]*)$/, " and $1");
+const ID_FORMS = KINDS.map((k) => `${k.idPrefix}_… for ${k.plural}`).join(", ");
+
+/** `kinora jobs`: recent jobs of every kind. */
 export const jobsCommand: ClientCommand = {
   name: "jobs",
-  summary: "recent restores and clips with status, price and age",
+  summary: `recent ${PLURALS} with status, price and age`,
   options: { limit: { type: "string" } },
   help: `Usage: kinora jobs [--limit N]
 
-Lists this key's recent restores and clips, newest first (an agent key sees only
+Lists this key's recent ${PLURALS}, newest first (an agent key sees only
 the jobs it made).
 
 Examples:
@@ -309,7 +279,7 @@ export const getCommand: ClientCommand = {
   options: { follow: { type: "boolean" }, download: { type: "string" } },
   help: `Usage: kinora get JOB_ID [--follow] [--download PATH]
 
-Shows a restore (rj_…) or clip (clip_…) whole: its status, what it is, progress
+Shows one job whole (${ID_FORMS}): its status, what it is, progress
 and the server's queue place and estimate, the price and any refund, when it was
 made and finished, its upload or payment deadline or how long its files are kept,
 any error, its webhook with the latest deliveries, and its result links. --follow
@@ -332,9 +302,9 @@ export const cancelCommand: ClientCommand = {
   options: {},
   help: `Usage: kinora cancel JOB_ID
 
-Cancels a balance-paid restore or a clip whose file was never uploaded; the price
-goes back to the balance (and the agent key's allowance). A job that already has
-its file cannot be cancelled.
+Cancels a balance-paid job (${ID_FORMS}) whose file was never
+uploaded; the price goes back to the balance (and the agent key's allowance). A job
+that already has its file cannot be cancelled.
 
 Examples:
   kinora cancel rj_5pX0c1Hq3GvJ2Yb8Lw9RzA

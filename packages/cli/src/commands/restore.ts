@@ -8,7 +8,7 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { Input, Output } from "@kinora/client";
+import type { Input, Output, RestoreJob } from "@kinora/client";
 import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
@@ -21,7 +21,7 @@ import { freePath } from "../download.js";
 import { EXIT } from "../exit-codes.js";
 import { ApiFailure, CliFailure, UsageError } from "../failures.js";
 import { dollars, formatBytes, formatDuration } from "../format.js";
-import { failureOf, type Job, RESTORE, resultFileName } from "../job-kinds.js";
+import { failureOf, kindNamed, resultFileName } from "../job-kinds.js";
 import { downloadStep, followStep, uploadStep } from "../job-steps.js";
 import { openUrl } from "../open-url.js";
 import { DEFAULT_PARALLEL, partsUploadStep } from "../parts-step.js";
@@ -37,6 +37,9 @@ import {
 } from "./restore-qualities.js";
 import { jobApi, resumableJob } from "./restore-resume.js";
 import { partsStopped, refundAfterStop, resumeHint, runningMoneyNote } from "./resume.js";
+
+/** Restores, as `kinora get` and `kinora jobs` handle them too. */
+const RESTORE = kindNamed("restore");
 
 type Created = Pick<
   Output<"createRestore">,
@@ -222,7 +225,7 @@ async function restore(ctx: ClientContext): Promise<number> {
   await start(ctx, p, created);
   await forgetResume(record, id);
   ctx.charge.note = runningMoneyNote(paid);
-  let job: Job;
+  let job: RestoreJob;
   try {
     job = await followStep(ctx, RESTORE, id);
   } catch (err) {
@@ -239,7 +242,7 @@ async function restore(ctx: ClientContext): Promise<number> {
   const given = stringArg(ctx.args, "out");
   const dest = given
     ? path.resolve(given)
-    : freePath(path.dirname(path.resolve(p.file)), resultFileName(job));
+    : freePath(path.dirname(path.resolve(p.file)), resultFileName(RESTORE, job));
   let sizeBytes: number;
   try {
     sizeBytes = await downloadStep(ctx, job.download_url, dest);

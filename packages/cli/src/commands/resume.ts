@@ -7,7 +7,7 @@ import type { ClientContext } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { CliFailure, Interrupted } from "../failures.js";
 import { dollars } from "../format.js";
-import { type Job, type JobKind, paidByCheckout } from "../job-kinds.js";
+import { type AnyJob, type JobKind, paidByCheckout } from "../job-kinds.js";
 import { cancelAfterStop } from "../job-steps.js";
 
 /** An error's own words, without a trailing full stop. */
@@ -20,10 +20,10 @@ const words = (err: unknown) =>
  * balance, and the message ends with what became of it ("…; $4.99 was refunded to your
  * balance").
  */
-export async function refundAfterStop(
+export async function refundAfterStop<J extends AnyJob>(
   ctx: ClientContext,
-  kind: JobKind,
-  job: Job,
+  kind: JobKind<J>,
+  job: J,
   err: unknown,
 ): Promise<CliFailure> {
   const outcome = await cancelAfterStop(ctx, kind, job);
@@ -39,7 +39,12 @@ export async function refundAfterStop(
  * The failure to stop with when an upload in parts did not go through: the job stays, waiting
  * for the rest of its parts, and the message says how to send them or get the money back.
  */
-export function partsStopped(ctx: ClientContext, job: Job, file: string, err: unknown): unknown {
+export function partsStopped(
+  ctx: ClientContext,
+  job: AnyJob & { amount_cents: number },
+  file: string,
+  err: unknown,
+): unknown {
   const again = `run \`kinora restore ${shellQuote(file)}\` again to send the missing parts (the same job; nothing more is charged)`;
   const money = paidByCheckout(job)
     ? `Nothing was charged for ${job.id}; ${again}.`

@@ -2,35 +2,45 @@
 // registry: do not edit.
 
 /** The job kinds a caller follows, from the server's registry, and a wait helper for each. */
-import type { OperationId, Operations } from "../generated.js";
+import type { OperationId, Operations, Schemas } from "../generated.js";
 import { type WaitOptions, waitFor } from "../wait.js";
 
 /**
- * Each job kind a caller follows: the prefix of its ids, the operations that read, list and
- * cancel its jobs, and the statuses after which nothing more happens to one.
+ * Each job kind a caller follows: how messages name one job and several, the prefix of its
+ * ids, the operations that read, list and cancel its jobs (with the list answer's array field
+ * and the largest page it gives), and the statuses after which nothing more happens to one.
  */
 export const JOB_KINDS = {
   restore: {
     noun: "restore job",
+    plural: "restores",
     idPrefix: "rj",
     get: "getRestore",
     list: "listRestores",
+    listField: "jobs",
+    listMax: 100,
     cancel: "cancelRestore",
     final: ["done", "failed", "refunded", "cancelled", "expired"],
   },
   clip: {
     noun: "clip",
+    plural: "clips",
     idPrefix: "clip",
     get: "getClip",
     list: "listClips",
+    listField: "clips",
+    listMax: 40,
     cancel: "cancelClip",
     final: ["done", "failed", "refused", "cancelled", "expired"],
   },
   preview: {
     noun: "preview",
+    plural: "previews",
     idPrefix: "pv",
     get: "getPreview",
     list: "listPreviews",
+    listField: "jobs",
+    listMax: 50,
     cancel: "cancelPreview",
     final: ["done", "failed", "refused", "cancelled", "expired"],
   },
@@ -38,6 +48,9 @@ export const JOB_KINDS = {
 
 /** A followed kind's name. */
 export type JobKindName = keyof typeof JOB_KINDS;
+
+/** Every followed kind's name, in the registry's order. */
+export const JOB_KIND_NAMES: readonly JobKindName[] = ["restore", "clip", "preview"];
 
 /** The job a kind's get operation answers with. */
 export type JobOf<N extends JobKindName> =
@@ -84,5 +97,60 @@ export function kindWaits(call: KindCall): KindWaits {
         id,
         options,
       ),
+  };
+}
+
+/** One kind's jobs as a client reaches them: the same three calls for every kind. */
+export interface KindJobCalls<N extends JobKindName> {
+  /** One read; `wait` holds the answer until the job changes (`until`: status or progress too). */
+  get(
+    input: { id: string; wait?: number; until?: "status" | "progress" },
+    options: { signal?: AbortSignal },
+  ): Promise<JobOf<N>>;
+  /** One page of this key's jobs, newest first; `next_cursor` asks for the older ones. */
+  list(
+    input: { limit?: number; cursor?: string },
+    options: { signal?: AbortSignal },
+  ): Promise<{ jobs: JobOf<N>[]; next_cursor: string | null }>;
+  /** Cancels a job that has not started: the job, and the wallet where the kind answers it. */
+  cancel(
+    input: { id: string },
+    options: { signal?: AbortSignal },
+  ): Promise<{ job: JobOf<N>; wallet?: Schemas["Wallet"] }>;
+}
+
+/** Every followed kind's calls, by name. */
+export type KindCalls = { readonly [N in JobKindName]: KindJobCalls<N> };
+
+/** Each kind's read, list and cancel over the client's `call`. */
+export function kindCalls(call: KindCall): KindCalls {
+  return {
+    restore: {
+      get: (input, o) => call(JOB_KINDS.restore.get, input, o).then((r) => r.job),
+      list: (input, o) =>
+        call(JOB_KINDS.restore.list, input, o).then((r) => ({
+          jobs: r[JOB_KINDS.restore.listField],
+          next_cursor: r.next_cursor,
+        })),
+      cancel: (input, o) => call(JOB_KINDS.restore.cancel, input, o),
+    },
+    clip: {
+      get: (input, o) => call(JOB_KINDS.clip.get, input, o).then((r) => r.job),
+      list: (input, o) =>
+        call(JOB_KINDS.clip.list, input, o).then((r) => ({
+          jobs: r[JOB_KINDS.clip.listField],
+          next_cursor: r.next_cursor,
+        })),
+      cancel: (input, o) => call(JOB_KINDS.clip.cancel, input, o),
+    },
+    preview: {
+      get: (input, o) => call(JOB_KINDS.preview.get, input, o).then((r) => r.job),
+      list: (input, o) =>
+        call(JOB_KINDS.preview.list, input, o).then((r) => ({
+          jobs: r[JOB_KINDS.preview.listField],
+          next_cursor: r.next_cursor,
+        })),
+      cancel: (input, o) => call(JOB_KINDS.preview.cancel, input, o),
+    },
   };
 }
