@@ -86,6 +86,23 @@ function refusal(quote: SpendQuote, detail: string): ApiError {
   });
 }
 
+/** A spending call that must be agreed to: what it buys, at what price, and what came back. */
+interface PendingSpend {
+  op: Operation;
+  mcp: McpContext;
+  input: Record<string, unknown>;
+  call: McpCall;
+  nowMs: number;
+  quote: SpendQuote;
+  /** The question put to the owner (the price and what is bought). */
+  question: string;
+  /** The tool's name and the digest of its arguments, as the requestState names them. */
+  tool: string;
+  args: string;
+  /** The claims the call sent back, only when they name this very purchase. */
+  echoed?: SpendClaims;
+}
+
 /**
  * Whether this call of `op` may run now (and with what input and idempotency key), must ask the
  * owner first, or is refused (throws `agreement_required`, nothing charged).
@@ -104,86 +121,123 @@ export async function settleAgreement(
   if (!quote || capped) return { kind: "go", input };
   // An agent key at or below its owner's threshold, or one that need not ask, just goes.
   if (agent && !mustAsk(mcp.principal, quote.cents)) return { kind: "go", input };
-  const question = agreementQuestion(quote);
   const tool = op.contract.mcp?.name ?? op.contract.id;
   const args = digest(input);
-
   const echoed = spendClaims(call.requestState);
   const same =
     echoed && echoed.tool === tool && echoed.args === args && echoed.cents === quote.cents;
+  const question = agreementQuestion(quote);
+  const spend: PendingSpend = {
+    op,
+    mcp,
+    input,
+    call,
+    nowMs,
+    quote,
+    question,
+    tool,
+    args,
+    echoed: same ? echoed : undefined,
+  };
   const modes = call.era === "modern" ? elicitationModes(call) : { form: false, url: false };
-  if (agent && modes.url) {
-    // The page on kinora is the owner's yes; the client's "accept" only says it was shown.
-    if (same && echoed?.via === "url") {
-      const answer = inputResponse(call.inputResponses, CONFIRM);
-      if (answer.kind === "elicit" && answer.action !== "accept") {
-        throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
-      }
-      if (answer.kind === "elicit") return { kind: "go", input };
-    }
-    const policy = { publicUrl: mcp.deps.publicUrl, ttlMs: mcp.deps.config.purchaseApprovalTtlMs };
-    const ctx = { principal: mcp.principal, surface: "mcp" as const };
-    const shown = await approvalToShow(op.contract, input, ctx, mcp.deps, policy);
-    if (shown.kind !== "pending") return { kind: "go", input };
-    const nonce = randomBytes(12).toString("base64url");
-    const claims = { spend: { tool, args, cents: quote.cents, nonce, via: "url" } };
-    return {
-      kind: "ask",
-      result: inputRequired({
-        inputRequests: {
-          [CONFIRM]: inputRequired.elicitUrl({
-            message: `${question} Approve or decline it on kinora.`,
-            url: shown.url,
-          }),
-        },
-        requestState: mintRequestState(mcp.deps.signer, mcp.principal.keyId, claims, nowMs),
-      }),
-    };
-  }
-  if (same && echoed?.via === undefined) {
-    const answer = inputResponse(call.inputResponses, CONFIRM);
-    if (answer.kind === "elicit" && answer.action === "accept" && answer.content?.agree === true) {
-      return {
-        kind: "go",
-        input: { ...input, max_price_cents: quote.cents },
-        idempotencyKey: `agree:${echoed.nonce}`,
-        agreed: true,
-      };
-    }
-    if (answer.kind === "elicit") {
-      throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
-    }
-  }
-
-  if (modes.form) {
-    const nonce = randomBytes(12).toString("base64url");
-    const claims = { spend: { tool, args, cents: quote.cents, nonce } satisfies SpendClaims };
-    return {
-      kind: "ask",
-      result: inputRequired({
-        inputRequests: {
-          [CONFIRM]: inputRequired.elicit({
-            message: question,
-            requestedSchema: {
-              type: "object",
-              properties: {
-                agree: {
-                  type: "boolean",
-                  title: "Agree to pay",
-                  description: question,
-                },
-              },
-              required: ["agree"],
-            },
-          }),
-        },
-        requestState: mintRequestState(mcp.deps.signer, mcp.principal.keyId, claims, nowMs),
-      }),
-    };
-  }
+  if (agent && modes.url) return viaApprovalPage(spend);
+  const answered = formAnswer(spend);
+  if (answered) return answered;
+  if (modes.form) return askWithForm(spend);
   if (agent) return { kind: "go", input };
   throw refusal(
     quote,
     `This key must ask its owner before spending. Ask them: "${question}" On their yes, call again with max_price_cents ${quote.cents}; nothing was charged.`,
+  );
+}
+
+/**
+ * URL mode, for an agent key: the page on kinora is the owner's yes; the client's "accept" only
+ * says it was shown, so the call goes on to the runner's approval gate.
+ */
+async function viaApprovalPage(spend: PendingSpend): Promise<Agreement> {
+  const { op, mcp, input, call, quote, question, echoed } = spend;
+  if (echoed?.via === "url") {
+    const answer = inputResponse(call.inputResponses, CONFIRM);
+    if (answer.kind === "elicit" && answer.action !== "accept") {
+      throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
+    }
+    if (answer.kind === "elicit") return { kind: "go", input };
+  }
+  const policy = { publicUrl: mcp.deps.publicUrl, ttlMs: mcp.deps.config.purchaseApprovalTtlMs };
+  const ctx = { principal: mcp.principal, surface: "mcp" as const };
+  const shown = await approvalToShow(op.contract, input, ctx, mcp.deps, policy);
+  if (shown.kind !== "pending") return { kind: "go", input };
+  return {
+    kind: "ask",
+    result: inputRequired({
+      inputRequests: {
+        [CONFIRM]: inputRequired.elicitUrl({
+          message: `${question} Approve or decline it on kinora.`,
+          url: shown.url,
+        }),
+      },
+      requestState: freshRequestState(spend, "url"),
+    }),
+  };
+}
+
+/**
+ * The owner's answer to the form this very purchase asked: yes spends once (the nonce is the
+ * idempotency key), no is refused; undefined when the call carries no such answer.
+ */
+function formAnswer({ input, call, quote, question, echoed }: PendingSpend): Agreement | undefined {
+  if (!echoed || echoed.via !== undefined) return undefined;
+  const answer = inputResponse(call.inputResponses, CONFIRM);
+  if (answer.kind === "elicit" && answer.action === "accept" && answer.content?.agree === true) {
+    return {
+      kind: "go",
+      input: { ...input, max_price_cents: quote.cents },
+      idempotencyKey: `agree:${echoed.nonce}`,
+      agreed: true,
+    };
+  }
+  if (answer.kind === "elicit") {
+    throw refusal(quote, `The owner did not agree to "${question}"; nothing was charged.`);
+  }
+  return undefined;
+}
+
+/** Asks the client's person, in a form, whether to pay the price. */
+function askWithForm(spend: PendingSpend): Agreement {
+  const { question } = spend;
+  return {
+    kind: "ask",
+    result: inputRequired({
+      inputRequests: {
+        [CONFIRM]: inputRequired.elicit({
+          message: question,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              agree: {
+                type: "boolean",
+                title: "Agree to pay",
+                description: question,
+              },
+            },
+            required: ["agree"],
+          },
+        }),
+      },
+      requestState: freshRequestState(spend),
+    }),
+  };
+}
+
+/** A signed requestState naming this purchase, with a new nonce (and `via` for URL mode). */
+function freshRequestState({ mcp, nowMs, quote, tool, args }: PendingSpend, via?: "url"): string {
+  const nonce = randomBytes(12).toString("base64url");
+  const spend = { tool, args, cents: quote.cents, nonce, ...(via ? { via } : {}) };
+  return mintRequestState(
+    mcp.deps.signer,
+    mcp.principal.keyId,
+    { spend } satisfies { spend: SpendClaims },
+    nowMs,
   );
 }
