@@ -10,7 +10,15 @@ import { RESTORE_UPLOAD_WINDOW_SEC } from "../../src/kinds/restore/rules/limits.
 import { priceRestore } from "../../src/kinds/restore/rules/pricing.js";
 import { markCheckoutPaid } from "../../src/kinds/restore/services/checkout-hooks.js";
 import { ADMIN_TOKEN, type TestApp } from "../app.js";
-import { type Model, type SimJob, type SimKey, type SimWallet, setStatus } from "./model.js";
+import {
+  kindNamed,
+  type Model,
+  type SimJob,
+  type SimKey,
+  type SimWallet,
+  setStatus,
+  waitingOf,
+} from "./model.js";
 
 export type Rand = () => number;
 export const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
@@ -200,11 +208,16 @@ function commandKey(job: SimJob, rand: Rand): { secret: string; revoked: boolean
   return { secret: job.key.secret, revoked: job.key.revoked };
 }
 
-const base = (job: SimJob) => (job.kind === "restore" ? "/cloud/jobs" : "/motion/jobs");
+/** `/cloud/jobs/rj_…`: the job's own path, its kind's read operation's REST path. */
+function jobPath(job: SimJob): string {
+  const path = kindNamed(job.kind).roles?.get.rest?.path;
+  if (!path) throw new Error(`the kind "${job.kind}" has no REST read`);
+  return path.replace("{id}", job.id);
+}
 
 export async function startJob(t: TestApp, job: SimJob, rand: Rand): Promise<void> {
   const k = commandKey(job, rand);
-  const res = await t.call("POST", `${base(job)}/${job.id}/start`, { key: k.secret });
+  const res = await t.call("POST", `${jobPath(job)}/start`, { key: k.secret });
   if (k.revoked) return void expect(res.status).toBe(401);
   const started = ["queued", "processing", "done"].concat(
     job.kind === "restore" ? ["failed", "refunded"] : [],
@@ -215,13 +228,13 @@ export async function startJob(t: TestApp, job: SimJob, rand: Rand): Promise<voi
   else expected = job.uploaded ? 200 : 400;
   expect(res.status, `start ${job.id} (${job.status}): ${JSON.stringify(res.body)}`).toBe(expected);
   if (expected === 200 && job.status === "awaiting_upload") {
-    setStatus(job, job.kind === "restore" ? "processing" : "queued");
+    setStatus(job, waitingOf(job.kind));
   }
 }
 
 export async function cancelJob(t: TestApp, model: Model, job: SimJob, rand: Rand) {
   const k = commandKey(job, rand);
-  const res = await t.call("POST", `${base(job)}/${job.id}/cancel`, { key: k.secret });
+  const res = await t.call("POST", `${jobPath(job)}/cancel`, { key: k.secret });
   if (k.revoked) return void expect(res.status).toBe(401);
   // A restore can be cancelled until it ends, file or not, a worker on it or not (its late
   // reports then find the lease gone); a clip only while its image is missing (a clip whose

@@ -6,24 +6,21 @@
  * and allowances match the model; a done job's result is stored; no file outlives its
  * retention (beyond the last sweep) and no clip image outlives its clip.
  */
+import { sql } from "kysely";
 import { expect } from "vitest";
-import type { Move } from "../../src/domain/job-lifecycle/moves.js";
-import { CLIP_MOVES } from "../../src/kinds/clips/rules/transitions.js";
+import { JOB_KINDS } from "../../src/job-kinds.js";
 import { clipOutputKey } from "../../src/kinds/clips/services/definition.js";
-import { RESTORE_MOVES } from "../../src/kinds/restore/rules/transitions.js";
 import { restoreOutputKey } from "../../src/kinds/restore/services/definition.js";
 import { reconcile } from "../../src/services/reconcile.js";
 import type { BlobStore } from "../../src/storage/blob-store.js";
 import type { TestApp } from "../app.js";
-import type { Kind, Model, SimJob } from "./model.js";
+import { type Kind, kindNamed, type Model, type SimJob, servedKinds } from "./model.js";
 
-const MOVES: Record<Kind, Record<string, Move>> = { restore: RESTORE_MOVES, clip: CLIP_MOVES };
-
+/** A job's row, of any kind's table: the engine's columns and the kind's own (file keys). */
 interface JobRow {
   id: string;
   status: string;
   finished_at: Date | string | null;
-  upload_expires_at?: Date | string | null;
   input_key?: string;
   image_key?: string;
 }
@@ -39,33 +36,43 @@ export const newSeen = (): Seen => ({ path: new Map(), settled: new Set() });
 
 const SETTLED = ["cancelled", "expired"];
 
+/** Whether the kind's transition table (its definition's, standard moves included) has the move. */
 export function isLegalMove(kind: Kind, from: string, to: string): boolean {
-  return Object.values(MOVES[kind]).some((m) => m.to === to && m.from.includes(from));
+  const moves = Object.values(kindNamed(kind).definition.moves);
+  return moves.some((m) => m?.to === to && m.from.includes(from));
 }
 
 const ms = (d: Date | string | null | undefined) => (d ? new Date(d).getTime() : null);
 
+/** The outboxes card refunds are queued in: each pay-per-job checkout's, from the registry. */
+const CARD_REFUND_TABLES = JOB_KINDS.flatMap((k) =>
+  k.checkout ? [k.checkout.hooks.cardRefundTables.outbox] : [],
+);
+
 async function rows(t: TestApp) {
   const db = t.deps.db;
-  const [restores, clips, ledger, cardRefunds] = await Promise.all([
-    db
-      .selectFrom("restore_jobs")
-      .select(["id", "status", "finished_at", "input_key"])
-      .execute() as Promise<JobRow[]>,
-    db
-      .selectFrom("clips")
-      .select(["id", "status", "finished_at", "upload_expires_at", "image_key"])
-      .execute() as Promise<JobRow[]>,
+  const [jobs, ledger, cardRefunds] = await Promise.all([
+    // Every served kind's job table, whole: the engine's columns and the kind's file keys.
+    Promise.all(
+      servedKinds(t).map(
+        async (k) => (await sql<JobRow>`SELECT * FROM ${sql.table(k.table)}`.execute(db)).rows,
+      ),
+    ),
     db
       .selectFrom("ledger_entries")
       .select(["job_id", "kind"])
       .where("job_id", "is not", null)
       .execute(),
-    db.selectFrom("restore_card_refunds").select("job_id").execute(),
+    Promise.all(
+      CARD_REFUND_TABLES.map(
+        async (table) =>
+          (await sql<{ job_id: string }>`SELECT job_id FROM ${sql.table(table)}`.execute(db)).rows,
+      ),
+    ),
   ]);
   const count = (list: { job_id: string | null }[], id: string) =>
     list.filter((e) => e.job_id === id).length;
-  return { restores, clips, ledger, cardRefunds, count };
+  return { jobs: jobs.flat(), ledger, cardRefunds: cardRefunds.flat(), count };
 }
 
 export async function checkInvariants(
@@ -79,8 +86,8 @@ export async function checkInvariants(
   expect(report.drift, "reconcile drift").toEqual([]);
   await checkMoney(t, model);
   const r = await rows(t);
-  const byId = new Map([...r.restores, ...r.clips].map((row) => [row.id, row]));
-  expect(byId.size, "a job id in two rows").toBe(r.restores.length + r.clips.length);
+  const byId = new Map(r.jobs.map((row) => [row.id, row]));
+  expect(byId.size, "a job id in two rows").toBe(r.jobs.length);
   expect(byId.size, "jobs the model does not know").toBe(model.jobs.length);
   for (const job of model.jobs) {
     const row = byId.get(job.id);
@@ -115,6 +122,40 @@ async function checkMoney(t: TestApp, model: Model) {
   }
 }
 
+/** A kind's file rules: its input and result keys, and in which statuses each may remain. */
+interface FileRules {
+  keys(job: SimJob, row: JobRow): { input: string; output: string };
+  /** `endedKept`: the job ended and its retention has not passed by the last sweep. */
+  may(status: string, endedKept: boolean): { input: boolean; output: boolean };
+}
+
+/** The SPEC's file rules of each kind the simulation makes jobs of, by the kind's name. */
+const FILE_RULES: Record<Kind, FileRules> = {
+  restore: {
+    keys: (job, row) => ({ input: String(row.input_key), output: restoreOutputKey(job.id) }),
+    may(s, endedKept) {
+      const ended = ["failed", "refunded", "cancelled"].includes(s);
+      return {
+        // A cancel deletes the file, and an upload that ends after it is refused and deleted,
+        // so no cancelled restore keeps an input (its price was refunded).
+        input:
+          ["pending_payment", "awaiting_upload", "processing"].includes(s) ||
+          (ended && endedKept && s !== "cancelled"),
+        output: s === "done" || s === "processing" || (ended && endedKept),
+      };
+    },
+  },
+  clip: {
+    keys: (job, row) => ({ input: String(row.image_key), output: clipOutputKey(job.id) }),
+    may: (s) => ({
+      // SPEC: clip images are deleted as soon as the clip is made (or has ended).
+      input: ["awaiting_upload", "queued", "processing"].includes(s),
+      // A clip that ended without being made loses any earlier attempt's result at once.
+      output: ["done", "queued", "processing"].includes(s),
+    }),
+  },
+};
+
 /**
  * Which files a job may (or must) have. "Until the sweep" means: allowed only while the
  * deadline is not before the last sweep (the sweeper deletes what is due when it runs).
@@ -126,34 +167,16 @@ async function checkFiles(
   lastSweep: number,
   retentionMs: number,
 ): Promise<number> {
+  const rules = FILE_RULES[job.kind];
+  if (!rules) throw new Error(`the simulation has no file rules for the kind "${job.kind}"`);
   const s = row.status;
   const finished = ms(row.finished_at);
   const endedKept = finished !== null && finished + retentionMs >= lastSweep;
-  let inputKey: string;
-  let outputKey: string;
-  let inputMay: boolean;
-  let outputMay: boolean;
-  if (job.kind === "restore") {
-    inputKey = row.input_key as string;
-    outputKey = restoreOutputKey(job.id);
-    const ended = ["failed", "refunded", "cancelled"].includes(s);
-    // A cancel deletes the file, and an upload that ends after it is refused and deleted, so
-    // no cancelled restore keeps an input (its price was refunded).
-    inputMay =
-      ["pending_payment", "awaiting_upload", "processing"].includes(s) ||
-      (ended && endedKept && s !== "cancelled");
-    outputMay = s === "done" || s === "processing" || (ended && endedKept);
-  } else {
-    inputKey = row.image_key as string;
-    outputKey = clipOutputKey(job.id);
-    // SPEC: clip images are deleted as soon as the clip is made (or has ended).
-    inputMay = ["awaiting_upload", "queued", "processing"].includes(s);
-    // A clip that ended without being made loses any earlier attempt's result at once.
-    outputMay = ["done", "queued", "processing"].includes(s);
-  }
-  const [input, output] = await Promise.all([storage.head(inputKey), storage.head(outputKey)]);
-  if (!inputMay) expect(input, `${job.id} (${s}) still has its input`).toBeNull();
-  if (!outputMay) expect(output, `${job.id} (${s}) still has its result`).toBeNull();
+  const keys = rules.keys(job, row);
+  const may = rules.may(s, endedKept);
+  const [input, output] = await Promise.all([storage.head(keys.input), storage.head(keys.output)]);
+  if (!may.input) expect(input, `${job.id} (${s}) still has its input`).toBeNull();
+  if (!may.output) expect(output, `${job.id} (${s}) still has its result`).toBeNull();
   if (s === "done") expect(output, `${job.id} is done without a stored result`).not.toBeNull();
   return (input ? 1 : 0) + (output ? 1 : 0);
 }

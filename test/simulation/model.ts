@@ -1,11 +1,35 @@
 /**
- * The simulation's model of the whole system: wallets, agent keys and jobs of both kinds, with
- * what each should be after every operation. Time-driven moves (lease recovery, retention) are
- * predicted here from the rules the SPEC and the README state, not read back from the database,
- * so a disagreement between the model and the system is a failure of one of them.
+ * The simulation's model of the whole system: wallets, agent keys and jobs of every kind the
+ * test app serves, with what each should be after every operation. Time-driven moves (lease
+ * recovery, retention) are predicted here from the rules the SPEC and the README state, not
+ * read back from the database, so a disagreement between the model and the system is a failure
+ * of one of them. What a kind is — its table, statuses, moves, waiting and running status, read
+ * operation — comes from its declaration in the registry (src/job-kinds.ts), never a list here.
  */
+import { JOB_KINDS } from "../../src/job-kinds.js";
+import type { JobKind } from "../../src/kinds/kind.js";
+import type { TestApp } from "../app.js";
 
-export type Kind = "restore" | "clip";
+/** A kind's name, as the registry has it. */
+export type Kind = string;
+
+/** The registry's kind of this name (the simulation drives only kinds the server has). */
+export function kindNamed(name: Kind): JobKind {
+  const kind = JOB_KINDS.find((k) => k.name === name);
+  if (!kind) throw new Error(`the simulation has a job of "${name}", which no registry kind is`);
+  return kind;
+}
+
+/** The registry's kinds whose queues the test app serves, in registry order. */
+export function servedKinds(t: TestApp): JobKind[] {
+  const served = new Set(t.features.flatMap((f) => f.queues ?? []).map((q) => q.kind));
+  return JOB_KINDS.filter((k) => served.has(k.name));
+}
+
+/** The status a kind's job waits for a worker in (its definition's). */
+export const waitingOf = (kind: Kind): string => kindNamed(kind).definition.waiting;
+/** The status a kind's job is in while a worker holds its lease (its definition's). */
+export const runningOf = (kind: Kind): string => kindNamed(kind).definition.running;
 
 export interface SimKey {
   id: string;
@@ -62,10 +86,6 @@ export interface SimConfig {
   webhookUrl?: string;
 }
 
-/** The status a kind's job waits for a worker in, and the one it runs in. */
-export const WAITING: Record<Kind, string> = { restore: "processing", clip: "queued" };
-export const RUNNING = "processing";
-
 /** Moves the model's job (a repeated status is not a move). */
 export function setStatus(job: SimJob, status: string): void {
   if (job.status === status) return;
@@ -107,7 +127,7 @@ export class Model {
   /** A retryable failure: back to waiting while attempts remain, else failed and refunded. */
   retryOrFail(job: SimJob, now: number): void {
     if (job.attempts < this.cfg.maxAttempts) {
-      setStatus(job, WAITING[job.kind]);
+      setStatus(job, waitingOf(job.kind));
       job.lease = null;
     } else {
       this.end(job, "failed", true, now);
@@ -116,14 +136,15 @@ export class Model {
 
   /** Jobs a claim of `kind` may hand out. */
   claimable(kind: Kind): SimJob[] {
-    return this.jobs.filter((j) => j.kind === kind && j.status === WAITING[kind] && !j.lease);
+    const waiting = waitingOf(kind);
+    return this.jobs.filter((j) => j.kind === kind && j.status === waiting && !j.lease);
   }
 
   /** What recoverLapsedLeases must do at `now`. */
   recoverLeases(kind: Kind, now: number): number {
     let n = 0;
     for (const job of this.jobs) {
-      if (job.kind !== kind || job.status !== RUNNING || !job.lease) continue;
+      if (job.kind !== kind || job.status !== runningOf(kind) || !job.lease) continue;
       if (job.lease.until >= now) continue;
       this.retryOrFail(job, now);
       n++;

@@ -12,11 +12,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpFeature } from "../../src/features/mcp.js";
 import { webhooksFeature } from "../../src/features/webhooks.js";
-import type { JobQueue } from "../../src/jobs/work.js";
+import { JOB_KINDS } from "../../src/job-kinds.js";
 import { createClipExecutor } from "../../src/kinds/clips/executor/executor.js";
-import { clipKind, clipsFeature } from "../../src/kinds/clips/kind.js";
+import { clipsFeature } from "../../src/kinds/clips/kind.js";
 import { createRestoreExecutor } from "../../src/kinds/restore/executor/executor.js";
-import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
+import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { makeImage } from "../clips/helpers.js";
 import { type Receiver, startReceiver } from "../webhooks/receiver.js";
@@ -68,19 +68,19 @@ beforeAll(async () => {
     features: [
       restoreFeature({ noExecutor: true }),
       clipsFeature({ noExecutor: true, engine, classifier }),
-      webhooksFeature({ kinds: [restoreKind, clipKind], pollMs: 20 }),
+      webhooksFeature({ kinds: JOB_KINDS, pollMs: 20 }),
       mcpFeature(),
     ],
     env: { JOB_MAX_ATTEMPTS: "2", WEBHOOK_ALLOW_HTTP_LOOPBACK: "true" },
   });
-  const queues = t.features.flatMap((f) => f.queues ?? []);
-  const queue = (kind: string) => queues.find((q) => q.kind === kind) as JobQueue;
+  // Every queue the app serves; an executor (around its fake engine) for each kind it makes.
+  const executors = [
+    createRestoreExecutor({ engine: fakeRestoreEngine(script), fetch: t.fetchUrl }),
+    createClipExecutor({ engine, classifier, fetchImpl: t.fetchUrl as typeof fetch }),
+  ];
   workers = {
-    queues: { restore: queue("restore"), clip: queue("clip") },
-    executors: {
-      restore: createRestoreExecutor({ engine: fakeRestoreEngine(script), fetch: t.fetchUrl }),
-      clip: createClipExecutor({ engine, classifier, fetchImpl: t.fetchUrl as typeof fetch }),
-    },
+    queues: new Map(t.features.flatMap((f) => f.queues ?? []).map((q) => [q.kind, q])),
+    executors: new Map(executors.map((e) => [e.kind, e])),
     script,
   };
   image = new Uint8Array(await makeImage(64, 48));
@@ -101,7 +101,6 @@ function rng(seed: number): Rand {
   };
 }
 
-const KINDS = ["restore", "clip"] as const;
 const PLANS: AttemptPlan[] = [
   "ok",
   "ok",
@@ -192,8 +191,9 @@ async function step(model: Model, rand: Rand, n: number): Promise<void> {
   }
   if (op < 0.88) {
     // Mostly a kind with work waiting (an idle claim is checked too, now and then).
-    const busy = (["restore", "clip"] as const).filter((k) => model.claimable(k).length > 0);
-    const kind = busy.length > 0 && rand() < 0.85 ? pick(rand, busy) : pick(rand, KINDS);
+    const kinds = [...workers.executors.keys()];
+    const busy = kinds.filter((k) => model.claimable(k).length > 0);
+    const kind = busy.length > 0 && rand() < 0.85 ? pick(rand, busy) : pick(rand, kinds);
     return workOnce(t, model, workers, kind, pick(rand, PLANS));
   }
   if (op < 0.9 && model.zombies.length > 0) {

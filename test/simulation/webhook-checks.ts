@@ -7,10 +7,9 @@
  */
 import { sql } from "kysely";
 import { expect } from "vitest";
-import { clipJobs } from "../../src/kinds/clips/services/definition.js";
-import { restoreJobs } from "../../src/kinds/restore/services/definition.js";
 import type { TestApp } from "../app.js";
 import type { Received } from "../webhooks/receiver.js";
+import { kindNamed, servedKinds } from "./model.js";
 
 interface JobEvents {
   id: string;
@@ -21,17 +20,19 @@ interface JobEvents {
   endpoints: number;
 }
 
-const FINAL: Record<string, readonly string[]> = {
-  restore: restoreJobs.final,
-  clip: clipJobs.final,
-};
+/** Whether the status is one of the kind's final ones (its definition's). */
+const isFinal = (job: JobEvents) => kindNamed(job.kind).definition.final.includes(job.status);
 
 /** Every wallet job with its completed events, their deliveries and its wallet's endpoints. */
 export async function jobsWithEvents(t: TestApp): Promise<JobEvents[]> {
+  // Every served kind's job table (the engine's columns are the same in each).
+  const tables = servedKinds(t).map(
+    (k) =>
+      sql`SELECT id, status, wallet_id, ${sql.lit(k.name)} AS kind FROM ${sql.table(k.table)}
+        WHERE wallet_id IS NOT NULL`,
+  );
   const result = await sql<JobEvents>`
-    WITH jobs AS (
-      SELECT id, status, wallet_id, 'restore' AS kind FROM restore_jobs WHERE wallet_id IS NOT NULL
-      UNION ALL SELECT id, status, wallet_id, 'clip' FROM clips)
+    WITH jobs AS (${sql.join(tables, sql` UNION ALL `)})
     SELECT j.id, j.status, j.kind,
       (SELECT count(*) FROM webhook_events e WHERE e.job_id = j.id AND e.type = 'job.completed')::int AS events,
       (SELECT count(*) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
@@ -43,7 +44,7 @@ export async function jobsWithEvents(t: TestApp): Promise<JobEvents[]> {
 
 export async function checkCompletedEvents(t: TestApp): Promise<void> {
   for (const job of await jobsWithEvents(t)) {
-    const final = FINAL[job.kind]?.includes(job.status) ?? false;
+    const final = isFinal(job);
     expect(job.events, `${job.id} (${job.status}) completed events`).toBe(final ? 1 : 0);
     expect(job.deliveries, `${job.id} completed deliveries`).toBe(final ? job.endpoints : 0);
   }
@@ -59,7 +60,7 @@ export async function checkReceived(t: TestApp, received: readonly Received[]): 
   }
   let finals = 0;
   for (const job of await jobsWithEvents(t)) {
-    const final = FINAL[job.kind]?.includes(job.status) ?? false;
+    const final = isFinal(job);
     if (final) finals++;
     expect(byJob.get(job.id)?.size ?? 0, `${job.id} event ids received`).toBe(final ? 1 : 0);
   }

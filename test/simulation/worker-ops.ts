@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import { jobEngineDeps } from "../../src/feature.js";
-import type { JobColumns, JobDefinition } from "../../src/jobs/definition.js";
 import { sweepJobs } from "../../src/jobs/retention.js";
 import {
   type Executor,
@@ -20,25 +19,27 @@ import {
   type WorkFailure,
   type WorkItem,
 } from "../../src/jobs/work.js";
-import { clipJobs } from "../../src/kinds/clips/services/definition.js";
-import { restoreJobs } from "../../src/kinds/restore/services/definition.js";
 import type { TestApp } from "../app.js";
 import type { EngineOutcome, EngineScript } from "./fakes.js";
-import { type Kind, type Model, RUNNING, type SimJob, setStatus } from "./model.js";
+import { type Kind, kindNamed, type Model, runningOf, type SimJob, setStatus } from "./model.js";
 
 export interface Workers {
-  queues: Record<Kind, JobQueue>;
-  executors: Record<Kind, Executor>;
+  /** Every queue the app serves, by its kind's name. */
+  queues: ReadonlyMap<Kind, JobQueue>;
+  /** The executor of each kind the simulation runs work of (around its scripted fake engine). */
+  executors: ReadonlyMap<Kind, Executor>;
   script: EngineScript;
+}
+
+/** The kind's queue or executor; a kind the app does not serve is the simulation's mistake. */
+function of<T>(map: ReadonlyMap<Kind, T>, kind: Kind, what: string): T {
+  const found = map.get(kind);
+  if (!found) throw new Error(`the simulation has no ${what} for the kind "${kind}"`);
+  return found;
 }
 
 /** How an attempt ends: an engine outcome, a crash of the worker, or success with no output. */
 export type AttemptPlan = EngineOutcome | "vanish" | "no_output" | "stored_then_retry" | "release";
-
-const DEFS: Record<Kind, JobDefinition<JobColumns>> = {
-  restore: restoreJobs as unknown as JobDefinition<JobColumns>,
-  clip: clipJobs as unknown as JobDefinition<JobColumns>,
-};
 
 let workerSeq = 0;
 
@@ -46,13 +47,13 @@ let workerSeq = 0;
 async function execute(w: Workers, item: WorkItem, worker: string): Promise<WorkFailure | null> {
   const workDir = await mkdtemp(path.join(tmpdir(), "kinora-sim-"));
   try {
-    await w.executors[item.kind as Kind].execute(item, {
+    await of(w.executors, item.kind, "executor").execute(item, {
       signal: new AbortController().signal,
       progress: () => {},
       workDir,
       // As the worker loop does: the running attempt's facts go to the queue at once.
       note: async (facts) => {
-        await w.queues[item.kind as Kind].note(item.jobId, worker, facts);
+        await of(w.queues, item.kind, "queue").note(item.jobId, worker, facts);
       },
     });
     return null;
@@ -72,7 +73,7 @@ export async function workOnce(
   plan: AttemptPlan,
 ): Promise<void> {
   const worker = `sim-w${++workerSeq}`;
-  const q = w.queues[kind];
+  const q = of(w.queues, kind, "queue");
   const item = await q.claim(worker, model.cfg.leaseMs);
   const claimable = model.claimable(kind);
   if (!item) return void expect(claimable, `a ${kind} claim found nothing`).toEqual([]);
@@ -80,7 +81,7 @@ export async function workOnce(
   expect(job, `claimed ${item.jobId}, which the model says is not claimable`).toBeDefined();
   if (!job) return;
   const now = t.clock.now().getTime();
-  setStatus(job, RUNNING);
+  setStatus(job, runningOf(kind));
   job.attempts++;
   job.lease = { owner: worker, until: now + model.cfg.leaseMs };
   if (plan === "vanish") {
@@ -133,10 +134,7 @@ async function reportComplete(t: TestApp, model: Model, q: JobQueue, job: SimJob
   const now = t.clock.now().getTime();
   if (!job.outputStored) return model.retryOrFail(job, now);
   model.end(job, "done", false, now);
-  const read =
-    job.kind === "restore"
-      ? await t.call("GET", `/cloud/jobs/${job.id}`)
-      : await t.call("GET", `/motion/jobs/${job.id}`, { key: job.wallet?.secret });
+  const read = await readJob(t, job);
   const url = read.body.job.download_url as string | null;
   expect(url, `${job.id} is done without a download link`).toBeTruthy();
   const res = await t.fetchUrl(url as string);
@@ -144,13 +142,21 @@ async function reportComplete(t: TestApp, model: Model, q: JobQueue, job: SimJob
   expect(res.status, `${job.id} download`).toBe(200);
 }
 
+/** GET of the job by its kind's read operation (its REST path), with a key where it takes one. */
+export async function readJob(t: TestApp, job: SimJob) {
+  const get = kindNamed(job.kind).roles?.get;
+  if (!get?.rest) throw new Error(`the kind "${job.kind}" has no REST read`);
+  const key = get.auth === "none" ? undefined : job.wallet?.secret;
+  return t.call("GET", get.rest.path.replace("{id}", job.id), key ? { key } : {});
+}
+
 /** A crashed worker comes back: its reports count only while it still holds the lease. */
 export async function zombieReport(t: TestApp, model: Model, w: Workers, index: number) {
   const [z] = model.zombies.splice(index, 1);
   if (!z) return;
   const { job, worker } = z;
-  const q = w.queues[job.kind];
-  const holds = job.status === RUNNING && job.lease?.owner === worker;
+  const q = of(w.queues, job.kind, "queue");
+  const holds = job.status === runningOf(job.kind) && job.lease?.owner === worker;
   const now = t.clock.now().getTime();
   const outcome = await q.heartbeat(job.id, worker, model.cfg.leaseMs, 0.5);
   expect(outcome, `late heartbeat on ${job.id}`).toBe(holds ? "ok" : "lease_lost");
@@ -162,14 +168,14 @@ export async function zombieReport(t: TestApp, model: Model, w: Workers, index: 
   model.end(job, "failed", true, now);
 }
 
-/** Time passes; then lapsed leases are recovered and the retention sweeper runs. */
+/** Time passes; then every served kind's lapsed leases are recovered and its sweeper runs. */
 export async function tick(t: TestApp, model: Model, w: Workers, advanceMs: number) {
   t.clock.advance(advanceMs);
   const now = t.clock.now().getTime();
-  for (const kind of ["restore", "clip"] as const) {
+  for (const [kind, queue] of w.queues) {
     const expected = model.recoverLeases(kind, now);
-    expect(await w.queues[kind].recoverLapsedLeases(), `${kind} leases recovered`).toBe(expected);
-    await sweepJobs(DEFS[kind], jobEngineDeps(t.platform));
+    expect(await queue.recoverLapsedLeases(), `${kind} leases recovered`).toBe(expected);
+    await sweepJobs(kindNamed(kind).definition, jobEngineDeps(t.platform));
     model.sweep(kind, now);
   }
   return now;
