@@ -6,7 +6,7 @@
  * and MCP_ALLOWED_ORIGINS is refused with 403) and CORS for the allowed ones. GET and DELETE
  * (streams and sessions) are 405: nothing is kept between requests.
  */
-import type { Context, Next } from "hono";
+import type { Context } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import { ApiError } from "../domain/errors.js";
 import { JSON_BODY_MAX_BYTES } from "../domain/limits.js";
@@ -80,27 +80,17 @@ function document(app: Router, tools: readonly string[]) {
 }
 
 /**
- * smallBody, without first turning the request into a web stream (@hono/node-server reads a
- * body straight from the socket unless something asks for the stream): when Content-Length
- * already says the body is small, there is nothing to count. Chunked bodies are counted.
+ * Why this request may not reach /mcp — a Host that is not this server's (403, a JSON-RPC
+ * error as the SDK's host check answers) or a browser page from an origin not allowed (403,
+ * thrown) — else the CORS headers an allowed origin's answer carries (undefined: no Origin).
  */
-function mcpBodyLimit(c: Context, next: Next) {
-  const length = Number(c.req.header("content-length"));
-  const sized = Number.isSafeInteger(length) && c.req.header("transfer-encoding") === undefined;
-  return sized && length <= JSON_BODY_MAX_BYTES ? next() : smallBody(c, next);
-}
-
-/**
- * Refuses requests addressed to a Host that is not this server's (403, a JSON-RPC error as the
- * SDK's host check answers) and browser pages from origins not allowed (403), before anything
- * else; answers CORS preflights, and gives allowed origins' answers their CORS headers.
- */
-function gate(hosts: ReadonlySet<string>, origins: ReadonlySet<string>) {
-  return async (c: Context, next: Next) => {
+function gateOf(hosts: ReadonlySet<string>, origins: ReadonlySet<string>) {
+  return (c: Context): { refused: Response } | { cors: Record<string, string> | undefined } => {
     const host = c.req.header("host") ?? new URL(c.req.url).host;
     const wrongHost = hostRefusal(host, hosts);
     if (wrongHost) {
-      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: wrongHost }, id: null }, 403);
+      const error = { code: -32000, message: wrongHost };
+      return { refused: c.json({ jsonrpc: "2.0", error, id: null }, 403) };
     }
     const origin = c.req.header("origin") ?? null;
     const verdict = checkOrigin(origin, origins);
@@ -110,13 +100,32 @@ function gate(hosts: ReadonlySet<string>, origins: ReadonlySet<string>) {
         `Origin ${origin} may not call /mcp. Browser clients must be served from this server's PUBLIC_URL or an origin the operator lists in MCP_ALLOWED_ORIGINS; desktop and server-side clients send no Origin.`,
       );
     }
-    if (c.req.method === "OPTIONS") {
-      const headers = verdict === "allowed" ? preflightHeaders(origin as string) : {};
-      return c.body(null, 204, { Allow: "POST, OPTIONS", ...headers });
-    }
-    if (verdict === "no-origin") return next();
-    await withEarlyHeaders(c, corsHeaders(origin as string), next);
+    return { cors: verdict === "allowed" && origin !== null ? corsHeaders(origin) : undefined };
   };
+}
+
+/**
+ * Runs `answer` behind the JSON body limit and with an allowed origin's CORS headers. The
+ * common call — no Origin, Content-Length within the limit — runs it directly: no middleware
+ * layers, no web stream made of the body (@hono/node-server reads a body straight from the
+ * socket unless something asks for the stream); chunked bodies are counted by smallBody.
+ */
+async function limited(
+  c: Context,
+  cors: Record<string, string> | undefined,
+  answer: () => Promise<Response>,
+): Promise<Response> {
+  const length = Number(c.req.header("content-length"));
+  const sized = Number.isSafeInteger(length) && c.req.header("transfer-encoding") === undefined;
+  if (sized && length <= JSON_BODY_MAX_BYTES && !cors) return answer();
+  const run = async () => {
+    c.res = await answer();
+  };
+  const counted = async () => {
+    await (sized && length <= JSON_BODY_MAX_BYTES ? run() : smallBody(c, run));
+  };
+  await (cors ? withEarlyHeaders(c, cors, counted) : counted());
+  return c.res;
 }
 
 const JSON_TYPE = { "Content-Type": "application/json" } as const;
@@ -144,19 +153,32 @@ export function registerMcpRoute(
     app,
     services.operations.flatMap((op) => (op.contract.mcp ? [op.contract.mcp.name] : [])),
   );
-  app.use("/mcp", gate(opts.allowedHosts, opts.allowedOrigins));
+  const gate = gateOf(opts.allowedHosts, opts.allowedOrigins);
   // The MCP SDK is loaded with the first MCP request, not with every process; once loaded,
   // a request goes straight to it.
   let loading: Promise<McpEndpoint> | undefined;
   let endpoint: McpEndpoint | undefined;
-  app.post("/mcp", mcpBodyLimit, async (c) => {
+  const answer = (c: Context) => async () => {
     if (!endpoint) {
       loading ??= import("../mcp/handler.js").then((m) => m.createMcpEndpoint(services));
       endpoint = await loading;
     }
-    // A body of known size (small: mcpBodyLimit) is taken as Node holds it, when all there.
+    // A body of known size (small: see limited) is taken as Node holds it, when all there.
     const bodyText = bufferedBodyText(c, Number(c.req.header("content-length")));
     return throughHono(c, await endpoint.handle(c.req.raw, c.get("requestId"), bodyText));
+  };
+  // The gate in the POST route itself, not as a middleware in front: every MCP call takes
+  // this route, and each middleware layer is work on every call.
+  app.post("/mcp", async (c) => {
+    const gated = gate(c);
+    return "refused" in gated ? gated.refused : limited(c, gated.cors, answer(c));
+  });
+  app.options("/mcp", (c) => {
+    const gated = gate(c);
+    if ("refused" in gated) return gated.refused;
+    const origin = c.req.header("origin");
+    const headers = gated.cors && origin ? preflightHeaders(origin) : {};
+    return c.body(null, 204, { Allow: "POST, OPTIONS", ...headers });
   });
   const notHere = new ApiError(
     "method_not_allowed",
@@ -164,6 +186,11 @@ export function registerMcpRoute(
     {},
     { headers: { Allow: "POST" } },
   );
-  app.get("/mcp", (c) => errorJson(c, notHere));
-  app.delete("/mcp", (c) => errorJson(c, notHere));
+  for (const method of ["get", "delete"] as const) {
+    app[method]("/mcp", async (c) => {
+      const gated = gate(c);
+      if ("refused" in gated) return gated.refused;
+      return limited(c, gated.cors, async () => errorJson(c, notHere));
+    });
+  }
 }

@@ -20,6 +20,12 @@ import {
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAMS_KEYS = new Set(["name", "arguments", "_meta"]);
+/** The envelope keys a memo key may write by hand (envelopeKey), and the values it may. */
+const HAND_KEYED = new Set([
+  `${ENVELOPE_PREFIX}protocolVersion`,
+  `${ENVELOPE_PREFIX}clientCapabilities`,
+]);
+const PLAIN_VALUE = /^[\w.-]{1,64}$/;
 /** Distinct header-and-envelope combinations kept; past it the memo starts again. */
 const MEMO_MAX = 512;
 
@@ -77,13 +83,37 @@ function plainCallMeta(body: unknown): JsonObject | undefined | false {
   return meta;
 }
 
+/**
+ * The envelope as a memo key: JSON.stringify's (the key only has to tell two envelopes apart),
+ * except for the usual envelope — the known keys, a version-like string or empty client
+ * capabilities each — written by hand, where JSON.stringify costs more than the rest of the
+ * lookup. Unambiguous: the hand form holds only known names and `[\w.-]` values, so no `=` or
+ * line break of a value can forge another envelope's key, and it never starts with `{`.
+ */
+function envelopeKey(meta: JsonObject): string {
+  let key = "";
+  for (const name in meta) {
+    const value = meta[name];
+    if (!HAND_KEYED.has(name)) return JSON.stringify(meta);
+    if (typeof value === "string" && PLAIN_VALUE.test(value)) key += `${name}=${value}\n`;
+    else if (isObject(value) && isEmpty(value)) key += `${name}={}\n`;
+    else return JSON.stringify(meta);
+  }
+  return key;
+}
+
+function isEmpty(obj: JsonObject): boolean {
+  for (const _ in obj) return false;
+  return true;
+}
+
 /** Classifies requests as the SDK does, remembering the answer for the hot shape. */
 export function eraClassifier(): (h: EraHeaders, body: unknown) => InboundClassificationOutcome {
   const memo = new Map<string, InboundClassificationOutcome>();
   return (h, body) => {
     const meta = plainCallMeta(body);
     if (meta === false) return sdkClassify(h, body);
-    const key = `${h.version}\n${h.method}\n${meta === undefined ? "" : JSON.stringify(meta)}`;
+    const key = `${h.version}\n${h.method}\n${meta === undefined ? "" : envelopeKey(meta)}`;
     let known = memo.get(key);
     if (!known) {
       const params = meta === undefined ? { name: "_" } : { name: "_", _meta: meta };

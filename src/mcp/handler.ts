@@ -13,7 +13,7 @@ import {
   isJsonContentType,
   type McpServerFactory,
 } from "@modelcontextprotocol/server";
-import { mcpCaller } from "./auth.js";
+import { type McpCaller, mcpCaller } from "./auth.js";
 import { catalogue } from "./catalogue.js";
 import type { McpContext, McpServices } from "./context.js";
 import { eraClassifier, eraHeaders } from "./era.js";
@@ -46,6 +46,34 @@ const modernFactory: McpServerFactory = ({ authInfo, requestInfo }) => {
     versionHeader: requestInfo?.headers.get("mcp-protocol-version") ?? undefined,
   });
 };
+
+/**
+ * One request's MCP context. A class, not an object literal: `signal` must be a getter (the
+ * request's AbortSignal is made only when something listens, and most calls end before any
+ * would), and V8 builds a literal with a getter on a slow path, ~0.5 µs on every call.
+ */
+class RequestContext implements McpContext {
+  readonly deps: McpContext["deps"];
+  readonly operations: McpContext["operations"];
+  readonly kinds: McpContext["kinds"];
+  readonly principal: McpContext["principal"];
+  readonly credential: string;
+  constructor(
+    services: McpServices,
+    caller: McpCaller,
+    readonly requestId: string,
+    private readonly req: Request,
+  ) {
+    this.deps = services.deps;
+    this.operations = services.operations;
+    this.kinds = services.kinds;
+    this.principal = caller.principal;
+    this.credential = caller.credential;
+  }
+  get signal(): AbortSignal {
+    return this.req.signal;
+  }
+}
 
 /** Reads the JSON body once; undefined with the answer when it is not JSON. */
 async function parsedBody(
@@ -97,20 +125,7 @@ export function createMcpEndpoint(
       const parsed = await parsedBody(req, bodyText);
       if ("refused" in parsed) return parsed.refused;
       const { body } = parsed;
-      // Named field by field: spreading `services` and `caller` into a literal with a getter
-      // cost several µs a call (the hot call's budget), building the same object by hand ~1.
-      const ctx: McpContext = {
-        deps: services.deps,
-        operations: services.operations,
-        kinds: services.kinds,
-        principal: caller.principal,
-        credential: caller.credential,
-        requestId,
-        // Made when something listens: most calls end before any would (a few µs a call).
-        get signal() {
-          return req.signal;
-        },
-      };
+      const ctx: McpContext = new RequestContext(services, caller, requestId, req);
       const headers = eraHeaders(req);
       const route = classify(headers, body);
       const version = headers.version;
