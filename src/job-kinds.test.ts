@@ -3,9 +3,10 @@
  * its table made by the test as a migration would) is listed beside the real kinds here and
  * nowhere else, and every surface serves it unchanged — REST, MCP (its own tools, cancel_job,
  * get_prices, tasks, the instructions), the console's job tables, the upload guard, a `kinora
- * worker` process over the HTTP worker API, and /metrics. If a surface needed a hand edit for a
- * new kind, echo would be missing from it and this test would fail (src/kinds/registry-folders
- * .test.ts fails when a kind is named outside its folder at all).
+ * worker` process over the HTTP worker API, and /metrics; the SDK and `kinora` (get, jobs,
+ * cancel), once regenerated, in test/kinds/echo/client.test.ts. If a surface needed a hand edit
+ * for a new kind, echo would be missing from it and this test would fail (src/kinds/registry-
+ * folders.test.ts fails when a kind is named outside its folder at all).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
