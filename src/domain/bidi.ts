@@ -10,6 +10,7 @@
  * no surface has to remember. Text in the right-to-left scripts needs none of them: its letters
  * carry their own direction.
  */
+import { at as entryAt } from "./checked-index.js";
 
 const BIDI_CONTROL = /\p{Bidi_Control}/u;
 const BIDI_CONTROLS = /\p{Bidi_Control}/gu;
@@ -32,8 +33,8 @@ export function withoutBidiControls(text: string): string {
  */
 export function findBidiControl(value: unknown): { at: string; char: string } | null {
   const stack: [unknown, string][] = [[value, ""]];
-  while (stack.length > 0) {
-    const [v, at] = stack.pop() as [unknown, string];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, at] = top;
     if (typeof v === "string") {
       const char = bidiControlIn(v);
       if (char) return { at: at || "body", char };
@@ -42,7 +43,7 @@ export function findBidiControl(value: unknown): { at: string; char: string } | 
     } else if (v && typeof v === "object") {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, child] = entries[i] as [string, unknown];
+        const [k, child] = entryAt(entries, i);
         const field = `${at}${at ? "." : ""}${k}`;
         const char = bidiControlIn(k);
         if (char) return { at: field, char };

@@ -53,46 +53,40 @@ export interface EventHub extends KinoraEvents {
   subscribe(observer: KinoraObserver): () => void;
 }
 
-const NAMES: readonly (keyof KinoraEvents)[] = [
-  "httpRequest",
-  "rateLimited",
-  "ledgerEntry",
-  "paymentOutcome",
-  "jobClaimed",
-  "jobFinished",
-  "jobRetried",
-  "leaseLapsed",
-  "reconciled",
-  "webhookDelivery",
-  "uploadInPartsEnded",
-  "restoreSegmentsQueued",
-];
-
 /**
  * A fan-out hub. A listener that throws is ignored: watching must never break the request,
- * the charge or the job it watches.
+ * the charge or the job it watches. Each event is spelled out (not looped over names), so a new
+ * event in KinoraEvents does not compile until the hub forwards it too.
  */
 export function createEventHub(): EventHub {
   const observers = new Set<KinoraObserver>();
-  const hub = {
-    subscribe(observer: KinoraObserver) {
+  const each = (tell: (o: KinoraObserver) => void) => {
+    for (const o of observers) {
+      try {
+        tell(o);
+      } catch {
+        // See above: an observer's bug is not the caller's failure.
+      }
+    }
+  };
+  return {
+    subscribe(observer) {
       observers.add(observer);
       return () => {
         observers.delete(observer);
       };
     },
-  } as EventHub;
-  for (const name of NAMES) {
-    // biome-ignore lint/suspicious/noExplicitAny: one dispatcher for every event's payload
-    (hub as any)[name] = (e: unknown) => {
-      for (const o of observers) {
-        try {
-          (o[name] as ((e: unknown) => void) | undefined)?.(e);
-        } catch {
-          // See above: an observer's bug is not the caller's failure.
-        }
-      }
-    };
-  }
-  return hub;
+    httpRequest: (e) => each((o) => o.httpRequest?.(e)),
+    rateLimited: (e) => each((o) => o.rateLimited?.(e)),
+    ledgerEntry: (e) => each((o) => o.ledgerEntry?.(e)),
+    paymentOutcome: (e) => each((o) => o.paymentOutcome?.(e)),
+    jobClaimed: (e) => each((o) => o.jobClaimed?.(e)),
+    jobFinished: (e) => each((o) => o.jobFinished?.(e)),
+    jobRetried: (e) => each((o) => o.jobRetried?.(e)),
+    leaseLapsed: (e) => each((o) => o.leaseLapsed?.(e)),
+    reconciled: (e) => each((o) => o.reconciled?.(e)),
+    webhookDelivery: (e) => each((o) => o.webhookDelivery?.(e)),
+    restoreSegmentsQueued: (e) => each((o) => o.restoreSegmentsQueued?.(e)),
+    uploadInPartsEnded: (e) => each((o) => o.uploadInPartsEnded?.(e)),
+  };
 }

@@ -4,6 +4,7 @@
  * than INPUT_MAX_DEPTH. One iterative walk with its own stack: a recursive one overflows the
  * call stack on a few thousand levels of `[[[[…` (an 8 KB body), which answered 500.
  */
+import { at as entryAt } from "./checked-index.js";
 import { INPUT_MAX_DEPTH } from "./limits.js";
 
 /** What is wrong with an input as a whole: a NUL (and where), or too deep. */
@@ -40,7 +41,7 @@ export function inputFault(value: unknown, maxDepth = INPUT_MAX_DEPTH): InputFau
       : Object.entries(v);
     // Pushed last to first, so the first entry is looked at first.
     for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i] as [string, unknown];
+      const [key, item] = entryAt(entries, i);
       const path = at ? `${at}.${key}` : key;
       stack.push({ value: item, at: path, depth: depth + 1, nulKey: key.includes("\0") });
     }

@@ -3,6 +3,7 @@
  * is, and which checksums a part may carry. S3's multipart limits are the common ground: every
  * store (S3 and the embedded local one) takes the same plan, so a caller's code is the same.
  */
+import { at } from "./checked-index.js";
 
 /** S3's multipart limits: parts numbered 1–10,000, each but the last 5 MiB–5 GiB. */
 export const S3_PART_LIMITS = {
@@ -98,7 +99,7 @@ export function describeParts(numbers: readonly number[], max = 20): string {
   const ranges: string[] = [];
   for (let i = 0; i < shown.length; ) {
     let j = i;
-    while (j + 1 < shown.length && (shown[j + 1] as number) === (shown[j] as number) + 1) j++;
+    while (j + 1 < shown.length && at(shown, j + 1) === at(shown, j) + 1) j++;
     ranges.push(i === j ? `${shown[i]}` : `${shown[i]}–${shown[j]}`);
     i = j + 1;
   }
