@@ -149,7 +149,8 @@ export function kindOf(id: string): JobKind {
 
 /**
  * This key's newest `limit` jobs of every kind, newest first, each with its kind. A kind the
- * server does not serve (an older server, a newer client) answers 404 and is left out.
+ * server does not serve (an older server, a newer client) answers 404 and is left out; when no
+ * kind is served at all, that 404 is the failure (not a kinora server, or not this one's API).
  */
 export async function listJobs(
   api: ApiClient,
@@ -160,14 +161,14 @@ export async function listJobs(
       try {
         return (await kind.list(api, limit)).map((job) => ({ kind, job }));
       } catch (err) {
-        if (err instanceof ApiFailure && err.status === 404) return null;
+        if (err instanceof ApiFailure && err.status === 404) return err;
         throw err;
       }
     }),
   );
-  const served = lists.filter((l) => l !== null);
-  // No kind answered: the server is not a kinora server (or not this version); say so.
-  if (served.length === 0) await KINDS[0]?.list(api, 1);
+  const served = lists.flatMap((l) => (l instanceof ApiFailure ? [] : [l]));
+  const [notServed] = lists.flatMap((l) => (l instanceof ApiFailure ? [l] : []));
+  if (served.length === 0 && notServed) throw notServed;
   return served
     .flat()
     .sort((a, b) => Date.parse(b.job.created_at) - Date.parse(a.job.created_at))
