@@ -65,116 +65,185 @@ export const PAIR_EVERY = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/**
- * `pairStep`: the temporal σ is read on every `pairStep`-th pair of each stream (it costs
- * ≈ 30 ms of CPU a pair at SD; the caller bounds the pairs of a long file with it).
- */
+interface FrameAnalysisOptions {
+  levels: boolean;
+  slip: boolean;
+  matrix?: "bt601" | "bt709";
+  /**
+   * The temporal σ is read on every `pairStep`-th pair of each stream (it costs ≈ 30 ms of CPU a
+   * pair at SD; the caller bounds the pairs of a long file with it).
+   */
+  pairStep?: number;
+  /**
+   * Indexes (among all the excerpts' frames) where an excerpt starts: a pair whose second frame
+   * starts an excerpt spans a cut between two moments of the file, and is not compared.
+   */
+  excerptStarts?: number[];
+}
+
+/** The per-frame figures gathered so far; result() sums them up. */
+interface Samples {
+  spatialY: number[];
+  spatialC: number[];
+  temporalY: number[];
+  temporalC: number[];
+  flickers: number[];
+}
+
+/** The meters that read whole frames (absent when not asked for). */
+interface Meters {
+  levels: ReturnType<typeof createLevelsMeter> | null;
+  slip: ReturnType<typeof createChromaShiftMeter> | null;
+  blur: ReturnType<typeof createBlurMeter> | null;
+}
+
+/** What a pair's frames are read for: the first one alone, then the two together. */
+interface PairReaders {
+  first(frame: Uint8Array): void;
+  second(a: Uint8Array, b: Uint8Array): void;
+}
+
+/** Which pairs a stream compares: every `step`-th, none across an excerpt's start. */
+interface Pairing {
+  step: number;
+  cuts: ReadonlySet<number>;
+}
+
+/** Reads a probe's raw frames (8-bit 4:2:0, `width`×`height`) as they arrive; see FrameAnalysis. */
 export function createFrameAnalysis(
   width: number,
   height: number,
-  opts: {
-    levels: boolean;
-    slip: boolean;
-    matrix?: "bt601" | "bt709";
-    pairStep?: number;
-    /**
-     * Indexes (among all the excerpts' frames) where an excerpt starts: a pair whose second frame
-     * starts an excerpt spans a cut between two moments of the file, and is not compared.
-     */
-    excerptStarts?: number[];
-  },
+  opts: FrameAnalysisOptions,
 ): FrameAnalysis {
+  const { frameBytes } = frameLayout(width, height);
+  const meters: Meters = {
+    levels: opts.levels ? createLevelsMeter(width, height, opts.matrix) : null,
+    slip: opts.slip ? createChromaShiftMeter(width, height) : null,
+    blur: opts.levels ? createBlurMeter(width, height) : null,
+  };
+  const samples: Samples = {
+    spatialY: [],
+    spatialC: [],
+    temporalY: [],
+    temporalC: [],
+    flickers: [],
+  };
+  const readers = pairReaders(width, height, meters, samples);
+  const pairing: Pairing = {
+    step: Math.max(1, opts.pairStep ?? 1),
+    cuts: new Set(opts.excerptStarts ?? []),
+  };
+  return {
+    stream: (firstFrame = 0) => pairStream(frameBytes, firstFrame, pairing, readers),
+    result: () => readingsOf(samples, meters),
+  };
+}
+
+/** Where a frame's planes lie in its bytes (8-bit 4:2:0: Y, then U, then V). */
+function frameLayout(width: number, height: number) {
   const cw = width >> 1;
   const ch = height >> 1;
   const lumaBytes = width * height;
   const chromaBytes = cw * ch;
   const frameBytes = lumaBytes + 2 * chromaBytes;
-  const levels = opts.levels ? createLevelsMeter(width, height, opts.matrix) : null;
-  const slip = opts.slip ? createChromaShiftMeter(width, height) : null;
-  const blur = opts.levels ? createBlurMeter(width, height) : null;
-  const step = Math.max(1, opts.pairStep ?? 1);
-  const cuts = new Set(opts.excerptStarts ?? []);
-  const spatialY: number[] = [];
-  const spatialC: number[] = [];
-  const temporalY: number[] = [];
-  const temporalC: number[] = [];
-  const flickers: number[] = [];
   const planes = (f: Uint8Array) => ({
     y: f.subarray(0, lumaBytes),
     u: f.subarray(lumaBytes, lumaBytes + chromaBytes),
     v: f.subarray(lumaBytes + chromaBytes, frameBytes),
   });
-  const first = (frame: Uint8Array) => {
-    const p = planes(frame);
-    spatialY.push(planeNoise(p.y, width, height));
-    spatialC.push((planeNoise(p.u, cw, ch) + planeNoise(p.v, cw, ch)) / 2);
-    levels?.measure(frame);
-    slip?.measure(frame);
-    blur?.measure(p.y);
-  };
-  const second = (a: Uint8Array, b: Uint8Array) => {
-    const pa = planes(a);
-    const pb = planes(b);
-    temporalY.push(quietQuantile(blockSigmas(pa.y, pb.y, width, height), QUIET_SHARE));
-    flickers.push(Math.abs(pairFlicker(pa.y, pb.y, width, height)));
-    const u = quietQuantile(blockSigmas(pa.u, pb.u, cw, ch), QUIET_SHARE);
-    const v = quietQuantile(blockSigmas(pa.v, pb.v, cw, ch), QUIET_SHARE);
-    temporalC.push((u + v) / 2);
-  };
+  return { cw, ch, frameBytes, planes };
+}
+
+/** The first frame of a pair feeds the meters and the spatial σ; the pair, the temporal σ. */
+function pairReaders(width: number, height: number, meters: Meters, samples: Samples): PairReaders {
+  const { cw, ch, planes } = frameLayout(width, height);
   return {
-    stream(firstFrame = 0) {
-      const frame = new Uint8Array(frameBytes);
-      const held = new Uint8Array(frameBytes);
-      let filled = 0;
-      // Selected frames are n ≡ 0, 1 (mod PAIR_EVERY) overall: a start at ≡ 1 is a pair's tail.
-      const phase = firstFrame % PAIR_EVERY;
-      let index = phase === 1 ? -1 : 0;
-      const firstPair = Math.ceil(firstFrame / PAIR_EVERY);
-      const tailOf = (pair: number) => pair * PAIR_EVERY + 1;
-      return (chunk) => {
-        let at = 0;
-        while (at < chunk.length) {
-          const take = Math.min(frameBytes - filled, chunk.length - at);
-          frame.set(chunk.subarray(at, at + take), filled);
-          filled += take;
-          at += take;
-          if (filled < frameBytes) break;
-          filled = 0;
-          if (index < 0) {
-            index++;
-            continue;
-          }
-          const pair = firstPair + (index >> 1);
-          if (index % 2 === 0) {
-            first(frame);
-            if (pair % step === 0) held.set(frame);
-          } else if (pair % step === 0 && !cuts.has(tailOf(pair))) second(held, frame);
-          index++;
-        }
-      };
+    first(frame) {
+      const p = planes(frame);
+      samples.spatialY.push(planeNoise(p.y, width, height));
+      samples.spatialC.push((planeNoise(p.u, cw, ch) + planeNoise(p.v, cw, ch)) / 2);
+      meters.levels?.measure(frame);
+      meters.slip?.measure(frame);
+      meters.blur?.measure(p.y);
     },
-    result() {
-      const levelsRead = levels?.result() ?? null;
-      const chromaShift = slip?.result() ?? null;
-      const flicker = flickers.length ? round2(median(flickers)) : null;
-      const soft = blur?.result() ?? null;
-      const valid = (xs: number[]) => xs.filter(Number.isFinite);
-      const ty = valid(temporalY);
-      const sy = valid(spatialY);
-      if (ty.length === 0 || sy.length === 0) {
-        return { noise: null, levels: levelsRead, chromaShift, flicker, blur: soft };
+    second(a, b) {
+      const pa = planes(a);
+      const pb = planes(b);
+      samples.temporalY.push(quietQuantile(blockSigmas(pa.y, pb.y, width, height), QUIET_SHARE));
+      samples.flickers.push(Math.abs(pairFlicker(pa.y, pb.y, width, height)));
+      const u = quietQuantile(blockSigmas(pa.u, pb.u, cw, ch), QUIET_SHARE);
+      const v = quietQuantile(blockSigmas(pa.v, pb.v, cw, ch), QUIET_SHARE);
+      samples.temporalC.push((u + v) / 2);
+    },
+  };
+}
+
+/**
+ * A push that cuts one process's bytes into frames and hands each pair's frames to `readers`
+ * (see FrameAnalysis.stream for `firstFrame`).
+ */
+function pairStream(
+  frameBytes: number,
+  firstFrame: number,
+  { step, cuts }: Pairing,
+  readers: PairReaders,
+): (chunk: Uint8Array) => void {
+  const frame = new Uint8Array(frameBytes);
+  const held = new Uint8Array(frameBytes);
+  let filled = 0;
+  // Selected frames are n ≡ 0, 1 (mod PAIR_EVERY) overall: a start at ≡ 1 is a pair's tail.
+  const phase = firstFrame % PAIR_EVERY;
+  let index = phase === 1 ? -1 : 0;
+  const firstPair = Math.ceil(firstFrame / PAIR_EVERY);
+  const tailOf = (pair: number) => pair * PAIR_EVERY + 1;
+  return (chunk) => {
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(frameBytes - filled, chunk.length - at);
+      frame.set(chunk.subarray(at, at + take), filled);
+      filled += take;
+      at += take;
+      if (filled < frameBytes) break;
+      filled = 0;
+      if (index < 0) {
+        index++;
+        continue;
       }
-      const tc = valid(temporalC);
-      // A chroma plane too small for the motion search (a thumbnail): its spatial σ stands in.
-      const sc = valid(spatialC);
-      const noise: NoiseReading = {
-        y: round2(median(ty)),
-        c: round2(tc.length ? median(tc) : sc.length ? median(sc) : 0),
-        spatialY: round2(median(sy)),
-        spatialC: round2(sc.length ? median(sc) : 0),
-        pairs: ty.length,
-      };
-      return { noise, levels: levelsRead, chromaShift, flicker, blur: soft };
-    },
+      const pair = firstPair + (index >> 1);
+      if (index % 2 === 0) {
+        readers.first(frame);
+        if (pair % step === 0) held.set(frame);
+      } else if (pair % step === 0 && !cuts.has(tailOf(pair))) readers.second(held, frame);
+      index++;
+    }
+  };
+}
+
+function readingsOf(samples: Samples, meters: Meters): FrameReadings {
+  const { flickers } = samples;
+  return {
+    noise: noiseOf(samples),
+    levels: meters.levels?.result() ?? null,
+    chromaShift: meters.slip?.result() ?? null,
+    flicker: flickers.length ? round2(median(flickers)) : null,
+    blur: meters.blur?.result() ?? null,
+  };
+}
+
+/** The medians of the σ samples; null before a pair's temporal and a frame's spatial σ. */
+function noiseOf(samples: Samples): NoiseReading | null {
+  const valid = (xs: number[]) => xs.filter(Number.isFinite);
+  const ty = valid(samples.temporalY);
+  const sy = valid(samples.spatialY);
+  if (ty.length === 0 || sy.length === 0) return null;
+  const tc = valid(samples.temporalC);
+  // A chroma plane too small for the motion search (a thumbnail): its spatial σ stands in.
+  const sc = valid(samples.spatialC);
+  return {
+    y: round2(median(ty)),
+    c: round2(tc.length ? median(tc) : sc.length ? median(sc) : 0),
+    spatialY: round2(median(sy)),
+    spatialC: round2(sc.length ? median(sc) : 0),
+    pairs: ty.length,
   };
 }
