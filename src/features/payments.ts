@@ -21,8 +21,23 @@ import { createTestCheckoutProvider } from "../payments/test-checkout/provider.j
 import type { RpcClientOptions } from "../payments/x402/confirm.js";
 import type { X402GatewayOptions } from "../payments/x402/gateway.js";
 import { startPaymentTasks } from "../services/payments/background.js";
+import { cancelCheckout, completeCheckout, findCheckout } from "../services/payments/checkouts.js";
 import type { PaymentsDeps } from "../services/payments/deps.js";
-import { registerCheckoutPages } from "../web/checkout-routes.js";
+import { type CheckoutActions, registerCheckoutPages } from "../web/checkout-routes.js";
+
+/** The checkout pages' reads and actions, over the checkout services. */
+function checkoutActions(deps: PaymentsDeps): CheckoutActions {
+  return {
+    find: (id) => findCheckout(deps, id),
+    pay: async (id) => {
+      await completeCheckout(deps, id, { providerPaymentId: `testpay_${id}` });
+    },
+    cancel: async (id) => {
+      await cancelCheckout(deps, id);
+    },
+    clock: () => deps.platform.clock(),
+  };
+}
 
 /** What a test may replace in the payments feature. */
 export interface PaymentsFeatureOptions {
@@ -117,7 +132,7 @@ async function buildPaymentsFeature(
     formTargets: () => [deps.checkout.pageOrigin()],
     routes(app) {
       if (stripe) registerStripeWebhook(app, deps, stripe);
-      registerCheckoutPages(app, deps, platform.signer);
+      registerCheckoutPages(app, checkoutActions(deps), platform.signer);
     },
     async start() {
       return startPaymentTasks(deps, config.pollMs);

@@ -1,14 +1,30 @@
 /** The checkout pages: the test-mode pay page, and the done / cancelled return pages. */
+
+import type { CheckoutStatus } from "../db/schema-payments.js";
 import { displayCents } from "../domain/money.js";
-import type { CheckoutRow } from "../services/payments/checkouts.js";
 import { Page } from "./layout.js";
 import { Owned } from "./owned-text.js";
+
+/** What the checkout pages show of a checkout (the payments feature reads it for them). */
+export interface CheckoutView {
+  id: string;
+  purpose: "topup" | "restore_job";
+  wallet_id: string | null;
+  job_id: string | null;
+  amount_cents: number;
+  email: string | null;
+  provider: "stripe" | "test";
+  status: CheckoutStatus;
+  expires_at: Date | string;
+  /** The console origin a top-up started from; its return pages link back there. */
+  return_origin: string | null;
+}
 
 /**
  * A top-up starts in the owner's console: its return pages lead back there — to the origin it
  * was started from (where the owner's session is), else to this host's console.
  */
-function BackToConsole(props: { row: CheckoutRow }) {
+function BackToConsole(props: { row: CheckoutView }) {
   if (props.row.purpose !== "topup") return null;
   return (
     <p>
@@ -19,13 +35,13 @@ function BackToConsole(props: { row: CheckoutRow }) {
   );
 }
 
-function what(row: CheckoutRow): string {
+function what(row: CheckoutView): string {
   return row.purpose === "topup"
     ? `Balance top-up for wallet ${row.wallet_id}`
     : `Cloud restore, job ${row.job_id}`;
 }
 
-export function PayPage(props: { row: CheckoutRow; token: string; expired: boolean }) {
+export function PayPage(props: { row: CheckoutView; token: string; expired: boolean }) {
   const { row, token } = props;
   const base = `/checkout/${encodeURIComponent(row.id)}`;
   const q = `?token=${encodeURIComponent(token)}`;
@@ -65,7 +81,7 @@ export function PayPage(props: { row: CheckoutRow; token: string; expired: boole
   );
 }
 
-export function statusSentence(row: CheckoutRow, expired: boolean): string {
+export function statusSentence(row: CheckoutView, expired: boolean): string {
   if (row.status === "paid") return "This checkout is paid. Thank you.";
   if (row.status === "refunded") return "This checkout was paid and has been refunded.";
   if (row.status === "cancelled") return "This checkout was cancelled; nothing was charged.";
@@ -73,7 +89,7 @@ export function statusSentence(row: CheckoutRow, expired: boolean): string {
   return "This checkout is waiting for payment.";
 }
 
-export function DonePage(props: { row: CheckoutRow; testMode: boolean }) {
+export function DonePage(props: { row: CheckoutView; testMode: boolean }) {
   const { row } = props;
   const paid = row.status === "paid" || row.status === "refunded";
   const next =
@@ -95,7 +111,7 @@ export function DonePage(props: { row: CheckoutRow; testMode: boolean }) {
   );
 }
 
-export function CancelledPage(props: { row: CheckoutRow; testMode: boolean }) {
+export function CancelledPage(props: { row: CheckoutView; testMode: boolean }) {
   return (
     <Page title="Cancelled" testMode={props.testMode}>
       <h1 id="result">Checkout cancelled</h1>

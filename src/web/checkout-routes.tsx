@@ -10,16 +10,10 @@ import type { AppEnv } from "../http/env.js";
 import { smallBody } from "../http/middleware/body-limit.js";
 import type { Router } from "../http/router.js";
 import { checkoutPageToken, checkPageToken } from "../payments/test-checkout/provider.js";
-import {
-  type CheckoutRow,
-  cancelCheckout,
-  completeCheckout,
-  findCheckout,
-} from "../services/payments/checkouts.js";
-import type { PaymentsDeps } from "../services/payments/deps.js";
 import type { Signer } from "../signing.js";
 import {
   CancelledPage,
+  type CheckoutView,
   DonePage,
   NotFoundPage,
   PayPage,
@@ -34,18 +28,29 @@ function html(c: Context<AppEnv>, node: JSX.Element, status: 200 | 400 | 404 | 4
   return c.html(`<!doctype html>${String(node)}`, status);
 }
 
+/**
+ * What the checkout pages do with a checkout, bound to the payments services by the payments
+ * feature: the pages read and act only through these, never the database.
+ */
+export interface CheckoutActions {
+  find(id: string): Promise<CheckoutView | undefined>;
+  /** The test checkout's Pay: the same path a provider's paid event takes (idempotent). */
+  pay(id: string): Promise<void>;
+  cancel(id: string): Promise<void>;
+  clock(): Date;
+}
+
 /** The checkout pages: after-payment pages and the built-in test checkout. */
-export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: Signer) {
+export function registerCheckoutPages(app: Router, actions: CheckoutActions, signer: Signer) {
   // The pages post small forms; nothing here takes a file.
   app.use("/checkout/*", smallBody);
-  const { platform } = deps;
-  const load = async (c: Context<AppEnv>): Promise<CheckoutRow | undefined> => {
+  const load = async (c: Context<AppEnv>): Promise<CheckoutView | undefined> => {
     const id = c.req.param("id") ?? "";
-    return ID.test(id) ? findCheckout(deps, id) : undefined;
+    return ID.test(id) ? actions.find(id) : undefined;
   };
-  const expired = (row: CheckoutRow) => new Date(row.expires_at) <= platform.clock();
-  const tokenOk = (c: Context<AppEnv>, row: CheckoutRow) =>
-    checkPageToken(signer, row.id, c.req.query("token") ?? "", platform.clock().getTime());
+  const expired = (row: CheckoutView) => new Date(row.expires_at) <= actions.clock();
+  const tokenOk = (c: Context<AppEnv>, row: CheckoutView) =>
+    checkPageToken(signer, row.id, c.req.query("token") ?? "", actions.clock().getTime());
   const bad = (c: Context<AppEnv>, text: string) =>
     html(c, <Page title="Checkout">{<p id="status">{text}</p>}</Page>, 400);
 
@@ -58,7 +63,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: S
         <Page title="Checkout">{<p id="status">{statusSentence(row, expired(row))}</p>}</Page>,
       );
     }
-    const token = checkoutPageToken(signer, row.id, platform.clock().getTime());
+    const token = checkoutPageToken(signer, row.id, actions.clock().getTime());
     return html(c, <PayPage row={row} token={token} expired={expired(row)} />);
   });
 
@@ -72,7 +77,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: S
       return html(c, <PayPage row={row} token="" expired={expired(row)} />, 410);
     }
     // The same path a Stripe paid event takes; a second click finds it paid and does nothing.
-    await completeCheckout(deps, row.id, { providerPaymentId: `testpay_${row.id}` });
+    await actions.pay(row.id);
     return c.redirect(done, 303);
   });
 
@@ -80,7 +85,7 @@ export function registerCheckoutPages(app: Router, deps: PaymentsDeps, signer: S
     const row = await load(c);
     if (row?.provider !== "test") return html(c, <NotFoundPage />, 404);
     if (!tokenOk(c, row)) return bad(c, "This form is out of date; open the checkout link again.");
-    await cancelCheckout(deps, row.id);
+    await actions.cancel(row.id);
     return c.redirect(`/checkout/${row.id}/cancelled`, 303);
   });
 
