@@ -65,6 +65,21 @@ function listPaging(kind: JobKind, roles: KindRoles): { listField: string; listM
   return { listField, listMax };
 }
 
+/** A kind's entry in JOB_KINDS; refused when a client could not follow or list it. */
+function kindEntry(kind: JobKind, roles: KindRoles) {
+  checkGetAnswer(kind, roles);
+  return {
+    noun: kind.noun,
+    plural: kind.plural,
+    idPrefix: kind.idPrefix,
+    get: roles.get.id,
+    list: roles.list.id,
+    ...listPaging(kind, roles),
+    cancel: roles.cancel.id,
+    final: kind.definition.final,
+  };
+}
+
 /** The module's source, before formatting, for the registry's kinds (or others, in tests). */
 export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
   const kinds = followed(registry);
@@ -84,18 +99,7 @@ export function renderKinds(registry: readonly JobKind[] = JOB_KINDS): string {
     "export const JOB_KINDS = {",
   ];
   for (const { kind, roles } of kinds) {
-    checkGetAnswer(kind, roles);
-    const entry = {
-      noun: kind.noun,
-      plural: kind.plural,
-      idPrefix: kind.idPrefix,
-      get: roles.get.id,
-      list: roles.list.id,
-      ...listPaging(kind, roles),
-      cancel: roles.cancel.id,
-      final: kind.definition.final,
-    };
-    out.push(`  ${kind.name}: ${JSON.stringify(entry)},`);
+    out.push(`  ${kind.name}: ${JSON.stringify(kindEntry(kind, roles))},`);
   }
   out.push(
     "} as const;",
