@@ -1,24 +1,25 @@
 /** The checkout pages: the test-mode pay page, and the done / cancelled return pages. */
 
-import type { CheckoutStatus } from "../db/schema-payments.js";
+import type { Selectable } from "kysely";
+import type { CheckoutsTable } from "../db/schema-payments.js";
 import { displayCents } from "../domain/money.js";
 import { Page } from "./layout.js";
 import { Owned } from "./owned-text.js";
 
 /** What the checkout pages show of a checkout (the payments feature reads it for them). */
-export interface CheckoutView {
-  id: string;
-  purpose: "topup" | "restore_job";
-  wallet_id: string | null;
-  job_id: string | null;
-  amount_cents: number;
-  email: string | null;
-  provider: "stripe" | "test";
-  status: CheckoutStatus;
-  expires_at: Date | string;
-  /** The console origin a top-up started from; its return pages link back there. */
-  return_origin: string | null;
-}
+export type CheckoutView = Pick<
+  Selectable<CheckoutsTable>,
+  | "id"
+  | "purpose"
+  | "wallet_id"
+  | "job_id"
+  | "amount_cents"
+  | "email"
+  | "provider"
+  | "status"
+  | "expires_at"
+  | "return_origin"
+>;
 
 /**
  * A top-up starts in the owner's console: its return pages lead back there — to the origin it
