@@ -3,7 +3,9 @@
  * or, for a `video_url`, no link: a balance-paid job starts at once and its worker fetches the
  * file (a fetch of up to 2 GB must not hold this request open).
  */
+import type { Insertable } from "kysely";
 import { invalidField, overALimit } from "../../../domain/errors.js";
+import type { Db } from "../../../jobs/definition.js";
 import type { Principal } from "../../../services/auth.js";
 import { charge } from "../../../services/ledger.js";
 import { freshPrincipal, walletView } from "../../../services/wallets.js";
@@ -24,6 +26,7 @@ import type { RestoreDeps } from "./deps.js";
 import { openRestoreUpload, restorePlan, takesParts } from "./parts.js";
 import { checkVideoUrl, filenameFromUrl } from "./source-url.js";
 import { inTx, type RestoreJobRow } from "./store.js";
+import type { RestoreJobsTable } from "./tables.js";
 import { jobView } from "./views.js";
 
 interface CreateRestoreInput {
@@ -105,6 +108,18 @@ async function sourceFile(p: RestoreDeps, input: CreateRestoreInput): Promise<So
   return { filename, contentType: checkContentType(contentType), sizeBytes, sourceUrl: null };
 }
 
+/** What is decided before the transaction: the job's id, price and file, and how it is paid. */
+interface NewJob {
+  id: string;
+  now: Date;
+  quality: RestoreQuality;
+  amountCents: number;
+  file: SourceFile;
+  fromBalance: boolean;
+  /** Paid and nothing to upload: the job is queued now. */
+  startsNow: boolean;
+}
+
 /**
  * Prices and creates a restore, charging the balance in the same transaction (or opening it for
  * checkout).
@@ -123,72 +138,100 @@ export async function createRestoreJob(
     );
   }
   const file = await sourceFile(p, input);
-  // Paid and nothing to upload: the job is queued now, as clips with an image_url are.
-  const startsNow = fromBalance && file.sourceUrl !== null;
   const quality = input.quality ?? DEFAULT_QUALITY;
-  const price = priceRestore({ ...input, quality });
-  const id = p.ids("rj");
-  const now = p.clock();
+  const amountCents = priceRestore({ ...input, quality }).amountCents;
+  const job: NewJob = {
+    id: p.ids("rj"),
+    now: p.clock(),
+    quality,
+    amountCents,
+    file,
+    fromBalance,
+    // Paid and nothing to upload: the job is queued now, as clips with an image_url are.
+    startsNow: fromBalance && file.sourceUrl !== null,
+  };
   const row = await inTx(p.db, async (tx) => {
     // Charge first: it locks the wallet row FOR UPDATE before the insert's foreign-key check
     // takes a share lock on it — the other order deadlocks concurrent creates of one wallet.
-    if (fromBalance && principal) {
-      await charge(
-        tx,
-        {
-          walletId: principal.walletId,
-          agentKeyId: principal.kind === "agent" ? principal.keyId : null,
-          amountCents: price.amountCents,
-          jobId: id,
-          // The quality's label, as the job shows it (quality_label), so the ledger names it alike.
-          reason: `restore ${id} (${PRICE_TABLE[quality].label}, ${input.durationSec} s)`,
-          keySpentBelowCents: p.jobKinds.cheapestCents(),
-        },
-        p.events,
-      );
-    }
+    if (fromBalance && principal) await chargeForJob(tx, p, principal, input, job);
     const inserted = await tx
       .insertInto("restore_jobs")
-      .values({
-        id,
-        wallet_id: principal?.walletId ?? null,
-        agent_key_id: principal?.kind === "agent" ? principal.keyId : null,
-        email: input.email ?? null,
-        status: startsNow ? "processing" : fromBalance ? "awaiting_upload" : "pending_payment",
-        quality,
-        amount_cents: price.amountCents,
-        declared_amount_cents: price.amountCents,
-        duration_sec: input.durationSec,
-        width: input.width ?? null,
-        height: input.height ?? null,
-        filename: file.filename,
-        content_type: file.contentType,
-        size_bytes: file.sizeBytes,
-        source_url: file.sourceUrl,
-        paid_from_balance: fromBalance,
-        payment_ref: null,
-        max_attempts: p.config.workers.maxAttempts,
-        input_key: restoreInputKey(id),
-        created_at: now,
-        updated_at: now,
-        ...(startsNow ? { queued_at: now, progress: 0 } : {}),
-        expires_at: new Date(
-          now.getTime() +
-            (startsNow ? p.config.retentionHours * 3600 : RESTORE_UPLOAD_WINDOW_SEC) * 1000,
-        ),
-      })
+      .values(jobRow(p, principal, input, job))
       .returningAll()
       .executeTakeFirstOrThrow();
     if (input.webhook && principal) {
-      await saveJobWebhook(tx, { id, walletId: principal.walletId }, input.webhook, now);
+      await saveJobWebhook(
+        tx,
+        { id: job.id, walletId: principal.walletId },
+        input.webhook,
+        job.now,
+      );
     }
     return inserted;
   }).catch(async (err) => {
-    if (principal) await noteRefusedCharge(p.db, chargeOf(principal, price.amountCents), err);
+    if (principal) await noteRefusedCharge(p.db, chargeOf(principal, amountCents), err);
     throw err;
   });
-  if (startsNow) await p.notifyJobs();
+  if (job.startsNow) await p.notifyJobs();
   return createdResponse(p, principal, row, fromBalance);
+}
+
+/** Charges the job's price to the balance (and the agent key's allowance). */
+async function chargeForJob(
+  tx: Db,
+  p: RestoreDeps,
+  principal: Principal,
+  input: CreateRestoreInput,
+  { id, quality, amountCents }: NewJob,
+): Promise<void> {
+  await charge(
+    tx,
+    {
+      ...chargeOf(principal, amountCents),
+      jobId: id,
+      // The quality's label, as the job shows it (quality_label), so the ledger names it alike.
+      reason: `restore ${id} (${PRICE_TABLE[quality].label}, ${input.durationSec} s)`,
+      keySpentBelowCents: p.jobKinds.cheapestCents(),
+    },
+    p.events,
+  );
+}
+
+/** The new job's row: awaiting its upload, its payment, or (startsNow) queued. */
+function jobRow(
+  p: RestoreDeps,
+  principal: Principal | undefined,
+  input: CreateRestoreInput,
+  { id, now, quality, amountCents, file, fromBalance, startsNow }: NewJob,
+): Insertable<RestoreJobsTable> {
+  return {
+    id,
+    wallet_id: principal?.walletId ?? null,
+    agent_key_id: principal?.kind === "agent" ? principal.keyId : null,
+    email: input.email ?? null,
+    status: startsNow ? "processing" : fromBalance ? "awaiting_upload" : "pending_payment",
+    quality,
+    amount_cents: amountCents,
+    declared_amount_cents: amountCents,
+    duration_sec: input.durationSec,
+    width: input.width ?? null,
+    height: input.height ?? null,
+    filename: file.filename,
+    content_type: file.contentType,
+    size_bytes: file.sizeBytes,
+    source_url: file.sourceUrl,
+    paid_from_balance: fromBalance,
+    payment_ref: null,
+    max_attempts: p.config.workers.maxAttempts,
+    input_key: restoreInputKey(id),
+    created_at: now,
+    updated_at: now,
+    ...(startsNow ? { queued_at: now, progress: 0 } : {}),
+    expires_at: new Date(
+      now.getTime() +
+        (startsNow ? p.config.retentionHours * 3600 : RESTORE_UPLOAD_WINDOW_SEC) * 1000,
+    ),
+  };
 }
 
 const chargeOf = (principal: Principal, amountCents: number) => ({
