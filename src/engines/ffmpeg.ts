@@ -5,9 +5,11 @@
  * missing we fall back to the binaries shipped inside @ffmpeg-installer/@ffprobe-installer
  * (a 2018 build without cas, xfade and anlmdn); engines ask `hasFilter` before using those.
  */
+
 import { spawn, spawnSync } from "node:child_process";
 import { accessSync, chmodSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { recordOf } from "../domain/records.js";
 import {
   INSTALL_OPTIONAL,
   isModuleNotFound,
@@ -338,5 +340,5 @@ export async function ffprobeJson(
   if (result.code !== 0) {
     throw new FfmpegError(`ffprobe exited with code ${result.code}`, result.stderr.trim());
   }
-  return JSON.parse(result.stdout) as Record<string, unknown>;
+  return recordOf(JSON.parse(result.stdout));
 }

@@ -13,8 +13,13 @@
  * the bands, clearly more than colour in line would. Pure; frames come from the probe (one field
  * each: a horizontal shift is the same in a field).
  */
+import * as checked from "../../domain/checked-index.js";
 import type { Capabilities } from "./limits.js";
 import type { Rotation } from "./types.js";
+
+// Bound once: called through the module namespace (as vitest and tsx run the source), the
+// readers are not inlined, and the pixel loops ran 15–30× slower.
+const { byteAt, f64At } = checked;
 
 /** The largest slip looked for, in chroma pixels (each side): VHS slips are 1–4. */
 const MAX_SHIFT = 8;
@@ -49,7 +54,7 @@ function smooth(row: Float64Array, out: Float64Array) {
     let sum = 0;
     let n = 0;
     for (let k = Math.max(0, x - half); k <= Math.min(row.length - 1, x + half); k++) {
-      sum += row[k] as number;
+      sum += f64At(row, k);
       n++;
     }
     out[x] = sum / n;
@@ -61,7 +66,7 @@ function gradients(row: Float64Array, out: Float64Array) {
   out[0] = 0;
   out[row.length - 1] = 0;
   for (let x = 1; x < row.length - 1; x++) {
-    out[x] = Math.abs((row[x + 1] as number) - (row[x - 1] as number));
+    out[x] = Math.abs(f64At(row, x + 1) - f64At(row, x - 1));
   }
 }
 
@@ -82,32 +87,36 @@ export function addEdgeCorrelations(
   const ch = height >> 1;
   const uAt = width * height;
   const vAt = uAt + cw * ch;
-  const band = [new Float64Array(cw), new Float64Array(cw), new Float64Array(cw)];
+  // One band of rows summed per plane (luma at chroma resolution, u, v), and its edges.
+  const [l, u, v] = [new Float64Array(cw), new Float64Array(cw), new Float64Array(cw)];
   const smoothed = new Float64Array(cw);
-  const edges = [new Float64Array(cw), new Float64Array(cw), new Float64Array(cw)];
+  const [gl, gu, gv] = [new Float64Array(cw), new Float64Array(cw), new Float64Array(cw)];
+  const planes = [
+    [l, gl],
+    [u, gu],
+    [v, gv],
+  ] as const;
   for (let y0 = 0; y0 + BAND_ROWS <= ch; y0 += BAND_ROWS) {
-    for (const b of band) b.fill(0);
-    const [l, u, v] = band as [Float64Array, Float64Array, Float64Array];
+    for (const [b] of planes) b.fill(0);
     for (let y = y0; y < y0 + BAND_ROWS; y++) {
       const top = 2 * y * width;
       for (let x = 0; x < cw; x++) {
         // The luma at chroma resolution: the 2×2 block each chroma sample covers.
         const a = top + 2 * x;
         l[x] =
-          (l[x] as number) +
-          (frame[a] as number) +
-          (frame[a + 1] as number) +
-          (frame[a + width] as number) +
-          (frame[a + width + 1] as number);
-        u[x] = (u[x] as number) + (frame[uAt + y * cw + x] as number);
-        v[x] = (v[x] as number) + (frame[vAt + y * cw + x] as number);
+          f64At(l, x) +
+          byteAt(frame, a) +
+          byteAt(frame, a + 1) +
+          byteAt(frame, a + width) +
+          byteAt(frame, a + width + 1);
+        u[x] = f64At(u, x) + byteAt(frame, uAt + y * cw + x);
+        v[x] = f64At(v, x) + byteAt(frame, vAt + y * cw + x);
       }
     }
-    band.forEach((b, i) => {
+    for (const [b, edges] of planes) {
       smooth(b, smoothed);
-      gradients(smoothed, edges[i] as Float64Array);
-    });
-    const [gl, gu, gv] = edges as [Float64Array, Float64Array, Float64Array];
+      gradients(smoothed, edges);
+    }
     let best = 0;
     let low = Number.POSITIVE_INFINITY;
     let high = Number.NEGATIVE_INFINITY;
@@ -116,17 +125,17 @@ export function addEdgeCorrelations(
       const to = Math.min(cw - 1, cw - 1 - s);
       let sum = 0;
       for (let x = from; x < to; x++) {
-        sum += (gl[x] as number) * ((gu[x + s] as number) + (gv[x + s] as number));
+        sum += f64At(gl, x) * (f64At(gu, x + s) + f64At(gv, x + s));
       }
       const c = sum / Math.max(1, to - from);
-      sums[s + MAX_SHIFT] = (sums[s + MAX_SHIFT] as number) + c;
+      sums[s + MAX_SHIFT] = f64At(sums, s + MAX_SHIFT) + c;
       if (c > high) {
         high = c;
         best = s;
       }
       low = Math.min(low, c);
     }
-    if (high > low) votes[best + MAX_SHIFT] = (votes[best + MAX_SHIFT] as number) + high - low;
+    if (high > low) votes[best + MAX_SHIFT] = f64At(votes, best + MAX_SHIFT) + high - low;
   }
 }
 
@@ -139,12 +148,12 @@ export function slipOf(sums: Float64Array, votes: Float64Array): number | null {
   let best = 0;
   let worst = 0;
   for (let s = -MAX_SHIFT; s <= MAX_SHIFT; s++) {
-    const v = sums[s + MAX_SHIFT] as number;
-    if (v > (sums[best + MAX_SHIFT] as number)) best = s;
-    if (v < (sums[worst + MAX_SHIFT] as number)) worst = s;
+    const v = f64At(sums, s + MAX_SHIFT);
+    if (v > f64At(sums, best + MAX_SHIFT)) best = s;
+    if (v < f64At(sums, worst + MAX_SHIFT)) worst = s;
   }
-  const peak = sums[best + MAX_SHIFT] as number;
-  const rise = peak - (sums[worst + MAX_SHIFT] as number);
+  const peak = f64At(sums, best + MAX_SHIFT);
+  const rise = peak - f64At(sums, worst + MAX_SHIFT);
   const total = votes.reduce((a, b) => a + b, 0);
   if (!(peak > 0) || !(rise > 0) || !(total > 0)) return null;
   if (best === 0) return 0;

@@ -66,13 +66,13 @@ export async function measureDurationSec(inputPath: string, signal?: AbortSignal
     settle(claimed === null ? Promise.resolve() : check(claimed)),
   ]);
   if (!scanned.ok) throw scanned.error;
-  if (!decoded.ok && !(decoded.error instanceof MediaError)) throw decoded.error;
+  let unreadable: MediaError | undefined;
+  if (!decoded.ok) {
+    if (!(decoded.error instanceof MediaError)) throw decoded.error;
+    unreadable = decoded.error;
+  }
   // A file cut off is the clearer reason than the picture the decode check could not read.
-  const seconds = checkScan(
-    scanned.value,
-    claimed,
-    decoded.ok ? undefined : (decoded.error as MediaError),
-  );
+  const seconds = checkScan(scanned.value, claimed, unreadable);
   if (claimed === null) await check(seconds);
   return Math.round(seconds * 1000) / 1000;
 }

@@ -10,7 +10,7 @@
  * seek and no stream.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 import { ffmpegBinaries, mediaProcessEnv } from "../ffmpeg.js";
 
 /** How a graph's run ended. */
@@ -102,8 +102,8 @@ const alive = (child: ChildProcessWithoutNullStreams) =>
 
 /** A waiting spare keeps neither the event loop alive nor the process from exiting. */
 function setHeld(child: ChildProcessWithoutNullStreams, held: boolean) {
-  // A child's pipes are sockets (typed as plain streams).
-  const pipes = [child.stdin, child.stdout, child.stderr] as unknown as Socket[];
+  // A child's pipes are sockets (typed as plain streams): only a socket can be (un)referenced.
+  const pipes = [child.stdin, child.stdout, child.stderr].filter((p) => p instanceof Socket);
   for (const handle of [child, ...pipes]) {
     if (held) handle.ref();
     else handle.unref();
@@ -152,8 +152,9 @@ export function createGraphRunner(opts: { spares: number }): GraphRunner {
   let closed = false;
   const take = (): { child: ChildProcessWithoutNullStreams; warm: boolean } => {
     let ready: ChildProcessWithoutNullStreams | null = null;
-    while (!ready && spares.length > 0) {
-      const next = spares.shift() as ChildProcessWithoutNullStreams;
+    while (!ready) {
+      const next = spares.shift();
+      if (next === undefined) break;
       if (alive(next)) ready = next;
       else next.kill("SIGKILL");
     }

@@ -10,7 +10,9 @@
  * the one-piece pass starts it (`-itsoffset`), and `-copyts` keeps the sound where its pass put
  * it, as `buildMuxArgs` does for the two-pass restore.
  */
+
 import { rename, rm, writeFile } from "node:fs/promises";
+import { at } from "../../domain/checked-index.js";
 import { FfmpegError } from "../ffmpeg.js";
 import { buildAudioPassArgs } from "./chain.js";
 import { runFfmpegForMedia } from "./run.js";
@@ -119,7 +121,7 @@ export async function joinSegments(input: JoinInput): Promise<JoinResult> {
   const listPath = `${input.outputPath}.concat.txt`;
   const partial = `${input.outputPath}.partial.mp4`;
   const entries = cut.segments.map((s, i) => ({
-    path: segmentPaths[i] as string,
+    path: at(segmentPaths, i),
     durationSec: s.last ? undefined : s.endSec - s.startSec,
   }));
   try {
@@ -147,7 +149,7 @@ async function checkSegmentFiles(input: JoinInput): Promise<void> {
     files.push(...(await Promise.all(batch)));
   }
   for (const [i, segment] of cut.segments.entries()) {
-    const file = files[i] as PictureFile;
+    const file = at(files, i);
     checkSegmentLength({ plan, input: "", segment, frameSec: cut.frameSec }, file.durationSec);
     if (file.format !== files[0]?.format) {
       throw new FfmpegError(`segment ${i} is ${file.format}, segment 0 is ${files[0]?.format}`, "");

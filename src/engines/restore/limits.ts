@@ -108,7 +108,7 @@ export const LIMITS = {
     [720, 5000],
     [1080, 8000],
     [Number.POSITIVE_INFINITY, 20000],
-  ] as ReadonlyArray<readonly [number, number]>,
+  ],
   studioMaxRateShare: 1.5,
   /**
    * x264's CRF at every quality: at 18, clean SD kept at SD (Standard) scored 0.05–0.47 dB of

@@ -2,6 +2,7 @@
  * The restoration decisions, as pure functions of what the probe measured. Their thresholds
  * live in limits.ts, named, so a change of policy is one reviewed line with a test beside it.
  */
+import { last } from "../../domain/checked-index.js";
 import { decideChromaShift } from "./chroma-shift.js";
 import { decideDenoise } from "./denoise.js";
 import { decideDropouts } from "./dropouts.js";
@@ -187,8 +188,7 @@ const SAMPLE_RATE = 48000;
 /** The VBV cap for an output of `short` lines (its shorter side). */
 export function maxrateFor(quality: RestoreQuality, width: number, height: number): number {
   const short = Math.min(width, height);
-  const row = LIMITS.maxrateK.find(([lines]) => short <= lines) ?? LIMITS.maxrateK.at(-1);
-  const k = (row as readonly [number, number])[1];
+  const [, k] = LIMITS.maxrateK.find(([lines]) => short <= lines) ?? last(LIMITS.maxrateK);
   return quality === "enhanced_max" ? Math.round(k * LIMITS.studioMaxRateShare) : k;
 }
 

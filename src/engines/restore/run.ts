@@ -1,4 +1,5 @@
 /** Running ffmpeg/ffprobe for the restore engine, blaming the input only when it is at fault. */
+import { recordOf } from "../../domain/records.js";
 import {
   FfmpegError,
   ffmpegBinaries,
@@ -71,7 +72,7 @@ export async function probeJson(
       new MediaError("corrupt", CORRUPT_MESSAGE, errorTail(result.stderr))
     );
   }
-  return JSON.parse(result.stdout) as Record<string, unknown>;
+  return recordOf(JSON.parse(result.stdout));
 }
 
 /**

@@ -7,6 +7,7 @@
  * stretch of at least `spacing + seconds` (see `guaranteedSpanSec`) fully contains an excerpt.
  */
 
+import { at } from "../../domain/checked-index.js";
 import type { Sample } from "./types.js";
 
 export type { Sample };
@@ -89,8 +90,8 @@ export function planSamples(
 /** The shortest stretch of a defect that always contains one whole excerpt. */
 export function guaranteedSpanSec(samples: Sample[], durationSec: number): number {
   if (samples.length <= 1) return 0;
-  const first = samples[0] as Sample;
-  const second = samples[1] as Sample;
+  const first = at(samples, 0);
+  const second = at(samples, 1);
   return Math.min(durationSec, second.startSec - first.startSec + first.seconds);
 }
 
@@ -119,7 +120,7 @@ export interface ReadPlan {
 export function planReads(samples: Sample[], landings: Array<number | null> | null): ReadPlan {
   const last = samples.at(-1);
   if (!last || samples.length <= 1) return { mode: "seek", samples };
-  const step = ((samples[1] as Sample).startSec - (samples[0] as Sample).startSec) / 2;
+  const step = (at(samples, 1).startSec - at(samples, 0).startSec) / 2;
   const maxShift = Math.min(MAX_KEYFRAME_SHIFT_SEC, step);
   let cost = 0;
   const placed = samples.map((s, i) => {

@@ -3,7 +3,9 @@
  * probe and its plan, and the cut plan) and one segment's restore (on any worker, from its
  * serialisable `SegmentJob`). The join is join.ts.
  */
+
 import { rename, rm } from "node:fs/promises";
+import { recordsOf } from "../../domain/records.js";
 import { FfmpegError, ffprobeJson } from "../ffmpeg.js";
 import { transformsPathFor } from "./chain.js";
 import { probeForPlan, probeSource } from "./probe.js";
@@ -169,7 +171,7 @@ export async function probePictureFile(path: string, signal?: AbortSignal): Prom
     "nb_read_packets,duration,width,height,codec_name,profile,pix_fmt,r_frame_rate,time_base";
   const args = ["-count_packets", "-select_streams", "v:0", "-show_entries", `stream=${fields}`];
   const probe = await ffprobeJson([...args, path], { signal });
-  const stream = ((probe.streams ?? []) as Array<Record<string, unknown>>)[0];
+  const stream = recordsOf(probe.streams)[0];
   if (!stream) throw new FfmpegError(`no picture in ${path}`, "");
   const { codec_name, profile, pix_fmt, width, height, r_frame_rate, time_base } = stream;
   return {

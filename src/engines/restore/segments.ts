@@ -5,6 +5,7 @@
  * a run of whole source frames, so an interlaced frame's two fields never part, and the cuts
  * are where the restored pieces are joined (join.ts).
  */
+import { at, last } from "../../domain/checked-index.js";
 import { runFfprobe } from "../ffmpeg.js";
 import { CORRUPT_MESSAGE, errorTail, MediaError } from "./errors.js";
 import type { SourceInfo } from "./types.js";
@@ -74,7 +75,7 @@ export function parseFrameList(csv: string, fileStartSec: number): FrameList {
   const keyframes: number[] = [];
   for (const f of frames) {
     // A repeated timestamp is one frame to the muxer; keep the first (a keyframe wins).
-    if (times.length > 0 && f.t <= (times.at(-1) as number)) {
+    if (times.length > 0 && f.t <= last(times)) {
       if (f.key && f.t === times.at(-1) && keyframes.at(-1) !== times.length - 1) {
         keyframes.push(times.length - 1);
       }
@@ -110,20 +111,20 @@ export async function listFrames(
 /** The median gap between consecutive frames (robust to a few dropped or doubled frames). */
 export function frameInterval(times: number[]): number {
   const gaps: number[] = [];
-  for (let i = 1; i < times.length; i++) gaps.push((times[i] as number) - (times[i - 1] as number));
+  for (let i = 1; i < times.length; i++) gaps.push(at(times, i) - at(times, i - 1));
   if (gaps.length === 0) return 1 / 25;
   gaps.sort((a, b) => a - b);
-  return round6(gaps[gaps.length >> 1] as number);
+  return round6(at(gaps, gaps.length >> 1));
 }
 
 /** Index of the value in the ascending `xs` nearest to `x` (ties: the earlier). */
 function nearest(xs: number[], x: number, lo = 0, hi = xs.length - 1): number {
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if ((xs[mid] as number) <= x) lo = mid;
+    if (at(xs, mid) <= x) lo = mid;
     else hi = mid;
   }
-  return Math.abs((xs[hi] as number) - x) < Math.abs((xs[lo] as number) - x) ? hi : lo;
+  return Math.abs(at(xs, hi) - x) < Math.abs(at(xs, lo) - x) ? hi : lo;
 }
 
 export interface CutOptions {
@@ -152,8 +153,8 @@ export function planCuts(frames: FrameList, opts: CutOptions): CutPlan {
   const { times, keyframes } = frames;
   if (times.length === 0) throw new RangeError("planCuts needs at least one frame");
   const frameSec = frameInterval(times);
-  const startSec = times[0] as number;
-  const endSec = round6((times.at(-1) as number) + frameSec);
+  const startSec = at(times, 0);
+  const endSec = round6(last(times) + frameSec);
   const lengthSec = endSec - startSec;
   const notes: string[] = [];
   const count = Math.round(lengthSec / segmentSec);
@@ -170,8 +171,8 @@ export function planCuts(frames: FrameList, opts: CutOptions): CutPlan {
     const next = firsts[index + 1];
     return {
       index,
-      startSec: times[first] as number,
-      endSec: next === undefined ? endSec : (times[next] as number),
+      startSec: at(times, first),
+      endSec: next === undefined ? endSec : at(times, next),
       frames: (next ?? times.length) - first,
       onKeyframe: keySet.has(first),
       last: next === undefined,
@@ -197,25 +198,25 @@ function chooseCuts(
   const { times, keyframes } = frames;
   const { segmentSec } = c.opts;
   const tolerance = c.opts.toleranceSec ?? segmentSec / 4;
-  const keyTimes = keyframes.map((i) => times[i] as number);
+  const keyTimes = keyframes.map((i) => at(times, i));
   const minGap = segmentSec / 2;
   const firsts = [0];
   for (let k = 1; k < c.count; k++) {
     const target = c.startSec + (k * c.lengthSec) / c.count;
-    const previous = times[firsts.at(-1) as number] as number;
+    const previous = at(times, last(firsts));
     const fits = (t: number) =>
       Math.abs(t - target) <= tolerance &&
       t - previous >= minGap &&
       c.startSec + c.lengthSec - t >= minGap;
     const key = keyTimes.length > 0 ? nearest(keyTimes, target) : -1;
-    if (key >= 0 && fits(keyTimes[key] as number)) {
-      firsts.push(keyframes[key] as number);
+    if (key >= 0 && fits(at(keyTimes, key))) {
+      firsts.push(at(keyframes, key));
       continue;
     }
     const frame = nearest(times, target);
-    if (!fits(times[frame] as number)) continue;
+    if (!fits(at(times, frame))) continue;
     c.notes.push(
-      `segment ${firsts.length}: no keyframe within ${fmt(tolerance)} s of ${fmt(target)} s; cut between keyframes at ${fmt(times[frame] as number)} s`,
+      `segment ${firsts.length}: no keyframe within ${fmt(tolerance)} s of ${fmt(target)} s; cut between keyframes at ${fmt(at(times, frame))} s`,
     );
     firsts.push(frame);
   }

@@ -15,6 +15,7 @@
  * Every refusal is a MediaError whose message is a sentence for the customer; what ffmpeg
  * printed is its `detail`, for the log.
  */
+import { type JsonRecord, recordOf, recordsOf } from "../../domain/records.js";
 import { FfmpegError } from "../ffmpeg.js";
 import {
   AUDIO_ONLY_MESSAGE,
@@ -34,7 +35,7 @@ import {
  */
 export const MIN_VIDEO_SEC = 1;
 
-type Json = Record<string, unknown>;
+type Json = JsonRecord;
 
 /** What the packet scan (`-c copy -f null`) saw. */
 export interface PacketScan {
@@ -60,7 +61,7 @@ const DAMAGE_PATTERNS = [
 /** A file ends this far short of its header's length, with damage reported: cut off. */
 const CUT_OFF_SHARE = 0.9;
 
-const streamsOf = (probe: Json) => (Array.isArray(probe.streams) ? (probe.streams as Json[]) : []);
+const streamsOf = (probe: Json) => recordsOf(probe.streams);
 
 /**
  * From the headers alone: refuses a file without a picture (saying when it is sound only) and
@@ -69,13 +70,13 @@ const streamsOf = (probe: Json) => (Array.isArray(probe.streams) ? (probe.stream
 export function refuseNonVideo(probe: Json): void {
   const streams = streamsOf(probe);
   const pictures = streams.filter(
-    (s) => s.codec_type === "video" && ((s.disposition ?? {}) as Json).attached_pic !== 1,
+    (s) => s.codec_type === "video" && recordOf(s.disposition).attached_pic !== 1,
   );
   if (pictures.length === 0) {
     const sound = streams.some((s) => s.codec_type === "audio");
     throw new MediaError("no_video", sound ? AUDIO_ONLY_MESSAGE : NO_VIDEO_MESSAGE);
   }
-  const format = (probe.format ?? {}) as Json;
+  const format = recordOf(probe.format);
   const names = typeof format.format_name === "string" ? format.format_name.split(",") : [];
   if (names.length > 0 && names.every(isImageContainer)) {
     throw new MediaError("still_image", STILL_IMAGE_MESSAGE, `container ${format.format_name}`);
@@ -84,7 +85,7 @@ export function refuseNonVideo(probe: Json): void {
 
 /** The header's length in seconds, when it gives one. */
 export function headerSeconds(probe: Json): number | null {
-  const d = Number(((probe.format ?? {}) as Json).duration);
+  const d = Number(recordOf(probe.format).duration);
   return Number.isFinite(d) && d > 0 ? d : null;
 }
 
@@ -133,7 +134,7 @@ const INDEXED_CONTAINERS = new Set(["mov", "mp4", "matroska", "webm", "avi"]);
 
 /** Whether the decode check may look past the start of a file with these format names. */
 export function seeksToKeyframes(probe: Json): boolean {
-  const format = (probe.format ?? {}) as Json;
+  const format = recordOf(probe.format);
   const names = typeof format.format_name === "string" ? format.format_name.split(",") : [];
   return names.some((n) => INDEXED_CONTAINERS.has(n));
 }
