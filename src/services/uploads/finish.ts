@@ -1,19 +1,14 @@
 /**
  * The end of an upload in parts: complete (join the parts and check the size against the
- * declared one) or abort the unfinished upload of a key (./uploads.ts abortRow does the work). The use cases that lead
- * here — open, part links, recording and progress — are in ./uploads.ts.
+ * declared one) or abort the unfinished upload of a key (./abort.ts does the work). The use
+ * cases that lead here — open, part links, recording and progress — are in ./uploads.ts.
  */
 import { ApiError, conflict } from "../../domain/errors.js";
 import { describeParts } from "../../domain/uploads.js";
 import { MultipartError } from "../../storage/blob-store.js";
+import { abortRow } from "./abort.js";
 import { findLatest, findUnfinished, moveUpload } from "./records.js";
-import {
-  abortRow,
-  assertOpen,
-  type UploadRow,
-  type UploadsDeps,
-  uploadProgress,
-} from "./uploads.js";
+import { assertOpen, type UploadRow, type UploadsDeps, uploadProgress } from "./uploads.js";
 
 /**
  * Joins the parts into the file and checks its size against the declared one. Refuses while

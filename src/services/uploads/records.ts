@@ -10,6 +10,7 @@ import type {
   MultipartUploadStatus,
   MultipartUploadsTable,
 } from "../../db/schema.js";
+import type { PartPlan } from "../../domain/uploads.js";
 
 type Db = Kysely<DB>;
 
@@ -17,6 +18,16 @@ type Db = Kysely<DB>;
 export type UploadRow = Selectable<MultipartUploadsTable>;
 /** A row of multipart_upload_parts. */
 export type PartRow = Selectable<MultipartUploadPartsTable>;
+
+/** An upload's plan of parts, from its row. */
+export const planOf = (row: UploadRow): PartPlan => ({
+  sizeBytes: Number(row.size_bytes),
+  partSizeBytes: Number(row.part_size_bytes),
+  partCount: row.part_count,
+});
+
+/** Every part number of a plan, 1 to its count. */
+export const allParts = (plan: PartPlan) => Array.from({ length: plan.partCount }, (_, i) => i + 1);
 
 /** The unfinished (open or completing) upload of `key`, if any. */
 export function findUnfinished(db: Db, key: string): Promise<UploadRow | undefined> {

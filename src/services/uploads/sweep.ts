@@ -7,7 +7,8 @@
  * records go after the retention period. Composition runs it periodically (features/core.ts).
  */
 import type { UploadGuard } from "../../storage/blob-store.js";
-import { abortRow, freeParts, type UploadsDeps } from "./uploads.js";
+import { abortRow, freeParts } from "./abort.js";
+import type { UploadsDeps } from "./deps.js";
 
 const BATCH = 100;
 /** The second abort of an aborted upload comes this long after the first. */

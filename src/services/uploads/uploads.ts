@@ -2,8 +2,9 @@
  * Uploads in parts, the use cases every job kind shares (by the storage key of the file, so
  * no kind is named here): open one for a declared size, hand out part links bound to each
  * part's size and checksum, record a part the caller says arrived, tell a resumer what arrived,
- * complete (join and check the size: ./finish.ts), abort. The kinds check who may do which (the job's owner,
- * in a status that takes its file); this module checks the upload itself.
+ * complete (join and check the size: ./finish.ts), abort (./finish.ts, ./abort.ts). The kinds
+ * check who may do which (the job's owner, in a status that takes its file); this module checks
+ * the upload itself.
  *
  * kinora keeps its own record of the parts (multipart_upload_parts): where the store can list
  * its parts (S3, the local store) the listing is the truth and the record follows it; where it
@@ -25,40 +26,29 @@ import {
   partSize,
   planParts,
 } from "../../domain/uploads.js";
-import { type BlobStore, MultipartError, type StoredPart } from "../../storage/blob-store.js";
-import type { CoreDeps } from "../deps.js";
+import { MultipartError, type StoredPart } from "../../storage/blob-store.js";
+import { abortRow } from "./abort.js";
+import type { UploadsDeps } from "./deps.js";
 import {
+  allParts,
   dropParts,
   findLatest,
   findUnfinished,
   insertUpload,
-  moveUpload,
   type PartRow,
   partsOf,
-  receivedTotals,
+  planOf,
   savePart,
   summariesByKey,
   type UploadRow,
 } from "./records.js";
-
-/** What the upload use cases need: the database, clock, ids, events and the store. */
-export interface UploadsDeps extends CoreDeps {
-  storage: BlobStore;
-}
 
 /** Part links live this long; a caller asks again for the parts it has not sent by then. */
 export const PART_URL_SEC = 3600;
 /** The most part links one request may ask for. */
 export const MAX_PARTS_PER_REQUEST = 1000;
 
-export type { UploadRow };
-
-/** An upload's plan of parts, from its row. */
-export const planOf = (row: UploadRow): PartPlan => ({
-  sizeBytes: Number(row.size_bytes),
-  partSizeBytes: Number(row.part_size_bytes),
-  partCount: row.part_count,
-});
+export type { UploadRow, UploadsDeps };
 
 /**
  * Opens the upload in parts of `key` (the store's and kinora's record), or answers the one
@@ -372,41 +362,4 @@ async function reconcile(
   return partsOf(deps.db, row.id);
 }
 
-/** Aborts one upload (open only: one being completed finishes, and its caller cleans up). */
-export async function abortRow(
-  deps: UploadsDeps,
-  row: UploadRow,
-  reason: string,
-): Promise<boolean> {
-  const totals = await receivedTotals(deps.db, row.id);
-  const now = deps.clock();
-  const moved = await moveUpload(deps.db, row.id, ["open"], "aborted", now, {
-    aborted_at: now,
-    abort_reason: reason,
-  });
-  if (!moved) return false;
-  await freeParts(deps, moved);
-  await dropParts(deps.db, row.id, allParts(planOf(row)));
-  deps.events?.uploadInPartsEnded({ outcome: "aborted", reason, ...totals });
-  return true;
-}
-
-/** Asks the store to free an upload's parts; a store that cannot (s3rver) is logged. */
-export async function freeParts(deps: UploadsDeps, row: UploadRow): Promise<void> {
-  try {
-    await deps.storage.multipart.abort(row.object_key, row.store_upload_id);
-  } catch (err) {
-    if (!(err instanceof MultipartError && err.problem === "unsupported")) throw err;
-    deps.log.warn(
-      "the store refused to abort an upload in parts; its lifecycle rule must clean up",
-      {
-        upload: row.id,
-        key: row.object_key,
-      },
-    );
-  }
-}
-
-/** Every part number of a plan, 1 to its count. */
-export const allParts = (plan: PartPlan) => Array.from({ length: plan.partCount }, (_, i) => i + 1);
 const unquote = (etag: string) => etag.replace(/"/g, "");
