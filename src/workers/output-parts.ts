@@ -8,19 +8,27 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { z } from "zod";
+import { recordOf } from "../domain/records.js";
 import type { WorkItem } from "../jobs/work.js";
+import { requestBodyOf, type StreamedRequestInit } from "../net/web-streams.js";
 
 /** fetch, or a test's stand-in (the same shape as transfer.ts's FetchLike). */
 type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 /** What the output ticket answers for a result in parts. */
-export interface ResultUpload {
-  upload_id: string;
-  part_size_bytes: number;
-  part_count: number;
-}
+export const resultUploadSchema = z.object({
+  upload_id: z.string(),
+  part_size_bytes: z.number(),
+  part_count: z.number(),
+});
+export type ResultUpload = z.infer<typeof resultUploadSchema>;
+
+/** Where one part goes (output-part's answer). */
+const partLinkSchema = z.object({ url: z.string(), headers: z.record(z.string(), z.string()) });
+/** What output-complete answers. */
+const completedSchema = z.object({ size_bytes: z.number() });
 
 /** Parts in flight at once: enough to keep a link busy while the next part is hashed. */
 const PARTS_IN_FLIGHT = 4;
@@ -51,7 +59,8 @@ async function call(
       status: res.status,
     });
   }
-  return (await res.json()) as Record<string, unknown>;
+  const answer: unknown = await res.json();
+  return answer;
 }
 
 /** Base64 SHA-256 of bytes [start, end] (inclusive) of the file. */
@@ -73,20 +82,23 @@ async function sendPart(
   const start = (n - 1) * up.part_size_bytes;
   const end = Math.min(start + up.part_size_bytes, up.size) - 1;
   const sha256 = await rangeSha256(filePath, start, end);
-  const link = (await call(
-    fetchImpl,
-    item,
-    "output-part",
-    { upload_id: up.upload_id, part_number: n, sha256 },
-    signal,
-  )) as { url: string; headers: Record<string, string> };
-  const put = await fetchImpl(link.url, {
+  const link = partLinkSchema.parse(
+    await call(
+      fetchImpl,
+      item,
+      "output-part",
+      { upload_id: up.upload_id, part_number: n, sha256 },
+      signal,
+    ),
+  );
+  const init: StreamedRequestInit = {
     method: "PUT",
     headers: { ...link.headers, "content-length": String(end - start + 1) },
-    body: Readable.toWeb(createReadStream(filePath, { start, end })) as unknown as BodyInit,
+    body: requestBodyOf(createReadStream(filePath, { start, end })),
     duplex: "half",
     signal,
-  } as RequestInit);
+  };
+  const put = await fetchImpl(link.url, init);
   const etag = put.headers.get("etag");
   if (!put.ok || !etag) {
     const text = await put.text();
@@ -101,8 +113,10 @@ async function sendPart(
 
 /** A refusal no retry changes (the token expired, the upload is gone, a part is refused). */
 const isFinal = (err: unknown) => {
-  const status = (err as { status?: number }).status;
-  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  const status = recordOf(err).status;
+  return (
+    typeof status === "number" && status >= 400 && status < 500 && status !== 408 && status !== 429
+  );
 };
 
 async function sendPartWithRetries(...args: Parameters<typeof sendPart>) {
@@ -151,7 +165,7 @@ export async function sendResultInParts(
       { upload_id: up.upload_id },
       signal,
     );
-    return (done as { size_bytes: number }).size_bytes;
+    return completedSchema.parse(done).size_bytes;
   } catch (err) {
     // Nothing of a result given up stays at the store (retention would abort it later anyway).
     await call(

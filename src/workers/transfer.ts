@@ -5,11 +5,12 @@
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
-import { Readable, Transform } from "node:stream";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { z } from "zod";
 import { WorkError, type WorkItem } from "../jobs/work.js";
-import { type ResultUpload, sendResultInParts } from "./output-parts.js";
+import { nodeReadableOf, requestBodyOf, type StreamedRequestInit } from "../net/web-streams.js";
+import { resultUploadSchema, sendResultInParts } from "./output-parts.js";
 
 /** fetch, or a test's stand-in. */
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
@@ -42,18 +43,23 @@ export async function downloadInput(
     },
   });
   try {
-    await pipeline(
-      Readable.fromWeb(res.body as unknown as WebReadableStream),
-      cap,
-      createWriteStream(destPath),
-      { signal },
-    );
+    await pipeline(nodeReadableOf(res.body), cap, createWriteStream(destPath), { signal });
   } catch (err) {
     await rm(destPath, { force: true });
     throw err;
   }
   return bytes;
 }
+
+/** What the output ticket answers: one link for the whole result, or an upload in parts. */
+const ticketSchema = z.union([
+  z.object({ upload: resultUploadSchema }),
+  z.object({
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    upload: z.undefined().optional(),
+  }),
+]);
 
 /**
  * Stores the file through the ticket endpoint and headers (a job's result); returns its size.
@@ -82,20 +88,19 @@ export async function uploadOutput(
   if (!ticketRes.ok) {
     throw new Error(`output ticket answered ${ticketRes.status}: ${await ticketRes.text()}`);
   }
-  const ticket = (await ticketRes.json()) as
-    | { url: string; headers: Record<string, string>; upload?: undefined }
-    | { upload: ResultUpload };
+  const ticket = ticketSchema.parse(await ticketRes.json());
   // A result above the server's single-upload size goes in parts (S3 takes 5 GiB in one PUT).
   if (ticket.upload) {
     return sendResultInParts(fetchImpl, item, filePath, size, ticket.upload, signal);
   }
-  const put = await fetchImpl(ticket.url, {
+  const init: StreamedRequestInit = {
     method: "PUT",
     headers: { ...ticket.headers, "content-length": String(size) },
-    body: Readable.toWeb(createReadStream(filePath)) as unknown as BodyInit,
+    body: requestBodyOf(createReadStream(filePath)),
     duplex: "half",
     signal,
-  } as RequestInit);
+  };
+  const put = await fetchImpl(ticket.url, init);
   if (!put.ok) throw new Error(`output upload answered ${put.status}: ${await put.text()}`);
   return size;
 }

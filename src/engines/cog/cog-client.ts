@@ -17,6 +17,8 @@
  * - `GET /health-check` always answers 200; `status` is STARTING, READY, BUSY,
  *   SETUP_FAILED, DEFUNCT or UNHEALTHY.
  */
+
+import { isRecord, recordOf } from "../../domain/records.js";
 import {
   type FinalPrediction,
   finalize,
@@ -122,10 +124,12 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
   if (!res.body) return "";
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  const reader = res.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const chunk = read.value;
     total += chunk.length;
     if (total > maxBytes) {
-      await res.body.cancel().catch(() => {});
+      await reader.cancel().catch(() => {});
       throw new CogError(
         "bad_response",
         `The model server's answer is larger than ${maxBytes} bytes.`,
@@ -137,12 +141,11 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
 }
 
 function detailOf(json: unknown): string {
-  if (json && typeof json === "object") {
-    const o = json as Record<string, unknown>;
-    const d = o.detail ?? o.error;
+  if (isRecord(json)) {
+    const d = json.detail ?? json.error;
     if (typeof d === "string") return d;
-    if (Array.isArray(d) && d[0] && typeof d[0] === "object") {
-      const msg = (d[0] as Record<string, unknown>).msg;
+    if (Array.isArray(d) && isRecord(d[0])) {
+      const msg = d[0].msg;
       if (typeof msg === "string") return msg;
     }
   }
@@ -242,7 +245,7 @@ class HttpCogClient implements CogClient {
       });
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason;
-      const why = timeout.aborted ? "timed out" : (err as Error).message;
+      const why = timeout.aborted ? "timed out" : err instanceof Error ? err.message : String(err);
       throw new CogError("network", `Could not reach the model server (${why}).`);
     }
     const text = await readCapped(res, this.maxResponseBytes);
@@ -258,7 +261,7 @@ class HttpCogClient implements CogClient {
   async health(signal?: AbortSignal): Promise<CogHealth> {
     const answer = await this.call("GET", "/health-check", { signal });
     const json = answer.json;
-    const body = (json && typeof json === "object" ? json : {}) as Record<string, unknown>;
+    const body = recordOf(json);
     if (answer.status !== 200 || typeof body.status !== "string") {
       throw errorFor(answer.status === 200 ? 502 : answer.status, json, "the health check");
     }

@@ -10,6 +10,7 @@
  */
 import { readFile, rm, stat } from "node:fs/promises";
 import { extname } from "node:path";
+import { recordOf, recordsOf } from "../../domain/records.js";
 import type { Signer } from "../../signing.js";
 import type {
   ClipEngine,
@@ -134,10 +135,10 @@ function frameRate(value: unknown): number {
 
 async function probeVideo(path: string, signal?: AbortSignal): Promise<Probe> {
   const info = await ffprobeJson(["-show_format", "-show_streams", path], { signal });
-  const streams = (info.streams ?? []) as Record<string, unknown>[];
+  const streams = recordsOf(info.streams);
   const video = streams.find((s) => s.codec_type === "video");
   if (!video) throw new CogError("bad_response", "The remote model returned a file with no video.");
-  const format = (info.format ?? {}) as Record<string, unknown>;
+  const format = recordOf(info.format);
   const durationSec = Number(format.duration ?? video.duration);
   return {
     durationSec: Number.isFinite(durationSec) ? durationSec : 0,
@@ -310,7 +311,7 @@ export function createCogClipEngine(cfg: CogEngineConfig & { name?: string }): C
       };
       const { final, probe } = await runRemote(cfg, input, args);
       // A model may describe its motion and sound; otherwise say where they came from.
-      const described = (final.output ?? {}) as Record<string, unknown>;
+      const described = recordOf(final.output);
       return {
         durationSec: probe.durationSec,
         width: probe.width,

@@ -11,9 +11,10 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
-import { Readable, Transform } from "node:stream";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { isRecord } from "../../domain/records.js";
+import { nodeReadableOf } from "../../net/web-streams.js";
 
 export class CogOutputError extends Error {
   constructor(message: string) {
@@ -58,8 +59,8 @@ export function pickOutputRef(output: unknown): string {
     const ref = refs.find(looksLikeVideo) ?? refs[0];
     if (ref) return ref;
   }
-  if (output && typeof output === "object" && !Array.isArray(output)) {
-    const video = (output as Record<string, unknown>).video;
+  if (isRecord(output)) {
+    const video = output.video;
     if (typeof video === "string") return video;
   }
   throw new CogOutputError("The model's output has no file URL.");
@@ -115,12 +116,9 @@ async function download(url: URL, tmp: string, opts: SaveOutputOptions): Promise
     throw tooLarge(opts.maxBytes);
   }
   const cap = byteCap(opts.maxBytes);
-  await pipeline(
-    Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>),
-    cap.stream,
-    createWriteStream(tmp),
-    { signal: opts.signal },
-  );
+  await pipeline(nodeReadableOf(res.body), cap.stream, createWriteStream(tmp), {
+    signal: opts.signal,
+  });
   return { sizeBytes: cap.seen(), contentType: res.headers.get("content-type"), source: "url" };
 }
 

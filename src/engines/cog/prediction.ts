@@ -65,7 +65,8 @@ export function parsePrediction(value: unknown, fallbackId?: string): Prediction
   if (!id) return null;
   const error =
     p.error == null ? null : typeof p.error === "string" ? p.error : JSON.stringify(p.error);
-  return { ...p, id, input: p.input ?? undefined, error } as Prediction;
+  const prediction: Prediction = { ...p, id, input: p.input ?? undefined, error };
+  return prediction;
 }
 
 export function isTerminal(status: PredictionStatus): status is TerminalStatus {
