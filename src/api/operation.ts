@@ -200,7 +200,7 @@ export function reply<O>(body: O, extra: Omit<Reply<O>, "reply" | "body"> = {}):
 
 /** Whether a handler's result is a Reply rather than the bare body. */
 export function isReply(value: unknown): value is Reply<unknown> {
-  return typeof value === "object" && value !== null && (value as Reply<unknown>).reply === true;
+  return typeof value === "object" && value !== null && "reply" in value && value.reply === true;
 }
 
 export type Handler<C extends AnyContract, D> = (

@@ -7,8 +7,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { AnyContract } from "./operation.js";
+import { isRecord, type JsonRecord, recordOf, recordsOf } from "../domain/records.js";
 
-type Json = Record<string, unknown>;
+type Json = JsonRecord;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -22,8 +23,9 @@ function dropSafeBounds(node: Json): void {
 function flattenNullable(node: Json): void {
   const any = node.anyOf;
   if (!Array.isArray(any) || any.length !== 2) return;
-  const [a, b] = any as Json[];
-  const isNull = (x: Json | undefined) => x?.type === "null" && Object.keys(x).length === 1;
+  const [a, b] = any;
+  if (!isRecord(a) || !isRecord(b)) return;
+  const isNull = (x: Json) => x.type === "null" && Object.keys(x).length === 1;
   const other = isNull(b) ? a : isNull(a) ? b : undefined;
   if (!other || typeof other.type !== "string") return;
   delete node.anyOf;
@@ -31,14 +33,13 @@ function flattenNullable(node: Json): void {
 }
 
 function walk(node: unknown, visit: (n: Json, depth: number) => void, depth = 0): void {
-  if (!node || typeof node !== "object") return;
   if (Array.isArray(node)) {
     for (const item of node) walk(item, visit, depth);
     return;
   }
-  const obj = node as Json;
-  visit(obj, depth);
-  for (const [key, value] of Object.entries(obj)) {
+  if (!isRecord(node)) return;
+  visit(node, depth);
+  for (const [key, value] of Object.entries(node)) {
     walk(value, visit, key === "properties" || key === "items" ? depth + 1 : depth);
   }
 }
@@ -49,7 +50,7 @@ function dropPatternBesideFormat(node: Json): void {
 }
 
 function toJson(schema: z.ZodType, io: "input" | "output"): Json {
-  const out = z.toJSONSchema(schema, { target: "draft-7", io }) as Json;
+  const out: Json = z.toJSONSchema(schema, { target: "draft-7", io });
   delete out.$schema;
   walk(out, (n) => {
     flattenNullable(n);
@@ -85,12 +86,12 @@ export function inputJsonSchema(schema: z.ZodObject): Json {
 /** The JSON types a schema node admits; undefined when it does not say (then any). */
 function typesOf(node: Json): string[] | undefined {
   if (typeof node.type === "string") return [node.type];
-  if (Array.isArray(node.type)) return node.type as string[];
-  const any = (node.anyOf ?? node.oneOf) as Json[] | undefined;
+  if (Array.isArray(node.type)) return node.type.filter((t) => typeof t === "string");
+  const any = node.anyOf ?? node.oneOf;
   if (!Array.isArray(any)) return undefined;
   const all: string[] = [];
   for (const variant of any) {
-    const types = typesOf(variant);
+    const types = isRecord(variant) ? typesOf(variant) : undefined;
     if (!types) return undefined;
     all.push(...types);
   }
@@ -106,8 +107,8 @@ function fieldType(node: Json): Json {
 
 /** The top-level objects of an answer: one object, or each variant of a union. */
 function answerObjects(root: Json): Json[] {
-  const any = (root.anyOf ?? root.oneOf) as Json[] | undefined;
-  return Array.isArray(any) ? any : [root];
+  const any = root.anyOf ?? root.oneOf;
+  return Array.isArray(any) ? recordsOf(any) : [root];
 }
 
 /**
@@ -123,10 +124,9 @@ export function outputJsonSchema(contract: AnyContract): Json {
   const accepted = contract.rest?.accepted?.schema;
   const schema = accepted ? z.union([contract.output, accepted]) : contract.output;
   const root = toJson(schema, "output");
-  const fields = new Map<string, Json[]>();
+  const fields = new Map<string, unknown[]>();
   for (const variant of answerObjects(root)) {
-    const props = (variant.properties ?? {}) as Record<string, Json>;
-    for (const [name, node] of Object.entries(props)) {
+    for (const [name, node] of Object.entries(recordOf(variant.properties))) {
       fields.set(name, [...(fields.get(name) ?? []), node]);
     }
   }

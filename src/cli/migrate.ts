@@ -14,6 +14,7 @@ import type { Progress } from "../services/migrate/run-migration.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import { localFilesDir, s3StoreFrom } from "../storage/from-config.js";
 import { formatReport, MIGRATE_EXIT, nextSteps, redactUrl } from "./migrate-output.js";
+import { recordOf } from "../domain/records.js";
 
 const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@HOST/DB [--files-to s3] [--dry-run] [--json]
   Copies this machine's embedded install (DATA_DIR) into an empty PostgreSQL database and,
@@ -122,24 +123,27 @@ export async function runMigrateCommand(
 /** The operator-facing form of a failure, with its exit code. */
 function explain(err: unknown): MigrateStop {
   if (err instanceof MigrateStop) return err;
-  const e = err as Error & { pid?: number; code?: string };
-  switch (e?.name) {
+  // Told apart by name: the failures come from config, the lock and the copy, not one module.
+  const e = recordOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  switch (e.name) {
     case "ConfigError":
     case "CopyPlanError":
-      return new MigrateStop(e.message, MIGRATE_EXIT.error);
+      return new MigrateStop(message, MIGRATE_EXIT.error);
     case "DataDirLockedError":
       return new MigrateStop(
         `the server is still running (pid ${e.pid} holds DATA_DIR's lock): stop it first — migrate copies a stopped install so nothing changes underneath it.`,
         MIGRATE_EXIT.error,
       );
     case "MigrationRefusedError": {
-      const code = e.code === "source_drift" ? MIGRATE_EXIT.mismatch : MIGRATE_EXIT.refused;
-      return new MigrateStop(e.message, code, e.code);
+      const refusal = typeof e.code === "string" ? e.code : undefined;
+      const code = refusal === "source_drift" ? MIGRATE_EXIT.mismatch : MIGRATE_EXIT.refused;
+      return new MigrateStop(message, code, refusal);
     }
     default:
       // A lost connection, a permission, a full disk: the copy's transaction was rolled back.
       return new MigrateStop(
-        `${e instanceof Error ? e.message : String(err)} — no rows were committed to the target, and the source is unchanged.`,
+        `${message} — no rows were committed to the target, and the source is unchanged.`,
         MIGRATE_EXIT.error,
       );
   }

@@ -78,7 +78,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     db,
     backend: "postgres" as const,
     async rawQuery(text: string, params: readonly unknown[]) {
-      return (await pool.query(text, params as unknown[])).rows;
+      return (await pool.query(text, [...params])).rows;
     },
     async rawTransaction(statements: readonly RawStatement[]) {
       const client = await pool.connect();
@@ -136,7 +136,7 @@ async function openPglite(dataDir: string) {
       db,
       backend: "pglite" as const,
       async rawQuery(text: string, params: readonly unknown[]) {
-        return (await pglite.query(text, params as unknown[])).rows;
+        return (await pglite.query(text, [...params])).rows;
       },
       async rawTransaction(statements: readonly RawStatement[]) {
         return pglite.transaction(async (tx) => {

@@ -8,6 +8,7 @@
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
+import { recordOf } from "../domain/records.js";
 
 /** A held lock on a data directory; release() frees it. */
 export interface DirLock {
@@ -48,7 +49,7 @@ function processAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    return recordOf(err).code === "EPERM";
   }
 }
 
@@ -98,7 +99,7 @@ export function acquireDirLock(dir: string): DirLock {
       process.once("exit", release);
       return { release };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (recordOf(err).code !== "EEXIST") throw err;
       const holder = readHolder(file);
       if (holderAlive(holder, file)) throw new DataDirLockedError(dir, holder.pid);
       // Stale lock from a dead (or replaced) process: remove it and try once more.

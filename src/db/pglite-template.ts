@@ -16,6 +16,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect } from "kysely";
 import { packageRoot } from "../package-root.js";
 import { loadMigrations, type Migration, migrate } from "./migrate.js";
+import { recordOf } from "../domain/records.js";
 
 const DEFAULT_CACHE_DIR = path.join(packageRoot(), "node_modules", ".cache", "kinora");
 
@@ -23,8 +24,7 @@ function pgliteVersion(): string {
   // The package exports no ./package.json: find it above the resolved entry point.
   let dir = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
   while (!existsSync(path.join(dir, "package.json"))) dir = path.dirname(dir);
-  return (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string })
-    .version;
+  return String(recordOf(JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"))).version);
 }
 
 /** The template's file name: changes whenever the database it holds would differ. */

@@ -7,7 +7,7 @@ export function splitSqlStatements(script: string): string[] {
   let current = "";
   let i = 0;
   while (i < script.length) {
-    const ch = script[i] as string;
+    const ch = script.charAt(i);
     const rest = script.slice(i);
     if (rest.startsWith("--")) {
       const end = script.indexOf("\n", i);

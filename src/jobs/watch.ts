@@ -4,7 +4,7 @@
  * requests waiting on that id. A slow fallback read covers a missed notification (another
  * node's listener reconnecting), so a wait is correct on any node, at most a little late.
  */
-import { type Kysely, sql } from "kysely";
+import { type QueryExecutorProvider, sql } from "kysely";
 import type { Database } from "../db/database.js";
 
 const JOB_EVENTS_CHANNEL = "kinora_job_events";
@@ -21,8 +21,7 @@ export interface JobWatch {
 }
 
 /** Tells every watcher (on every node) that job `id` changed. */
-// biome-ignore lint/suspicious/noExplicitAny: any schema; only pg_notify is called
-export async function notifyJobEvent(db: Kysely<any>, id: string): Promise<void> {
+export async function notifyJobEvent(db: QueryExecutorProvider, id: string): Promise<void> {
   await sql`SELECT pg_notify(${JOB_EVENTS_CHANNEL}, ${id})`.execute(db);
 }
 
