@@ -3,6 +3,8 @@
  * Incomplete combinations stop the start with a ConfigError naming the missing variable:
  * a half-configured payment method must never look switched on.
  */
+
+import { isHex } from "viem";
 import { z } from "zod";
 import { ConfigError } from "../config.js";
 import {
@@ -124,34 +126,45 @@ function checkoutConfig(e: Parsed): CheckoutConfig {
   return { kind: "test", expiryMinutes: e.CHECKOUT_EXPIRY_MINUTES };
 }
 
+const isEip155 = (v: string): v is `eip155:${number}` => /^eip155:\d+$/.test(v);
+
 function x402Config(e: Parsed): X402Config | undefined {
   if (!e.X402_ENABLED) return undefined;
   const required = ["X402_PAY_TO", "X402_FACILITATOR_URL", "X402_RPC_URL"] as const;
   const missing = required.filter((name) => e[name] === undefined);
-  if (missing.length > 0)
+  const { X402_PAY_TO: payTo, X402_FACILITATOR_URL: facilitatorUrl, X402_RPC_URL: rpcUrl } = e;
+  if (missing.length > 0 || payTo === undefined || !facilitatorUrl || !rpcUrl) {
     fail(missing.map((name) => `${name}: is required when X402_ENABLED=true`));
-  const network = (e.X402_NETWORK ?? BASE_MAINNET_DEFAULTS.network) as `eip155:${number}`;
+  }
+  // The schema's patterns already held; the guards carry them into the types.
+  const network = e.X402_NETWORK ?? BASE_MAINNET_DEFAULTS.network;
+  const asset = e.X402_ASSET ?? BASE_MAINNET_DEFAULTS.asset;
+  const refundKey = e.X402_REFUND_PRIVATE_KEY;
+  if (!isEip155(network) || !isHex(asset) || !isHex(payTo)) fail(["X402_*: malformed"]);
+  if (refundKey !== undefined && !isHex(refundKey)) fail(["X402_REFUND_PRIVATE_KEY: malformed"]);
   const chainId = e.X402_CHAIN_ID ?? Number(network.slice("eip155:".length));
   try {
     return validateX402Config({
       ...BASE_MAINNET_DEFAULTS,
       network,
       chainId,
-      asset: (e.X402_ASSET ?? BASE_MAINNET_DEFAULTS.asset) as `0x${string}`,
+      asset,
       assetName: e.X402_ASSET_NAME,
       assetVersion: e.X402_ASSET_VERSION,
-      payTo: e.X402_PAY_TO as `0x${string}`,
-      facilitatorUrl: e.X402_FACILITATOR_URL as string,
+      payTo,
+      facilitatorUrl,
       facilitatorHeaders: facilitatorHeaders(e.X402_FACILITATOR_HEADERS),
       facilitatorTimeoutMs: e.X402_FACILITATOR_TIMEOUT_MS,
-      rpcUrl: e.X402_RPC_URL as string,
+      rpcUrl,
       confirmations: e.X402_CONFIRMATIONS,
       // Base's explorer is the default only on Base chains; elsewhere no link unless set.
       explorerTxUrl: e.X402_EXPLORER_TX_URL ?? KNOWN_EXPLORERS[chainId],
-      refundPrivateKey: e.X402_REFUND_PRIVATE_KEY as `0x${string}` | undefined,
+      refundPrivateKey: refundKey,
     });
   } catch (err) {
-    return fail([`X402_*: ${(err as Error).message} (X402_CHAIN_ID must agree with X402_NETWORK)`]);
+    return fail([
+      `X402_*: ${err instanceof Error ? err.message : String(err)} (X402_CHAIN_ID must agree with X402_NETWORK)`,
+    ]);
   }
 }
 
@@ -163,13 +176,11 @@ function facilitatorHeaders(raw: string | undefined): Record<string, string> | u
   } catch {
     fail(['X402_FACILITATOR_HEADERS: must be a JSON object like {"Authorization":"Bearer …"}']);
   }
-  const ok =
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === "string");
-  if (!ok) fail(["X402_FACILITATOR_HEADERS: must be a JSON object of string header values"]);
-  return value as Record<string, string>;
+  const headers = z.record(z.string(), z.string()).safeParse(value);
+  if (!headers.success) {
+    fail(["X402_FACILITATOR_HEADERS: must be a JSON object of string header values"]);
+  }
+  return headers.data;
 }
 
 function apiBase(raw: string): { host: string; port: number; protocol: "http" | "https" } {

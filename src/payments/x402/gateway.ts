@@ -20,7 +20,8 @@ import {
 } from "@x402/core/server";
 import { SettleError, VerifyError } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, isHex } from "viem";
+import { isRecord } from "../../domain/records.js";
 import type { X402Config } from "./config.js";
 import { checkPayload } from "./payload.js";
 import { describeRefusal } from "./reasons.js";
@@ -320,12 +321,8 @@ const UNDELIVERED_CODES = new Set([
 function isUndelivered(err: unknown): boolean {
   if (err instanceof FacilitatorTimeoutError) return false;
   let current: unknown = err;
-  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
-    const { code, errors, cause } = current as {
-      code?: unknown;
-      errors?: unknown;
-      cause?: unknown;
-    };
+  for (let depth = 0; depth < 8 && isRecord(current); depth++) {
+    const { code, errors, cause } = current;
     if (typeof code === "string" && UNDELIVERED_CODES.has(code)) return true;
     if (Array.isArray(errors) && errors.length > 0 && errors.every(isUndelivered)) return true;
     current = cause;
@@ -334,7 +331,8 @@ function isUndelivered(err: unknown): boolean {
 }
 
 function txHashOrUndefined(value: string | undefined): Hex | undefined {
-  return value && /^0x[0-9a-fA-F]{64}$/.test(value) ? (value.toLowerCase() as Hex) : undefined;
+  const lower = value?.toLowerCase();
+  return lower && /^0x[0-9a-f]{64}$/.test(lower) && isHex(lower) ? lower : undefined;
 }
 
 function describe(err: unknown): string {

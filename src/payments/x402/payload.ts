@@ -5,7 +5,8 @@
  * amount or recipient is refused with a precise reason without a network round trip, and
  * so that we always know the payer and the EIP-3009 nonce — the durable dedupe key.
  */
-import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from "viem";
+import { type Address, getAddress, type Hex, isAddress, isAddressEqual, isHex } from "viem";
+import { z } from "zod";
 import type { PaymentPayload, PaymentRequirements } from "./terms.js";
 
 interface Eip3009Authorization {
@@ -27,30 +28,36 @@ const EXPIRY_MARGIN_SECONDS = 6n;
 const UINT = /^\d{1,78}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 
+/** An EIP-3009 payload's shape: its authorization's fields as strings, and a signature. */
+const signedAuthorizationSchema = z.object({
+  authorization: z.object({
+    from: z.string(),
+    to: z.string(),
+    value: z.string().regex(UINT),
+    validAfter: z.string().regex(UINT),
+    validBefore: z.string().regex(UINT),
+    nonce: z.string().regex(NONCE),
+  }),
+  signature: z.string(),
+});
+
 /**
  * Reads the EIP-3009 authorization from a payload. Payer is checksummed (EIP-55) and the
  * nonce lower-cased, so (payer, nonce) is a stable unique key.
  */
 export function readAuthorization(payload: PaymentPayload): Eip3009Authorization | undefined {
-  const auth = (payload.payload as { authorization?: unknown }).authorization;
-  const signature = (payload.payload as { signature?: unknown }).signature;
-  if (typeof auth !== "object" || auth === null || typeof signature !== "string") return undefined;
-  const a = auth as Record<string, unknown>;
-  const strings = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce];
-  if (!strings.every((v) => typeof v === "string")) return undefined;
-  const [from, to, value, validAfter, validBefore, nonce] = strings as string[];
-  if (!from || !to || !isAddress(from) || !isAddress(to)) return undefined;
-  if (![value, validAfter, validBefore].every((v) => v !== undefined && UINT.test(v))) {
-    return undefined;
-  }
-  if (!nonce || !NONCE.test(nonce)) return undefined;
+  const parsed = signedAuthorizationSchema.safeParse(payload.payload);
+  if (!parsed.success) return undefined;
+  const { from, to, value, validAfter, validBefore, nonce } = parsed.data.authorization;
+  const lowerNonce = nonce.toLowerCase();
+  if (!isAddress(from) || !isAddress(to) || !isHex(lowerNonce)) return undefined;
   return {
     from: getAddress(from),
     to: getAddress(to),
-    value: value as string,
-    validAfter: validAfter as string,
-    validBefore: validBefore as string,
-    nonce: nonce.toLowerCase() as Hex,
+    value,
+    validAfter,
+    validBefore,
+    nonce: lowerNonce,
   };
 }
 
@@ -81,7 +88,7 @@ export function checkPayload(
   const who = { payer: auth.from, nonce: auth.nonce };
   const termsProblem = acceptedMismatch(payload.accepted, ours);
   if (termsProblem) return { ok: false, code: termsProblem, ...who };
-  if (!isAddressEqual(auth.to, ours.payTo as Address)) {
+  if (!isAddress(ours.payTo) || !isAddressEqual(auth.to, ours.payTo)) {
     return { ok: false, code: "recipient_mismatch", ...who };
   }
   if (auth.value !== ours.amount) return { ok: false, code: "amount_mismatch", ...who };
