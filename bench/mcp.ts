@@ -1,8 +1,8 @@
 /**
  * MCP tools/call get_balance — a 2025-era client (plain JSON-RPC after `initialize`) and a
  * 2026-07-28 client (per-request envelope) — against GET /wallet with the same agent key, on
- * the same server and port, in the same run: all three warmed, then in turns, medians. Two
- * figures per era: the server's CPU per request (the aim: MCP costs at most 1/0.8 of REST),
+ * the same server and port, in the same run: all three warmed, then nine rounds in turns,
+ * medians. Two figures per era: the server's CPU per request (the aim: MCP costs at most 1/0.8 of REST),
  * with the load generator in a child process so the CPU counted is the server's alone; and
  * requests per second as that run's load generator saw them (on a busy machine the scheduler
  * moves those far more than the code does).
@@ -110,7 +110,8 @@ export async function benchMcpBalance(
     const got = Object.fromEntries(
       names.map((n) => [n, { rps: [] as number[], cpu: [] as number[] }]),
     );
-    const rounds = 5;
+    // Nine rounds: a burst of load elsewhere moves one round of a side, not its median.
+    const rounds = 9;
     for (let r = 0; r < rounds; r++) {
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + r) % names.length] as Side;

@@ -27,7 +27,9 @@ export function bufferedBodyText(c: Context, length: number): string | undefined
   if (incoming.readableLength !== length || incoming.readableEncoding !== null) return;
   // All `length` bytes are buffered and no encoding is set: read() hands them over as one Buffer.
   const chunk = incoming.read() as Buffer;
-  // Flowing from here, the stream ends by itself: the server then knows the body was read.
-  incoming.resume();
+  // The whole message parsed (the usual case): emptied by read(), the stream ends by itself.
+  // Otherwise flowing from here, so it ends when the parser gets there: either way the server
+  // knows the body was read. (resume() when there is nothing left costs a tick of stream work.)
+  if (!incoming.complete) incoming.resume();
   return utf8.decode(chunk);
 }
