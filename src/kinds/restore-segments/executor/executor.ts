@@ -14,7 +14,6 @@ import {
   type RestorePlan,
   restoreSegment,
   restoreSound,
-  type SegmentSpec,
 } from "../../../engines/restore/index.js";
 import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 import {
@@ -38,14 +37,28 @@ const asFinal = (err: unknown) =>
 
 type Item = WorkItem<SegmentWorkParams>;
 
+/**
+ * The restore's plan and cut plan, as its analysis wrote them: they reach a unit through the
+ * database and the worker API as opaque JSON objects (spec.ts's EngineData), read back here.
+ */
+function planOf(params: SegmentWorkParams): RestorePlan {
+  // cast: written by the restore's own analysis from a RestorePlan; only its object shape is checked on the way
+  return params.plan as unknown as RestorePlan;
+}
+
+function cutOf(cut: NonNullable<SegmentWorkParams["cut"]>): CutPlan {
+  // cast: written by the restore's own analysis from a CutPlan; only its object shape is checked on the way
+  return cut as unknown as CutPlan;
+}
+
 async function runSegment(item: Item, ctx: ExecuteContext, put: Put): Promise<WorkResult> {
   const { segment, frameSec } = item.params;
   if (!segment || frameSec === undefined) throw new Error("a segment unit without its segment");
   const out = path.join(ctx.workDir, "segment.mp4");
   const job = {
-    plan: item.params.plan as unknown as RestorePlan,
+    plan: planOf(item.params),
     input: item.inputUrl,
-    segment: segment as SegmentSpec,
+    segment,
     frameSec,
   };
   const made = await restoreSegment(job, out, {
@@ -58,7 +71,7 @@ async function runSegment(item: Item, ctx: ExecuteContext, put: Put): Promise<Wo
 
 async function runSound(item: Item, ctx: ExecuteContext, put: Put): Promise<WorkResult> {
   const out = path.join(ctx.workDir, "sound.mp4");
-  const plan = item.params.plan as unknown as RestorePlan;
+  const plan = planOf(item.params);
   const made = await restoreSound(plan, item.inputUrl, out, { signal: ctx.signal });
   const outputBytes = await put(out);
   return { outputBytes, meta: { ...made } };
@@ -85,8 +98,8 @@ async function runJoin(
   const audioPath = sound ? await fetchTo(sound, "sound.mp4") : null;
   const outputPath = path.join(ctx.workDir, "output.mp4");
   const joined = await joinSegments({
-    plan: item.params.plan as unknown as RestorePlan,
-    cut: cut as unknown as CutPlan,
+    plan: planOf(item.params),
+    cut: cutOf(cut),
     segmentPaths,
     audioPath,
     outputPath,

@@ -5,7 +5,7 @@
  * Plain data checked here, since it crosses from the restore kind's definition.
  */
 import { z } from "zod";
-import type { SegmentRole } from "../rules/transitions.js";
+import { SEGMENT_ROLES } from "../rules/transitions.js";
 
 /** A JSON object made by the engine (its own types; the worker's engine reads it). */
 const EngineData = z.custom<Record<string, unknown>>(
@@ -49,15 +49,16 @@ export const SegmentedUnits = z.object({
 export type SegmentedUnits = z.infer<typeof SegmentedUnits>;
 
 /** A unit's row spec: the restore's hand-off, and which unit this is. */
-export interface UnitSpec {
-  units: SegmentedUnits;
-  role: SegmentRole;
-  index: number;
-}
+const UnitSpec = z.object({
+  units: SegmentedUnits,
+  role: z.enum(SEGMENT_ROLES),
+  index: z.number().int().min(0),
+});
+export type UnitSpec = z.infer<typeof UnitSpec>;
 
-/** The row's spec, read back. */
+/** The row's spec, read back (and checked: a row written by another version fails loudly). */
 export function readSpec(spec: string): UnitSpec {
-  return JSON.parse(spec) as UnitSpec;
+  return UnitSpec.parse(JSON.parse(spec));
 }
 
 /** What a worker gets with a unit (the executor receives them parsed). */

@@ -22,7 +22,7 @@ import { notifyJobEvent } from "../../../jobs/watch.js";
 import { enqueueJobEvent } from "../../../jobs/webhook-outbox.js";
 import type { WorkResult } from "../../../jobs/work.js";
 import { type SegmentRole, STOPPED_MESSAGE, unitFailed } from "../rules/transitions.js";
-import { SegmentedUnits, type UnitSpec } from "./spec.js";
+import { readSpec, SegmentedUnits, type UnitSpec } from "./spec.js";
 import type { RestoreSegmentsTable } from "./tables.js";
 
 /** The kind whose jobs these units are part of. */
@@ -106,7 +106,7 @@ export async function unitDone(row: UnitRow, deps: JobEngineDeps): Promise<void>
   if (Number(rows[0]?.open ?? 1) > 0) return;
   // Each unit counts after its own move committed, so the last one always sees all done; two
   // that finish together may both insert — the unique index keeps one.
-  const spec = JSON.parse(row.spec) as UnitSpec;
+  const spec = readSpec(row.spec);
   const wholeSec = spec.units.cut.endSec - spec.units.cut.startSec;
   const n = await insertUnits(
     deps.db,
