@@ -7,6 +7,7 @@
  * abort).
  */
 import type { ChecksumAlgorithm, PartPlan } from "../domain/uploads.js";
+import { assertValidKey } from "./keys.js";
 
 /** What a caller needs to upload: PUT the file to `url` sending exactly `headers`. */
 export interface UploadTicket {
@@ -166,6 +167,18 @@ export function assertUploadSize(sizeBytes: number, maxBytes: number): void {
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0 || sizeBytes > maxBytes) {
     throw new RangeError(`sizeBytes must be an integer from 0 to ${maxBytes}, got ${sizeBytes}`);
   }
+}
+
+/** What every store checks before it signs an upload link: key, type, size and lifetime. */
+export function assertUploadRequest(
+  key: string,
+  { contentType, sizeBytes, expiresInSec }: PresignUploadOptions,
+  maxBytes: number,
+): void {
+  assertValidKey(key);
+  assertContentType(contentType);
+  assertUploadSize(sizeBytes, maxBytes);
+  assertLifetime(expiresInSec);
 }
 
 /**

@@ -12,7 +12,7 @@ import { createSigner, type Signer } from "../signing.js";
 import {
   assertContentType,
   assertLifetime,
-  assertUploadSize,
+  assertUploadRequest,
   BlobNotFoundError,
   type BlobStore,
   type UploadGuard,
@@ -106,12 +106,10 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
 async function presignUpload(
   { baseUrl, signer, maxUploadBytes, expiry }: LinkContext,
   key: string,
-  { contentType, sizeBytes, expiresInSec, upTo }: Parameters<BlobStore["presignUpload"]>[1],
+  request: Parameters<BlobStore["presignUpload"]>[1],
 ): Promise<UploadTicket> {
-  assertValidKey(key);
-  assertContentType(contentType);
-  assertUploadSize(sizeBytes, maxUploadBytes);
-  assertLifetime(expiresInSec);
+  assertUploadRequest(key, request, maxUploadBytes);
+  const { contentType, sizeBytes, expiresInSec, upTo } = request;
   const expiresAtSec = expiry(expiresInSec);
   const token = signToken(
     { purpose: "upload", key, contentType, sizeBytes, expiresAtSec, ...(upTo ? { upTo } : {}) },

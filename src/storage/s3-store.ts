@@ -18,7 +18,7 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import {
   assertContentType,
   assertLifetime,
-  assertUploadSize,
+  assertUploadRequest,
   attachmentDisposition,
   type BlobInfo,
   BlobNotFoundError,
@@ -108,12 +108,10 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): S3BlobStore {
 async function presignUpload(
   { presigner, bucket: Bucket, maxUploadBytes, now }: S3Context,
   key: string,
-  { contentType, sizeBytes, expiresInSec, upTo }: Parameters<BlobStore["presignUpload"]>[1],
+  request: Parameters<BlobStore["presignUpload"]>[1],
 ): Promise<UploadTicket> {
-  assertValidKey(key);
-  assertContentType(contentType);
-  assertUploadSize(sizeBytes, maxUploadBytes);
-  assertLifetime(expiresInSec);
+  assertUploadRequest(key, request, maxUploadBytes);
+  const { contentType, sizeBytes, expiresInSec, upTo } = request;
   const signingDate = new Date(now());
   const command = new PutObjectCommand({
     Bucket,
