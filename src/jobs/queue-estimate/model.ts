@@ -21,6 +21,7 @@
  * Every figure depends only on the snapshot, so the same situation always gives the same
  * estimate, whichever surface asks.
  */
+import { at } from "../../domain/checked-index.js";
 
 /** Run seconds per unit of work, by work class (quality, clip size). */
 export type ClassRates = Readonly<Record<string, number>>;
@@ -160,7 +161,7 @@ export function startDelaySec(busySec: readonly number[], workers: number, ahead
   free.sort((a, b) => a - b);
   let poured = Math.max(0, aheadSec);
   for (let k = 1; k <= n; k++) {
-    poured += free[k - 1] as number;
+    poured += at(free, k - 1);
     const level = poured / k;
     const next = free[k];
     if (next === undefined || level <= next) return level;

@@ -6,7 +6,9 @@
  * values never pass through JavaScript types, so nothing is rounded on the way: bigint
  * amounts, microsecond timestamps and doubles arrive exactly as they left.
  */
+
 import { sql } from "kysely";
+import { last as lastOf } from "../../domain/checked-index.js";
 import type { AnyDb, TableShape } from "./catalog.js";
 
 /** How a table is copied: rows per page. */
@@ -49,7 +51,7 @@ export async function copyTable(
     );
     copied += page.length;
     opts.onRows?.(table.name, copied);
-    const last = page[page.length - 1] as PageRow;
+    const last = lastOf(page);
     after = table.key.map((_, i) => last[`k${i}`] as string);
     if (page.length < opts.batchRows) return copied;
   }

@@ -27,7 +27,12 @@ export interface EndpointDeps extends SecretDeps {
 
 type EndpointRow = Selectable<WebhookEndpointsTable>;
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+/** A timestamp column as ISO 8601 text; a nullable one stays null when empty. */
+function iso(d: Date): string;
+function iso(d: Date | null): string | null;
+function iso(d: Date | null): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
 
 async function views(
   deps: SecretDeps,
@@ -42,7 +47,7 @@ async function views(
     url: r.url,
     description: r.description,
     events: r.events as WebhookEventType[],
-    created_at: iso(r.created_at) as string,
+    created_at: iso(r.created_at),
     status: r.disabled_at ? "disabled" : "enabled",
     disabled_at: iso(r.disabled_at),
     disabled_reason: r.disabled_reason,

@@ -28,7 +28,12 @@ interface DeliveryWithType {
   owner: string;
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+/** A timestamp column as ISO 8601 text; a nullable one stays null when empty. */
+function iso(d: Date): string;
+function iso(d: Date | null): string | null;
+function iso(d: Date | null): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
 
 function view(d: DeliveryWithType): WebhookDeliveryView {
   return {
@@ -43,7 +48,7 @@ function view(d: DeliveryWithType): WebhookDeliveryView {
     last_status_code: d.last_status_code === null ? null : Number(d.last_status_code),
     last_error: d.last_error,
     delivered_at: iso(d.delivered_at),
-    created_at: iso(d.created_at) as string,
+    created_at: iso(d.created_at),
   };
 }
 

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineContract, READ_ONLY } from "../../../api/operation.js";
 import { JobIdField, pageQuery, UntilField, WaitField } from "../../../api/schemas.js";
-import { CLIP_LIST_MAX, CLIP_SIZES, type ClipSize } from "../rules/rules.js";
+import { CLIP_LIST_MAX, CLIP_SIZES } from "../rules/rules.js";
 import {
   Clip,
   ClipResponse,
@@ -40,7 +40,7 @@ export const quoteClip = defineContract({
   auth: "none",
   input: z.object({
     size: z
-      .enum(CLIP_SIZES as [ClipSize, ...ClipSize[]], { error: "must be 480p or 720p" })
+      .enum(CLIP_SIZES, { error: "must be 480p or 720p" })
       .default("480p")
       .openapi({ example: "480p" }),
   }),

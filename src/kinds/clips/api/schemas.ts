@@ -10,7 +10,6 @@ import {
   CLIP_PROMPT_MAX_CHARS,
   CLIP_SEED_MAX,
   CLIP_SIZES,
-  type ClipSize,
   clipPrice,
 } from "../rules/rules.js";
 import { CLIP_STATUSES } from "../rules/transitions.js";
@@ -28,7 +27,7 @@ export const Clip = z
       description:
         "awaiting_upload → queued → processing → done; or failed / refused (refunded), cancelled (refunded), expired (upload never arrived: refunded; or a done clip whose files were deleted after retention).",
     }),
-    size: z.enum(CLIP_SIZES as [ClipSize, ...ClipSize[]]),
+    size: z.enum(CLIP_SIZES),
     seconds: z.number().int().openapi({ example: 5 }),
     prompt: z.string(),
     loop: z.boolean(),
@@ -116,7 +115,7 @@ export const CreateClipBody = z
         maximum: CLIP_IMAGE_MAX_BYTES,
       }),
     size: z
-      .enum(CLIP_SIZES as [ClipSize, ...ClipSize[]], { error: "must be 480p or 720p" })
+      .enum(CLIP_SIZES, { error: "must be 480p or 720p" })
       .default("480p")
       .meta({ description: `${SIZE_PRICES}.` }),
     seconds: z

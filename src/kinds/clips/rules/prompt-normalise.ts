@@ -14,6 +14,7 @@
  * each letter of a term match one or more times. Runs longer than three are cut to three to
  * keep matching linear.
  */
+import { at } from "../../../domain/checked-index.js";
 
 // Look-alikes NFKC leaves alone: Cyrillic, Greek, Armenian, Latin small capitals and a few
 // Latin letters without a decomposition. Only letters that really pass for a Latin letter.
@@ -155,7 +156,7 @@ function groups(base: string): Word[][] {
 function unitsOf(groupList: Word[][], extras: string[]): Word[] {
   const units: Word[] = [];
   for (const group of groupList) {
-    const first = group[0] as Word;
+    const first = at(group, 0);
     if (group.length === 1) {
       first.solo = true;
       units.push(first);
@@ -181,11 +182,11 @@ function joinSpelledOut(units: Word[], extras: string[]): string[] {
       const run = units.slice(i, j);
       const joined = run.map(letterOf).join("");
       out.push(joined);
-      if (isWordLetter(run[0] as Word)) extras.push(joined.slice(1));
+      if (isWordLetter(at(run, 0))) extras.push(joined.slice(1));
       i = j - 1;
       continue;
     }
-    const unit = units[i] as Word;
+    const unit = at(units, i);
     const next = units[i + 1];
     if (next && (isLoneLetter(unit) || isLoneLetter(next))) {
       extras.push((unit.letter ?? unit.text) + (next.letter ?? next.text));

@@ -14,6 +14,7 @@
  *
  * All regular expressions are compiled once at module load.
  */
+import { at as elementAt } from "../../../domain/checked-index.js";
 import { baseText, canonicalText } from "./prompt-normalise.js";
 import {
   COMPANIONS,
@@ -203,10 +204,10 @@ function splitMask(token: string): number {
   const reach = new Array<number>(end + 1).fill(-1);
   reach[0] = 0;
   const mark = (at: number, bits: number) => {
-    reach[at] = Math.max(reach[at] as number, 0) | bits;
+    reach[at] = Math.max(elementAt(reach, at), 0) | bits;
   };
   for (let at = 0; at < end; at++) {
-    const before = reach[at] as number;
+    const before = elementAt(reach, at);
     if (before < 0) continue;
     for (const { part, rest, bit } of SEGMENTERS.get(token.charAt(at)) ?? []) {
       rest.lastIndex = at;
@@ -215,7 +216,7 @@ function splitMask(token: string): number {
       if (part.test(token) && part.lastIndex < end) mark(part.lastIndex, before | bit);
     }
   }
-  return Math.max(reach[end] as number, 0);
+  return Math.max(elementAt(reach, end), 0);
 }
 
 function digitFindings(base: string): number {

@@ -4,8 +4,10 @@
  * (FFV1 picture, FLAC sound, in Matroska), its field order kept — so each quality's restore
  * sees those seconds exactly as they are in the video.
  */
+
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
+import { at } from "../../../domain/checked-index.js";
 import { runFfmpeg } from "../../../engines/ffmpeg.js";
 import type { SourceInfo } from "../../../engines/restore/index.js";
 import { analyseVideo, probeSource } from "../../../engines/restore/probe.js";
@@ -59,7 +61,7 @@ export async function worstWindow(opts: {
   return {
     startSec: starts[worst] ?? 0,
     lengthSec,
-    found: foundWords(readings[worst] as WindowReading),
+    found: foundWords(at(readings, worst)),
     source,
   };
 }

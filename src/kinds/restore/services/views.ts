@@ -11,7 +11,12 @@ import { PRICE_TABLE } from "../rules/pricing.js";
 import { RESTORE_SEGMENT_KIND, type RestoreJobRow, restoreJobs } from "./definition.js";
 import type { RestoreDeps } from "./deps.js";
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+/** A timestamp column as ISO 8601 text; a nullable one stays null when empty. */
+function iso(d: Date): string;
+function iso(d: Date | null): string | null;
+function iso(d: Date | null): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
 
 function restoredFilename(filename: string): string {
   const base = filename.replace(/\.[A-Za-z0-9]{1,5}$/, "") || "video";
@@ -91,10 +96,10 @@ async function viewOf(
     download_url,
     error: row.error,
     error_code: row.error_code,
-    created_at: iso(row.created_at) as string,
-    updated_at: iso(row.updated_at) as string,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
     finished_at: iso(row.finished_at),
-    expires_at: iso(row.expires_at) as string,
+    expires_at: iso(row.expires_at),
     queue,
   };
 }
