@@ -79,6 +79,7 @@ export function jobEngineDeps(p: Platform): JobEngineDeps {
     // Kinds register their whole definitions (kindQueue); the registry's type shows the part
     // the estimate reads.
     definition: (kind) =>
+      // cast: the registry holds whole definitions of every row type; the estimate reads only JobDefinition's fields
       p.jobKinds.all().find((k) => k.kind === kind) as JobDefinition | undefined,
   };
 }

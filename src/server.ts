@@ -67,6 +67,7 @@ async function listenFirst(config: Config): Promise<Listener> {
   let handler: (req: Request) => Response | Promise<Response> = () =>
     Response.json(starting.body(), { status: starting.status });
   // @hono/node-server types its server as any of Node's three; without TLS options it is http's.
+  // cast: @hono/node-server's serve() returns the http.Server it made (typed as a union of server kinds)
   const server = serve({
     fetch: (req) => handler(req),
     port: config.port,
@@ -80,6 +81,7 @@ async function listenFirst(config: Config): Promise<Listener> {
     server.once("error", reject);
   });
   // A TCP listener's address is an AddressInfo (a string only for a pipe, null before listening).
+  // cast: a server listening on a TCP port reports an AddressInfo (not a pipe name)
   const address = server.address() as AddressInfo;
   const url = `http://${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`;
   const wildcard = address.address === "0.0.0.0" || address.address === "::";

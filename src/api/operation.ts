@@ -147,6 +147,7 @@ export function defineContract<I extends z.ZodObject, O extends z.ZodType, A ext
 }
 
 /** A contract of any schemas (lists of operations, surfaces). */
+// cast: a list holds contracts of every schema; their handlers take their own input (contravariant), so no common supertype but any
 // biome-ignore lint/suspicious/noExplicitAny: collections hold contracts of every schema type
 export type AnyContract = Contract<any, any, AuthMode>;
 

@@ -6,8 +6,8 @@
  * budget (16,000 characters for every tool: test/mcp/tools-size.test.ts).
  */
 import { z } from "@hono/zod-openapi";
-import type { AnyContract } from "./operation.js";
 import { isRecord, type JsonRecord, recordOf, recordsOf } from "../domain/records.js";
+import type { AnyContract } from "./operation.js";
 
 type Json = JsonRecord;
 

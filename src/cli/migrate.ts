@@ -10,11 +10,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import type { Database } from "../db/database.js";
+import { recordOf } from "../domain/records.js";
 import type { Progress } from "../services/migrate/run-migration.js";
 import type { BlobStore } from "../storage/blob-store.js";
 import { localFilesDir, s3StoreFrom } from "../storage/from-config.js";
 import { formatReport, MIGRATE_EXIT, nextSteps, redactUrl } from "./migrate-output.js";
-import { recordOf } from "../domain/records.js";
 
 const MIGRATE_USAGE = `Usage: kinora admin migrate --to postgres://USER@HOST/DB [--files-to s3] [--dry-run] [--json]
   Copies this machine's embedded install (DATA_DIR) into an empty PostgreSQL database and,

@@ -37,6 +37,7 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /** Returns the names of migrations applied by this call. */
 export async function migrate(
+  // cast: migrations run before the typed schema exists (and create it)
   // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
   db: Kysely<any>,
   migrations = loadMigrations(),

@@ -14,9 +14,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect } from "kysely";
+import { recordOf } from "../domain/records.js";
 import { packageRoot } from "../package-root.js";
 import { loadMigrations, type Migration, migrate } from "./migrate.js";
-import { recordOf } from "../domain/records.js";
 
 const DEFAULT_CACHE_DIR = path.join(packageRoot(), "node_modules", ".cache", "kinora");
 

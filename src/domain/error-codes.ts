@@ -158,6 +158,7 @@ export const ERROR_CODES = {
 /** A code of the table. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 /** Every code, as a non-empty tuple for enum schemas. */
+// cast: Object.keys of the literal table just above is exactly its codes, and it is not empty
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 /** Every HTTP status an error can have: the statuses of the table's rows. */

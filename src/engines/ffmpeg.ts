@@ -69,6 +69,7 @@ function ensureExecutable(file: string) {
 function bundledBinary(pkg: "@ffmpeg-installer/ffmpeg" | "@ffprobe-installer/ffprobe"): string {
   let file: string;
   try {
+    // cast: the installer packages export { path } (CommonJS, untyped)
     file = (require(pkg) as { path: string }).path;
   } catch (err) {
     if (!isModuleNotFound(err)) throw err;

@@ -6,6 +6,7 @@
  */
 
 import { createRequire } from "node:module";
+import { recordOf } from "../domain/records.js";
 
 /** How a node that runs jobs gets the optional packages. */
 export const INSTALL_OPTIONAL = "`npm install @kinora/server --include=optional`";
@@ -20,7 +21,7 @@ export class MissingMediaError extends Error {
 
 /** Whether `err` is Node's "cannot find module" (from require or from import). */
 export function isModuleNotFound(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = recordOf(err).code;
   return code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND";
 }
 

@@ -70,6 +70,7 @@ export function connectedAppsFeature(opts: ConnectedAppsOptions = {}): FeatureFa
       createLimit: p.config.rateLimits.create,
       maxActiveKeys: p.config.maxAgentKeys,
       metadataFetch: opts.metadataFetch,
+      // cast: an empty map is of any entry type; MetadataFailures names the one the service keeps
       metadataFailures: new Map() as MetadataFailures,
     };
     return {

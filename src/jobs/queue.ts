@@ -27,6 +27,7 @@ export function createJobQueue<Row extends JobColumns>(
   return {
     kind: def.kind,
     // The engine reads a definition's rows only through the definition itself.
+    // cast: the engine reads a definition's rows only through the definition itself (Row erased here)
     definition: def as unknown as JobDefinition,
     oldestWaiting: () => oldestWaiting(q),
     claim: (workerId, leaseMs) => claim(q, workerId, leaseMs),

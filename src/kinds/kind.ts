@@ -61,6 +61,7 @@ export interface KindCheckout {
  * The engine's definition, of any row and params: the registry holds kinds of different rows,
  * and each kind's own code keeps its precise type.
  */
+// cast: a list of kinds holds definitions of every row type; each kind's own code keeps its precise type
 // biome-ignore lint/suspicious/noExplicitAny: a list of kinds holds definitions of every row type
 export type AnyJobDefinition = JobDefinition<any, any>;
 
@@ -102,6 +103,7 @@ export interface JobKindDeclaration {
    * A job as its REST read shows it (webhook payloads show the same object); absent: payloads
    * show the engine's columns.
    */
+  // cast: each kind's view takes its own row type (contravariant), so the list's type can only say any
   // biome-ignore lint/suspicious/noExplicitAny: each kind's view takes its own row type
   view?(p: Platform): (row: any) => Promise<unknown>;
 }

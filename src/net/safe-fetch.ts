@@ -108,6 +108,7 @@ function readBody(
     if (ctx.json) {
       return done({
         bytes: Buffer.concat(chunks, total),
+        // cast: a JSON answer goes the same way as an image's, which names its type; the caller reads it as JSON
         contentType: "application/json" as ImageContentType,
       });
     }
@@ -168,6 +169,7 @@ function requestOnce(target: Target, addresses: ResolvedAddress[], ctx: HopConte
       outcome();
     };
     const fail = (err: Error) => finish(() => reject(err));
+    // cast: an AbortSignal's reason is the Error abort() was given (or the DOMException it makes)
     const onAbort = () => fail(ctx.signal.reason as Error);
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     req.on("error", (err: NodeJS.ErrnoException) => {

@@ -188,6 +188,7 @@ async function writeBody(
   signal: AbortSignal,
 ): Promise<Streamed> {
   // responseRefusal accepted this type already.
+  // cast: acceptType returned a type (not null) or threw: it refuses anything it does not accept
   const contentType = opts.acceptType(mediaType(res)) as string;
   const announced = Number(res.headers["content-length"]);
   const total = Number.isFinite(announced) ? announced : null;

@@ -86,9 +86,12 @@ function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "inva
     throw new OAuthError("invalid_redirect_uri", `redirect_uris: at most ${REDIRECT_URIS_MAX}.`);
   }
   const uris = m.redirect_uris.map((u, i) => {
-    const problem = typeof u === "string" ? redirectUriProblem(u) : "is not a string";
+    if (typeof u !== "string") {
+      throw new OAuthError("invalid_redirect_uri", `redirect_uris.${i} is not a string.`);
+    }
+    const problem = redirectUriProblem(u);
     if (problem) throw new OAuthError("invalid_redirect_uri", `redirect_uris.${i} ${problem}.`);
-    return u as string;
+    return u;
   });
   const method = m.token_endpoint_auth_method ?? "none";
   if (method !== "none") {
@@ -97,6 +100,7 @@ function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "inva
       'token_endpoint_auth_method: only public clients ("none") are supported.',
     );
   }
+  // cast: Array.isArray would narrow to any[]; unknown[] keeps the element checks honest
   const grants = (m.grant_types ?? ["authorization_code"]) as unknown[];
   if (
     !Array.isArray(grants) ||
@@ -107,6 +111,7 @@ function checkMetadata(m: ClientMetadata, err: "invalid_client_metadata" | "inva
       "grant_types: only authorization_code and refresh_token are supported.",
     );
   }
+  // cast: Array.isArray would narrow to any[]; unknown[] keeps the element checks honest
   const responses = (m.response_types ?? ["code"]) as unknown[];
   if (!Array.isArray(responses) || responses.some((r) => r !== "code")) {
     throw new OAuthError(err, "response_types: only code is supported.");
@@ -158,6 +163,7 @@ const fromRow = (row: {
   kind: row.kind,
   // Stored names are made inert again: rows written before the rule hold them as sent.
   clientName: inertName(row.client_name, CLIENT_NAME_MAX),
+  // cast: the column is written by this module from a checked string array
   redirectUris: JSON.parse(row.redirect_uris) as string[],
   clientUri: row.client_uri,
 });
@@ -191,6 +197,7 @@ export async function findClient(
       const failures = deps.metadataFailures;
       failures.delete(clientId);
       if (failures.size >= METADATA_FAILURES_MAX) {
+        // cast: the map is not empty here (its size is over the cap), so the first key exists
         failures.delete(failures.keys().next().value as string);
       }
       failures.set(clientId, {

@@ -40,6 +40,7 @@ export function assistantOperations(kinds: readonly KindSurface[], deps: CoreDep
     const kind = kindOfId(kinds, a.job_id);
     if (!kind) throw notFound(`Job (ids start with ${idPrefixesInWords(kinds)})`);
     // A kind's cancel role answers {job, wallet?}: jobSchemaOf refused one without a job.
+    // cast: a kind's cancel role answers {job, wallet?} (jobSchemaOf refused a kind without a job)
     const done = (await kind.cancel.handle({ job_id: a.job_id }, ctx)) as Cancelled;
     return {
       job: done.job,

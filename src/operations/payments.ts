@@ -26,6 +26,7 @@ const usdc = implement(c.topUpWithUsdc, async (deps: PaymentsDeps, a, ctx) => {
     // The payment terms name where they were asked for: this call's own address.
     resource: { url: ctx.url, description: "kinora wallet top-up" },
   });
+  // cast: the top-up's answer is the contract's output in either status (200 credited, 202 held)
   return reply(result.body as never, {
     status: result.status === 200 ? 200 : 202,
     ...(result.paymentResponse ? { paymentResponse: result.paymentResponse } : {}),

@@ -7,6 +7,7 @@
 import { createTopUpLink, topUpWithUsdc } from "../api/contracts/payments.js";
 import type { AnyContract, Refer, Remedy } from "../api/operation.js";
 import type { ErrorCode } from "../domain/error-codes.js";
+import { recordOf } from "../domain/records.js";
 import { idPrefixesInWords, type KindSurface, kindOfId, kindsOf } from "./kinds.js";
 
 /** How this surface names `contract`, or nothing when the surface does not serve it. */
@@ -66,7 +67,7 @@ export function withRemedy(
   input: unknown,
   kinds: readonly KindSurface[] = [],
 ): string {
-  const args = input && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  const args = recordOf(input);
   const remedy = contract?.remedies?.[code] ?? SHARED[code];
   const next = remedy?.(refer, args);
   if (next) return `${detail} ${next}`;

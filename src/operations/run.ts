@@ -18,6 +18,7 @@ import {
 import { agreementQuestion } from "../api/spend.js";
 import { ApiError, unauthorized } from "../domain/errors.js";
 import { displayCents } from "../domain/money.js";
+import { recordOf } from "../domain/records.js";
 import type { Logger } from "../logger.js";
 import { returnApproval, useApproval } from "../services/approvals.js";
 import type { CoreDeps } from "../services/deps.js";
@@ -67,10 +68,11 @@ interface RunOptions {
  * upgrade) hold a REST answer or an MCP tool result instead; they replay as what they were.
  */
 function storedOutcome(stored: StoredResponse): Outcome {
-  const data = JSON.parse(stored.body) as Record<string, unknown>;
+  const data = recordOf(JSON.parse(stored.body));
+  // cast: a stored record with a boolean `ok` was written by this runner as an Outcome
   if (typeof data.ok === "boolean") return data as unknown as Outcome;
   if (Array.isArray(data.content)) {
-    const body = (data.structuredContent ?? {}) as Record<string, unknown>;
+    const body = recordOf(data.structuredContent);
     return data.isError
       ? { ok: false, status: 400, body, headers: {} }
       : { ok: true, status: 200, body };
@@ -135,7 +137,7 @@ export function errorOutcome(
  * handler runs: nothing is charged, and the refusal carries the price and what it buys.
  */
 function refuseAboveMax(contract: AnyContract, input: unknown): void {
-  const max = (input as { max_price_cents?: unknown }).max_price_cents;
+  const max = recordOf(input).max_price_cents;
   if (typeof max !== "number" || !contract.price) return;
   const quote = contract.price(input);
   if (quote === null || quote.cents <= max) return;
@@ -154,6 +156,7 @@ async function attempt(
 ): Promise<Outcome> {
   try {
     refuseAboveMax(op.contract, input);
+    // cast: op.handle's input and context are its contract's; the runner validated the input against that contract
     const out = await op.handle(input as never, ctx as never);
     if (isReply(out)) {
       return {
@@ -283,7 +286,7 @@ export async function runOperation(
   try {
     // The agent's cap first: a price above it is refused without asking the owner anything.
     refuseAboveMax(contract, input);
-    const read = input as Record<string, unknown>;
+    const read = recordOf(input);
     const deps = opts.idempotency?.deps;
     gate = await spendGate(contract, read, ctx, deps, opts.approvals, opts.ownerAgreed);
   } catch (err) {

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Timestamp } from "../db/schema-columns.js";
+import { isRecord } from "../domain/records.js";
 import { enqueueWebhookEvent } from "../jobs/webhook-outbox.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -69,8 +70,8 @@ export interface ApprovalRow {
 /** Sorted keys at every level, so the same arguments in any order digest the same. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
+  if (isRecord(value)) {
+    const entries = Object.entries(value)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return Object.fromEntries(entries.map(([k, v]) => [k, canonical(v)]));

@@ -53,6 +53,7 @@ export async function authenticate(deps: CoreDeps, secret: string): Promise<Prin
     askAboveCents: row.ask_above_cents === null ? null : Number(row.ask_above_cents),
     limitCents: row.limit_cents ?? 0,
     spentCents: row.spent_cents ?? 0,
+    // cast: the key's columns come from a LEFT JOIN (nullable in its type); key_id was checked above, and created_at is NOT NULL
     createdAt: row.created_at as Date,
     lastUsedAt: row.last_used_at,
   };

@@ -9,6 +9,7 @@ import type { DB } from "../db/schema.js";
 import { ApiError, needsTopup, overLimit, unauthorized } from "../domain/errors.js";
 import type { KinoraEvents } from "../domain/events.js";
 import { displayCents } from "../domain/money.js";
+import { recordOf } from "../domain/records.js";
 import { inTx } from "../jobs/move.js";
 import { keyCharged } from "./webhooks/wallet-events.js";
 
@@ -217,8 +218,8 @@ function chargeRefusal(row: ChargeRow, input: ChargeInput): ApiError {
  * Nothing was charged: the statement, and the caller's transaction with it, rolled back.
  */
 export function checkViolation(err: unknown, input: ChargeInput): ApiError | null {
-  const e = err as { code?: unknown; constraint?: unknown } | null;
-  if (e?.code !== "23514") return null;
+  const e = recordOf(err);
+  if (e.code !== "23514") return null;
   const price = displayCents(input.amountCents);
   if (e.constraint === "agent_keys_check") {
     return overLimit(

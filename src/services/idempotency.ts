@@ -199,5 +199,6 @@ function openSealed(credential: string, stored: string): Sealed {
     decipher.update(Buffer.from(data, "base64url")),
     decipher.final(),
   ]).toString("utf8");
+  // cast: authenticated decryption (AES-GCM): only this module's seal can have written it
   return JSON.parse(plain) as Sealed;
 }

@@ -110,6 +110,7 @@ function visit(value: unknown, seen: Seen): void {
     return;
   }
   if (value === null || typeof value !== "object") return;
+  // cast: Kysely's operation tree: plain objects tagged by `kind`, read field by field
   const node = value as OperationNode & Record<string, unknown>;
   switch (node.kind) {
     // Bound values are data, never SQL: skip them (they may be large).
@@ -120,6 +121,7 @@ function visit(value: unknown, seen: Seen): void {
       if (AUTH_TABLES.has(String(node.name).toLowerCase())) seen.names = true;
       return;
     case "RawNode": {
+      // cast: a RawNode's sqlFragments are its SQL text pieces (Kysely's type)
       const text = (node.sqlFragments as readonly string[]).join(" ");
       if (DDL_WORD.test(text)) seen.ddl = true;
       if (WRITE_WORD.test(text)) seen.writes = true;

@@ -94,6 +94,7 @@ export function createKeyCache(maxEntries = DEFAULT_KEY_CACHE_ENTRIES): KeyCache
       return (digest, lookup) => {
         if (generation !== startedAt) return;
         entries.delete(digest);
+        // cast: kind and row are taken from one lookup, so they match; TS cannot correlate two fields of a union taken apart
         entries.set(digest, {
           kind: lookup.kind,
           row: Object.freeze({ ...lookup.row }),

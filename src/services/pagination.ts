@@ -33,6 +33,7 @@ function decodeCursor(cursor: string, prefix: string): CursorPosition {
       "is not a cursor from this list; pass next_cursor as it was given.",
     );
   }
+  // cast: group 2 is not optional in the pattern: a match always has it
   return { createdAt: new Date(Number(match[1])), id: match[2] as string };
 }
 
@@ -54,6 +55,7 @@ export async function ownedJobsPage<T extends OwnedJobTable>(
 ): Promise<{ rows: Selectable<DB[T]>[]; nextCursor: string | null }> {
   const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.idPrefix);
   // Every job table has these columns; Kysely cannot see that through a generic table name.
+  // cast: every job table has these columns; Kysely cannot see that through a table name chosen at run time
   // biome-ignore lint/suspicious/noExplicitAny: the one place a job table is chosen at run time
   let q = (db as Kysely<any>)
     .selectFrom(table)
@@ -78,5 +80,6 @@ export async function ownedJobsPage<T extends OwnedJobTable>(
     rows.length > opts.limit && last
       ? encodeCursor({ createdAt: new Date(last.created_at), id: last.id })
       : null;
+  // cast: the rows are of table T, selected whole (selectAll) from it above
   return { rows: page as Selectable<DB[T]>[], nextCursor };
 }

@@ -145,6 +145,7 @@ async function loadSnapshot(deps: CoreDeps, principal: Principal): Promise<Princ
 /** Drops the auth-time snapshot so the next walletView reads the rows again. */
 export function freshPrincipal(principal: Principal): Principal {
   const { snapshot: _ignored, ...rest } = principal;
+  // cast: only the optional snapshot was taken out; what is left is a Principal
   return rest as Principal;
 }
 

@@ -186,6 +186,7 @@ async function createBalance(deps: ConsentDeps, c: Context<AppEnv>, d: Decision)
     if (created.code === "rate_limited") {
       return tooMany(c, "Too many new balances", Number(created.retryAfter ?? 60));
     }
+    // cast: a refused create answers one of the error table's statuses, passed on (PageStatus lists those the page expects)
     return problem(c, "No balance created", created.detail, created.status as PageStatus);
   }
   const { key, wallet } = created.body;
@@ -241,6 +242,7 @@ async function allow(deps: ConsentDeps, c: Context<AppEnv>, d: Decision) {
     return page(c, node, 409);
   }
   if (!answer.ok) {
+    // cast: the refusal's own status is passed on; the view's type names only the literal statuses it is called with
     return view(deps, c, d, { error: answer.detail, status: answer.status as 400, form: d.form });
   }
   return c.redirect(answer.body.redirect_to, 302);

@@ -50,6 +50,7 @@ async function act<C extends AnyContract>(kit: ConsoleKit, c: Context<AppEnv>, a
     if (retryAfter) c.header("Retry-After", retryAfter);
     const place = code === "not_found" ? a.section : a.place(id);
     const formError = { form: place, message: `${a.refusedAs ?? ""}${message}`, values: form };
+    // cast: the refusal's own status is passed on; dashboard's type names only the literal statuses it is called with
     return dashboard(kit, c, s.caller, { formError }, status as 400);
   };
   const input = a.form.input(form, id);
@@ -63,6 +64,7 @@ async function act<C extends AnyContract>(kit: ConsoleKit, c: Context<AppEnv>, a
     origin: a.origin?.(c),
   });
   if (!answer.ok) return refuse(answer.detail, answer.status, answer.code, answer.retryAfter);
+  // cast: an ok answer of contract C is C's output (runOperation ran C)
   return a.done(c, s.caller, answer.body as OutputOf<C>);
 }
 

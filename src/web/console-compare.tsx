@@ -40,6 +40,7 @@ async function picturesOf(kit: ConsoleKit, c: Context<AppEnv>, caller: Caller, i
     input: { job_id: id },
     caller,
   });
+  // cast: an ok answer of the pictures contract is its Pictures output
   return answer.ok ? { kind, pictures: answer.body as Pictures } : null;
 }
 
@@ -131,6 +132,7 @@ async function comparison(kit: ConsoleKit, c: Context<AppEnv>, caller: Caller, i
     input: { job_id: id },
     caller,
   });
+  // cast: an ok answer of a kind's get contract is {job}; only the filename is read, and it may be absent
   const job = read.ok ? (read.body as { job?: { filename?: string } }).job : undefined;
   const origins = [...new Set([frames.before.url, frames.after.url].map((u) => new URL(u).origin))];
   const node = <ComparePage id={id} filename={job?.filename ?? id} size={frames} />;
@@ -151,6 +153,7 @@ export function registerCompareRoutes(app: Router, kit: ConsoleKit) {
     const s = await signedIn(kit, c);
     if ("answer" in s) return s.answer;
     if (!s.caller) return c.text("Sign in to the console first.", 401);
+    // cast: checked against FRAMES on the next line (404 for anything else)
     const which = c.req.param("which") as Which;
     if (!FRAMES.includes(which)) return c.text("No such frame.", 404);
     const found = await picturesOf(kit, c, s.caller, c.req.param("id"));

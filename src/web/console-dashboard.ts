@@ -11,6 +11,7 @@ import { getSpending, listLedger } from "../api/contracts/ledger.js";
 import { getWallet, listAgentKeys } from "../api/contracts/wallet.js";
 import { listWebhookEndpoints } from "../api/contracts/webhooks.js";
 import type { AnyContract, OutputOf } from "../api/operation.js";
+import { recordOf } from "../domain/records.js";
 import type { AppEnv } from "../http/env.js";
 import type { KindSurface } from "../operations/kinds.js";
 import type { JobList, JobPictures, JobRow } from "./console-jobs.js";
@@ -54,7 +55,8 @@ async function read<C extends AnyContract>(
 
 /** A kind's list answers its jobs in its one array field (`jobs`, `clips`). */
 function jobsOf(body: unknown): JobRow[] {
-  const list = Object.values(body as Record<string, unknown>).find(Array.isArray);
+  const list = Object.values(recordOf(body)).find(Array.isArray);
+  // cast: the one array of a kind's list answer is its jobs
   return (list ?? []) as JobRow[];
 }
 
@@ -74,6 +76,7 @@ async function kindJobs(r: Reader, kind: KindSurface) {
           caller: r.caller,
         });
         if (!answer.ok) return;
+        // cast: an ok answer of the pictures contract: still and frames, each maybe null
         const body = answer.body as { still: { url: string } | null; frames: unknown };
         pictures.set(j.id, { still: body.still !== null, full: body.frames !== null });
         if (body.still) origins.add(new URL(body.still.url).origin);
@@ -96,6 +99,7 @@ async function kindLimits(r: Reader, kind: KindSurface): Promise<string | undefi
     caller: r.caller,
   });
   if (!answer.ok) return undefined;
+  // cast: an ok answer of get_wallet; only limits.summary is read, and it may be absent
   const summary = (answer.body as { limits?: { summary?: unknown } }).limits?.summary;
   return typeof summary === "string" ? summary : undefined;
 }

@@ -72,6 +72,7 @@ export function refusedPage(kit: ConsoleKit, c: Context<AppEnv>, refusal: Refusa
       </p>
     </Page>
   );
+  // cast: a refusal's status is one of the error table's, which the page accepts
   return page(kit, c, node, refusal.status as Status);
 }
 

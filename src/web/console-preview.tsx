@@ -109,7 +109,8 @@ async function previewOf(kit: ConsoleKit, c: Context<AppEnv>, caller: Caller, id
     caller,
   });
   const p = read.ok
-    ? (read.body as { job?: { preview?: PreviewFindings | null } }).job?.preview
+    ? // cast: an ok answer of a kind's get contract is {job}; only its preview is read, and it may be absent
+      (read.body as { job?: { preview?: PreviewFindings | null } }).job?.preview
     : null;
   if (!p) return page(kit, c, <NoPreview />, 404);
   const links = [p.before_url, ...p.qualities.map((q) => q.after_url)];

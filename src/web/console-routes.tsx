@@ -59,6 +59,7 @@ async function createBalance(kit: ConsoleKit, c: Context<AppEnv>) {
   const created = await callOperation(kit.surface, c, { contract: createWallet, input: {} });
   if (!created.ok) {
     if (created.retryAfter) c.header("Retry-After", created.retryAfter);
+    // cast: the refusal's own status is passed on; signInAgain's type names only the literal statuses it is called with
     return signInAgain(kit, c, `No balance created: ${created.detail}`, created.status as 429);
   }
   const { key, wallet } = created.body;

@@ -5,6 +5,7 @@
  */
 import type { getSpending } from "../api/contracts/ledger.js";
 import type { OutputOf } from "../api/operation.js";
+import { at } from "../domain/checked-index.js";
 import { displayCents } from "../domain/money.js";
 
 /** What GET /wallet/spending answers. */
@@ -53,7 +54,7 @@ function seriesOf(cells: Cell[], keys: { id: string; name: string }[]): Series[]
   return ids.map((id, i) => ({
     id,
     name: id === null ? "Wallet key (you)" : (byId.get(id) ?? id),
-    colour: id === null ? OWN : (COLOURS[i % COLOURS.length] as string),
+    colour: id === null ? OWN : at(COLOURS, i % COLOURS.length),
     total: cells.filter((c) => c.keyId === id).reduce((s, c) => s + c.cents, 0),
   }));
 }

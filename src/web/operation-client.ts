@@ -145,6 +145,7 @@ export async function callOperation<C extends AnyContract>(
   if (!op) throw new Error(`the pages call ${call.contract.id}, which this server does not serve`);
   const ctx: CallContext = {
     surface: "rest",
+    // cast: the page caller's principal is of the contract's auth mode (the console requires a session)
     principal: call.caller?.principal as never,
     credential: call.caller?.credential,
     requestId: c.get("requestId"),
@@ -156,6 +157,7 @@ export async function callOperation<C extends AnyContract>(
   try {
     input = readInput(call.contract.input, call.input, "form");
   } catch (err) {
+    // cast: errorOutcome always answers a refusal (ok: false)
     return refusalOf(errorOutcome(err, ctx, surface.log) as Outcome & { ok: false }, call.fields);
   }
   const address = clientAddress(c, surface.trustProxy);
@@ -167,5 +169,6 @@ export async function callOperation<C extends AnyContract>(
     rate: (bucket) => surface.rates.bucket(bucket, call.caller?.credential, address),
   });
   if (!outcome.ok) return refusalOf(outcome, call.fields);
+  // cast: an ok answer of contract C is C's output (runOperation ran C)
   return { ok: true, body: outcome.body as OutputOf<C>, replayed: outcome.replayed === true };
 }

@@ -4,6 +4,7 @@
  * Each request has a time-out so a dead server shows up as an error the loop backs off from.
  */
 
+import { recordOf } from "../domain/records.js";
 import type { WorkItem, WorkSource } from "../jobs/work.js";
 import type { FetchLike } from "./transfer.js";
 
@@ -45,10 +46,12 @@ export function createHttpWorkSource(opts: HttpWorkSourceOptions): WorkSource {
     if (!res.ok) {
       let detail = text;
       try {
-        detail = (JSON.parse(text) as { detail?: string }).detail ?? text;
+        const said = recordOf(JSON.parse(text)).detail;
+        detail = typeof said === "string" ? said : text;
       } catch {}
       throw new WorkerApiError(res.status, `${path}: ${res.status} ${detail}`);
     }
+    // cast: the worker API's answer for this path is T (the server's contract for its worker routes)
     return JSON.parse(text) as T;
   }
 

@@ -67,14 +67,17 @@ export function createKinora(options: KinoraOptions): Kinora {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
 
   async function call<K extends OperationId>(id: K, ...args: MethodArgs<K>): Promise<Output<K>> {
+    // cast: MethodArgs<K> is a per-operation tuple; its first two places are always the input and the options
     const [input, opts = {}] = args as [Record<string, unknown> | undefined, CallOptions?];
     const route = OPERATIONS[id];
     if (!route) throw new TypeError(`unknown operation ${String(id)}`);
     const request = prepareRequest(id, base, route, input, options, opts);
     // The answer is the operation's output: the server's contract, which generated.ts types.
+    // cast: the server's answer to operation K is Output<K> by the contract generated.ts is made from
     return (await sendRequest(id, request, doFetch, options, opts)) as Output<K>;
   }
 
+  // cast: the per-operation methods are added by the loop below, before the client is returned
   const client = {
     call,
     upload: (target: UploadTarget, source: UploadSource, uploadOptions: UploadOptions = {}) =>
@@ -110,8 +113,11 @@ export function createKinora(options: KinoraOptions): Kinora {
       ),
     ...kindWaits(call),
   } as Kinora;
+  // cast: Object.keys of the generated OPERATIONS table is exactly its ids (TS types keys as string)
   for (const id of Object.keys(OPERATIONS) as OperationId[]) {
+    // cast: adds the methods Kinora declares per operation id; `call` checks each id's input at run time
     (client as unknown as Record<string, unknown>)[id] = (...args: unknown[]) =>
+      // cast: call is generic in K; each method passes its own id and arguments, typed per method on Kinora
       (call as (id: OperationId, ...a: unknown[]) => Promise<unknown>)(id, ...args);
   }
   return client;

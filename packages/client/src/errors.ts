@@ -59,7 +59,9 @@ export class KinoraNetworkError extends Error {
 
 /** Why a request got no answer, as a person reads it: "ECONNRESET", "fetch failed". */
 export function describeFailure(err: unknown): string {
+  // cast: fetch's TypeError carries the socket error as `cause` (undici), untyped
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  // cast: any thrown value; only its message is read, and an absent one falls through to String(err)
   return cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
 }
 
@@ -73,6 +75,7 @@ export async function errorFromResponse(operation: string, res: Response): Promi
   const text = await res.text().catch(() => "");
   const requestId = res.headers.get("x-request-id") ?? "";
   try {
+    // cast: a JSON error body read leniently: every field is checked with typeof before use
     const body = JSON.parse(text) as Partial<ErrorBody>;
     if (body && typeof body.code === "string" && KNOWN.has(body.code)) {
       return new KinoraError(operation, res.status, {
@@ -104,5 +107,6 @@ export async function errorFromResponse(operation: string, res: Response): Promi
 
 /** Whether `err` is (or wraps) an abort. */
 export function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  // cast: any thrown value; only its name is compared, and an absent name is fine
   return Boolean(signal?.aborted) || (err as Error)?.name === "AbortError";
 }

@@ -45,6 +45,7 @@ export interface PartReader {
 
 const toBase64 = (bytes: Uint8Array) => {
   let text = "";
+  // cast: i < bytes.length (the loop bound); this package has no checked reader of its own
   for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i] as number);
   return btoa(text);
 };
@@ -84,7 +85,8 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
       body: async (start, end) =>
         end === start
           ? new Uint8Array(0)
-          : (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
+          : // cast: Node's web ReadableStream and the DOM lib's are one class at run time, typed apart
+            (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
       put: (url, headers, start, end, signal, onBytes) =>
         putFileRange(url, headers, source, start, end, { signal, onBytes }),
       async hold(start, end) {
@@ -108,6 +110,7 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
       },
     };
   }
+  // cast: a Uint8Array is a BlobPart; TS 5.7's ArrayBufferLike generic no longer says so
   const blob = source instanceof Blob ? source : new Blob([source as BlobPart]);
   return {
     size: blob.size,

@@ -9,6 +9,7 @@ const fold = (text: string) =>
     .replace(/[\s_-]+/g, "_");
 
 const BY_NAME = new Map<string, RestoreQuality>(
+  // cast: Object.entries of the generated label table is exactly its qualities (TS types keys as string)
   (Object.entries(RESTORE_QUALITY_LABELS) as [RestoreQuality, string][]).flatMap(([q, label]) => [
     [fold(q), q],
     [fold(label), q],

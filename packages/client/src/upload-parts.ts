@@ -217,7 +217,8 @@ async function putOnce(
       ? await held.put(link.url, headers, opts.signal, opts.onBytes)
       : reader.put && !opts.fetch
         ? await reader.put(link.url, headers, start, end, opts.signal, opts.onBytes)
-        : await (opts.fetch ?? globalThis.fetch.bind(globalThis))(link.url, {
+        : // cast: Node's fetch needs duplex for a streamed body; the DOM lib's RequestInit lacks the field
+          await (opts.fetch ?? globalThis.fetch.bind(globalThis))(link.url, {
             method: "PUT",
             headers,
             body: counted(await reader.body(start, end), opts.onBytes),
@@ -305,6 +306,7 @@ async function reportWithRetries(
 /** The body, reporting the running byte count as the connection pulls it. */
 function counted(body: BodyInit, onBytes: (sent: number) => void): BodyInit {
   if (!(body instanceof ReadableStream)) return body;
+  // cast: Node's web ReadableStream and the DOM lib's are one class at run time, typed apart
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   let sent = 0;
   return new ReadableStream<Uint8Array>({

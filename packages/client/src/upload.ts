@@ -48,6 +48,7 @@ interface Opened {
  * mostly do not (Chromium only over HTTP/2), so there a Blob is sent whole and progress jumps.
  */
 const streamsRequestBodies = () =>
+  // cast: feature test for Node in a library that also runs in browsers (no @types/node there)
   typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node ===
   "string";
 
@@ -61,9 +62,11 @@ async function open(source: UploadSource): Promise<Opened> {
     return {
       size,
       stream: async () =>
+        // cast: Node's web ReadableStream and the DOM lib's are one class at run time, typed apart
         Readable.toWeb(createReadStream(source)) as unknown as ReadableStream<Uint8Array>,
     };
   }
+  // cast: a Uint8Array is a BlobPart; TS 5.7's ArrayBufferLike generic no longer says so
   const blob = source instanceof Blob ? source : new Blob([source as BlobPart]);
   return { size: blob.size, stream: async () => blob.stream(), blob };
 }
@@ -128,6 +131,7 @@ export async function upload(
     let reason: string;
     let asked: number | undefined;
     try {
+      // cast: Node's fetch needs duplex for a streamed body; the DOM lib's RequestInit lacks the field
       const res = await doFetch(target.upload_url, {
         method: "PUT",
         headers,

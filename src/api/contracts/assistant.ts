@@ -56,6 +56,7 @@ export function getPricesContract(kinds: readonly KindContracts[]) {
  * for every code some kind has one for.
  */
 function kindRemedies(kinds: readonly KindContracts[]): Partial<Record<ErrorCode, Remedy>> {
+  // cast: a remedies table is keyed by error codes (Partial<Record<ErrorCode, Remedy>>); Object.keys types them as string
   const codes = new Set(kinds.flatMap((k) => Object.keys(k.cancel.remedies ?? {}) as ErrorCode[]));
   const byId = (id: unknown) => kinds.find((k) => String(id).startsWith(`${k.idPrefix}_`));
   return Object.fromEntries(

@@ -174,6 +174,7 @@ export function firstMention<K extends string>(
 ): K | undefined {
   const text = normalisePrompt(prompt);
   let best: { kind: K; at: number; length: number } | undefined;
+  // cast: Object.keys of a Record<K, …> built from the literal table is exactly its K keys
   for (const kind of Object.keys(table) as K[]) {
     for (const phrase of table[kind]) {
       const at = text.indexOf(` ${phrase} `);

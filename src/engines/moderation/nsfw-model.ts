@@ -44,6 +44,7 @@ type ModelJson = tf.io.ModelJSON;
 
 /** Builds the model artifacts from the JS modules bundled in nsfwjs. */
 async function bundledArtifacts(): Promise<tf.io.ModelArtifacts> {
+  // cast: the model package's JSON import is typed loosely; its default export is the model.json
   const json = ((await MobileNetV2Model.modelJson()) as { default: ModelJson }).default;
   const shards = await Promise.all(
     // Typed here: nsfwjs 4.3.0's declarations import "../core" without its extension, which

@@ -36,6 +36,7 @@ export async function imageToModelInput(image: Buffer): Promise<Uint8Array> {
 
 /** Runs the model on a decoded 224×224 RGB image and names the probabilities. */
 export async function scoreRgb(model: NSFWJS, rgb: Uint8Array): Promise<Record<string, number>> {
+  // cast: tf.tidy returns the TensorContainer the callback made: here the one tensor model.infer gives
   const probabilities = tidy(() =>
     model.infer(tensor3d(rgb, [NSFW_INPUT_SIZE, NSFW_INPUT_SIZE, 3], "int32")),
   ) as tf.Tensor;

@@ -13,6 +13,7 @@
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../../db/schema.js";
+import { at as elementAt } from "../../domain/checked-index.js";
 import { CHILD_UNITS_OWNER } from "../children.js";
 import type { JobColumns } from "../definition.js";
 import type { EstimatedKind } from "./kinds.js";
@@ -109,7 +110,8 @@ async function readWork(db: Db, kinds: readonly EstimatedKind[], now: Date): Pro
   const live = new Set<string>();
   const liveSince = now.getTime() - LIVE_WORKER_WINDOW_MS;
   for (const r of rows) {
-    const kind = kinds[r.kix]?.kind as string;
+    // r.kix is the index the query was given for one of `kinds` (a VALUES list built from them).
+    const kind = elementAt(kinds, r.kix).kind;
     const amount = Number(r.amount);
     const at = r.at === null ? null : new Date(r.at).getTime();
     if (r.part === "sample") {
@@ -159,7 +161,8 @@ async function readAhead(
   const ahead = new Map<string, WorkAhead[]>();
   for (const r of found) {
     const list = ahead.get(r.job_id) ?? [];
-    const kind = kinds[r.kix]?.kind as string;
+    // r.kix is the index the query was given for one of `kinds` (a VALUES list built from them).
+    const kind = elementAt(kinds, r.kix).kind;
     list.push({ kind, workClass: r.work_class, amount: Number(r.amount), count: Number(r.n) });
     ahead.set(r.job_id, list);
   }
@@ -191,7 +194,8 @@ export async function estimateQueue<Row extends JobColumns>(
   if (waiting.length === 0 && running.length === 0) return out;
   const all: readonly EstimatedKind[] = kinds.some((k) => k.kind === target.kind)
     ? kinds
-    : [...kinds, target as unknown as EstimatedKind];
+    : // cast: the estimate reads only the kind's table and statuses, which every job definition has
+      [...kinds, target as unknown as EstimatedKind];
   const kix = all.findIndex((k) => k.kind === target.kind);
   const work = await readWork(db, all, now);
   const snapshot: QueueSnapshot = {

@@ -135,5 +135,6 @@ function idOf(value: string | { id: string } | null | undefined): string | undef
 /** Leaves absent fields out rather than present-and-undefined, so results compare cleanly. */
 function withoutUndefined(event: PaidEvent): PaidEvent {
   const entries = Object.entries(event).filter(([, value]) => value !== undefined);
+  // cast: only keys whose value is undefined were dropped, which PaidEvent's optional fields allow
   return Object.fromEntries(entries) as unknown as PaidEvent;
 }

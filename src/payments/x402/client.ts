@@ -67,6 +67,7 @@ export async function payWithX402(input: PayWithX402Input): Promise<X402Payment>
     ),
   );
   const payload = await client.createPaymentPayload(paymentRequired);
+  // cast: the exact scheme's payload the SDK just made carries an EIP-3009 authorization (checked below)
   const auth = (payload.payload as { authorization?: { from: Address; nonce: Hex } }).authorization;
   if (!auth) throw new Error("The x402 client produced no EIP-3009 authorization");
   return {
@@ -79,7 +80,10 @@ export async function payWithX402(input: PayWithX402Input): Promise<X402Payment>
 
 /** The offered assets the SDK knows as USDC on their network. */
 function knownUsdc(paymentRequired: PaymentRequired): { network: Network; asset: Address }[] {
-  return paymentRequired.accepts
-    .filter((r) => findDefaultAsset(r.asset, r.network)?.symbol === "USDC")
-    .map((r) => ({ network: r.network, asset: r.asset as Address }));
+  return (
+    paymentRequired.accepts
+      .filter((r) => findDefaultAsset(r.asset, r.network)?.symbol === "USDC")
+      // cast: the SDK types an asset as string; a known USDC asset is an address
+      .map((r) => ({ network: r.network, asset: r.asset as Address }))
+  );
 }

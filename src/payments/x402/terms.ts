@@ -96,11 +96,13 @@ export function encodeSettlementHeader(settlement: SettleResponse): string {
  * header form lets it take the very same path (decode, validate, settle) as REST.
  */
 export function encodePaymentPayloadHeader(payload: unknown): string {
+  // cast: MCP's _meta payload is encoded as given; decodePaymentSignature validates it on the way back in
   return encodePaymentSignatureHeader(payload as PaymentPayload);
 }
 
 /** The settlement receipt as an object, for MCP's `_meta["x402/payment-response"]`. */
 export function decodeSettlementHeader(header: string): SettleResponse {
+  // cast: the header is the facilitator's settlement, encoded by encodeSettlementHeader
   return decodePaymentResponseHeader(header) as SettleResponse;
 }
 
@@ -135,6 +137,7 @@ export function decodePaymentSignature(header: string): PaymentPayload {
   if (parsed.data.x402Version !== 2) {
     throw new MalformedPaymentError("PAYMENT-SIGNATURE must use x402 version 2.");
   }
+  // cast: the SDK's zod schema checked it; its parsed type is looser than its PaymentPayload type
   return parsed.data as PaymentPayload;
 }
 
@@ -150,5 +153,6 @@ export function decodePaymentRequired(header: string): PaymentRequired {
   if (!parsed.success || parsed.data.x402Version !== 2) {
     throw new MalformedPaymentError("PAYMENT-REQUIRED is not an x402 version 2 PaymentRequired.");
   }
+  // cast: the SDK's zod schema checked it; its parsed type is looser than its PaymentRequired type
   return parsed.data as PaymentRequired;
 }

@@ -6,6 +6,7 @@
  */
 import { type Kysely, sql } from "kysely";
 
+// cast: the catalog is read before and beside the typed schema (any table, any column)
 // biome-ignore lint/suspicious/noExplicitAny: the catalog is read before and beside the typed schema
 export type AnyDb = Kysely<any>;
 

@@ -52,6 +52,7 @@ export async function copyTable(
     copied += page.length;
     opts.onRows?.(table.name, copied);
     const last = lastOf(page);
+    // cast: every page row carries k0…k(n−1), one per key column, by the query above
     after = table.key.map((_, i) => last[`k${i}`] as string);
     if (page.length < opts.batchRows) return copied;
   }

@@ -5,10 +5,10 @@
  * All state is in usdc_payments, so it resumes after a restart and any node may run it.
  */
 import type { Selectable } from "kysely";
-import type { Hex } from "viem";
 import type { UsdcPaymentsTable } from "../../db/schema.js";
 import { confirmTransfer, findAuthorizationUse, rpcClient } from "../../payments/x402/confirm.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
+import { storedHex } from "./stored-hex.js";
 import { creditConfirmedPayment } from "./usdc-credit.js";
 
 type Row = Selectable<UsdcPaymentsTable>;
@@ -56,7 +56,7 @@ export async function confirmUsdcPayments(deps: PaymentsDeps): Promise<Confirmer
 }
 
 async function checkOne(deps: PaymentsDeps, usdc: UsdcRuntime, row: Row) {
-  let txHash = row.tx_hash as Hex | null;
+  let txHash = row.tx_hash === null ? null : storedHex(row.tx_hash, "usdc_payments.tx_hash");
   if (!txHash) {
     const found = await reconcileUnknown(deps, usdc, row);
     if (found === "failed" || found === "later") return found;
@@ -65,7 +65,7 @@ async function checkOne(deps: PaymentsDeps, usdc: UsdcRuntime, row: Row) {
   const result = await confirmTransfer({
     ...usdc.config,
     txHash,
-    payer: row.payer as Hex,
+    payer: storedHex(row.payer, "usdc_payments.payer"),
     amountAtomic: row.amount_atomic,
     client: usdc.rpc,
   });
@@ -80,8 +80,8 @@ async function reconcileUnknown(deps: PaymentsDeps, usdc: UsdcRuntime, row: Row)
     row.from_block !== null ? BigInt(Math.max(0, row.from_block - 5)) : await fallbackFrom(usdc);
   const use = await findAuthorizationUse({
     ...usdc.config,
-    payer: row.payer as Hex,
-    nonce: row.nonce as Hex,
+    payer: storedHex(row.payer, "usdc_payments.payer"),
+    nonce: storedHex(row.nonce, "usdc_payments.nonce"),
     fromBlock,
     client: usdc.rpc,
   });

@@ -8,7 +8,6 @@
  */
 
 import { sql } from "kysely";
-import type { Hex } from "viem";
 import type { UsdcRefundView } from "../../api/payments.js";
 import { ApiError, conflict, notFound } from "../../domain/errors.js";
 import { displayCents } from "../../domain/money.js";
@@ -17,6 +16,7 @@ import { sendUsdcRefund } from "../../payments/x402/refund.js";
 import { centsToAtomic } from "../../payments/x402/terms.js";
 import { credit } from "../ledger.js";
 import type { PaymentsDeps, UsdcRuntime } from "./deps.js";
+import { storedHex } from "./stored-hex.js";
 
 interface Reserved {
   id: string;
@@ -45,7 +45,7 @@ export async function refundUsdc(
       chainId: usdc.config.chainId,
       asset: usdc.config.asset,
       privateKey: key,
-      to: reserved.to as Hex,
+      to: storedHex(reserved.to, "refund reservation's address"),
       amountAtomic: centsToAtomic(reserved.amountCents),
       timeoutMs: input.sendTimeoutMs,
       client: usdc.rpc,

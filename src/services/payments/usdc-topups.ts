@@ -103,6 +103,7 @@ export async function cryptoTopup(
 }
 
 function settle(usdc: UsdcRuntime, input: CryptoTopupInput): Promise<SettleOutcome> {
+  // cast: cryptoTopup returned early when the payment header is absent
   return usdc.gateway.settle(input.paymentHeader as string, input.amountCents, input.resource);
 }
 

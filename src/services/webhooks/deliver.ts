@@ -102,7 +102,10 @@ export async function deliverClaimed(deps: DeliverDeps, row: DeliveryRow): Promi
     result = await attempt(deps, row);
   } catch (err) {
     // Our side (rendering, a secret that no longer opens): retried like a receiver's failure.
-    result = { kind: "no_answer", error: `not sent: ${(err as Error).message}` };
+    result = {
+      kind: "no_answer",
+      error: `not sent: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   const outcome = outcomeOf(deps, row, result);
   const now = deps.clock();

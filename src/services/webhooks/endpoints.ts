@@ -7,6 +7,7 @@
 import type { Selectable } from "kysely";
 import type { WebhookEndpointView } from "../../api/webhooks.js";
 import type { WebhookEndpointsTable } from "../../db/schema.js";
+import { at } from "../../domain/checked-index.js";
 import { ApiError, invalidField, notFound } from "../../domain/errors.js";
 import type { IdGenerator } from "../../domain/ids.js";
 import { DEFAULT_ENDPOINT_EVENTS, type WebhookEventType } from "../../domain/webhooks.js";
@@ -46,6 +47,7 @@ async function views(
     id: r.id,
     url: r.url,
     description: r.description,
+    // cast: the column is written only from the validated WebhookEventType list
     events: r.events as WebhookEventType[],
     created_at: iso(r.created_at),
     status: r.disabled_at ? "disabled" : "enabled",
@@ -57,7 +59,7 @@ async function views(
 }
 
 async function oneView(deps: SecretDeps, row: EndpointRow) {
-  return (await views(deps, [row]))[0] as WebhookEndpointView;
+  return at(await views(deps, [row]), 0);
 }
 
 export interface NewEndpoint {

@@ -13,9 +13,11 @@ import { findJobRow } from "../../jobs/move.js";
 
 /** How one kind shows a job: its definition (where the row is) and its REST view. */
 export interface JobViewKind {
+  // cast: kinds have different rows; a payload reads only the engine's columns through the definition
   // biome-ignore lint/suspicious/noExplicitAny: kinds have different rows
   definition: JobDefinition<any, any>;
   /** The REST view of a row; absent: the engine's columns (a kind only tests have). */
+  // cast: each kind's view takes its own row type (contravariant), so the list's type can only say any
   // biome-ignore lint/suspicious/noExplicitAny: each kind's view takes its own row
   view?(row: any): Promise<unknown>;
 }

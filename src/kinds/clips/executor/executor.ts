@@ -78,7 +78,7 @@ async function upload(item: ClipItem, file: string, fetchImpl: typeof fetch, sig
   } catch (err) {
     if (signal.aborted) throw err;
     throw retry(
-      `Could not store the finished clip (${(err as Error).message}); the clip will be retried.`,
+      `Could not store the finished clip (${err instanceof Error ? err.message : String(err)}); the clip will be retried.`,
     );
   }
 }
@@ -200,6 +200,7 @@ export function clipExecutorFromConfig(
   return createClipExecutor({
     engine,
     classifier: createNsfwjsClassifier(),
+    // cast: the seam's FetchLike is fetch's own signature, narrowed; the engine takes fetch's type
     fetchImpl: opts.fetch as typeof fetch | undefined,
   });
 }

@@ -98,7 +98,7 @@ async function checkUploadedImage(deps: ClipDeps, row: ClipRow) {
       "The image has not been uploaded yet: PUT it to upload_url with upload_headers, then try again.",
     );
   }
-  if (!(CLIP_IMAGE_TYPES as readonly string[]).includes(info.contentType ?? "")) {
+  if (!CLIP_IMAGE_TYPES.some((type) => type === info.contentType)) {
     throw new ApiError(
       "upload_mismatch",
       `The uploaded image has type ${info.contentType ?? "unknown"}; upload image/jpeg, image/png or image/webp.`,

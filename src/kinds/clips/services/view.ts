@@ -1,5 +1,6 @@
 /** The Clip resource as callers see it, and the visibility rule shared by every read. */
 
+import { at } from "../../../domain/checked-index.js";
 import { notFound } from "../../../domain/errors.js";
 import type { JobKindRegistry } from "../../../jobs/queue-estimate/kinds.js";
 import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
@@ -46,8 +47,7 @@ export async function clipViews(rows: readonly ClipRow[], deps: ClipViewDeps) {
 
 /** The view of one clip, with its queue estimate while it is queued or processing. */
 export async function clipView(row: ClipRow, deps: ClipViewDeps): Promise<ClipView> {
-  const [view] = await clipViews([row], deps);
-  return view as ClipView;
+  return at(await clipViews([row], deps), 0);
 }
 
 async function viewOf(

@@ -112,9 +112,7 @@ async function workItem(row: PreviewRow, deps: JobEngineDeps) {
     [OUTPUT_TOKEN_HEADER]: signOutputToken(deps.signer, {
       key: previewFileKey(row.id, file),
       jobId: row.id,
-      maxBytes: PREVIEW_QUALITIES.includes(file as PreviewQuality)
-        ? CLIP_MAX_BYTES
-        : STILL_MAX_BYTES,
+      maxBytes: PREVIEW_QUALITIES.some((q) => q === file) ? CLIP_MAX_BYTES : STILL_MAX_BYTES,
       expSec,
     }),
   });

@@ -30,6 +30,7 @@ async function findings(deps: PreviewDeps, row: PreviewRow): Promise<PreviewView
   if (!result) return null;
   const quality = async (q: PreviewResult["qualities"][number]) => ({
     quality: q.quality,
+    // cast: the column holds only the qualities the create operation validated
     label: PREVIEW_QUALITY_LABELS[q.quality as PreviewQuality],
     words: q.words,
     width: q.width,

@@ -24,7 +24,5 @@ type RestoreJobErrorCode = (typeof RESTORE_JOB_ERROR_CODES)[number];
 
 /** The job's error_code for a worker's failure code; null for codes that are not the caller's. */
 export function restoreJobErrorCode(code: string | undefined): RestoreJobErrorCode | null {
-  return (RESTORE_JOB_ERROR_CODES as readonly string[]).includes(code ?? "")
-    ? (code as RestoreJobErrorCode)
-    : null;
+  return RESTORE_JOB_ERROR_CODES.find((known) => known === code) ?? null;
 }

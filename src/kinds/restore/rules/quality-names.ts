@@ -28,6 +28,7 @@ export function qualityFromName(text: string): RestoreQuality | undefined {
 }
 
 /** Each quality's display label, by API name (what the SDK generator copies). */
+// cast: Object.fromEntries over every RestoreQuality gives each one a label (TS types it Record<string, …>)
 export const QUALITY_LABELS: Readonly<Record<RestoreQuality, string>> = Object.fromEntries(
   RESTORE_QUALITIES.map((q) => [q, PRICE_TABLE[q].label]),
 ) as Record<RestoreQuality, string>;

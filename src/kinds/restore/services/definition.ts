@@ -122,6 +122,7 @@ export const RESTORE_SEGMENT_KIND = "restoreseg";
  * plan): the job is handed to its segments, which any worker restores; the join ends it.
  */
 function handOffToSegments(row: RestoreJobRow, segmented: unknown) {
+  // cast: meta.segmented is what this kind's own executor reported, an object with both plans
   const { plan, cut } = segmented as { plan: unknown; cut: unknown };
   return {
     handOff: {

@@ -9,6 +9,7 @@
  */
 import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../../api/uploads.js";
 import { ApiError, invalidField, wrongState } from "../../../domain/errors.js";
+import { isRecord } from "../../../domain/records.js";
 import type { Principal } from "../../../services/auth.js";
 import { abortUpload, completeUpload } from "../../../services/uploads/finish.js";
 import {
@@ -170,10 +171,11 @@ export async function followParts(
 
 /** One item of get_restore's `parts`, shaped; its number and checksum are checked with the plan. */
 function partRequest(item: unknown, i: number): { part_number: number; sha256: string } {
-  const p = item as { part_number?: unknown; sha256?: unknown } | null;
-  if (typeof p !== "object" || p === null || Array.isArray(p)) {
+  if (!isRecord(item)) {
     throw invalidField(`parts.${i}`, "must be an object {part_number, sha256}.");
   }
+  const p = item;
+  // cast: partTickets checks the number against the upload plan next, and refuses it by name
   return { part_number: p.part_number as number, sha256: String(p.sha256 ?? "") };
 }
 

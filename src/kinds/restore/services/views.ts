@@ -1,5 +1,6 @@
 /** The RestoreJob as the API shows it: spec fields plus additive ones; URLs made per request. */
 
+import { at } from "../../../domain/checked-index.js";
 import { displayCents } from "../../../domain/money.js";
 import { childUnitCounts } from "../../../jobs/children.js";
 import { estimateQueue, type QueueEstimate } from "../../../jobs/queue-estimate/read.js";
@@ -58,8 +59,7 @@ export async function jobViews(p: RestoreDeps, rows: readonly RestoreJobRow[]) {
 
 /** The view of one job, with its queue estimate while it is processing. */
 export async function jobView(p: RestoreDeps, row: RestoreJobRow): Promise<RestoreJobView> {
-  const [view] = await jobViews(p, [row]);
-  return view as RestoreJobView;
+  return at(await jobViews(p, [row]), 0);
 }
 
 async function viewOf(
@@ -69,7 +69,8 @@ async function viewOf(
 ): Promise<RestoreJobView> {
   const downloadable = row.status === "done" && row.output_key && !row.files_deleted_at;
   const download_url = downloadable
-    ? await p.storage.presignDownload(row.output_key as string, {
+    ? // cast: a done job always has its output key (the completion wrote both in one update)
+      await p.storage.presignDownload(row.output_key as string, {
         expiresInSec: RESTORE_DOWNLOAD_URL_SEC,
         filename: restoredFilename(row.filename),
         contentType: "video/mp4",
