@@ -139,7 +139,9 @@ async function throughHono(c: Context, res: Response | JsonAnswer): Promise<Resp
   const type = res.headers.get("content-type") ?? "";
   if (type.startsWith("text/event-stream")) return res;
   const headers = Object.fromEntries(res.headers);
+  // cast: the MCP SDK's response status, passed through as it is
   if (res.body === null) return c.body(null, res.status as StatusCode, headers);
+  // cast: the MCP SDK's response status, passed through as it is
   return c.body(await res.text(), res.status as ContentfulStatusCode, headers);
 }
 

@@ -18,6 +18,7 @@ const utf8 = new TextDecoder();
  * then consumed: read it once.
  */
 export function bufferedBodyText(c: Context, length: number): string | undefined {
+  // cast: @hono/node-server puts Node's IncomingMessage in c.env (Hono types env as the app's bindings)
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (!incoming || !(length > 0) || incoming.readableDidRead) return;
   // A chunked body's bytes on the wire are not its length (Node refuses both headers at once).
@@ -26,6 +27,7 @@ export function bufferedBodyText(c: Context, length: number): string | undefined
   if (c.req.header("transfer-encoding") !== undefined) return;
   if (incoming.readableLength !== length || incoming.readableEncoding !== null) return;
   // All `length` bytes are buffered and no encoding is set: read() hands them over as one Buffer.
+  // cast: all `length` bytes are buffered and no encoding is set: read() hands them over as one Buffer
   const chunk = incoming.read() as Buffer;
   // The whole message parsed (the usual case): emptied by read(), the stream ends by itself.
   // Otherwise flowing from here, so it ends when the parser gets there: either way the server

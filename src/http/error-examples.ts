@@ -102,6 +102,7 @@ export function pathResource(
 function exampleInput(contract: AnyContract): Record<string, unknown> | undefined {
   const example = zodToOpenAPIRegistry.get(contract.input)?.example;
   const parsed = contract.input.safeParse(example);
+  // cast: a contract's input schema is a z.object, so its parsed data is an object
   return parsed.success ? (parsed.data as Record<string, unknown>) : undefined;
 }
 
@@ -146,6 +147,7 @@ export function invalidFieldProbe(
 /** The refusal the shared caller check gives (its own wording), or undefined. */
 function callerRefusal(contract: AnyContract, principal: unknown): string | undefined {
   try {
+    // cast: an example principal of every kind is tried; checkCaller refuses the wrong ones, which is the point
     checkCaller(contract.auth, principal as Parameters<typeof checkCaller>[1]);
   } catch (err) {
     if (err instanceof ApiError) return err.detail;

@@ -93,6 +93,7 @@ function frameworkRefusal(err: HTTPException): { code: ErrorCode; detail: string
 /** An ApiError as the HTTP answer: its code's status, its body, the headers it carries. */
 export function errorJson(c: Context<AppEnv>, err: ApiError) {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+  // cast: an ApiError's status is its code's in the error table, a framework refusal's a 4xx: all with a body
   return c.json(err.body(), err.status as ContentfulStatusCode);
 }
 
@@ -101,6 +102,7 @@ export function handleError(log: Logger) {
   return (err: Error, c: Context<AppEnv>) => {
     if (err instanceof ApiError) return errorJson(c, err);
     if (err instanceof HTTPException) {
+      // cast: an ApiError's status is its code's in the error table, a framework refusal's a 4xx: all with a body
       return c.json(frameworkRefusal(err), err.status as ContentfulStatusCode);
     }
     const requestId = c.get("requestId");

@@ -51,9 +51,11 @@ type Operation = {
 };
 
 function finishDocument<T extends object>(doc: T): T {
+  // cast: the generated OpenAPI document, which has paths of operations
   const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, value] of Object.entries(item)) {
+      // cast: each method of a path item in the generated document is an operation
       const op = value as Operation;
       if (op.security?.some((s) => "bearer" in s)) {
         op.responses ??= {};

@@ -14,6 +14,7 @@ import type { Router } from "./router.js";
 
 /** Path parameter names of a template: `/cloud/jobs/{id}/start` → `["id"]`. */
 export function pathParams(path: string): string[] {
+  // cast: group 1 is not optional in the pattern: a match always has it
   return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 }
 
@@ -23,6 +24,7 @@ export const restName = (rest: RestBinding, field: string) => rest.names?.[field
 /** Names an operation as a REST call, with the given ids filled into its path. */
 export const restRefer: Refer = (to, args = {}) => {
   const list = Array.isArray(to) ? to : [to];
+  // cast: find over a union of a contract and a list of them loses the element type
   const contract = list.find((c) => c.rest) as AnyContract | undefined;
   const rest = contract?.rest;
   if (!rest) throw new Error(`no REST binding among ${list.map((c) => c.id).join(", ")}`);
@@ -52,8 +54,10 @@ export function restShape(contract: AnyContract, rest: RestBinding): RestShape {
 
 /** A z.object of `fields` under their REST names (for parameters in the document). */
 function renamed(contract: AnyContract, rest: RestBinding, fields: string[]) {
+  // cast: a contract's input is a z.object; its shape maps each field to its schema
   const shape = contract.input.shape as Record<string, z.ZodType>;
   return z.object(
+    // cast: f is one of the input's own fields (listed from the contract's REST binding)
     Object.fromEntries(fields.map((f) => [restName(rest, f), shape[f] as z.ZodType])),
   );
 }
@@ -195,6 +199,7 @@ export function documentOperation(
   if (shape.query.length > 0) request.query = renamed(contract, rest, shape.query);
   if (shape.body.length > 0) {
     const body = bodySchema(contract, shape);
+    // cast: a contract's input is a z.object; its shape maps each field to its schema
     const fields = contract.input.shape as Record<string, z.ZodType>;
     const required = shape.body.some((f) => !fields[f]?.isOptional());
     request.body = { required, content: { "application/json": { schema: body } } };
@@ -212,6 +217,7 @@ export function documentOperation(
       { description, schema: { type: "string" } },
     ]),
   );
+  // cast: zod-openapi's RouteConfig wants literal types the contract's binding has as strings
   app.openAPIRegistry.registerPath({
     method: rest.method,
     path: rest.path,

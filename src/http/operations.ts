@@ -108,6 +108,7 @@ function answer(c: Context<AppEnv>, outcome: Outcome, extra: Record<string, stri
   if (outcome.ok && outcome.paymentResponse) {
     headers["PAYMENT-RESPONSE"] = outcome.paymentResponse;
   }
+  // cast: a success body is the contract's output object; a refusal's is the error body
   return c.json(outcome.body as object, outcome.status as ContentfulStatusCode, headers);
 }
 
@@ -133,6 +134,7 @@ function mountOperation(
     const input = await readRestInput(c, rest, reader);
     const ctx: CallContext = {
       surface: "rest",
+      // cast: the route's auth middleware gave a principal of the contract's auth mode
       principal: caller.principal as never,
       credential: caller.credential,
       requestId: c.get("requestId"),

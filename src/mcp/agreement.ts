@@ -56,6 +56,7 @@ function digest(input: Record<string, unknown>): string {
 }
 
 function spendClaims(state: Record<string, unknown> | undefined): SpendClaims | undefined {
+  // cast: each field is checked with typeof just below before it is used
   const spend = state?.spend as Partial<SpendClaims> | undefined;
   if (
     typeof spend?.tool !== "string" ||
@@ -65,6 +66,7 @@ function spendClaims(state: Record<string, unknown> | undefined): SpendClaims | 
   ) {
     return undefined;
   }
+  // cast: every field was checked with typeof just above
   return spend as SpendClaims;
 }
 
@@ -73,6 +75,7 @@ function spendClaims(state: Record<string, unknown> | undefined): SpendClaims | 
  * mode, where the client opens a page for its person.
  */
 function elicitationModes(call: McpCall): { form: boolean; url: boolean } {
+  // cast: a client's declared capability, read leniently: only the presence of each mode is used
   const e = call.clientCapabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (!e) return { form: false, url: false };
   const url = e.url !== undefined;

@@ -39,6 +39,7 @@ function text(
   extra: Pick<CallToolResult, "_meta" | "structuredContent" | "isError"> = {},
 ): CallToolResult {
   // Assigned in order rather than spread from conditional literals: every call makes one.
+  // cast: content is assigned just below (in order: every call makes one of these)
   const result = {} as CallToolResult;
   if (extra._meta) result._meta = extra._meta;
   result.content = [{ type: "text", text: JSON.stringify(value) }];
@@ -50,6 +51,7 @@ function text(
 /** The tool result of an outcome. */
 export function toolResult(outcome: Outcome): CallToolResult {
   if (outcome.ok) {
+    // cast: a success body is the contract's output, always an object
     const body = outcome.body as Record<string, unknown>;
     if (!outcome.paymentResponse) return text(body, { structuredContent: body });
     const settlement = { "x402/payment-response": decodeSettlementHeader(outcome.paymentResponse) };

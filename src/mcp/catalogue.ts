@@ -20,8 +20,10 @@ export function catalogue(operations: readonly Operation[]): Catalogue {
   if (known) return known;
   const withTools = operations.filter((op) => op.contract.mcp);
   const made: Catalogue = {
+    // cast: withTools holds only operations with an mcp binding (filtered above)
     byName: new Map(withTools.map((op) => [op.contract.mcp?.name as string, op])),
     tools: withTools.map(({ contract }) => {
+      // cast: withTools holds only operations with an mcp binding (filtered above)
       const tool = contract.mcp as NonNullable<typeof contract.mcp>;
       // No display title: tools/list has a budget (16,000 characters, read into the model's
       // context), and the output schemas are worth more to an assistant than a name for a UI,
@@ -29,7 +31,9 @@ export function catalogue(operations: readonly Operation[]): Catalogue {
       return {
         name: tool.name,
         description: tool.description,
+        // cast: a contract's input is a z.object, so its JSON Schema has type object, as Tool wants
         inputSchema: toolInputJsonSchema(contract) as Tool["inputSchema"],
+        // cast: outputJsonSchema always answers {type: object, properties}, as Tool wants
         outputSchema: outputJsonSchema(contract) as Tool["outputSchema"],
         annotations: tool.annotations,
         // 2025-11-25 clients call these as tasks only where the tool says it may (./tasks.ts).

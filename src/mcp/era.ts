@@ -127,6 +127,7 @@ export function eraClassifier(): (h: EraHeaders, body: unknown) => InboundClassi
       ? {
           kind: "modern",
           messageKind: "request",
+          // cast: the same body was classified as a modern request (memoised by its shape above)
           message: body as typeof known.message,
           classification: known.classification,
         }

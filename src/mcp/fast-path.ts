@@ -76,6 +76,7 @@ function plainCall(body: unknown, byName: ReadonlyMap<string, Operation>) {
   if (!op || (args !== undefined && !isObject(args))) return;
   const meta = params._meta;
   if (meta !== undefined && !isObject(meta)) return;
+  // cast: checked just above: a string or a safe integer
   return { id: id as string | number, name: name as string, op, args, meta };
 }
 
@@ -95,6 +96,7 @@ function splitMeta(meta: JsonObject | undefined, envelopeKeys: ReadonlySet<strin
       rest[key] = meta[key];
     }
   }
+  // cast: the client's declared capabilities, read leniently by each user
   const capabilities = meta?.[CLIENT_CAPABILITIES_KEY] as McpCall["clientCapabilities"];
   return { capabilities, rest };
 }

@@ -39,6 +39,7 @@ function authInfoOf(ctx: McpContext): AuthInfo {
 }
 
 const modernFactory: McpServerFactory = ({ authInfo, requestInfo }) => {
+  // cast: authInfoOf put it there for this request (the SDK passes AuthInfo through)
   const ctx = authInfo?.extra?.kinora as McpContext;
   return createMcpServer(ctx, {
     era: "modern",

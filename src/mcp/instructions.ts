@@ -19,7 +19,9 @@ function agreement(principal: Principal, services: McpServices): string {
   const key = principal.snapshot?.key;
   if (!key) return "";
   const contracts = services.operations.map((op) => op.contract).filter((c) => c.mcp);
+  // cast: the contracts given here are the MCP tools', which all have an mcp binding
   const spending = contracts.filter((c) => c.policies?.spends).map((c) => c.mcp?.name as string);
+  // cast: the contracts given here are the MCP tools', which all have an mcp binding
   const capped = names(contracts.filter((c) => c.price).map((c) => c.mcp?.name as string));
   const prices = services.operations.some((op) => op.contract.mcp?.name === "get_prices")
     ? " (get_prices)"

@@ -32,6 +32,7 @@ const CHECKED_PARAMS = {
  */
 export function invalidParams(body: unknown): Response | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return;
+  // cast: checked to be a plain object just above; its fields are unknown until checked
   const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
   if (method !== "initialize" && method !== "tools/call") return;
   if (typeof id !== "string" && typeof id !== "number") return;

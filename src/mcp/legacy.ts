@@ -23,6 +23,7 @@ export function acceptsSse(req: Request): boolean {
 function asksForProgress(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => {
+    // cast: any JSON-RPC message, read optionally down to the progress token
     const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
     return meta?.progressToken !== undefined;
   });
@@ -52,6 +53,7 @@ function forTransport(req: Request): Request {
 
 /** Runs `release` once the streamed body has been delivered, failed or been abandoned. */
 function releasedAtEnd(res: Response, release: () => void): Response {
+  // cast: the SDK's streamed (SSE) answer always has a body
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let released = false;
   const once = () => {

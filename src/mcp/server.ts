@@ -37,7 +37,9 @@ export interface Serving {
 
 /** What a tools/call carries besides its arguments, as the SDK hands it to the handler. */
 export function callOf(sdk: ServerContext, serving: Serving): McpCall {
+  // cast: the SDK's envelope is a JSON object; its keys are read one by one
   const envelope = (sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  // cast: the SDK's _meta is a JSON object; the progress token is checked with typeof
   const meta = sdk.mcpReq._meta as Record<string, unknown> | undefined;
   const token = meta?.progressToken;
   const progressToken = typeof token === "string" || typeof token === "number" ? token : undefined;
@@ -46,8 +48,10 @@ export function callOf(sdk: ServerContext, serving: Serving): McpCall {
     era: serving.era,
     protocolVersion:
       serving.era === "modern"
-        ? (envelope[PROTOCOL_VERSION_KEY] as string | undefined)
+        ? // cast: the SDK validated the modern envelope, whose protocol version is a string
+          (envelope[PROTOCOL_VERSION_KEY] as string | undefined)
         : serving.versionHeader,
+    // cast: the SDK validated the envelope's capabilities against its schema
     clientCapabilities: envelope[CLIENT_CAPABILITIES_KEY] as ClientCapabilities | undefined,
     progressToken,
     // Streamed only to a client that reads SSE and asked for progress; anything else stays one

@@ -52,7 +52,9 @@ export function taskPathCall(
   }
   return {
     era,
+    // cast: a modern request's envelope always names its protocol version
     protocolVersion: era === "modern" ? (meta[PROTOCOL_VERSION_KEY] as string) : versionHeader,
+    // cast: the client's declared capabilities, read leniently by each user
     clientCapabilities: (era === "modern" ? meta[CLIENT_CAPABILITIES_KEY] : undefined) as
       | McpCall["clientCapabilities"]
       | undefined,
@@ -79,6 +81,7 @@ export function taskAnswer(era: McpEra, id: unknown, outcome: JsonObject | TaskR
       ? {
           resultType: "complete",
           ...outcome,
+          // cast: a tool result's _meta is a JSON object when present (spread of undefined is empty)
           _meta: { ...(outcome._meta as JsonObject), [SERVER_INFO_META_KEY]: SERVER_INFO },
         }
       : outcome;
@@ -99,6 +102,7 @@ export function taskRequest(
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return;
   if (typeof method !== "string" || !isObject(params)) return;
   const meta = isObject(params._meta) ? params._meta : undefined;
+  // cast: the client's declared capabilities, read leniently by asksForTask
   const capabilities = meta?.[CLIENT_CAPABILITIES_KEY] as JsonObject | undefined;
   const isTaskMethod =
     method === "tasks/get" ||
@@ -108,6 +112,7 @@ export function taskRequest(
     isTaskMethod ||
     (method === "tools/call" && asksForTask(era, params.name, params, capabilities, tools))
   ) {
+    // cast: checked just above: a string or a safe integer
     return { id: id as string | number, method, params };
   }
 }
@@ -133,7 +138,9 @@ export async function answerTaskRequest(
         });
       }
     }
+    // cast: only a task method reaches here (taskRequest let through tools/call and the tasks/* it names)
     const handler = TASK_METHODS[method as keyof typeof TASK_METHODS];
+    // cast: every task method answers a JSON object
     return taskAnswer(era, id, (await handler(mcp, era, params)) as JsonObject);
   } catch (err) {
     if (err instanceof TaskRpcError) return taskAnswer(era, id, err);

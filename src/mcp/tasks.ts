@@ -118,6 +118,7 @@ export function declaresTasks(capabilities: unknown): boolean {
 /** The body a tool result carries as text (our results are always one JSON text). */
 function bodyOf(result: CallToolResult): JsonObject {
   const first = result.content[0];
+  // cast: our tool results are always one JSON object as text
   return first?.type === "text" ? (JSON.parse(first.text) as JsonObject) : {};
 }
 
@@ -134,6 +135,7 @@ const WAITING: Record<string, string> = {
 /** The task status and message of a job as the follow tool shows it. */
 function statusOfJob(job: JsonObject, era: McpEra): { status: TaskStatus; message: string } {
   const status = String(job.status);
+  // cast: `status in WAITING` was checked just before
   if (status in WAITING) return { status: "working", message: WAITING[status] as string };
   if (status === "processing") {
     const progress = typeof job.progress === "number" ? job.progress : 0;
@@ -222,6 +224,7 @@ function claimsOf(mcp: McpContext, taskId: unknown, nowMs: number): TaskClaims {
   if (!claims || claims.k !== mcp.principal.keyId || typeof claims.t !== "string") {
     throw notFound();
   }
+  // cast: the signer verified them (only this module signs the purpose), and k and t were checked
   return claims as unknown as TaskClaims;
 }
 
@@ -267,15 +270,19 @@ export async function callAsTask(
   params: JsonObject,
   call: McpCall,
 ): Promise<JsonObject> {
+  // cast: the task path is taken only for a tools/call whose name named a tool
   const tool = params.name as string;
   const result = await callTool(op(mcp, tool), mcp, params.arguments, call);
+  // cast: an input-required result is a JSON object the client reads as it is
   if (isInputRequiredResult(result)) return result as unknown as JsonObject;
   const nowMs = Date.now();
   const now = new Date(nowMs).toISOString();
   const base = { k: mcp.principal.keyId, t: tool, c: nowMs };
   if (result.isError) {
+    // cast: a CallToolResult is a JSON object
     if (era === "modern") return result as JsonObject;
     // 2025-11-25 wants a task for an accepted call: this one failed at once, its refusal kept.
+    // cast: our tool results are always one text content
     const taskId = mint(mcp, { ...base, r: (result.content[0] as { text: string }).text });
     const refused = bodyOf(result);
     const message = typeof refused.detail === "string" ? refused.detail : "refused";
@@ -283,10 +290,12 @@ export async function callAsTask(
   }
   const body = bodyOf(result);
   const job = jobOf(body);
+  // cast: a CallToolResult is a JSON object
   if (!job || typeof job.id !== "string") return result as JsonObject;
   const { status, message } = statusOfJob(job, era);
   const waitsForCaller = job.status === "awaiting_upload" || job.status === "pending_payment";
   // 2026-07-28: the server decides; a job that waits for the caller is answered as is.
+  // cast: a CallToolResult is a JSON object
   if (era === "modern" && waitsForCaller) return result as JsonObject;
   const taskId = mint(mcp, { ...base, j: job.id, ...seedOf(body) });
   const created = String(job.created_at ?? now);
@@ -294,6 +303,7 @@ export async function callAsTask(
   const fields = taskFields(era, taskId, status, message, created, updated);
   if (era === "modern") return { resultType: "task", ...fields };
   // The model still needs the first answer (upload_url, next) while the task runs.
+  // cast: our tool results are always one text content
   const first = (result.content[0] as { text: string }).text;
   return { task: fields, _meta: { [IMMEDIATE_RESPONSE_KEY]: first } };
 }
@@ -351,6 +361,7 @@ async function readTask(
 /** `tasks/get`: the task now (2026-07-28: with its result or error inlined once it ended). */
 export async function getTask(mcp: McpContext, era: McpEra, params: JsonObject) {
   const claims = claimsOf(mcp, params.taskId, Date.now());
+  // cast: claimsOf just above refused a taskId that is not a string
   const { fields, final } = await readTask(mcp, era, params.taskId as string, claims);
   // A 2026-07-28 result inlined in the task carries its own resultType, as on the wire.
   if (era === "modern" && final) return { ...fields, result: { resultType: "complete", ...final } };
@@ -362,6 +373,7 @@ export async function taskResult(mcp: McpContext, era: McpEra, params: JsonObjec
   const taskId = params.taskId;
   const claims = claimsOf(mcp, taskId, Date.now());
   for (;;) {
+    // cast: claimsOf just above refused a taskId that is not a string
     const read = await readTask(mcp, era, taskId as string, claims, RESULT_WAIT_SECONDS);
     if (read.status === "cancelled") {
       throw new TaskRpcError(-32602, "The task was cancelled: the job was cancelled and refunded.");
@@ -375,6 +387,7 @@ export async function taskResult(mcp: McpContext, era: McpEra, params: JsonObjec
 
 /** `tasks/cancel`: cancels (and refunds) a job not yet started; a running one says why not. */
 export async function cancelTask(mcp: McpContext, era: McpEra, params: JsonObject) {
+  // cast: claimsOf just above refused a taskId that is not a string
   const taskId = params.taskId as string;
   const claims = claimsOf(mcp, taskId, Date.now());
   const now = await readTask(mcp, era, taskId, claims);

@@ -135,7 +135,9 @@ async function writevAll(
 function skipBytes(buffers: Uint8Array[], count: number): Uint8Array[] {
   let skip = count;
   let i = 0;
+  // cast: i < buffers.length, checked in the loop condition
   while (i < buffers.length && skip >= (buffers[i] as Uint8Array).byteLength) {
+    // cast: i < buffers.length, checked in the loop condition
     skip -= (buffers[i] as Uint8Array).byteLength;
     i++;
   }

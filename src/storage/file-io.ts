@@ -89,6 +89,7 @@ async function openCreatingDir(path: string): Promise<FileHandle> {
     try {
       return await open(path, "wx", 0o600);
     } catch (err) {
+      // cast: a failed fs call throws Node's errno error; only its code is compared
       if (attempt > 0 || (err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
   }

@@ -161,6 +161,7 @@ async function removeObject(root: string, path: string): Promise<void> {
   await rm(metaPathFor(path), { force: true });
   // An upload in parts of the key goes with it (a job's retention deletes its files by key).
   const prefix = multipartDirOf(path, "");
+  // cast: an empty list is of any element type; readdir's is string
   const siblings = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of siblings) {
     const full = join(dirname(path), name);
@@ -193,6 +194,7 @@ async function writeMeta(path: string, meta: Meta): Promise<void> {
 async function readMeta(path: string): Promise<Meta | null> {
   try {
     const parsed: unknown = JSON.parse(await readFile(metaPathFor(path), "utf8"));
+    // cast: a sidecar this store wrote; only contentType is read, checked with typeof
     const contentType = (parsed as Partial<Meta> | null)?.contentType;
     return typeof contentType === "string" ? { contentType } : null;
   } catch {
@@ -206,6 +208,7 @@ async function openRegular(path: string): Promise<FileHandle | null> {
   try {
     fh = await open(path, "r");
   } catch (err) {
+    // cast: a failed fs call throws Node's errno error; only its code is compared
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return null;
     throw err;

@@ -19,6 +19,7 @@ export function fail(
  * web-stream layer); in-process `app.request` calls have only the web body.
  */
 export function requestChunks(c: Context): AsyncIterable<Uint8Array> {
+  // cast: @hono/node-server puts Node's IncomingMessage in c.env (Hono types env as the app's bindings)
   const incoming: unknown = (c.env as { incoming?: unknown } | undefined)?.incoming;
   if (incoming instanceof Readable) return nodeChunks(incoming);
   const body = c.req.raw.body;
@@ -29,6 +30,7 @@ async function* emptyChunks(): AsyncIterable<Uint8Array> {}
 
 /** Whether an error is the client going away mid-body. */
 export function isClientAbort(err: unknown): boolean {
+  // cast: any thrown value; its code and message are checked with typeof
   const e = err as { code?: unknown; message?: unknown } | null;
   return (
     e?.code === "ECONNRESET" || e?.code === "ERR_STREAM_PREMATURE_CLOSE" || e?.message === "aborted"

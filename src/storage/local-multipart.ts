@@ -313,6 +313,7 @@ async function writeRecord(dir: string, name: string, record: StoredPart): Promi
     return true;
   } catch (err) {
     await rm(tmp, { force: true });
+    // cast: a failed fs call throws Node's errno error; only its code is compared
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw err;
   }
@@ -320,8 +321,10 @@ async function writeRecord(dir: string, name: string, record: StoredPart): Promi
 
 async function readJson<T>(path: string): Promise<T | null> {
   try {
+    // cast: a state file this store wrote from T
     return JSON.parse(await readFile(path, "utf8")) as T;
   } catch (err) {
+    // cast: a failed fs call throws Node's errno error; only its code is compared
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }

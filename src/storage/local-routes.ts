@@ -184,6 +184,7 @@ function respondWithFile(
     return { response: new Response(null, { status, headers }), streaming: false };
   }
   const stream = file.fh.createReadStream({ start, end, autoClose: true });
+  // cast: Node's web ReadableStream and the DOM lib's are one class at run time, typed apart
   const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
   return { response: new Response(body, { status, headers }), streaming: true };
 }

@@ -137,6 +137,7 @@ export function verifyToken<P extends TokenClaims["purpose"]>(
   }
   const claims = decodeClaims(checked.claims);
   if (!claims || claims.purpose !== purpose) return { ok: false, detail: MALFORMED };
+  // cast: the purpose was checked to be P just above
   return { ok: true, claims: claims as Extract<TokenClaims, { purpose: P }> };
 }
 
@@ -145,14 +146,17 @@ function decodeClaims(wire: Partial<WireClaims>): TokenClaims | null {
   if (wire === null || typeof wire !== "object" || wire.v !== 1) return null;
   const { k, exp, t, n, f } = wire;
   if (typeof k !== "string" || !isValidKey(k) || !Number.isSafeInteger(exp)) return null;
+  // cast: the signer verified exp is a number
   const expiresAtSec = exp as number;
   if (wire.p === "u") {
+    // cast: checked by Number.isSafeInteger above (it is no type guard)
     if (typeof t !== "string" || !Number.isSafeInteger(n) || (n as number) < 0) return null;
     const upTo = wire.u === 1 ? { upTo: true } : {};
     return {
       purpose: "upload",
       key: k,
       contentType: t,
+      // cast: checked by Number.isSafeInteger above (it is no type guard)
       sizeBytes: n as number,
       expiresAtSec,
       ...upTo,
@@ -175,6 +179,7 @@ function decodePart(
   expiresAtSec: number,
 ): PartClaims | null {
   const { up, pn, o, n, a, c } = wire;
+  // cast: Number.isSafeInteger(x) just before (it is no type guard)
   const whole = (x: unknown, min: number) => Number.isSafeInteger(x) && (x as number) >= min;
   if (typeof up !== "string" || !/^[0-9a-f]{32}$/.test(up)) return null;
   if (!whole(pn, 1) || !whole(o, 0) || !whole(n, 0)) return null;
@@ -184,8 +189,11 @@ function decodePart(
     purpose: "part",
     key,
     uploadId: up,
+    // cast: checked by whole() above (Number.isSafeInteger is no type guard)
     partNumber: pn as number,
+    // cast: checked by whole() above (Number.isSafeInteger is no type guard)
     offset: o as number,
+    // cast: checked by Number.isSafeInteger above (it is no type guard)
     sizeBytes: n as number,
     algorithm: a,
     checksum: c,

@@ -209,6 +209,7 @@ interface S3Failure {
 
 /** s3rver answers 405 to ListParts and AbortMultipartUpload; some stores 501. */
 function isUnsupported(err: unknown): boolean {
+  // cast: the AWS SDK throws ServiceExceptions with name and $metadata; both are read optionally
   const e = err as S3Failure | null;
   const status = e?.$metadata?.httpStatusCode;
   return (
@@ -221,6 +222,7 @@ function isUnsupported(err: unknown): boolean {
 
 /** S3's refusals of a multipart call as MultipartErrors; anything else unchanged. */
 function asMultipartError(err: unknown): unknown {
+  // cast: the AWS SDK throws ServiceExceptions with name and $metadata; both are read optionally
   const e = err as S3Failure | null;
   const said = e?.message ? `: ${e.message}` : "";
   if (isUnsupported(err)) {

@@ -232,6 +232,7 @@ async function deleteObject({ client, bucket: Bucket }: S3Context, key: string):
 }
 
 function isNotFound(err: unknown): boolean {
+  // cast: the AWS SDK throws ServiceExceptions with name and $metadata; both are read optionally
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
   return e?.name === "NotFound" || e?.name === "NoSuchKey" || e?.$metadata?.httpStatusCode === 404;
 }

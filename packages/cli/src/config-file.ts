@@ -25,12 +25,15 @@ export async function readConfigFile(file: string): Promise<StoredConfig> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
+    // cast: a failed readFile throws Node's errno error; only its code is compared
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw err;
   }
   try {
+    // cast: JSON.parse is typed any; unknown makes the checks below necessary
     const data = JSON.parse(text) as unknown;
     if (data && typeof data === "object" && !Array.isArray(data)) {
+      // cast: checked to be a plain object just above; its fields are checked one by one
       const { server, key } = data as Record<string, unknown>;
       return {
         ...(typeof server === "string" ? { server } : {}),

@@ -36,6 +36,7 @@ export async function downloadFile(opts: DownloadOptions): Promise<{ sizeBytes: 
       const retryable =
         !(err instanceof ApiFailure) || err.status >= 500 || [408, 429].includes(err.status);
       if (!retryable) throw err;
+      // cast: fetch rejects with an Error (a TypeError or an AbortError)
       reason = (err as Error).message;
       if (attempt >= max) {
         if (err instanceof ApiFailure) throw err;
@@ -56,6 +57,7 @@ async function downloadOnce(opts: DownloadOptions): Promise<{ sizeBytes: number 
     const text = await res.text().catch(() => "");
     let detail = `The download answered HTTP ${res.status}.`;
     try {
+      // cast: an error body read leniently; a missing detail falls back to the status text
       detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
     } catch {
       // Not JSON (S3 XML, a proxy page): keep the status line.
@@ -78,6 +80,7 @@ async function downloadOnce(opts: DownloadOptions): Promise<{ sizeBytes: number 
   });
   try {
     await pipeline(
+      // cast: the DOM lib's and node:stream/web's ReadableStream are one class at run time, typed apart
       Readable.fromWeb(res.body as import("node:stream/web").ReadableStream),
       counter,
       createWriteStream(tmp, { flags: "wx" }),

@@ -63,6 +63,7 @@ export class Interrupted extends CliFailure {
 
 /** Whether an error is the AbortError of a request or sleep cut short by a signal. */
 export function isAbort(err: unknown): boolean {
+  // cast: any thrown value; only its name and code are compared, absent ones are fine
   const e = err as { name?: string; code?: string } | null;
   return e?.name === "AbortError" || e?.code === "ABORT_ERR" || err instanceof Interrupted;
 }

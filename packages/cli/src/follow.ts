@@ -51,6 +51,7 @@ export async function followJob<J>(opts: FollowOptions<J>): Promise<J> {
       if (opts.signal?.aborted || isAbort(err)) throw new Interrupted();
       if (!isTransient(err) || ++failures >= maxFailures) throw err;
       const delayMs = backoffMs(failures, 1000);
+      // cast: the client's calls reject with its KinoraError or fetch's Error
       opts.onRetry?.(failures, delayMs, (err as Error).message);
       await pause(delayMs, opts.signal);
       continue;

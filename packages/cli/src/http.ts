@@ -82,6 +82,7 @@ export class ApiClient {
     const options: CallOptions = { signal };
     if (extras.idempotencyKey) options.idempotencyKey = extras.idempotencyKey;
     try {
+      // cast: the client's call is generic per operation id; this wrapper passes K's own input and output through
       const call = this.kinora.call as (
         id: K,
         input: Input<K>,
@@ -98,7 +99,9 @@ export class ApiClient {
     if (timeout.aborted) return new NetworkFailure(`${this.server} did not answer in time.`);
     if (isAbort(err)) return new Interrupted();
     const cause = err instanceof KinoraNetworkError ? err.cause : err;
+    // cast: fetch's TypeError carries the socket error as `cause` (undici), untyped
     const inner = (cause as { cause?: { code?: string; message?: string } })?.cause;
+    // cast: any thrown value; only its message is read, and an absent one falls through to String(cause)
     const why = inner?.code ?? inner?.message ?? (cause as Error)?.message ?? String(cause);
     return new NetworkFailure(
       `Could not reach ${this.server} (${why}). Is the address right? Set it with --server URL or KINORA_SERVER.`,

@@ -51,6 +51,7 @@ export function clientUsageLines(): string[] {
 const NEGATIVE = /^-\$?\d/;
 const ESCAPE = "\0";
 const unescaped = <T>(v: T): T =>
+  // cast: unescaping keeps the value's kind (a string stays a string, a list a list)
   (typeof v === "string" && v.startsWith(ESCAPE) ? v.slice(1) : v) as T;
 
 /**
@@ -69,6 +70,7 @@ export function parseCommandLine(
       strict: true,
     });
     return {
+      // cast: the same keys as parseArgs gave, each value unescaped in place
       values: Object.fromEntries(
         Object.entries(values).map(([k, v]) => [k, unescaped(v)]),
       ) as ParsedArgs["values"],
@@ -76,6 +78,7 @@ export function parseCommandLine(
     };
   } catch (err) {
     // Node's text goes on about "--" for positionals starting with a dash; the first sentence says it.
+    // cast: parseArgs throws a TypeError with a message (ERR_PARSE_ARGS_*)
     const first = (err as Error).message.split(". To specify")[0]?.replace(/\.$/, "");
     throw new UsageError(`${first}. See kinora ${command.name} --help.`);
   }

@@ -177,6 +177,7 @@ export async function cancelAfterStop<J extends AnyJob>(
       message: `Cancelled ${job.id}; ${dollars(job.amount_cents ?? 0)} was refunded to your balance${balance}.`,
     };
   } catch (err) {
+    // cast: the client's calls reject with its KinoraError or fetch's Error
     const why = isAbort(err) ? "no answer in time" : (err as Error).message;
     return {
       cancelled: false,

@@ -22,8 +22,10 @@ interface ServerPackage {
 async function loadServer(): Promise<ServerPackage | null> {
   const name = "@kinora/server";
   try {
+    // cast: a dynamic import of @kinora/server, whose entry exports the ServerPackage shape
     return (await import(name)) as ServerPackage;
   } catch (err) {
+    // cast: a failed import throws Node's error with a code (ERR_MODULE_NOT_FOUND)
     const e = err as NodeJS.ErrnoException;
     const missing =
       (e.code === "ERR_MODULE_NOT_FOUND" || e.code === "MODULE_NOT_FOUND") &&

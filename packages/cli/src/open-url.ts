@@ -14,6 +14,7 @@ export function openUrl(
         : ["xdg-open", [url]];
   return new Promise((resolve) => {
     try {
+      // cast: the argument list for this platform, built just above as strings
       const child = spawn(command, args as string[], { detached: true, stdio: "ignore" });
       child.once("error", () => resolve(false));
       child.once("spawn", () => {

@@ -117,6 +117,7 @@ function runFfprobe(args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   });
 }
 
+// cast: spawn's failure is Node's errno error; only its code is compared
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === "ENOENT";
 
 /**
@@ -136,10 +137,12 @@ export async function probeVideo(
     const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file];
     const probe = await runFfprobe(args, env);
     if (probe.code !== 0) throw new Error(probe.stderr || `ffprobe exited with ${probe.code}`);
+    // cast: ffprobe's JSON, read leniently: each field is checked before use
     data = JSON.parse(probe.stdout) as ProbeJson;
   } catch (err) {
     if (isMissing(err)) return fromHeader(file);
     // ffprobe's own words ("moov atom not found") are for a bug report, not for the person.
+    // cast: any thrown value; its message (or itself) is only shown
     const said = String((err as Error).message ?? err)
       .trim()
       .split("\n")[0];

@@ -20,6 +20,7 @@ const TYPE_AHEAD_MS = 60;
  * price was being fetched must not answer a question the person has not seen yet).
  */
 async function discardTypeAhead(stdin: Streams["stdin"]): Promise<void> {
+  // cast: a TTY stdin has setRawMode; a test's or a pipe's does not, and it is checked before use
   const tty = stdin as Streams["stdin"] & { setRawMode?: (raw: boolean) => void };
   if (!tty.isTTY || typeof tty.setRawMode !== "function") return;
   // Raw mode makes a half-typed line readable too, so it is dropped with the rest.

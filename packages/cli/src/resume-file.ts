@@ -32,7 +32,9 @@ export function resumeFilePath(configHome: string): string {
 
 async function readEntries(file: string): Promise<ResumeEntry[]> {
   try {
+    // cast: JSON.parse is typed any; unknown makes the check below necessary
     const parsed = JSON.parse(await readFile(file, "utf8")) as unknown;
+    // cast: written by this module from ResumeEntry[]; an array is all that is checked
     return Array.isArray(parsed) ? (parsed as ResumeEntry[]) : [];
   } catch {
     // Missing or damaged: nothing to resume (a damaged record is rewritten on the next save).

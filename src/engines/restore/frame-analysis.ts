@@ -62,6 +62,7 @@ export interface FrameAnalysis {
 /** The probe sends every PAIR_EVERY-th frame with the one after it (probe-video.ts). */
 export const PAIR_EVERY = 5;
 
+// cast: the middle index of a non-empty list (callers pass at least one reading)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 

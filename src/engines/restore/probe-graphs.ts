@@ -118,6 +118,7 @@ function seekingHeads(
 function throughHeads(path: string, source: SourceInfo, samples: Sample[]): Heads {
   const own = graphOpensFile(source);
   const t0 = own ? (source.startTimeSec ?? 0) : 0;
+  // cast: the plan always has at least one excerpt
   const last = samples.at(-1) as Sample;
   const outs = samples.map((_, i) => `[t${i}]`).join("");
   const length = secondsText(last.startSec + last.seconds);

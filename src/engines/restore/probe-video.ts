@@ -190,6 +190,7 @@ function planAnalysis(
     return file ? `${head},${printTimes(file)}` : head;
   });
   // Independent excerpts run in processes side by side, each over a run of them; the rest in one.
+  // cast: marked and placed are made from the same excerpts, index for index
   const excerpts = marked.map((head, i) => ({ head, sample: placed[i] as Sample }));
   const runs = heads.split ? runsOf(excerpts, processes) : [excerpts];
   let offset = 0;

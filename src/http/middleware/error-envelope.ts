@@ -20,6 +20,7 @@ export const errorEnvelope = createMiddleware<AppEnv>(async (c, next) => {
     return;
   }
   if (!body || typeof body !== "object" || Array.isArray(body)) return;
+  // cast: checked to be a plain object just above; its fields are checked one by one
   const error = body as Record<string, unknown>;
   if (typeof error.detail !== "string") return;
   if (isErrorCode(error.code) && typeof error.request_id === "string") return;

@@ -17,6 +17,7 @@ export function clientAddress(c: Context<AppEnv>, trustProxy: boolean): string {
     const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return addressForRules(forwarded);
   }
+  // cast: @hono/node-server puts Node's IncomingMessage in c.env (Hono types env as the app's bindings)
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
   return addressForRules(incoming?.socket?.remoteAddress ?? "local");

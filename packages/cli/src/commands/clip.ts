@@ -64,6 +64,7 @@ async function source(image: string): Promise<Source> {
 }
 
 function options(ctx: ClientContext) {
+  // cast: the server checks the size against its enum and refuses another with the allowed values
   const size = (stringArg(ctx.args, "size") ?? "480p") as ClipSize;
   if (size !== "480p" && size !== "720p") throw new UsageError("--size must be 480p or 720p.");
   const seedText = stringArg(ctx.args, "seed");

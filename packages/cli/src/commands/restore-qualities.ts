@@ -15,6 +15,7 @@ import { UsageError } from "../failures.js";
 /** The quality used when none is asked for (the server's default too). */
 const DEFAULT_QUALITY: RestoreQuality = "enhanced";
 
+// cast: Object.keys of the generated label table is exactly its qualities (TS types keys as string)
 const QUALITIES = Object.keys(RESTORE_QUALITY_LABELS) as RestoreQuality[];
 
 /** The name the client shows for a quality: its display label as one word, `studio-max`. */
@@ -58,6 +59,7 @@ interface PriceTable {
 }
 
 function isPriceTable(value: unknown): value is PriceTable {
+  // cast: a server's price table read leniently: each field is checked with typeof before use
   const t = value as PriceTable | null;
   return (
     typeof t?.included_minutes === "number" &&

@@ -70,6 +70,7 @@ async function clientMetadata(c: Context<AppEnv>): Promise<Record<string, unknow
     throw new OAuthError("invalid_client_metadata", "Send the client metadata as a JSON object.");
   }
   // A non-null, non-array object: its fields are checked one by one by registerClient.
+  // cast: checked to be a plain object just above; registerClient checks its fields one by one
   return metadata as Record<string, unknown>;
 }
 

@@ -11,6 +11,7 @@ export async function oauthParams(c: Context<AppEnv>): Promise<Record<string, st
   let raw: Record<string, unknown>;
   if (/^application\/json\b/i.test(type)) {
     try {
+      // cast: read leniently: each OAuth parameter is checked with typeof where it is used
       raw = (await c.req.json()) as Record<string, unknown>;
     } catch {
       throw new OAuthError("invalid_request", "The body is not valid JSON.");
@@ -39,6 +40,7 @@ export async function oauthParams(c: Context<AppEnv>): Promise<Record<string, st
 /** An OAuth error response (RFC 6749 §5.2): JSON, no caching. */
 export function oauthErrorResponse(c: Context<AppEnv>, err: OAuthError) {
   c.header("Cache-Control", "no-store");
+  // cast: an OAuthError's status is 400 or 401 (RFC 6749 §5.2), set by its constructor
   return c.json(err.body(), err.status as 400 | 401);
 }
 

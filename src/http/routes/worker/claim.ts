@@ -57,6 +57,7 @@ export function registerClaim(
         `this server runs no ${b.kinds.join(", ")} jobs; it runs ${s.kinds.join(", ")}.`,
       );
     }
+    // cast: every name was checked against the server's kinds just above
     const item = await s.claim(kinds as JobKind[], b.worker_id, b.wait_ms ?? 0);
     return c.json({ item }, 200);
   });

@@ -103,6 +103,7 @@ export function registerReports(
   app.openapi(
     reportRoute("heartbeat", "Extend the lease, report progress", body.heartbeat, auth),
     async (c) => {
+      // cast: the route validated the body with the kind's schema, a HeartbeatBody
       const b = c.req.valid("json") as z.infer<typeof HeartbeatBody>;
       const { id } = c.req.valid("param");
       const q = await queueFor(source, b.kind);
@@ -113,6 +114,7 @@ export function registerReports(
   app.openapi(
     reportRoute("note", "Tell what the attempt learned so far", body.note, auth),
     async (c) => {
+      // cast: the route validated the body with the kind's schema, a NoteBody
       const b = c.req.valid("json") as z.infer<typeof NoteBody>;
       const { id } = c.req.valid("param");
       const q = await queueFor(source, b.kind);
@@ -120,12 +122,14 @@ export function registerReports(
     },
   );
   app.openapi(reportRoute("complete", "Report the job done", body.complete, auth), async (c) => {
+    // cast: the route validated the body with the kind's schema, a CompleteBody
     const b = c.req.valid("json") as z.infer<typeof CompleteBody>;
     const { id } = c.req.valid("param");
     const q = await queueFor(source, b.kind);
     return c.json(answer(await q.complete(id, b.worker_id, b.result), id), 200);
   });
   app.openapi(reportRoute("fail", "Report the attempt failed", body.fail, auth), async (c) => {
+    // cast: the route validated the body with the kind's schema, a FailBody
     const b = c.req.valid("json") as z.infer<typeof FailBody>;
     const { id } = c.req.valid("param");
     const q = await queueFor(source, b.kind);
@@ -134,6 +138,7 @@ export function registerReports(
   app.openapi(
     reportRoute("release", "Hand the job back (worker shutting down)", body.release, auth),
     async (c) => {
+      // cast: the route validated the body with the kind's schema, a ReleaseBody
       const b = c.req.valid("json") as z.infer<typeof ReleaseBody>;
       const { id } = c.req.valid("param");
       const q = await queueFor(source, b.kind);

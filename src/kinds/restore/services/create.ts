@@ -64,6 +64,7 @@ export function checkRestoreRequest(
 
 function checkContentType(contentType: string): string {
   const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  // cast: widens the literal tuple to compare any content type against it
   if (!(VIDEO_CONTENT_TYPES as readonly string[]).includes(type)) {
     throw invalidField(
       "content_type",
