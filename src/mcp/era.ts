@@ -16,10 +16,10 @@ import {
   classifyInboundRequest,
   type InboundClassificationOutcome,
 } from "@modelcontextprotocol/server";
+import { isRecord, type JsonRecord } from "../domain/records.js";
+import { plainToolCall } from "./plain-call.js";
 
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
-const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
-const PARAMS_KEYS = new Set(["name", "arguments", "_meta"]);
 /** The envelope keys a memo key may write by hand (envelopeKey), and the values it may. */
 const HAND_KEYED = new Set([
   `${ENVELOPE_PREFIX}protocolVersion`,
@@ -29,16 +29,7 @@ const PLAIN_VALUE = /^[\w.-]{1,64}$/;
 /** Distinct header-and-envelope combinations kept; past it the memo starts again. */
 const MEMO_MAX = 512;
 
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function onlyKeys(obj: JsonObject, allowed: ReadonlySet<string>): boolean {
-  for (const key in obj) if (!allowed.has(key)) return false;
-  return true;
-}
+type JsonObject = JsonRecord;
 
 /** The headers the classifier reads (and the fast path checks against the body). */
 export interface EraHeaders {
@@ -68,17 +59,10 @@ function sdkClassify(h: EraHeaders, body: unknown): InboundClassificationOutcome
 
 /** The `_meta` of a plain tools/call holding envelope keys only (undefined: none); false otherwise. */
 function plainCallMeta(body: unknown): JsonObject | undefined | false {
-  if (!isObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call") return false;
-  const { id, params } = body;
-  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false;
-  if (!onlyKeys(body, MESSAGE_KEYS) || !isObject(params) || !onlyKeys(params, PARAMS_KEYS)) {
-    return false;
-  }
-  if (typeof params.name !== "string") return false;
-  if (params.arguments !== undefined && !isObject(params.arguments)) return false;
-  const meta = params._meta;
+  const plain = plainToolCall(body);
+  if (!plain) return false;
+  const { meta } = plain;
   if (meta === undefined) return undefined;
-  if (!isObject(meta)) return false;
   for (const key in meta) if (!key.startsWith(ENVELOPE_PREFIX)) return false;
   return meta;
 }
@@ -96,7 +80,7 @@ function envelopeKey(meta: JsonObject): string {
     const value = meta[name];
     if (!HAND_KEYED.has(name)) return JSON.stringify(meta);
     if (typeof value === "string" && PLAIN_VALUE.test(value)) key += `${name}=${value}\n`;
-    else if (isObject(value) && isEmpty(value)) key += `${name}={}\n`;
+    else if (isRecord(value) && isEmpty(value)) key += `${name}={}\n`;
     else return JSON.stringify(meta);
   }
   return key;

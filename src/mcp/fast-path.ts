@@ -19,9 +19,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
+import type { JsonRecord } from "../domain/records.js";
 import { callTool } from "./call.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
 import type { EraHeaders } from "./era.js";
+import { plainToolCall } from "./plain-call.js";
 import { SERVER_INFO } from "./server.js";
 
 const MODERN_REVISION = "2026-07-28";
@@ -35,8 +37,6 @@ const MODERN_ENVELOPE_KEYS = new Set([
   `${ENVELOPE}clientInfo`,
 ]);
 const NO_ENVELOPE = new Set<string>();
-const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
-const PARAMS_KEYS = new Set(["name", "arguments", "_meta"]);
 
 /** A call the fast path answers. */
 export interface HotCall {
@@ -53,31 +53,13 @@ export interface JsonAnswer {
   json: string;
 }
 
-type JsonObject = Record<string, unknown>;
+type JsonObject = JsonRecord;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function onlyKeys(obj: JsonObject, allowed: ReadonlySet<string>): boolean {
-  for (const key in obj) if (!allowed.has(key)) return false;
-  return true;
-}
-
-/** The message, tool and arguments of a plain `tools/call`, or undefined. */
+/** The message, tool and arguments of a plain `tools/call` of a known tool, or undefined. */
 function plainCall(body: unknown, byName: ReadonlyMap<string, Operation>) {
-  if (!isObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call") return;
-  const { id, params } = body;
-  if (typeof id !== "string" && !Number.isSafeInteger(id)) return;
-  if (!onlyKeys(body, MESSAGE_KEYS) || !isObject(params) || !onlyKeys(params, PARAMS_KEYS)) return;
-  const name = params.name;
-  const op = typeof name === "string" ? byName.get(name) : undefined;
-  const args = params.arguments;
-  if (!op || (args !== undefined && !isObject(args))) return;
-  const meta = params._meta;
-  if (meta !== undefined && !isObject(meta)) return;
-  // cast: checked just above: a string or a safe integer
-  return { id: id as string | number, name: name as string, op, args, meta };
+  const plain = plainToolCall(body);
+  const op = plain && byName.get(plain.name);
+  return op ? { ...plain, op } : undefined;
 }
 
 /**
