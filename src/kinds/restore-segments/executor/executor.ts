@@ -15,7 +15,6 @@ import {
   restoreSegment,
   restoreSound,
 } from "../../../engines/restore/index.js";
-import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 import {
   type ExecuteContext,
   type Executor,
@@ -23,6 +22,7 @@ import {
   type WorkItem,
   type WorkResult,
 } from "../../../jobs/work.js";
+import { storeBeforeAfter } from "../../../workers/before-after.js";
 import { downloadInput, type FetchLike, uploadOutput } from "../../../workers/transfer.js";
 import { SegmentWorkParams } from "../services/spec.js";
 
@@ -113,8 +113,7 @@ async function runJoin(
 
 /**
  * The before/after still (and full-size frames) of the joined result, as a one-piece restore's
- * worker makes them: the input read at the middle by a range request. A courtesy — a restore
- * without one is still done — so a failure only leaves it out (an abort still stops the join).
+ * worker makes them: the input read at the middle by a range request.
  */
 async function joinedStill(
   item: Item,
@@ -125,39 +124,8 @@ async function joinedStill(
 ): Promise<void> {
   const { still, frames } = item.params;
   if (!still) return;
-  const stillPath = path.join(ctx.workDir, "still.jpg");
-  const sized = joined.width > 0 && joined.height > 0;
-  const framePaths =
-    frames && sized
-      ? { before: path.join(ctx.workDir, "before.jpg"), after: path.join(ctx.workDir, "after.jpg") }
-      : undefined;
-  const store = (headers: Record<string, string>, file: string) =>
-    uploadOutput(
-      fetchImpl,
-      { outputUrl: item.outputUrl, outputHeaders: headers },
-      file,
-      "image/jpeg",
-      ctx.signal,
-    );
-  try {
-    await makeBeforeAfterStill({
-      inputPath: item.inputUrl,
-      outputPath,
-      stillPath,
-      frames: framePaths,
-      durationSec: joined.durationSec,
-      width: joined.width,
-      height: joined.height,
-      signal: ctx.signal,
-    });
-    await store(still.headers, stillPath);
-    if (frames && framePaths) {
-      await store(frames.before.headers, framePaths.before);
-      await store(frames.after.headers, framePaths.after);
-    }
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-  }
+  const sources = { inputPath: item.inputUrl, outputPath, ...joined };
+  await storeBeforeAfter(fetchImpl, item, { still, frames }, ctx, sources);
 }
 
 type Put = (file: string) => Promise<number>;

@@ -7,7 +7,6 @@
 import path from "node:path";
 import type { RestoreEngine, RestoreOutcome } from "../../../engines/contracts.js";
 import { analyseForSegments, MediaError } from "../../../engines/restore/index.js";
-import { makeBeforeAfterStill } from "../../../engines/restore/still.js";
 import {
   type ExecuteContext,
   type Executor,
@@ -15,6 +14,7 @@ import {
   type WorkItem,
   type WorkResult,
 } from "../../../jobs/work.js";
+import { storeBeforeAfter } from "../../../workers/before-after.js";
 import { downloadInput, type FetchLike, uploadOutput } from "../../../workers/transfer.js";
 import { tooLong } from "../rules/limits.js";
 import { RESTORE_MESSAGES } from "../rules/transitions.js";
@@ -81,8 +81,9 @@ async function storeResult(
   const { inputPath, outputPath, realSec, result } = files;
   const outputBytes = await uploadOutput(fetchImpl, item, outputPath, "video/mp4", ctx.signal);
   // The still is a courtesy: a restore without one is still done.
-  const still = item.params.still
-    ? await storeStill(fetchImpl, item, item.params, ctx, {
+  const { still: stillTicket, frames } = item.params;
+  const still = stillTicket
+    ? await storeBeforeAfter(fetchImpl, item, { still: stillTicket, frames }, ctx, {
         inputPath,
         outputPath,
         durationSec: realSec,
@@ -218,49 +219,4 @@ function startEarly<T>(
       own.abort();
     },
   };
-}
-
-/**
- * Makes the before/after still (and, when the server asks for them, the two frames at the
- * result's size) and stores each by its ticket; false when any step failed.
- */
-async function storeStill(
-  fetchImpl: FetchLike,
-  item: WorkItem<RestoreWorkParams>,
-  params: RestoreWorkParams,
-  ctx: ExecuteContext,
-  files: {
-    inputPath: string;
-    outputPath: string;
-    durationSec: number;
-    width: number;
-    height: number;
-  },
-): Promise<boolean> {
-  const stillPath = path.join(ctx.workDir, "still.jpg");
-  // Full-size frames need the result's size (engines report it; 0 when they could not tell).
-  const frames =
-    params.frames && files.width > 0 && files.height > 0
-      ? { before: path.join(ctx.workDir, "before.jpg"), after: path.join(ctx.workDir, "after.jpg") }
-      : undefined;
-  const store = (headers: Record<string, string>, file: string) =>
-    uploadOutput(
-      fetchImpl,
-      { outputUrl: item.outputUrl, outputHeaders: headers },
-      file,
-      "image/jpeg",
-      ctx.signal,
-    );
-  try {
-    await makeBeforeAfterStill({ ...files, stillPath, frames, signal: ctx.signal });
-    if (params.still) await store(params.still.headers, stillPath);
-    if (params.frames && frames) {
-      await store(params.frames.before.headers, frames.before);
-      await store(params.frames.after.headers, frames.after);
-    }
-    return true;
-  } catch {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    return false;
-  }
 }
