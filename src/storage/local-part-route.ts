@@ -21,7 +21,11 @@ import { contentLength, fail, isClientAbort, requestChunks } from "./local-http.
 import type { LocalMultipart, PartOutcome } from "./local-multipart.js";
 import { type PartClaims, verifyToken } from "./local-token.js";
 
-interface PartRouteDeps {
+/**
+ * What the local store's routes (./local-routes.ts) and this one need: the disk, the uploads
+ * in parts, the signer, the clock, the guard.
+ */
+export interface LocalRoutesDeps {
   disk: LocalDisk;
   multipart: LocalMultipart;
   signer: Signer;
@@ -33,7 +37,7 @@ const NO_UPLOAD =
   "no upload in parts is open at this link: it was completed or aborted; ask for the upload's state";
 
 /** Receives one part; see the module comment for the answers. */
-export async function handlePart(c: Context, deps: PartRouteDeps): Promise<Response> {
+export async function handlePart(c: Context, deps: LocalRoutesDeps): Promise<Response> {
   const check = verifyToken(c.req.param("token") ?? "", "part", deps.signer, deps.now());
   if (!check.ok) return fail(c, "link_invalid", check.detail);
   const claims = check.claims;

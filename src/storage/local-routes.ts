@@ -13,23 +13,12 @@
  */
 import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
-import type { Signer } from "../signing.js";
-import { attachmentDisposition, type UploadGuard } from "./blob-store.js";
+import { attachmentDisposition } from "./blob-store.js";
 import { decideRange, ifRangeMatches } from "./http-range.js";
-import type { LocalDisk, OpenedObject } from "./local-disk.js";
+import type { OpenedObject } from "./local-disk.js";
 import { fail, isClientAbort, requestChunks } from "./local-http.js";
-import type { LocalMultipart } from "./local-multipart.js";
-import { handlePart } from "./local-part-route.js";
+import { handlePart, type LocalRoutesDeps } from "./local-part-route.js";
 import { type DownloadClaims, type UploadClaims, verifyToken } from "./local-token.js";
-
-/** What the routes need: the disk, the uploads in parts, the signer, the clock, the guard. */
-export interface LocalRoutesDeps {
-  disk: LocalDisk;
-  multipart: LocalMultipart;
-  signer: Signer;
-  now: () => number;
-  guard?: UploadGuard;
-}
 
 const USED_LINK =
   "this upload link was already used: the file arrived, and a link accepts one file";
