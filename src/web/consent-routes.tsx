@@ -16,26 +16,12 @@ import { AGENT_KEY_LIMIT_CENTS } from "../domain/limits.js";
 import type { AppEnv } from "../http/env.js";
 import { clientAddress } from "../http/middleware/rate-limit.js";
 import type { Router } from "../http/router.js";
+import type { CheckedConsent, ConsentRequest } from "../oauth/consent-check.js";
 import { ConsentPage, type ConsentView, NewWalletPage, ProblemPage } from "./consent-pages.js";
 import { type FormValues, formValues, one, parseDollars } from "./console-forms.js";
 import { decisionPageHeaders } from "./layout.js";
 import { type Caller, callerOf, callOperation, type PagesSurface } from "./operation-client.js";
 import { csrfToken, csrfValid, readSession, startSession, type WebDeps } from "./session.js";
-
-/** A request the consent page may show: the app asking, and where a decision goes. */
-export interface ConsentRequest {
-  clientName: string;
-  clientUri: string | null;
-  redirectUri: string;
-  redirectHost: string;
-  state: string | undefined;
-}
-
-/** How the page reads a request: show it, or say why it cannot go on (never a redirect). */
-export type CheckedConsent =
-  | { ok: ConsentRequest }
-  | { untrusted: string }
-  | { problem: { description: string; back: { href: string; host: string } } };
 
 /** What the consent pages are given by composition: the operations and OAuth's request rules. */
 export interface ConsentDeps {
