@@ -6,7 +6,7 @@
  */
 import type { Child } from "hono/jsx";
 import { displayCents } from "../domain/money.js";
-import { Page } from "./layout.js";
+import { Page, WalletKeyField } from "./layout.js";
 import { Owned } from "./owned-text.js";
 
 /** What the consent page shows about the app asking. */
@@ -70,15 +70,7 @@ function SignIn(props: { v: ConsentView }) {
       <h2>Sign in to your balance</h2>
       <form method="post" action="/oauth/authorize">
         <Hidden v={props.v} />
-        <label for="wallet_key">Wallet key</label>
-        <input
-          id="wallet_key"
-          name="wallet_key"
-          type="password"
-          autocomplete="off"
-          placeholder="pmk_…"
-          required
-        />
+        <WalletKeyField />
         <button type="submit" name="action" value="signin" class="pay">
           Sign in
         </button>

@@ -20,7 +20,7 @@ import { Keys, keyName } from "./console-keys.js";
 import { SpendingChart } from "./console-spending.js";
 import { Webhooks } from "./console-webhooks.js";
 import { type FormError, FormErrorText, Hidden, typed } from "./form-error.js";
-import { Page } from "./layout.js";
+import { Page, WalletKeyField } from "./layout.js";
 import { ownedText } from "./owned-text.js";
 
 export { keyName } from "./console-keys.js";
@@ -37,15 +37,7 @@ export function SignInPage(props: { csrf: string; error?: string; next?: string 
       <form method="post" action="/console/signin">
         <Hidden csrf={props.csrf} />
         {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
-        <label for="wallet_key">Wallet key</label>
-        <input
-          id="wallet_key"
-          name="wallet_key"
-          type="password"
-          autocomplete="off"
-          placeholder="pmk_…"
-          required
-        />
+        <WalletKeyField />
         <button type="submit" class="pay">
           Sign in
         </button>

@@ -92,6 +92,26 @@ export function Page(props: {
 }
 
 /** Pages carry no scripts and may only post forms back to kinora. */
+/**
+ * The wallet key field of every sign-in form (the console's, the consent page's): a password
+ * input, never filled in by the browser, that the form posts as `wallet_key`.
+ */
+export function WalletKeyField() {
+  return (
+    <>
+      <label for="wallet_key">Wallet key</label>
+      <input
+        id="wallet_key"
+        name="wallet_key"
+        type="password"
+        autocomplete="off"
+        placeholder="pmk_…"
+        required
+      />
+    </>
+  );
+}
+
 export const PAGE_HEADERS = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
