@@ -5,6 +5,7 @@
  */
 import { SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
+import { isRecord } from "../domain/records.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
 import { verifyRequestState } from "./request-state.js";
 import { SERVER_INFO } from "./server.js";
@@ -16,7 +17,6 @@ import {
   cancelTask,
   declaresTasks,
   getTask,
-  isObject,
   type JsonObject,
   PROTOCOL_VERSION_KEY,
   TaskRpcError,
@@ -37,7 +37,7 @@ export function taskPathCall(
   params: JsonObject,
   versionHeader: string | undefined,
 ): McpCall {
-  const meta = isObject(params._meta) ? params._meta : {};
+  const meta = isRecord(params._meta) ? params._meta : {};
   const rest: JsonObject = {};
   for (const key in meta) if (!key.startsWith("io.modelcontextprotocol/")) rest[key] = meta[key];
   const state = params.requestState;
@@ -60,7 +60,7 @@ export function taskPathCall(
       | undefined,
     progressToken: undefined,
     notify: undefined,
-    inputResponses: isObject(params.inputResponses) ? params.inputResponses : undefined,
+    inputResponses: isRecord(params.inputResponses) ? params.inputResponses : undefined,
     requestState,
     meta: Object.keys(rest).length ? rest : undefined,
   };
@@ -97,11 +97,11 @@ export function taskRequest(
   message: unknown,
   tools: ReadonlyMap<string, Operation>,
 ): { id: string | number; method: string; params: JsonObject } | undefined {
-  if (!isObject(message) || message.jsonrpc !== "2.0") return;
+  if (!isRecord(message) || message.jsonrpc !== "2.0") return;
   const { id, method, params } = message;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return;
-  if (typeof method !== "string" || !isObject(params)) return;
-  const meta = isObject(params._meta) ? params._meta : undefined;
+  if (typeof method !== "string" || !isRecord(params)) return;
+  const meta = isRecord(params._meta) ? params._meta : undefined;
   // cast: the client's declared capabilities, read leniently by asksForTask
   const capabilities = meta?.[CLIENT_CAPABILITIES_KEY] as JsonObject | undefined;
   const isTaskMethod =
@@ -131,7 +131,7 @@ export async function answerTaskRequest(
       return taskAnswer(era, id, await callAsTask(mcp, era, params, call));
     }
     if (era === "modern") {
-      const meta = isObject(params._meta) ? params._meta : undefined;
+      const meta = isRecord(params._meta) ? params._meta : undefined;
       if (!declaresTasks(meta?.[CLIENT_CAPABILITIES_KEY])) {
         throw new TaskRpcError(-32021, "Missing required client capability", {
           requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },

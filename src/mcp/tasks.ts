@@ -29,6 +29,7 @@ import {
   RELATED_TASK_META_KEY,
 } from "@modelcontextprotocol/server";
 import type { Operation } from "../api/operation.js";
+import { isRecord, type JsonRecord } from "../domain/records.js";
 import { callTool } from "./call.js";
 import { catalogue } from "./catalogue.js";
 import type { McpCall, McpContext, McpEra } from "./context.js";
@@ -68,12 +69,7 @@ interface TaskClaims {
 type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 /** A JSON object as read from a request. */
-export type JsonObject = Record<string, unknown>;
-
-/** Whether a parsed JSON value is an object (not null, not an array). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type JsonObject = JsonRecord;
 
 /** A JSON-RPC error to answer instead of a result. */
 export class TaskRpcError extends Error {
@@ -105,14 +101,14 @@ export function asksForTask(
   tools: ReadonlyMap<string, Operation>,
 ): boolean {
   if (!followToolOf(tools, tool)) return false;
-  if (era === "legacy") return isObject(params.task);
+  if (era === "legacy") return isRecord(params.task);
   return declaresTasks(capabilities);
 }
 
 /** Whether 2026-07-28 client capabilities declare the Tasks extension. */
 export function declaresTasks(capabilities: unknown): boolean {
-  const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
-  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
+  const extensions = isRecord(capabilities) ? capabilities.extensions : undefined;
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
 }
 
 /** The body a tool result carries as text (our results are always one JSON text). */
@@ -123,7 +119,7 @@ function bodyOf(result: CallToolResult): JsonObject {
 }
 
 function jobOf(body: JsonObject): JsonObject | undefined {
-  return isObject(body.job) ? body.job : undefined;
+  return isRecord(body.job) ? body.job : undefined;
 }
 
 const WAITING: Record<string, string> = {
