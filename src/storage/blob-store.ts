@@ -169,6 +169,16 @@ export function assertUploadSize(sizeBytes: number, maxBytes: number): void {
   }
 }
 
+/** What every store checks before it signs a download link: key, lifetime and any type. */
+export function assertDownloadRequest(
+  key: string,
+  { expiresInSec, contentType }: { expiresInSec: number; contentType?: string | undefined },
+): void {
+  assertValidKey(key);
+  assertLifetime(expiresInSec);
+  if (contentType !== undefined) assertContentType(contentType);
+}
+
 /** What every store checks before it signs an upload link: key, type, size and lifetime. */
 export function assertUploadRequest(
   key: string,

@@ -11,7 +11,7 @@ import type { Hono } from "hono";
 import { createSigner, type Signer } from "../signing.js";
 import {
   assertContentType,
-  assertLifetime,
+  assertDownloadRequest,
   assertUploadRequest,
   BlobNotFoundError,
   type BlobStore,
@@ -19,7 +19,6 @@ import {
   type UploadTicket,
 } from "./blob-store.js";
 import { nodeChunks, writeExactlyAtomic } from "./file-io.js";
-import { assertValidKey } from "./keys.js";
 import { createLocalDisk, type LocalDisk } from "./local-disk.js";
 import { createLocalMultipart } from "./local-multipart.js";
 import { localMultipartUploads } from "./local-multipart-store.js";
@@ -125,11 +124,10 @@ async function presignUpload(
 async function presignDownload(
   { baseUrl, signer, expiry }: LinkContext,
   key: string,
-  { expiresInSec, filename, contentType, inline }: Parameters<BlobStore["presignDownload"]>[1],
+  request: Parameters<BlobStore["presignDownload"]>[1],
 ): Promise<string> {
-  assertValidKey(key);
-  assertLifetime(expiresInSec);
-  if (contentType !== undefined) assertContentType(contentType);
+  assertDownloadRequest(key, request);
+  const { expiresInSec, filename, contentType, inline } = request;
   const token = signToken(
     {
       purpose: "download",

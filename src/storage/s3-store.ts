@@ -17,7 +17,7 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import {
   assertContentType,
-  assertLifetime,
+  assertDownloadRequest,
   assertUploadRequest,
   attachmentDisposition,
   type BlobInfo,
@@ -137,11 +137,10 @@ async function presignUpload(
 async function presignDownload(
   { presigner, bucket: Bucket, now }: S3Context,
   key: string,
-  { expiresInSec, filename, contentType, inline }: Parameters<BlobStore["presignDownload"]>[1],
+  request: Parameters<BlobStore["presignDownload"]>[1],
 ): Promise<string> {
-  assertValidKey(key);
-  assertLifetime(expiresInSec);
-  if (contentType !== undefined) assertContentType(contentType);
+  assertDownloadRequest(key, request);
+  const { expiresInSec, filename, contentType, inline } = request;
   const command = new GetObjectCommand({
     Bucket,
     Key: key,
