@@ -13,6 +13,7 @@
  * Writes bench/quality/out/ (git-ignored): results.json (merged with earlier runs' other cells
  * unless --fresh), table.md, cells.md, plans.json; references and damaged clips are cached in
  * out/cache between runs. One ffmpeg at a time: the figures are meant for a shared machine.
+ * BENCH_QUALITY_OUT=dir writes there instead, so two experiments never merge into one file.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -33,7 +34,9 @@ function option(name: string): string[] | null {
 }
 const flag = (name: string) => process.argv.includes(`--${name}`);
 
-const OUT = fileURLToPath(new URL("./out/", import.meta.url));
+const OUT = process.env.BENCH_QUALITY_OUT
+  ? `${process.env.BENCH_QUALITY_OUT.replace(/\/$/, "")}/`
+  : fileURLToPath(new URL("./out/", import.meta.url));
 const rowKey = (r: Row) => `${r.set}/${r.clip}/${r.degradation}/${r.contender}`;
 const load = () => loadavg()[0]?.toFixed(1) ?? "?";
 
