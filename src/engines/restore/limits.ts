@@ -82,6 +82,15 @@ export const LIMITS = {
   dropoutTopHat: 100,
   dropoutNeighbourTopHat: 60,
   /**
+   * From a dropout the repair follows its row through segments above dropoutExtendTopHat: where
+   * a streak crosses a bright picture it reads 20–90 (cups), and the tuning clips' segments
+   * without a streak read above 20 in at most 0.27 % (99th percentile ≤ 10; grain does not
+   * raise it: grain-10 cups and grain-4 storm read as their clean clips). 10 and 15 mended the
+   * tuning streaks no better (within 0.02 dB), 30 left 0.4 dB more on the clean cups (streak
+   * frames against their neighbours, Standard).
+   */
+  dropoutExtendTopHat: 20,
+  /**
    * Deflicker when consecutive frames' brightness differs by this much (8-bit codes, median over
    * the probe's frame pairs, where the picture lines up): clean and damaged tuning clips without
    * flicker read 0.00–0.25 (a dark forest's coding noise at the top).
