@@ -23,11 +23,31 @@ export const DENOISE = {
   /**
    * Studio Max on fine grain: non-local means at strength nlmeansPerSigma × σ (luma), which beat
    * hqdn3d by 0.3–3.3 dB of luma PSNR on the tuning set's fine grain (σ 2–6 between frames; 0.8σ
-   * to 1.6σ tried, 1.0σ best on colour) at ≈ 10× its cost. On coarse grain (drawn at 2 px:
-   * within-frame σ under 0.6 of the between-frame one) it lost 0.13 dB: hqdn3d stays there.
+   * to 1.6σ tried, 1.0σ best on colour) at ≈ 10× its cost, comparing patches of nlmeansPatch px.
    */
   nlmeansPerSigma: 1,
+  nlmeansPatch: 7,
+  nlmeansResearch: 15,
+  /**
+   * Coarse grain: within-frame σ under coarseGrain × the between-frame one (grains drawn at 2–3
+   * px). Studio Max compares patches of nlmeansCoarsePatch px there (tuning `forest grain-8-x2`,
+   * σ 8.3: luma PSNR 27.19 at 7 px, 27.85 at 11, against hqdn3d's 27.70; SSIM 0.575, 0.671,
+   * 0.651), after hqdn3d has taken out its colour.
+   */
   coarseGrain: 0.6,
+  nlmeansCoarsePatch: 11,
+  /**
+   * Coarse grain's colour at Enhanced and Studio Max: coarseChromaPerSigma × σ up to
+   * maxChromaCoarse. Their larger picture at a capped bitrate keeps more of what is left of a
+   * coarse grain than Standard's SD does (uncapped, Enhanced lost 1.2 dB of colour PSNR on
+   * `forest grain-8-x2`), and 2.8σ left Enhanced's colour under Standard's there (36.45 dB /
+   * SSIM 0.865 against 36.60 / 0.870). Enhanced on the tuning set's two coarse cells, colour PSNR
+   * at 2.8σ / 3.0σ / 3.4σ / 4.2σ: forest 36.45 / 36.70 / 36.98 / 36.98, `dune tape-b` (bled,
+   * faded tape; Standard 25.90) 25.91 / 25.86 / 25.75 / 25.51: 3.0σ is the most that keeps both
+   * at Standard's. Past 40 the forest lost again (50: 36.53).
+   */
+  coarseChromaPerSigma: 3,
+  maxChromaCoarse: 40,
   minLumaSigma: 1.85,
   minChromaSigma: 1,
   lumaPerSigma: 2.2,
@@ -40,8 +60,10 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
  * Spatial denoise (hqdn3d, no temporal part: it smears pans) scaled to the measured noise, the
- * same at Standard and Enhanced; Studio Max takes fine grain out with non-local means. None on a
- * plane whose noise is below its threshold, or when it is unmeasured.
+ * same at Standard and Enhanced but for coarse grain's colour, which the enhanced qualities take
+ * out harder; Studio Max takes grain out with non-local means (on coarse grain with larger
+ * patches, and hqdn3d for its colour). None on a plane whose noise is below its threshold, or
+ * when it is unmeasured.
  */
 export function decideDenoise(
   noise: Measurements["noise"],
@@ -59,30 +81,53 @@ export function decideDenoise(
   const strength = (sigma: number, min: number, perSigma: number, max: number) =>
     sigma < min ? 0 : round3(Math.min(max, sigma * perSigma));
   const luma = strength(noise.y, DENOISE.minLumaSigma, DENOISE.lumaPerSigma, DENOISE.maxLuma);
-  const chroma = strength(
-    noise.c,
-    DENOISE.minChromaSigma,
-    DENOISE.chromaPerSigma,
-    DENOISE.maxChroma,
-  );
-  const fine = noise.spatialY === undefined || noise.spatialY >= DENOISE.coarseGrain * noise.y;
-  if (quality === "enhanced_max" && luma > 0 && fine && caps.has("nlmeans")) {
+  const coarse =
+    luma > 0 && noise.spatialY !== undefined && noise.spatialY < DENOISE.coarseGrain * noise.y;
+  const enhanced = quality !== "faithful";
+  const chroma =
+    coarse && enhanced
+      ? strength(
+          noise.c,
+          DENOISE.minChromaSigma,
+          DENOISE.coarseChromaPerSigma,
+          DENOISE.maxChromaCoarse,
+        )
+      : strength(noise.c, DENOISE.minChromaSigma, DENOISE.chromaPerSigma, DENOISE.maxChroma);
+  if (quality === "enhanced_max" && luma > 0 && caps.has("nlmeans")) {
     const strength = round3(Math.min(DENOISE.maxLuma, noise.y * DENOISE.nlmeansPerSigma));
-    notes.push(`${measured} → non-local means ${strength}`);
-    return [{ filter: "nlmeans", strength, patch: 7, research: 15 }];
+    const patch = coarse ? DENOISE.nlmeansCoarsePatch : DENOISE.nlmeansPatch;
+    const nlmeans: Denoise = {
+      filter: "nlmeans",
+      strength,
+      patch,
+      research: DENOISE.nlmeansResearch,
+    };
+    if (!coarse || !caps.has("hqdn3d") || chroma === 0) {
+      notes.push(`${measured} → non-local means ${strength}, ${patch} px patches`);
+      return [nlmeans];
+    }
+    notes.push(
+      `${measured} → coarse: colour C ${chroma}, then non-local means ${strength}, ${patch} px patches`,
+    );
+    // Colour first: on `forest grain-8-x2` (at 1080 lines) hqdn3d's colour before non-local
+    // means scored 38.15 dB of colour PSNR, after it 36.36 (hqdn3d alone at 40: 36.75).
+    return [hqdn3d(0, chroma), nlmeans];
   }
   if (!caps.has("hqdn3d") || (luma === 0 && chroma === 0)) {
     notes.push(`${measured} → no denoise`);
     return [];
   }
-  notes.push(`${measured} → spatial denoise Y ${luma}, C ${chroma}`);
-  return [
-    {
-      filter: "hqdn3d",
-      lumaSpatial: luma,
-      chromaSpatial: chroma,
-      lumaTemporal: 0,
-      chromaTemporal: 0,
-    },
-  ];
+  notes.push(
+    `${measured} → spatial denoise Y ${luma}, C ${chroma}${coarse ? " (coarse grain)" : ""}`,
+  );
+  return [hqdn3d(luma, chroma)];
 }
+
+/** hqdn3d with no temporal part. */
+const hqdn3d = (lumaSpatial: number, chromaSpatial: number): Denoise => ({
+  filter: "hqdn3d",
+  lumaSpatial,
+  chromaSpatial,
+  lumaTemporal: 0,
+  chromaTemporal: 0,
+});
