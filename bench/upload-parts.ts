@@ -179,8 +179,8 @@ async function startNode(dir: string): Promise<Bench> {
   };
   type Body = {
     key: string;
-    parts: { part_number: number; sha256: string }[];
-    part: { part_number: number; etag: string; sha256: string };
+    parts: { part_number: number; checksum: string }[];
+    part: { part_number: number; etag: string; checksum: string };
   };
   app.post("/bench/state", async (c) =>
     c.json(await uploadProgress(deps, await row((await c.req.json<Body>()).key))),
@@ -196,7 +196,7 @@ async function startNode(dir: string): Promise<Bench> {
     await recordPart(deps, await row(b.key), {
       partNumber: p.part_number,
       etag: p.etag,
-      sha256: p.sha256,
+      checksum: p.checksum,
     });
     return c.json({});
   });
@@ -226,6 +226,7 @@ async function inParts(node: Bench, key: string, file: string, bytes: number) {
     contentType: "video/dv",
     sizeBytes: bytes,
     partBytes: PART_BYTES,
+    checksum: process.env.BENCH_CHECKSUM === "sha256" ? "sha256" : "crc32",
     expiresAt: new Date(Date.now() + 24 * 3600_000),
   });
   const args = [
@@ -235,7 +236,7 @@ async function inParts(node: Bench, key: string, file: string, bytes: number) {
     node.base,
     key,
     file,
-    "4",
+    process.env.BENCH_CONC ?? "4",
   ];
   const { out, rssGrowthMb, nodeCpuSec } = await sampled(() => child(args));
   const [sec = Number.NaN, clientRssMb = Number.NaN, clientCpuSec = Number.NaN] = out

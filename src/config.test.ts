@@ -7,7 +7,11 @@ const MIB = 1024 ** 2;
 describe("upload and restore-limit settings", () => {
   it("default to one PUT up to 256 MiB, parts of 64 MiB, 6 hours and 50 GiB", () => {
     const c = loadConfig({});
-    expect(c.uploads).toEqual({ singleMaxBytes: 256 * MIB, partBytes: 64 * MIB });
+    expect(c.uploads).toEqual({
+      singleMaxBytes: 256 * MIB,
+      partBytes: 64 * MIB,
+      partChecksum: "crc32",
+    });
     expect(c.restoreLimits).toEqual({ maxDurationSec: 6 * 3600, maxSizeBytes: 50 * 1024 ** 3 });
   });
 
@@ -17,7 +21,11 @@ describe("upload and restore-limit settings", () => {
       UPLOAD_PART_BYTES: "8 MiB",
       RESTORE_MAX_SIZE_BYTES: "2199023255552",
     });
-    expect(c.uploads).toEqual({ singleMaxBytes: 100_000_000, partBytes: 8 * MIB });
+    expect(c.uploads).toEqual({
+      singleMaxBytes: 100_000_000,
+      partBytes: 8 * MIB,
+      partChecksum: "crc32",
+    });
     expect(c.restoreLimits.maxSizeBytes).toBe(2 * 1024 ** 4);
   });
 

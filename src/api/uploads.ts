@@ -4,7 +4,7 @@
  * a job kind's contracts embed these for its own files.
  */
 import { z } from "@hono/zod-openapi";
-import { S3_PART_LIMITS } from "../domain/uploads.js";
+import { PART_CHECKSUMS, S3_PART_LIMITS } from "../domain/uploads.js";
 
 /** How a file above UPLOAD_SINGLE_MAX_BYTES is sent: parts of `part_size_bytes`, then complete. */
 export const UploadPlan = z
@@ -16,9 +16,10 @@ export const UploadPlan = z
       example: 67_108_864,
     }),
     part_count: z.number().int().openapi({ example: 12 }),
-    checksum: z.literal("sha256").openapi({
+    checksum: z.enum(PART_CHECKSUMS).openapi({
       description:
-        "Each part carries the base64 SHA-256 of its bytes: given when asking for its link, sent as the x-amz-checksum-sha256 header of its PUT; the store refuses a part that does not match.",
+        "What each part carries: `crc32`, the base64 of its CRC32 (IEEE, as zlib, gzip and S3 compute it; the 4 bytes big-endian: 8 characters), or `sha256`, the base64 of its SHA-256 (44 characters). Given as `checksum` when asking for the part's link and sent as its x-amz-checksum-crc32 (or -sha256) header; the store refuses a part that does not match.",
+      example: "crc32",
     }),
     expires_at: z.string().openapi({
       description: "Parts not joined by then are deleted (and the job expires with them).",
@@ -35,12 +36,22 @@ export const PartRequest = z
       .int("must be a whole part number")
       .min(1, "must be at least 1")
       .max(S3_PART_LIMITS.maxParts, `must be at most ${S3_PART_LIMITS.maxParts}`),
+    checksum: z
+      .string({ error: "must be the part's base64 checksum" })
+      .max(64, "must be the part's base64 checksum (8 characters for CRC32, 44 for SHA-256)")
+      .optional()
+      .meta({
+        description:
+          "The part's checksum in the plan's algorithm, base64. CRC32: `python3 -c 'import zlib,sys,base64; print(base64.b64encode(zlib.crc32(open(sys.argv[1],\"rb\").read()).to_bytes(4,\"big\")).decode())' part`; SHA-256: `openssl dgst -sha256 -binary part | base64`.",
+      }),
     sha256: z
       .string({ error: "must be the part's base64 SHA-256" })
       .max(64, "must be the part's base64 SHA-256 (44 characters)")
+      .optional()
       .meta({
         description:
-          "The base64 SHA-256 of the part's bytes (44 characters), e.g. `openssl dgst -sha256 -binary part | base64`.",
+          "Deprecated: the name `checksum` had for uploads whose plan says `sha256`, still taken for them.",
+        deprecated: true,
       }),
   })
   .strict()
@@ -66,7 +77,13 @@ export const ReceivedPart = z
     part_number: z.number().int(),
     size_bytes: z.number().int(),
     etag: z.string(),
-    sha256: z.string(),
+    checksum: z.string().openapi({ description: "The part's checksum (the plan's algorithm)." }),
+    sha256: z
+      .string()
+      .optional()
+      .openapi({
+        description: "Deprecated: `checksum` again, for uploads whose plan says sha256.",
+      }),
   })
   .openapi("ReceivedPart");
 
@@ -80,6 +97,9 @@ export const UploadProgress = z
     size_bytes: z.number().int(),
     part_size_bytes: z.number().int(),
     part_count: z.number().int(),
+    checksum: z.enum(["crc32", "sha256", "md5"]).openapi({
+      description: "What each part carries (as the plan said).",
+    }),
     received_bytes: z.number().int(),
     received_parts: z.number().int(),
     parts: z

@@ -1,7 +1,7 @@
 /** Where files live and how callers send them: STORAGE, S3_*, UPLOAD_*. */
 import path from "node:path";
 import { z } from "zod";
-import { S3_PART_LIMITS } from "../domain/uploads.js";
+import { PART_CHECKSUMS, type PartChecksum, S3_PART_LIMITS } from "../domain/uploads.js";
 import { invalidSetting } from "./error.js";
 import { byteSize, GIB, MIB } from "./values.js";
 
@@ -18,14 +18,21 @@ export const StorageEnv = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   UPLOAD_SINGLE_MAX_BYTES: byteSize(5 * MIB, 5 * GIB, 256 * MIB),
   UPLOAD_PART_BYTES: byteSize(MIB, 5 * GIB, 64 * MIB),
+  UPLOAD_PART_CHECKSUM: z.enum(PART_CHECKSUMS).default("crc32"),
 });
 
-/** UPLOAD_SINGLE_MAX_BYTES and UPLOAD_PART_BYTES. */
+/** UPLOAD_SINGLE_MAX_BYTES, UPLOAD_PART_BYTES and UPLOAD_PART_CHECKSUM. */
 export interface UploadsConfig {
   /** A declared size above this gets an upload plan in parts instead of one upload link. */
   singleMaxBytes: number;
   /** The size of every part but the last (at least 5 MiB on S3; grown to fit 10,000 parts). */
   partBytes: number;
+  /**
+   * The checksum each part of a new upload carries: crc32 (default; cheap on both ends, S3
+   * verifies it) or sha256 (for callers whose client only speaks SHA-256). Open uploads keep
+   * the one they were planned with.
+   */
+  partChecksum: PartChecksum;
 }
 
 /** Where files live: a local directory or an S3 bucket. */
@@ -56,7 +63,11 @@ export function storageConfig(e: z.infer<typeof StorageEnv>): {
   storage: StorageConfig;
   uploads: UploadsConfig;
 } {
-  const uploads = { singleMaxBytes: e.UPLOAD_SINGLE_MAX_BYTES, partBytes: e.UPLOAD_PART_BYTES };
+  const uploads = {
+    singleMaxBytes: e.UPLOAD_SINGLE_MAX_BYTES,
+    partBytes: e.UPLOAD_PART_BYTES,
+    partChecksum: e.UPLOAD_PART_CHECKSUM,
+  };
   if (e.STORAGE === "local") {
     checkS3Keys(e);
     return {

@@ -1,4 +1,6 @@
 /** Table types of uploads in parts (migration 015): the uploads and kinora's record of their parts. */
+
+import type { ChecksumAlgorithm } from "../domain/uploads.js";
 import type { NullableTimestamp, Timestamp } from "./schema-columns.js";
 
 /** What became of an upload in parts. */
@@ -16,7 +18,7 @@ export interface MultipartUploadsTable {
   size_bytes: number;
   part_size_bytes: number;
   part_count: number;
-  checksum_algorithm: "sha256" | "md5";
+  checksum_algorithm: ChecksumAlgorithm;
   status: MultipartUploadStatus;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -3,7 +3,13 @@
  * from the upload's folder on disk (local-multipart.ts), with part URLs signed and served by
  * kinora itself (`PUT /files/p/<token>`, local-part-route.ts).
  */
-import { isBase64Digest, isPartNumber, partOffset, partSize } from "../domain/uploads.js";
+import {
+  checksumHeader,
+  isBase64Digest,
+  isPartNumber,
+  partOffset,
+  partSize,
+} from "../domain/uploads.js";
 import type { Signer } from "../signing.js";
 import { assertLifetime, MultipartError, type MultipartUploads } from "./blob-store.js";
 import { assertValidKey } from "./keys.js";
@@ -70,7 +76,7 @@ export function localMultipartUploads(deps: LocalMultipartDeps): MultipartUpload
         },
         deps.signer,
       );
-      const header = plan.checksum === "sha256" ? "x-amz-checksum-sha256" : "Content-MD5";
+      const header = checksumHeader(plan.checksum);
       return {
         url: `${deps.baseUrl}/p/${token}`,
         headers: { [header]: checksum },

@@ -13,7 +13,7 @@
  * writer still waiting on the dead one, then writes), and no part lands while the upload is
  * being completed or aborted.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -33,6 +33,7 @@ import {
   SupersededError,
 } from "./local-part-locks.js";
 import type { PartClaims } from "./local-token.js";
+import { createPartHasher } from "./part-checksum.js";
 
 /** What the folder of an upload in parts records about it. */
 export interface LocalPlan extends PartPlan {
@@ -244,7 +245,7 @@ async function writePart(
     throw err;
   });
   if (!fh) return { ok: false, reason: "no_upload" };
-  const hash = createHash(claims.algorithm);
+  const hash = createPartHasher(claims.algorithm);
   try {
     // From here the part is missing until its new bytes are down and checked.
     await rm(join(dir, recordName(n)), { force: true });
@@ -258,7 +259,7 @@ async function writePart(
     });
     if (!outcome.ok) return outcome;
     const digest = hash.digest();
-    if (digest.toString("base64") !== claims.checksum) {
+    if (digest !== claims.checksum) {
       return { ok: false, reason: "bad_checksum", bytes: outcome.bytes };
     }
     await fh.datasync();
@@ -268,7 +269,7 @@ async function writePart(
     const record: StoredPart = {
       partNumber: n,
       sizeBytes: outcome.bytes,
-      etag: `"${digest.toString("hex")}"`,
+      etag: `"${Buffer.from(digest, "base64").toString("hex")}"`,
       checksum: claims.checksum,
     };
     if (!(await writeRecord(dir, recordName(n), record))) return { ok: false, reason: "no_upload" };

@@ -3,7 +3,7 @@
  * made and checked by the one signing module (src/signing.ts: purpose, expiry, key id for
  * rotation). Nothing is kept server-side, so any node holding the secret can check a token.
  */
-import { type ChecksumAlgorithm, isBase64Digest } from "../domain/uploads.js";
+import { type ChecksumAlgorithm, isBase64Digest, isChecksumAlgorithm } from "../domain/uploads.js";
 import type { Signer } from "../signing.js";
 import { isValidKey } from "./keys.js";
 
@@ -183,7 +183,7 @@ function decodePart(
   const whole = (x: unknown, min: number) => Number.isSafeInteger(x) && (x as number) >= min;
   if (typeof up !== "string" || !/^[0-9a-f]{32}$/.test(up)) return null;
   if (!whole(pn, 1) || !whole(o, 0) || !whole(n, 0)) return null;
-  if ((a !== "sha256" && a !== "md5") || typeof c !== "string" || !isBase64Digest(a, c))
+  if (!isChecksumAlgorithm(a) || typeof c !== "string" || !isBase64Digest(a, c))
     return null;
   return {
     purpose: "part",

@@ -1,8 +1,8 @@
 /**
  * S3's own multipart upload behind the BlobStore seam: the caller PUTs each part straight to
  * the bucket through a presigned UploadPart URL (the bytes never pass through kinora), bound to
- * the part's Content-Length and its `x-amz-checksum-sha256` (or `Content-MD5`), which S3
- * verifies. kinora's own calls (create, list, complete, abort) go through the SDK.
+ * the part's Content-Length and its checksum header (`x-amz-checksum-crc32`,
+ * `x-amz-checksum-sha256` or `Content-MD5`), which S3 verifies. kinora's own calls (create, list, complete, abort) go through the SDK.
  *
  * A store that refuses ListParts or AbortMultipartUpload (s3rver answers 405) is told apart:
  * listParts answers null and abort throws `unsupported`, so the services keep their own record
@@ -18,7 +18,12 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { checksumHeader, isBase64Digest, S3_PART_LIMITS } from "../domain/uploads.js";
+import {
+  type ChecksumAlgorithm,
+  checksumAlgorithmOf,
+  checksumHeader,
+  S3_PART_LIMITS,
+} from "../domain/uploads.js";
 import {
   assertContentType,
   assertLifetime,
@@ -64,7 +69,9 @@ async function createUpload(
       Key: key,
       ContentType: contentType,
       // S3 refuses a part whose checksum algorithm is not the upload's.
-      ...(checksum === "sha256" ? { ChecksumAlgorithm: "SHA256" } : {}),
+      ...(checksum === "md5"
+        ? {}
+        : { ChecksumAlgorithm: checksum === "crc32" ? "CRC32" : "SHA256" }),
     }),
   );
   if (!out.UploadId) throw new Error(`S3 CreateMultipartUpload for ${key} returned no UploadId`);
@@ -80,10 +87,8 @@ async function presignPart(
   assertValidKey(key);
   assertLifetime(expiresInSec);
   assertPartNumber(partNumber);
-  const sha256 = isBase64Digest("sha256", checksum);
-  if (!sha256 && !isBase64Digest("md5", checksum)) {
-    throw new TypeError("checksum must be a base64 SHA-256 or MD5 digest");
-  }
+  const algorithm = checksumAlgorithmOf(checksum);
+  if (!algorithm) throw new TypeError("checksum must be a base64 CRC32, SHA-256 or MD5 digest");
   const signingDate = new Date(deps.now());
   const command = new UploadPartCommand({
     Bucket: deps.bucket,
@@ -91,7 +96,7 @@ async function presignPart(
     UploadId: uploadId,
     PartNumber: partNumber,
     ContentLength: sizeBytes,
-    ...(sha256 ? { ChecksumSHA256: checksum } : { ContentMD5: checksum }),
+    ...checksumField(algorithm, checksum),
   });
   // Signed as headers (not hoisted into the query), so the PUT must carry them and S3
   // checks the body against them.
@@ -99,13 +104,20 @@ async function presignPart(
     expiresIn: expiresInSec,
     signingDate,
     signableHeaders: new Set(["content-md5"]),
-    unhoistableHeaders: new Set(["x-amz-checksum-sha256"]),
+    unhoistableHeaders: new Set(["x-amz-checksum-crc32", "x-amz-checksum-sha256"]),
   });
   return {
     url,
-    headers: { [checksumHeader(sha256 ? "sha256" : "md5")]: checksum },
+    headers: { [checksumHeader(algorithm)]: checksum },
     expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresInSec * 1000),
   };
+}
+
+/** An UploadPart's checksum field for `algorithm`. */
+function checksumField(algorithm: ChecksumAlgorithm, checksum: string) {
+  if (algorithm === "crc32") return { ChecksumCRC32: checksum };
+  if (algorithm === "sha256") return { ChecksumSHA256: checksum };
+  return { ContentMD5: checksum };
 }
 
 function assertPartNumber(partNumber: number): void {
@@ -147,7 +159,7 @@ async function listParts(
         partNumber: p.PartNumber,
         sizeBytes: p.Size ?? 0,
         etag: p.ETag,
-        checksum: p.ChecksumSHA256 ?? null,
+        checksum: p.ChecksumCRC32 ?? p.ChecksumSHA256 ?? null,
       });
     }
     if (opts.only !== undefined) return parts.filter((p) => p.partNumber === opts.only);
@@ -173,7 +185,7 @@ async function completeUpload(
           Parts: given.map((p) => ({
             PartNumber: p.partNumber,
             ETag: p.etag,
-            ...(isBase64Digest("sha256", p.checksum) ? { ChecksumSHA256: p.checksum } : {}),
+            ...completeChecksum(p.checksum),
           })),
         },
       }),
@@ -183,6 +195,13 @@ async function completeUpload(
     });
   const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
   return { sizeBytes: head.ContentLength ?? 0 };
+}
+
+/** A part's checksum as CompleteMultipartUpload lists it (MD5 travels in the ETag alone). */
+function completeChecksum(checksum: string | null | undefined) {
+  const algorithm = checksum ? checksumAlgorithmOf(checksum) : null;
+  if (!checksum || !algorithm || algorithm === "md5") return {};
+  return checksumField(algorithm, checksum);
 }
 
 async function abortUpload(

@@ -55,7 +55,7 @@ function transportFor(deps: UploadsDeps, key: string): PartsTransport {
       await recordPart(deps, await row(), {
         partNumber: p.part_number,
         etag: p.etag,
-        sha256: p.sha256,
+        checksum: p.checksum,
       });
     },
   };
@@ -123,6 +123,7 @@ describe.each([
       contentType: "video/dv",
       sizeBytes: SIZE,
       partBytes: 5 * MIB,
+      checksum: "sha256",
       expiresAt: new Date(Date.now() + 3600_000),
     });
   const check = async (key: string) => {

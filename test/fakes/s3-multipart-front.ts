@@ -3,9 +3,9 @@
  * format over HTTP on 127.0.0.1, in front of s3rver. It passes everything through except:
  *
  * - UploadPart (`PUT ?partNumber&uploadId`): the body is checked against the Content-Length
- *   and against `x-amz-checksum-sha256` / `Content-MD5` as S3 checks them (400 BadDigest, and
- *   400 InvalidRequest for a part without the checksum of an upload created with
- *   `x-amz-checksum-algorithm: SHA256`); a part of an unknown or aborted upload is 404
+ *   and against `x-amz-checksum-crc32` / `x-amz-checksum-sha256` / `Content-MD5` as S3 checks
+ *   them (400 BadDigest, and 400 InvalidRequest for a part without the checksum of an upload
+ *   created with `x-amz-checksum-algorithm: CRC32` or `SHA256`); a part of an unknown or aborted upload is 404
  *   NoSuchUpload. Passed parts are recorded (number, size, ETag, checksum) — last one wins.
  * - ListParts (`GET ?uploadId`): answered from that record, paged by `max-parts` and
  *   `part-number-marker` like S3.
@@ -27,18 +27,31 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import zlib from "node:zlib";
 
 interface FrontPart {
   partNumber: number;
   sizeBytes: number;
   etag: string;
-  sha256: string | null;
+  /** The checksum the part came with, and its algorithm. */
+  checksum: { algorithm: Algorithm; value: string } | null;
+}
+
+type Algorithm = "crc32" | "sha256";
+
+/** A body's checksum as S3 computes and writes it (base64; CRC32's 4 bytes big-endian). */
+function digestOf(algorithm: Algorithm, body: Buffer): string {
+  if (algorithm === "sha256") return createHash("sha256").update(body).digest("base64");
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(zlib.crc32(body) >>> 0);
+  return out.toString("base64");
 }
 
 interface FrontUpload {
   bucket: string;
   key: string;
-  sha256: boolean;
+  /** The checksum every part must carry (CreateMultipartUpload's x-amz-checksum-algorithm). */
+  algorithm: Algorithm | null;
   state: "open" | "aborted" | "completed";
   parts: Map<number, FrontPart>;
 }
@@ -137,11 +150,12 @@ interface Ctx {
 }
 
 function created(ctx: Ctx, bucket: string, key: string): void {
-  const sha256 = /^sha256$/i.test(String(ctx.req.headers["x-amz-checksum-algorithm"] ?? ""));
+  const asked = String(ctx.req.headers["x-amz-checksum-algorithm"] ?? "").toLowerCase();
+  const algorithm = asked === "sha256" || asked === "crc32" ? asked : null;
   relay(ctx.req, ctx.opts.targetPort, undefined, (status, headers, body) => {
     const id = /<UploadId>([^<]+)<\/UploadId>/.exec(body)?.[1];
     if (status === 200 && id) {
-      ctx.uploads.set(id, { bucket, key, sha256, state: "open", parts: new Map() });
+      ctx.uploads.set(id, { bucket, key, algorithm, state: "open", parts: new Map() });
     }
     ctx.res.writeHead(status, headers).end(body);
   });
@@ -169,22 +183,26 @@ async function uploadPart(
       "You did not provide the number of bytes specified by the Content-Length HTTP header.",
     );
   }
-  const sha256 = ctx.req.headers["x-amz-checksum-sha256"];
   const md5 = ctx.req.headers["content-md5"];
-  if (upload.sha256 && typeof sha256 !== "string") {
+  let checksum: FrontPart["checksum"] = null;
+  for (const algorithm of ["crc32", "sha256"] as const) {
+    const value = ctx.req.headers[`x-amz-checksum-${algorithm}`];
+    if (typeof value === "string") checksum = { algorithm, value };
+  }
+  if (upload.algorithm && checksum?.algorithm !== upload.algorithm) {
     return s3Error(
       ctx.res,
       400,
       "InvalidRequest",
-      "Checksum Type mismatch occurred, expected checksum Type: sha256, actual checksum Type: null",
+      `Checksum Type mismatch occurred, expected checksum Type: ${upload.algorithm}, actual checksum Type: ${checksum?.algorithm ?? "null"}`,
     );
   }
-  if (typeof sha256 === "string" && createHash("sha256").update(body).digest("base64") !== sha256) {
+  if (checksum && digestOf(checksum.algorithm, body) !== checksum.value) {
     return s3Error(
       ctx.res,
       400,
       "BadDigest",
-      "The SHA256 you specified did not match the calculated checksum.",
+      `The ${checksum.algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
     );
   }
   if (typeof md5 === "string" && createHash("md5").update(body).digest("base64") !== md5) {
@@ -202,11 +220,18 @@ async function uploadPart(
         partNumber,
         sizeBytes: body.length,
         etag,
-        sha256: typeof sha256 === "string" ? sha256 : null,
+        checksum,
       });
     }
     ctx.res.writeHead(status, headers).end(text);
   });
+}
+
+/** A part's checksum element in ListParts, as S3 names it. */
+function listedChecksum(p: FrontPart): string {
+  if (!p.checksum) return "";
+  const tag = p.checksum.algorithm === "crc32" ? "ChecksumCRC32" : "ChecksumSHA256";
+  return `<${tag}>${p.checksum.value}</${tag}>`;
 }
 
 function listParts(res: ServerResponse, upload: FrontUpload, q: URLSearchParams): void {
@@ -226,7 +251,7 @@ function listParts(res: ServerResponse, upload: FrontUpload, q: URLSearchParams)
     truncated ? `<NextPartNumberMarker>${page.at(-1)?.partNumber}</NextPartNumberMarker>` : "",
     ...page.map(
       (p) =>
-        `<Part><PartNumber>${p.partNumber}</PartNumber><ETag>${p.etag.replace(/"/g, "&quot;")}</ETag><Size>${p.sizeBytes}</Size>${p.sha256 ? `<ChecksumSHA256>${p.sha256}</ChecksumSHA256>` : ""}</Part>`,
+        `<Part><PartNumber>${p.partNumber}</PartNumber><ETag>${p.etag.replace(/"/g, "&quot;")}</ETag><Size>${p.sizeBytes}</Size>${listedChecksum(p)}</Part>`,
     ),
     `</ListPartsResult>`,
   ].join("");

@@ -6,17 +6,19 @@
  * bad input is refused naming the field or the missing parts; start_restore joins the parts.
  * A small file keeps upload_url, and its reads carry nothing of parts.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { partChecksum } from "../../src/storage/part-checksum.js";
 import { call, connect, type Json, type McpClient, refusal } from "../mcp/helpers.js";
 import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 
 const MIB = 1024 * 1024;
 const FILE = randomBytes(4 * 5 * MIB + 2 * MIB + 5);
 const bytesOf = (n: number) => FILE.subarray((n - 1) * 5 * MIB, Math.min(n * 5 * MIB, FILE.length));
-const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("base64");
+/** A part's checksum as the plan asks (crc32 by default: the 4 bytes big-endian, base64). */
+const crc = (b: Uint8Array) => partChecksum("crc32", b);
 const partsOf = (numbers: number[]) =>
-  numbers.map((n) => ({ part_number: n, sha256: sha(bytesOf(n)) }));
+  numbers.map((n) => ({ part_number: n, checksum: crc(bytesOf(n)) }));
 
 let s: ServedApp;
 let client: McpClient;
@@ -73,13 +75,13 @@ describe("a restore's file in parts through MCP", () => {
       size_bytes: FILE.length,
       part_size_bytes: 5 * MIB,
       part_count: 5,
-      checksum: "sha256",
+      checksum: "crc32",
     });
     const id = c.job.id as string;
     // The plan in the assistant's calls: links from get_restore with parts, PUT, resume, start.
     expect(c.next).toContain(`in 5 parts of ${5 * MIB} bytes`);
     expect(c.next).toMatch(
-      /get its link with the get_restore tool \(parts: \[\{part_number, sha256\}\]/,
+      /get its link with the get_restore tool \(parts: \[\{part_number, checksum\}\]/,
     );
     expect(c.next).toMatch(/PUT exactly its bytes to the link's url with the link's headers/);
     expect(c.next).toMatch(/lists the parts that arrived: send only the missing ones/);
@@ -89,7 +91,8 @@ describe("a restore's file in parts through MCP", () => {
 
     // Bad input: a part outside the plan, a malformed checksum; start with parts missing.
     for (const [parts, field] of [
-      [[{ part_number: 6, sha256: sha(bytesOf(1)) }], "parts.0.part_number"],
+      [[{ part_number: 6, checksum: crc(bytesOf(1)) }], "parts.0.part_number"],
+      [[{ part_number: 1, checksum: "nope" }], "parts.0.checksum"],
       [[{ part_number: 1, sha256: "nope" }], "parts.0.sha256"],
       [["part one"], "parts.0"],
     ] as const) {

@@ -6,9 +6,10 @@
  * changes nothing, a part racing a cancel (refused, refunded once, nothing left behind), and
  * another caller's reach.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
+import { partChecksum } from "../../src/storage/part-checksum.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { type PartsStore, s3PartsStore } from "../storage/multipart-stores.js";
 import { balanceOf } from "./helpers.js";
@@ -17,7 +18,8 @@ const MIB = 1024 * 1024;
 const FILE = randomBytes(4 * 5 * MIB + 3 * MIB + 11);
 const PART = 5 * MIB;
 const bytesOf = (n: number) => FILE.subarray((n - 1) * PART, Math.min(n * PART, FILE.length));
-const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("base64");
+/** A part's checksum as the plan asks (crc32 by default: the 4 bytes big-endian, base64). */
+const crc = (b: Uint8Array) => partChecksum("crc32", b);
 
 const body = (extra: Record<string, unknown> = {}) => ({
   duration_sec: 600,
@@ -54,7 +56,7 @@ describe.each([
     return res.body;
   }
   async function links(key: string | undefined, id: string, numbers: number[]) {
-    const parts = numbers.map((n) => ({ part_number: n, sha256: sha(bytesOf(n)) }));
+    const parts = numbers.map((n) => ({ part_number: n, checksum: crc(bytesOf(n)) }));
     const res = await t.call("POST", path(id, "/upload/parts"), { key, body: { parts } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.parts as {
@@ -76,7 +78,7 @@ describe.each([
           body: {
             part_number: l.part_number,
             etag: res.headers.get("etag"),
-            sha256: sha(bytesOf(l.part_number)),
+            checksum: crc(bytesOf(l.part_number)),
           },
         });
         expect(reported.status, JSON.stringify(reported.body)).toBe(200);
@@ -97,7 +99,7 @@ describe.each([
       size_bytes: FILE.length,
       part_size_bytes: PART,
       part_count: 5,
-      checksum: "sha256",
+      checksum: "crc32",
     });
     expect(big.next).toContain(`POST /cloud/jobs/${big.job.id}/upload/parts`);
     expect(big.next).toContain(`GET /cloud/jobs/${big.job.id}/upload`);
@@ -140,9 +142,12 @@ describe.each([
     const ask = (parts: unknown) =>
       t.call("POST", path(job.id, "/upload/parts"), { key: owner.key, body: { parts } });
     for (const [parts, field] of [
-      [[{ part_number: 6, sha256: sha(bytesOf(1)) }], "parts.0.part_number"],
-      [[{ part_number: 0, sha256: sha(bytesOf(1)) }], "parts.0.part_number"],
-      [[{ part_number: 1, sha256: "not-a-digest" }], "parts.0.sha256"],
+      [[{ part_number: 6, checksum: crc(bytesOf(1)) }], "parts.0.part_number"],
+      [[{ part_number: 0, checksum: crc(bytesOf(1)) }], "parts.0.part_number"],
+      [[{ part_number: 1, checksum: "not-a-digest" }], "parts.0.checksum"],
+      // A SHA-256 where the plan says CRC32: refused by name, saying which to send.
+      [[{ part_number: 1, sha256: partChecksum("sha256", bytesOf(1)) }], "parts.0.sha256"],
+      [[{ part_number: 1 }], "parts.0.checksum"],
     ] as const) {
       const res = await ask(parts);
       expect(res.status, JSON.stringify(parts)).toBe(400);
@@ -162,7 +167,7 @@ describe.each([
     expect((await put(one as never, damaged)).status).toBe(400);
     const unheld = await t.call("POST", path(job.id, "/upload/arrived"), {
       key: owner.key,
-      body: { part_number: 1, etag: '"0123"', sha256: sha(bytesOf(1)) },
+      body: { part_number: 1, etag: '"0123"', checksum: crc(bytesOf(1)) },
     });
     expect([unheld.status, unheld.body.code]).toEqual([400, "not_uploaded"]);
     await send(owner.key, job.id, [1, 3]);
@@ -230,7 +235,7 @@ describe.each([
     }
     const late = await t.call("POST", path(job.id, "/upload/parts"), {
       key: owner.key,
-      body: { parts: [{ part_number: 3, sha256: sha(bytesOf(3)) }] },
+      body: { parts: [{ part_number: 3, checksum: crc(bytesOf(3)) }] },
     });
     expect([late.status, late.body.code]).toEqual([409, "wrong_state"]);
   });

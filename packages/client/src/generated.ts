@@ -435,8 +435,8 @@ export interface Schemas {
     /** Every part but the last is exactly this long; the last is the rest. */
     part_size_bytes: number;
     part_count: number;
-    /** Each part carries the base64 SHA-256 of its bytes: given when asking for its link, sent as the x-amz-checksum-sha256 header of its PUT; the store refuses a part that does not match. */
-    checksum: "sha256";
+    /** What each part carries: `crc32`, the base64 of its CRC32 (IEEE, as zlib, gzip and S3 compute it; the 4 bytes big-endian: 8 characters), or `sha256`, the base64 of its SHA-256 (44 characters). Given as `checksum` when asking for the part's link and sent as its x-amz-checksum-crc32 (or -sha256) header; the store refuses a part that does not match. */
+    checksum: "crc32" | "sha256";
     /** Parts not joined by then are deleted (and the job expires with them). */
     expires_at: string;
     /** What to do, in order, in one paragraph. */
@@ -504,8 +504,10 @@ export interface Schemas {
   };
   PartRequest: {
     part_number: number;
-    /** The base64 SHA-256 of the part's bytes (44 characters), e.g. `openssl dgst -sha256 -binary part | base64`. */
-    sha256: string;
+    /** The part's checksum in the plan's algorithm, base64. CRC32: `python3 -c 'import zlib,sys,base64; print(base64.b64encode(zlib.crc32(open(sys.argv[1],"rb").read()).to_bytes(4,"big")).decode())' part`; SHA-256: `openssl dgst -sha256 -binary part | base64`. */
+    checksum?: string;
+    /** Deprecated: the name `checksum` had for uploads whose plan says `sha256`, still taken for them. */
+    sha256?: string;
   };
   UploadProgress: {
     /** open: parts are taken; completing: being joined; completed: the file is whole; aborted: its parts were deleted. */
@@ -513,6 +515,8 @@ export interface Schemas {
     size_bytes: number;
     part_size_bytes: number;
     part_count: number;
+    /** What each part carries (as the plan said). */
+    checksum: "crc32" | "sha256" | "md5";
     received_bytes: number;
     received_parts: number;
     /** The parts that arrived whole, by number. */
@@ -525,7 +529,10 @@ export interface Schemas {
     part_number: number;
     size_bytes: number;
     etag: string;
-    sha256: string;
+    /** The part's checksum (the plan's algorithm). */
+    checksum: string;
+    /** Deprecated: `checksum` again, for uploads whose plan says sha256. */
+    sha256?: string;
   };
   MotionConfig: {
     /** Each size with its price in cents. */
@@ -1322,7 +1329,7 @@ export interface Operations {
       /** The id an earlier answer gave. */
       id: string;
     } & {
-      /** The parts to send next (up to 1000), each with the base64 SHA-256 of its bytes; the link binds it. */
+      /** The parts to send next (up to 1000), each with the base64 checksum of its bytes in the plan's algorithm (crc32 or sha256); the link binds it. */
       parts: Schemas["PartRequest"][];
     };
     output: {
@@ -1634,8 +1641,10 @@ export interface Operations {
       part_number: number;
       /** The ETag header the part's PUT answered, quotes included. */
       etag: string;
-      /** The checksum the part was sent with. */
-      sha256: string;
+      /** The checksum the part was sent with (the plan's algorithm). */
+      checksum?: string;
+      /** Deprecated: `checksum`, as it was named for uploads whose plan says sha256. */
+      sha256?: string;
     };
     output: {
       job_id: string;

@@ -1,7 +1,6 @@
 /**
  * PUTs through node:http(s), for Node: a byte range of a file piped to the socket as `curl -T`
- * would, or bytes already in memory written straight to it, without the web-stream layers a
- * fetch body goes through (on a fast link those cost as much CPU as the SHA-256 of the part).
+ * would, without the web-stream layers a fetch body goes through (on a fast link those cost as much CPU as the SHA-256 of the part).
  * Answers a standard Response, so callers treat it as fetch's. Loaded only in Node.
  */
 import { createReadStream } from "node:fs";
@@ -14,7 +13,7 @@ interface PutOptions {
   onBytes?: (sent: number) => void;
 }
 
-/** Bytes handed to the socket at a time from memory: the progress step, no copy. */
+/** Bytes read from the file per chunk handed to the socket (as the bench's bare PUT reads). */
 const SLICE_BYTES = 1024 * 1024;
 
 /** PUTs bytes [start, end) of `file` to `url`; `onBytes` is told the running count sent. */
@@ -39,35 +38,6 @@ export function putFileRange(
     });
     stream.on("error", (err) => req.destroy(err));
     stream.pipe(req);
-  });
-}
-
-/**
- * PUTs `bytes` (already read, e.g. to hash them) to `url`: slices of the buffer go to the
- * socket as it drains, so a part is read from disk once, not once to hash and again to send.
- */
-export function putBytes(
-  url: string,
-  headers: Record<string, string>,
-  bytes: Uint8Array,
-  opts: PutOptions,
-): Promise<Response> {
-  return put(url, headers, opts, (req) => {
-    let sent = 0;
-    const pump = () => {
-      while (sent < bytes.byteLength) {
-        const slice = bytes.subarray(sent, Math.min(sent + SLICE_BYTES, bytes.byteLength));
-        sent += slice.byteLength;
-        const more = req.write(slice);
-        opts.onBytes?.(sent);
-        if (!more) {
-          req.once("drain", pump);
-          return;
-        }
-      }
-      req.end();
-    };
-    pump();
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Sending a large file in parts, like a download manager: the server's plan cuts the file into
- * parts of one size; each part is hashed (SHA-256), given a link bound to that checksum, PUT,
+ * parts of one size; each part is hashed (the plan's checksum: CRC32 or SHA-256), given a link
+ * bound to that checksum, PUT,
  * and reported with the ETag the store answered. Parts go in parallel (4 at a time by
  * default), a failed part is tried again with back-off (a new link when its link expired), and
  * a run that stopped (Ctrl-C, a crash, a lost connection) resumes from what the server says has
@@ -17,7 +18,7 @@ import {
   KinoraError,
   KinoraNetworkError,
 } from "./errors.js";
-import { type HeldPart, HOLD_MAX_BYTES, type PartReader, partReader } from "./part-reader.js";
+import { type PartChecksumAlgorithm, type PartReader, partReader } from "./part-reader.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import type { UploadSource } from "./upload.js";
 
@@ -25,7 +26,8 @@ import type { UploadSource } from "./upload.js";
 export interface ArrivedPart {
   part_number: number;
   size_bytes: number;
-  sha256: string;
+  /** The part's checksum in the upload's algorithm (base64). */
+  checksum: string;
 }
 
 /** What the server says of an upload in parts (its plan and the parts that arrived). */
@@ -34,6 +36,8 @@ export interface PartsState {
   size_bytes: number;
   part_size_bytes: number;
   part_count: number;
+  /** What each part carries (the plan's checksum); absent from servers older than CRC32: sha256. */
+  checksum?: string;
   parts: ArrivedPart[];
 }
 
@@ -51,12 +55,12 @@ export interface PartsTransport {
   state(signal?: AbortSignal): Promise<PartsState>;
   /** Links for these parts, each bound to its checksum. */
   links(
-    parts: { part_number: number; sha256: string }[],
+    parts: { part_number: number; checksum: string }[],
     signal?: AbortSignal,
   ): Promise<PartLink[]>;
   /** Tells the server a part arrived whole, with the ETag its PUT answered. */
   report(
-    part: { part_number: number; etag: string; sha256: string },
+    part: { part_number: number; etag: string; checksum: string },
     signal?: AbortSignal,
   ): Promise<void>;
 }
@@ -104,11 +108,17 @@ export async function uploadParts(
       `the file is ${reader.size} bytes but the upload was planned for ${state.size_bytes}: it is another file`,
     );
   }
+  const algorithm = state.checksum ?? "sha256";
+  if (algorithm !== "crc32" && algorithm !== "sha256") {
+    throw new TypeError(
+      `the upload's parts carry ${algorithm}; this client sends crc32 or sha256 (update @kinora/client)`,
+    );
+  }
   const range = (n: number) => {
     const start = (n - 1) * state.part_size_bytes;
     return { start, end: Math.min(start + state.part_size_bytes, state.size_bytes) };
   };
-  const had = await partsToKeep(state, reader, range, options);
+  const had = await partsToKeep(state, algorithm, reader, range, options);
   let doneBytes = had.reduce((sum, n) => sum + range(n).end - range(n).start, 0);
   const inFlight = new Map<number, number>();
   const progress = () => {
@@ -124,12 +134,14 @@ export async function uploadParts(
   // One failed part stops the others: the error is the upload's.
   const stop = new AbortController();
   const stopped = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  const hash = hashLane(reader, algorithm);
   const worker = async () => {
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
       const { start, end } = range(n);
       await sendPart(transport, reader, n, start, end, {
         ...options,
         signal: stopped,
+        hash,
         count: () => result.puts++,
         onBytes: (sent) => {
           inFlight.set(n, sent);
@@ -160,6 +172,7 @@ export async function uploadParts(
 /** The arrived parts to keep: all, or (verifying) those whose bytes hash as the server says. */
 async function partsToKeep(
   state: PartsState,
+  algorithm: PartChecksumAlgorithm,
   reader: PartReader,
   range: (n: number) => { start: number; end: number },
   options: PartsUploadOptions,
@@ -172,15 +185,37 @@ async function partsToKeep(
   for (const p of arrived) {
     options.signal?.throwIfAborted();
     const { start, end } = range(p.part_number);
-    if (p.size_bytes === end - start && (await reader.sha256(start, end)) === p.sha256) {
+    if (
+      p.size_bytes === end - start &&
+      (await reader.checksum(algorithm, start, end)) === p.checksum
+    ) {
       keep.push(p.part_number);
     }
   }
   return keep;
 }
 
+/**
+ * Hashes one part at a time, in the order asked. The hash runs on this thread either way; four
+ * parts hashed side by side would all be ready at once, so no byte would go out until every
+ * part in flight was hashed. In line, the first part is on the wire after one part's hash and
+ * the next parts are hashed while it flows.
+ */
+function hashLane(
+  reader: PartReader,
+  algorithm: PartChecksumAlgorithm,
+): (start: number, end: number) => Promise<string> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (start, end) => {
+    const next = last.then(() => reader.checksum(algorithm, start, end));
+    last = next.catch(() => {});
+    return next;
+  };
+}
+
 interface SendOptions extends PartsUploadOptions {
   signal: AbortSignal;
+  hash: (start: number, end: number) => Promise<string>;
   count: () => void;
   onBytes: (sent: number) => void;
 }
@@ -207,15 +242,13 @@ async function putOnce(
   start: number,
   end: number,
   opts: SendOptions,
-  held: HeldPart | undefined,
 ): Promise<{ etag: string } | { verdict: Verdict; error: Error }> {
   const headers = { ...link.headers, "content-length": String(end - start) };
   let res: Response;
   try {
     opts.count();
-    res = held
-      ? await held.put(link.url, headers, opts.signal, opts.onBytes)
-      : reader.put && !opts.fetch
+    res =
+      reader.put && !opts.fetch
         ? await reader.put(link.url, headers, start, end, opts.signal, opts.onBytes)
         : // cast: Node's fetch needs duplex for a streamed body; the DOM lib's RequestInit lacks the field
           await (opts.fetch ?? globalThis.fetch.bind(globalThis))(link.url, {
@@ -253,40 +286,32 @@ async function sendPart(
   end: number,
   opts: SendOptions,
 ): Promise<void> {
-  const held =
-    reader.hold && !opts.fetch && end - start <= HOLD_MAX_BYTES
-      ? await reader.hold(start, end)
-      : undefined;
-  try {
-    const sha256 = held?.sha256 ?? (await reader.sha256(start, end));
-    const maxRetries = opts.maxRetries ?? 5;
-    let link: PartLink | undefined;
-    for (let attempt = 1; ; attempt++) {
-      opts.signal.throwIfAborted();
-      link ??= (await transport.links([{ part_number: n, sha256 }], opts.signal))[0];
-      if (!link) throw new Error(`the server gave no link for part ${n}`);
-      opts.onBytes(0);
-      const outcome = await putOnce(link, reader, start, end, opts, held);
-      if ("etag" in outcome) {
-        await reportWithRetries(transport, { part_number: n, etag: outcome.etag, sha256 }, opts);
-        return;
-      }
-      const { verdict, error } = outcome;
-      if (!verdict.retry || attempt > maxRetries) throw error;
-      if (verdict.newLink) link = undefined;
-      const delay = verdict.delayMs ?? backoffMs(attempt, opts.retryBaseMs);
-      opts.onRetry?.(n, attempt, delay, verdict.reason);
-      await sleep(delay, opts.signal);
+  const checksum = await opts.hash(start, end);
+  const maxRetries = opts.maxRetries ?? 5;
+  let link: PartLink | undefined;
+  for (let attempt = 1; ; attempt++) {
+    opts.signal.throwIfAborted();
+    link ??= (await transport.links([{ part_number: n, checksum }], opts.signal))[0];
+    if (!link) throw new Error(`the server gave no link for part ${n}`);
+    opts.onBytes(0);
+    const outcome = await putOnce(link, reader, start, end, opts);
+    if ("etag" in outcome) {
+      await reportWithRetries(transport, { part_number: n, etag: outcome.etag, checksum }, opts);
+      return;
     }
-  } finally {
-    held?.release();
+    const { verdict, error } = outcome;
+    if (!verdict.retry || attempt > maxRetries) throw error;
+    if (verdict.newLink) link = undefined;
+    const delay = verdict.delayMs ?? backoffMs(attempt, opts.retryBaseMs);
+    opts.onRetry?.(n, attempt, delay, verdict.reason);
+    await sleep(delay, opts.signal);
   }
 }
 
 /** Reports a part; a lost answer is asked again (reporting twice records it once). */
 async function reportWithRetries(
   transport: PartsTransport,
-  part: { part_number: number; etag: string; sha256: string },
+  part: { part_number: number; etag: string; checksum: string },
   opts: SendOptions,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {

@@ -36,7 +36,7 @@ export async function completeUpload(deps: UploadsDeps, row: UploadRow): Promise
     const parts = state.parts.map((p) => ({
       partNumber: p.part_number,
       etag: p.etag,
-      checksum: p.sha256,
+      checksum: p.checksum,
     }));
     const joined = await deps.storage.multipart
       .complete(row.object_key, row.store_upload_id, parts)

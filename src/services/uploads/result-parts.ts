@@ -39,7 +39,8 @@ export async function openResultUpload(
   input: { sizeBytes: number; contentType: string; partBytes: number; expiresAt: Date },
 ): Promise<ResultUploadView> {
   await abortUpload(deps, key, "replaced");
-  const row = await openUpload(deps, { key, ...input });
+  // Workers send SHA-256 (workers/output-parts.ts): the parts a worker sends are its own files.
+  const row = await openUpload(deps, { key, ...input, checksum: "sha256" });
   return {
     upload_id: row.id,
     part_size_bytes: Number(row.part_size_bytes),

@@ -106,6 +106,7 @@ describe.each([
       contentType: "video/dv",
       sizeBytes: FILE.length,
       partBytes: 5 * MIB,
+      checksum: "sha256",
       expiresAt: new Date(clock.now().getTime() + 3600_000),
     });
 
@@ -214,6 +215,7 @@ describe.each([
       contentType: "video/dv",
       sizeBytes: FILE.length,
       partBytes: 5 * MIB,
+      checksum: "sha256",
       expiresAt: new Date(clock.now().getTime() - 1),
     });
     const unwanted = await open(deps, `restore/rj_up${name.length}f/input`);

@@ -19,9 +19,12 @@ import type {
 } from "../../api/uploads.js";
 import { ApiError, conflict, invalidField, wrongState } from "../../domain/errors.js";
 import {
+  CHECKSUM_NAMES,
+  type ChecksumAlgorithm,
   isBase64Digest,
   isPartNumber,
   missingParts,
+  type PartChecksum,
   type PartPlan,
   partSize,
   planParts,
@@ -62,6 +65,8 @@ export async function openUpload(
     contentType: string;
     sizeBytes: number;
     partBytes: number;
+    /** The checksum every part carries (UPLOAD_PART_CHECKSUM). */
+    checksum: ChecksumAlgorithm;
     expiresAt: Date;
   },
 ): Promise<UploadRow> {
@@ -71,7 +76,7 @@ export async function openUpload(
   const { uploadId } = await deps.storage.multipart.create(input.key, {
     contentType: input.contentType,
     plan,
-    checksum: "sha256",
+    checksum: input.checksum,
   });
   const now = deps.clock();
   const row = await insertUpload(deps.db, {
@@ -82,7 +87,7 @@ export async function openUpload(
     size_bytes: plan.sizeBytes,
     part_size_bytes: plan.partSizeBytes,
     part_count: plan.partCount,
-    checksum_algorithm: "sha256",
+    checksum_algorithm: input.checksum,
     status: "open",
     created_at: now,
     updated_at: now,
@@ -106,7 +111,7 @@ export function uploadOf(deps: UploadsDeps, key: string): Promise<UploadRow | un
  * answer shows it; the same plan openUpload makes.
  */
 export function planView(
-  input: { sizeBytes: number; partBytes: number; expiresAt: Date },
+  input: { sizeBytes: number; partBytes: number; checksum: PartChecksum; expiresAt: Date },
   steps: string,
 ): UploadPlanView {
   const plan = planParts(input.sizeBytes, input.partBytes);
@@ -115,7 +120,7 @@ export function planView(
     size_bytes: plan.sizeBytes,
     part_size_bytes: plan.partSizeBytes,
     part_count: plan.partCount,
-    checksum: "sha256",
+    checksum: input.checksum,
     expires_at: input.expiresAt.toISOString(),
     steps,
   };
@@ -166,7 +171,7 @@ export function assertOpen(row: UploadRow): void {
 export async function partTickets(
   deps: UploadsDeps,
   row: UploadRow,
-  parts: readonly { part_number: number; sha256: string }[],
+  parts: readonly PartChecksumInput[],
 ): Promise<PartTicketView[]> {
   assertOpen(row);
   const plan = planOf(row);
@@ -185,20 +190,15 @@ export async function partTickets(
       throw invalidField(`parts.${i}.part_number`, `lists part ${p.part_number} twice.`);
     }
     seen.add(p.part_number);
-    if (!isBase64Digest("sha256", p.sha256)) {
-      throw invalidField(
-        `parts.${i}.sha256`,
-        "must be the base64 SHA-256 of the part's bytes (44 characters ending in =).",
-      );
-    }
   });
+  const checksums = parts.map((p, i) => checksumOf(row, p, `parts.${i}.`));
   return Promise.all(
-    parts.map(async (p) => {
+    parts.map(async (p, i) => {
       const sizeBytes = partSize(plan, p.part_number);
       const ticket = await deps.storage.multipart.presignPart(row.object_key, row.store_upload_id, {
         partNumber: p.part_number,
         sizeBytes,
-        checksum: p.sha256,
+        checksum: checksums[i] ?? "",
         expiresInSec: PART_URL_SEC,
       });
       return {
@@ -240,16 +240,14 @@ async function storeParts(
 export async function recordPart(
   deps: UploadsDeps,
   row: UploadRow,
-  input: { partNumber: number; etag: string; sha256: string },
+  input: { partNumber: number; etag: string } & PartChecksumFields,
 ): Promise<UploadProgressView> {
   assertOpen(row);
   const plan = planOf(row);
   if (!isPartNumber(plan, input.partNumber)) {
     throw invalidField("part_number", `must be 1 to ${plan.partCount}.`);
   }
-  if (!isBase64Digest("sha256", input.sha256)) {
-    throw invalidField("sha256", "must be the base64 SHA-256 of the part's bytes.");
-  }
+  const checksum = checksumOf(row, input, "");
   const listed = await storeParts(deps, row, input.partNumber);
   const expected = partSize(plan, input.partNumber);
   let sizeBytes = expected;
@@ -274,7 +272,7 @@ export async function recordPart(
     part_number: input.partNumber,
     size_bytes: sizeBytes,
     etag: input.etag,
-    checksum: input.sha256,
+    checksum,
     received_at: deps.clock(),
   });
   return progress(deps, row, null);
@@ -310,13 +308,16 @@ async function progress(
     size_bytes: plan.sizeBytes,
     part_size_bytes: plan.partSizeBytes,
     part_count: plan.partCount,
+    checksum: row.checksum_algorithm,
     received_bytes: receivedBytes,
     received_parts: arrived.length,
     parts: parts.map((p) => ({
       part_number: p.part_number,
       size_bytes: Number(p.size_bytes),
       etag: p.etag,
-      sha256: p.checksum,
+      checksum: p.checksum,
+      // The field's name before parts could carry CRC32: kept for SHA-256 uploads' old callers.
+      ...(row.checksum_algorithm === "sha256" ? { sha256: p.checksum } : {}),
     })),
     missing: missingParts(plan, arrived),
     expires_at: row.expires_at.toISOString(),
@@ -363,3 +364,36 @@ async function reconcile(
 }
 
 const unquote = (etag: string) => etag.replace(/"/g, "");
+
+/** A part's checksum as a caller gives it: `checksum`, or `sha256` (its name before CRC32). */
+export interface PartChecksumFields {
+  checksum?: string;
+  sha256?: string;
+}
+
+/** A part a caller is about to send: its number and its checksum. */
+export type PartChecksumInput = { part_number: number } & PartChecksumFields;
+
+/**
+ * The part's checksum, checked against the upload's algorithm: `checksum`, or for a SHA-256
+ * upload `sha256` as older callers name it. 400 naming the field (under `prefix`) otherwise.
+ */
+function checksumOf(row: UploadRow, p: PartChecksumFields, prefix: string): string {
+  const algorithm = row.checksum_algorithm;
+  const named = CHECKSUM_NAMES[algorithm];
+  if (p.checksum !== undefined && p.sha256 !== undefined) {
+    throw invalidField(`${prefix}sha256`, "give the part's checksum once, as `checksum`.");
+  }
+  if (p.sha256 !== undefined && algorithm !== "sha256") {
+    throw invalidField(
+      `${prefix}sha256`,
+      `this upload's parts carry ${algorithm.toUpperCase()} (the plan's checksum), not SHA-256: send \`checksum\`, the ${named} of the part's bytes.`,
+    );
+  }
+  const value = p.checksum ?? p.sha256;
+  const field = p.checksum === undefined && p.sha256 !== undefined ? "sha256" : "checksum";
+  if (value === undefined || !isBase64Digest(algorithm, value)) {
+    throw invalidField(`${prefix}${field}`, `must be the ${named} of the part's bytes.`);
+  }
+  return value;
+}

@@ -50,7 +50,8 @@ export async function resumableJob(ctx: ClientContext, p: { file: string }, reco
       size_bytes: job.upload.size_bytes,
       part_size_bytes: 0,
       part_count,
-      checksum: "sha256" as const,
+      // Not read: the uploader takes the algorithm from the upload's state it reads first.
+      checksum: "crc32" as const,
       expires_at: job.expires_at,
       steps: "",
     },

@@ -28,12 +28,12 @@ const SAID = {
 } as const;
 
 const PartsField = z
-  .array(PartRequest, { error: "must be a list of {part_number, sha256}" })
+  .array(PartRequest, { error: "must be a list of {part_number, checksum}" })
   .min(1, "must list at least one part")
   .max(1000, "must list at most 1000 parts (ask again for the rest)")
   .meta({
     description:
-      "The parts to send next (up to 1000), each with the base64 SHA-256 of its bytes; the link binds it.",
+      "The parts to send next (up to 1000), each with the base64 checksum of its bytes in the plan's algorithm (crc32 or sha256); the link binds it.",
   });
 
 /** The state of an upload in parts, with the job's id. */
@@ -48,7 +48,7 @@ export const getRestorePartLinks = defineContract({
     .strict()
     .openapi({
       example: {
-        parts: [{ part_number: 1, sha256: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=" }],
+        parts: [{ part_number: 1, checksum: "NhCmhg==" }],
       },
     }),
   output: z.object({ job_id: z.string(), parts: z.array(PartTicket) }),
@@ -60,7 +60,7 @@ export const getRestorePartLinks = defineContract({
     names: { job_id: "id" },
     tags: TAGS,
     summary: "Links for parts of a file sent in parts",
-    description: `For a job whose create answer had \`upload\` (a plan) instead of upload_url: one link per part asked for (up to 1000 at a time, any part numbers from 1 to part_count), each bound to the part's exact size and to the base64 SHA-256 given for it, and valid 1 hour. PUT the part's bytes to \`url\` with \`headers\` (x-amz-checksum-sha256); the store refuses a body that does not match. 400 names a part number outside the plan or a malformed checksum. Parts up to ${S3_PART_LIMITS.maxParts.toLocaleString("en")}.`,
+    description: `For a job whose create answer had \`upload\` (a plan) instead of upload_url: one link per part asked for (up to 1000 at a time, any part numbers from 1 to part_count), each bound to the part's exact size and to the base64 checksum given for it (the plan's \`checksum\`: crc32, or sha256), and valid 1 hour. PUT the part's bytes to \`url\` with \`headers\` (x-amz-checksum-crc32, or x-amz-checksum-sha256); the store refuses a body that does not match. 400 names a part number outside the plan or a malformed checksum. Parts up to ${S3_PART_LIMITS.maxParts.toLocaleString("en")}.`,
     answer: "A link per part.",
   },
 });
@@ -82,18 +82,24 @@ export const reportRestorePart = defineContract({
         .min(1, "must not be empty")
         .max(200, "must be at most 200 characters")
         .meta({ description: "The ETag header the part's PUT answered, quotes included." }),
+      checksum: z
+        .string({ error: "must be the part's base64 checksum" })
+        .max(64, "must be the part's base64 checksum")
+        .optional()
+        .meta({ description: "The checksum the part was sent with (the plan's algorithm)." }),
       sha256: z
         .string({ error: "must be the part's base64 SHA-256" })
         .max(64, "must be the part's base64 SHA-256")
-        .meta({ description: "The checksum the part was sent with." }),
+        .optional()
+        .meta({
+          description:
+            "Deprecated: `checksum`, as it was named for uploads whose plan says sha256.",
+          deprecated: true,
+        }),
     })
     .strict()
     .openapi({
-      example: {
-        part_number: 1,
-        etag: '"9b2cf535f27731c974343645a3985328"',
-        sha256: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
-      },
+      example: { part_number: 1, etag: '"3610a686"', checksum: "NhCmhg==" },
     }),
   output: UploadState,
   errors: [...UPLOAD_ERRORS, "invalid_field", "not_uploaded", "upload_mismatch"],
@@ -172,7 +178,7 @@ export const FollowPartsFields = {
   parts: z
     .array(z.unknown())
     .optional()
-    .meta({ description: "[{part_number, sha256 (base64)}] to link." }),
+    .meta({ description: "[{part_number, checksum (base64, the plan's algorithm)}] to link." }),
 };
 
 /** What get_restore adds for a file sent in parts. */

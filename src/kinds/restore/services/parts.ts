@@ -14,6 +14,8 @@ import type { Principal } from "../../../services/auth.js";
 import { abortUpload, completeUpload } from "../../../services/uploads/finish.js";
 import {
   openUpload,
+  type PartChecksumFields,
+  type PartChecksumInput,
   partTickets,
   planView,
   recordPart,
@@ -35,7 +37,7 @@ export function takesParts(p: RestoreDeps, sizeBytes: number | null): boolean {
 
 /** What a caller does with a plan, on any surface (the create answer's `next` names the calls). */
 const PLAN_STEPS =
-  "Cut the file into part_count parts of part_size_bytes (the last is the rest). For each, compute the base64 SHA-256 of its bytes, ask for its link with that checksum, and PUT exactly its bytes to the link with the link's headers (Content-Length = the part's size). Parts may go in any order and several at once; a part that fails is sent again, with a new link once its link expired. Then start the job (paid by checkout: open its checkout): the parts are joined and the file's size checked. Stopped halfway? Read the upload's state: it lists the parts that arrived; send only the missing ones.";
+  "Cut the file into part_count parts of part_size_bytes (the last is the rest). For each, compute its checksum as the plan's `checksum` names it (crc32: the base64 of the 4 bytes of its CRC32, big-endian, as zlib and S3 compute it; sha256: the base64 SHA-256), ask for its link with that `checksum`, and PUT exactly its bytes to the link with the link's headers (Content-Length = the part's size). Parts may go in any order and several at once; a part that fails is sent again, with a new link once its link expired. Then start the job (paid by checkout: open its checkout): the parts are joined and the file's size checked. Stopped halfway? Read the upload's state: it lists the parts that arrived; send only the missing ones.";
 
 /** The plan of a job's file in parts, as the create answer shows it. */
 export function restorePlan(p: RestoreDeps, row: RestoreJobRow): UploadPlanView {
@@ -43,6 +45,7 @@ export function restorePlan(p: RestoreDeps, row: RestoreJobRow): UploadPlanView 
     {
       sizeBytes: Number(row.size_bytes),
       partBytes: p.config.uploads.partBytes,
+      checksum: p.config.uploads.partChecksum,
       expiresAt: row.expires_at,
     },
     PLAN_STEPS,
@@ -56,6 +59,7 @@ export function openRestoreUpload(p: RestoreDeps, row: RestoreJobRow): Promise<U
     contentType: row.content_type,
     sizeBytes: Number(row.size_bytes),
     partBytes: p.config.uploads.partBytes,
+    checksum: p.config.uploads.partChecksum,
     expiresAt: row.expires_at,
   });
 }
@@ -113,7 +117,7 @@ export async function restorePartLinks(
   p: RestoreDeps,
   principal: Principal | undefined,
   id: string,
-  parts: readonly { part_number: number; sha256: string }[],
+  parts: readonly PartChecksumInput[],
 ): Promise<{ job_id: string; parts: PartTicketView[] }> {
   const row = await visibleJob(p, principal, id);
   assertTakesFile(row);
@@ -126,7 +130,7 @@ export async function reportRestorePart(
   p: RestoreDeps,
   principal: Principal | undefined,
   id: string,
-  part: { partNumber: number; etag: string; sha256: string },
+  part: { partNumber: number; etag: string } & PartChecksumFields,
 ): Promise<{ job_id: string; upload: UploadProgressView }> {
   const row = await visibleJob(p, principal, id);
   assertTakesFile(row);
@@ -170,13 +174,18 @@ export async function followParts(
 }
 
 /** One item of get_restore's `parts`, shaped; its number and checksum are checked with the plan. */
-function partRequest(item: unknown, i: number): { part_number: number; sha256: string } {
+function partRequest(item: unknown, i: number): PartChecksumInput {
   if (!isRecord(item)) {
-    throw invalidField(`parts.${i}`, "must be an object {part_number, sha256}.");
+    throw invalidField(`parts.${i}`, "must be an object {part_number, checksum}.");
   }
   const p = item;
-  // cast: partTickets checks the number against the upload plan next, and refuses it by name
-  return { part_number: p.part_number as number, sha256: String(p.sha256 ?? "") };
+  const text = (v: unknown) => (v === undefined ? undefined : String(v));
+  return {
+    // cast: partTickets checks the number against the upload plan next, and refuses it by name
+    part_number: p.part_number as number,
+    checksum: text(p.checksum),
+    sha256: text(p.sha256),
+  };
 }
 
 /** Joins the parts and checks the file's size; 409 once joined, 400 naming missing parts. */

@@ -23,6 +23,7 @@ const report = implement(uc.reportRestorePart, async (p: RestoreDeps, a, ctx) =>
   reportRestorePart(p, ctx.principal, a.job_id, {
     partNumber: a.part_number,
     etag: a.etag,
+    checksum: a.checksum,
     sha256: a.sha256,
   }),
 );
