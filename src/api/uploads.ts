@@ -78,12 +78,9 @@ export const ReceivedPart = z
     size_bytes: z.number().int(),
     etag: z.string(),
     checksum: z.string().openapi({ description: "The part's checksum (the plan's algorithm)." }),
-    sha256: z
-      .string()
-      .optional()
-      .openapi({
-        description: "Deprecated: `checksum` again, for uploads whose plan says sha256.",
-      }),
+    sha256: z.string().optional().openapi({
+      description: "Deprecated: `checksum` again, for uploads whose plan says sha256.",
+    }),
   })
   .openapi("ReceivedPart");
 

@@ -183,8 +183,7 @@ function decodePart(
   const whole = (x: unknown, min: number) => Number.isSafeInteger(x) && (x as number) >= min;
   if (typeof up !== "string" || !/^[0-9a-f]{32}$/.test(up)) return null;
   if (!whole(pn, 1) || !whole(o, 0) || !whole(n, 0)) return null;
-  if (!isChecksumAlgorithm(a) || typeof c !== "string" || !isBase64Digest(a, c))
-    return null;
+  if (!isChecksumAlgorithm(a) || typeof c !== "string" || !isBase64Digest(a, c)) return null;
   return {
     purpose: "part",
     key,
