@@ -1,7 +1,7 @@
 /**
  * Uploads in parts through the local store, against one bare PUT of the same file to the same
  * store, in the same run. This process is the API node: the local store's routes (part PUTs
- * verified against their SHA-256 and written in place; single PUTs), and the upload services on
+ * verified against their checksum (CRC32 by default) and written in place; single PUTs), and the upload services on
  * PGlite (plan, part links, kinora's record of the parts, complete = a rename) behind small
  * routes the client calls as it would call the API. The client is a separate process running
  * the SDK's `uploadParts` (4 parts in flight), or streaming the whole file in one PUT.
@@ -14,10 +14,8 @@
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
  */
-import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -38,113 +36,13 @@ import {
   uploadProgress,
 } from "../src/services/uploads/uploads.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
+import { createPartHasher } from "../src/storage/part-checksum.js";
 import { type Figure, median } from "./lib.js";
+import { BARE_CLIENT, child, makeFile, sampled } from "./upload-parts-procs.js";
 
 const MIB = 1024 ** 2;
 const PART_BYTES = 64 * MIB;
 const here = path.dirname(new URL(import.meta.url).pathname);
-
-async function makeFile(file: string, bytes: number) {
-  const chunk = randomBytes(MIB);
-  const fh = await open(file, "w");
-  for (let written = 0; written < bytes; written += chunk.length) {
-    await fh.write(chunk, 0, Math.min(chunk.length, bytes - written));
-  }
-  await fh.sync();
-  await fh.close();
-}
-
-/** Peak RSS growth of this process (the API node) while `run` runs. */
-async function sampled<T>(
-  run: () => Promise<T>,
-): Promise<{ out: T; rssGrowthMb: number; nodeCpuSec: number }> {
-  const stopProfile = await profileApiNode();
-  const cpu0 = process.cpuUsage();
-  // rss() alone: memoryUsage() walks the heap's spaces, 20 times a second on the node measured.
-  const base = process.memoryUsage.rss();
-  let peak = base;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 50);
-  try {
-    const out = await run();
-    const cpu = process.cpuUsage(cpu0);
-    await stopProfile();
-    if (process.env.BENCH_THREADS === "1") console.error(threadTimes());
-    return { out, rssGrowthMb: (peak - base) / MIB, nodeCpuSec: (cpu.user + cpu.system) / 1e6 };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/**
- * BENCH_PROF_DIR=dir: a CPU profile of this process (the API node) while one upload runs,
- * written to dir (the client writes its own there: node --cpu-prof).
- */
-async function profileApiNode(): Promise<() => Promise<void>> {
-  const dir = process.env.BENCH_PROF_DIR;
-  if (!dir) return async () => {};
-  const { Session } = await import("node:inspector/promises");
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  return async () => {
-    const { profile } = await session.post("Profiler.stop");
-    writeFileSync(path.join(dir, `api-node-${Date.now()}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
-/**
- * BENCH_THREADS=1: this process's CPU by thread (utime/stime in ticks, cumulative), after each
- * upload: the main thread, V8's helpers (GC, compilers) and libuv's pool (file writes) apart.
- */
-function threadTimes(): string {
-  const rows: string[] = [];
-  for (const task of readdirSync("/proc/self/task")) {
-    const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    rows.push(`${task}:${fields[11]}/${fields[12]}`);
-  }
-  return `API node threads (user/system ticks): ${rows.join(" ")}`;
-}
-
-/** Runs a child node process; resolves with its stdout. */
-function child(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    // BENCH_PROF_DIR=dir: the client writes a CPU profile there too (node --cpu-prof).
-    const prof = process.env.BENCH_PROF_DIR;
-    const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
-    const p = spawn(process.execPath, [...flags, ...args], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    p.stdout.on("data", (d) => {
-      out += d;
-    });
-    p.on("error", reject);
-    p.on("close", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
-    );
-  });
-}
-
-/** One streamed PUT of the whole file (the baseline), timed by the client itself. */
-const BARE_CLIENT = `
-const http = require("node:http");
-const fs = require("node:fs");
-const [url, file, size, headers] = process.argv.slice(1);
-const started = performance.now();
-const req = http.request(url, { method: "PUT", headers: { ...JSON.parse(headers), "content-length": size } });
-req.on("response", (res) => { res.resume(); res.on("end", () => {
-  if (res.statusCode >= 300) { process.stderr.write("HTTP " + res.statusCode); process.exit(1); }
-  const cpu = process.cpuUsage();
-  process.stdout.write((performance.now() - started) / 1000 + " 0 " + (cpu.user + cpu.system) / 1e6);
-}); });
-req.on("error", (err) => { process.stderr.write(String(err)); process.exit(1); });
-fs.createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(req);
-`;
 
 interface Bench {
   base: string;
@@ -291,11 +189,11 @@ async function warmUp(node: Bench, dir: string) {
   rmSync(file);
 }
 
-/** CPU seconds to SHA-256 one GiB here and now (256 MiB hashed, as a part's bytes are). */
-function sha256CpuPerGib(): number {
+/** CPU seconds to checksum one GiB here and now (256 MiB, as the parts' default, CRC32, is). */
+function checksumCpuPerGib(): number {
   const chunk = randomBytes(MIB);
   const cpu0 = process.cpuUsage();
-  const hash = createHash("sha256");
+  const hash = createPartHasher("crc32");
   for (let i = 0; i < 256; i++) hash.update(chunk);
   hash.digest();
   const cpu = process.cpuUsage(cpu0);
@@ -327,7 +225,7 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         runs[which].push(await (which === "parts" ? inParts : bare)(node, key, file, bytes));
         await node.store.delete(key);
       }
-      shaCosts.push(sha256CpuPerGib());
+      shaCosts.push(checksumCpuPerGib());
     }
     const mb = bytes / MIB;
     const rate = (rs: { sec: number }[]) => median(rs.map((r) => mb / r.sec));
@@ -354,8 +252,8 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         aim: "flat (< 100 MB)",
       },
       {
-        // Why the rate is below the PUT's on a busy machine: each part's SHA-256 is computed by
-        // the client and verified by the store (the PUT checks only its length).
+        // Why the rate is below the PUT's: each part's checksum is computed by the client and
+        // verified by the store (the PUT checks only its length), and each range read twice.
         name: "upload in parts: CPU s per GiB, API node + client",
         value: cpuPerGib(runs.parts),
         unit: "s",
@@ -373,12 +271,12 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         better: "lower",
       },
       {
-        // How much of the extra CPU the checksum explains: each part's SHA-256 is computed
+        // How much of the extra CPU the checksum explains: each part's CRC32 is computed
         // twice (the client to ask for its link, the store to verify it).
         name: "upload in parts: CPU s per GiB beyond one PUT",
         value: cpuPerGib(runs.parts) - cpuPerGib(runs.bare),
         unit: "s",
-        baselineName: "SHA-256 twice, measured between rounds",
+        baselineName: "CRC32 twice, measured between rounds",
         baseline: 2 * median(shaCosts),
         better: "lower",
       },

@@ -1,0 +1,116 @@
+/**
+ * The processes of the parts benchmark (bench/upload-parts.ts): the source file, the client
+ * child processes (the SDK's uploader, or one bare streamed PUT), and what is measured of this
+ * process, the API node, while one upload runs (peak RSS, CPU, optional profiles and per-thread
+ * CPU).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import path from "node:path";
+
+const MIB = 1024 ** 2;
+
+/** Writes `bytes` random bytes to `file`, synced. */
+export async function makeFile(file: string, bytes: number) {
+  const chunk = randomBytes(MIB);
+  const fh = await open(file, "w");
+  for (let written = 0; written < bytes; written += chunk.length) {
+    await fh.write(chunk, 0, Math.min(chunk.length, bytes - written));
+  }
+  await fh.sync();
+  await fh.close();
+}
+
+/** Peak RSS growth of this process (the API node) while `run` runs. */
+export async function sampled<T>(
+  run: () => Promise<T>,
+): Promise<{ out: T; rssGrowthMb: number; nodeCpuSec: number }> {
+  const stopProfile = await profileApiNode();
+  const cpu0 = process.cpuUsage();
+  // rss() alone: memoryUsage() walks the heap's spaces, 20 times a second on the node measured.
+  const base = process.memoryUsage.rss();
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 50);
+  try {
+    const out = await run();
+    const cpu = process.cpuUsage(cpu0);
+    await stopProfile();
+    if (process.env.BENCH_THREADS === "1") console.error(threadTimes());
+    return { out, rssGrowthMb: (peak - base) / MIB, nodeCpuSec: (cpu.user + cpu.system) / 1e6 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * BENCH_PROF_DIR=dir: a CPU profile of this process (the API node) while one upload runs,
+ * written to dir (the client writes its own there: node --cpu-prof).
+ */
+async function profileApiNode(): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_PROF_DIR;
+  if (!dir) return async () => {};
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(path.join(dir, `api-node-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+/**
+ * BENCH_THREADS=1: this process's CPU by thread (utime/stime in ticks, cumulative), after each
+ * upload: the main thread, V8's helpers (GC, compilers) and libuv's pool (file writes) apart.
+ */
+function threadTimes(): string {
+  const rows: string[] = [];
+  for (const task of readdirSync("/proc/self/task")) {
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    rows.push(`${task}:${fields[11]}/${fields[12]}`);
+  }
+  return `API node threads (user/system ticks): ${rows.join(" ")}`;
+}
+
+/** Runs a child node process; resolves with its stdout. */
+export function child(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // BENCH_PROF_DIR=dir: the client writes a CPU profile there too (node --cpu-prof).
+    const prof = process.env.BENCH_PROF_DIR;
+    const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : [];
+    const p = spawn(process.execPath, [...flags, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    p.stdout.on("data", (d) => {
+      out += d;
+    });
+    p.on("error", reject);
+    p.on("close", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`)),
+    );
+  });
+}
+
+/** One streamed PUT of the whole file (the baseline), timed by the client itself. */
+export const BARE_CLIENT = `
+const http = require("node:http");
+const fs = require("node:fs");
+const [url, file, size, headers] = process.argv.slice(1);
+const started = performance.now();
+const req = http.request(url, { method: "PUT", headers: { ...JSON.parse(headers), "content-length": size } });
+req.on("response", (res) => { res.resume(); res.on("end", () => {
+  if (res.statusCode >= 300) { process.stderr.write("HTTP " + res.statusCode); process.exit(1); }
+  const cpu = process.cpuUsage();
+  process.stdout.write((performance.now() - started) / 1000 + " 0 " + (cpu.user + cpu.system) / 1e6);
+}); });
+req.on("error", (err) => { process.stderr.write(String(err)); process.exit(1); });
+fs.createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(req);
+`;
