@@ -105,8 +105,11 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
       "Enhanced, plus a slower, finer grain removal, sharpening where the picture is measured soft, interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
     brief: "plus finer grain removal, sharpening, 1080p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
-    // Each field is denoised as a frame: the bench's VHS clip took 0.008× real time at load 21.
-    slower: "grainy interlaced tape several times longer",
+    // Coarse grain (film grain, a worn tape) gets non-local means on larger patches: 74.8 s for
+    // 6 s of the tuning pan with grain-8-x2 on a quiet 2-core machine (load 2.6), about 12½ hours
+    // an hour (npx tsx bench/quality/speed.ts 6 grain-8-x2, 2026-11-29). Each field of interlaced
+    // tape is denoised as a frame: the bench's VHS clip took 0.008× real time at load 21.
+    slower: "coarse grain about 12½ hours; grainy interlaced tape several times longer",
   },
 };
 
