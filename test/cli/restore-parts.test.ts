@@ -102,6 +102,24 @@ describe("kinora restore of a file sent in parts", () => {
     expect(await ffprobeDuration(doc.output)).toBeCloseTo(2, 0);
   });
 
+  it("a part whose connection is cut mid-body is sent again, and the restore finishes", async () => {
+    const wallet = await s.t.newWallet(3000);
+    const home = s.signIn(wallet.key);
+    // The second part's first PUT takes 16 KB, then the connection drops.
+    s.faults.uploads.push("pass", "drop");
+    const before = partPuts().length;
+    const res = await s.runCli(
+      ["restore", video, "--quality", "standard", "--yes", "--json", "--parallel", "1"],
+      { home },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const doc = JSON.parse(res.stdout);
+    expect(doc.job.status).toBe("done");
+    // Five parts and the one sent again.
+    expect(partPuts().length - before).toBe(6);
+    expect(await ffprobeDuration(doc.output)).toBeCloseTo(2, 0);
+  });
+
   it("Ctrl-C during the parts keeps the job and says how to send the rest or get a refund", async () => {
     const wallet = await s.t.newWallet(3000);
     const home = s.signIn(wallet.key);

@@ -63,7 +63,9 @@ async function pump(
     req.once("close", () => waiting?.());
     let sent = 0;
     for (let at = start; at < end; ) {
-      while (free.length === 0 && !failed) await new Promise<void>((r) => (waiting = r));
+      while (free.length === 0 && !failed && !req.destroyed) {
+        await new Promise<void>((r) => (waiting = r));
+      }
       waiting = null;
       const buf = free.pop();
       if (failed || req.destroyed || !buf) return;
