@@ -4,7 +4,7 @@
  * a job kind's contracts embed these for its own files.
  */
 import { z } from "@hono/zod-openapi";
-import { PART_CHECKSUMS, S3_PART_LIMITS } from "../domain/uploads.js";
+import { CHECKSUM_ALGORITHMS, PART_CHECKSUMS, S3_PART_LIMITS } from "../domain/uploads.js";
 
 /** How a file above UPLOAD_SINGLE_MAX_BYTES is sent: parts of `part_size_bytes`, then complete. */
 export const UploadPlan = z
@@ -94,7 +94,7 @@ export const UploadProgress = z
     size_bytes: z.number().int(),
     part_size_bytes: z.number().int(),
     part_count: z.number().int(),
-    checksum: z.enum(["crc32", "sha256", "md5"]).openapi({
+    checksum: z.enum(CHECKSUM_ALGORITHMS).openapi({
       description: "What each part carries (as the plan said).",
     }),
     received_bytes: z.number().int(),

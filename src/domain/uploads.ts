@@ -71,12 +71,23 @@ export function isPartNumber(plan: PartPlan, n: number): boolean {
  * 0.25 CPU s per GiB against 0.67 here, for each of client and store); the links are signed, so
  * nothing rests on the checksum being cryptographic.
  */
-export type ChecksumAlgorithm = "crc32" | "sha256" | "md5";
+export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
+
+/** Every checksum a part may carry, in the order a digest's length is tried. */
+export const CHECKSUM_ALGORITHMS = ["crc32", "sha256", "md5"] as const;
 
 /** The algorithms a plan may name for a caller's parts (UPLOAD_PART_CHECKSUM). */
 export const PART_CHECKSUMS = ["crc32", "sha256"] as const;
 /** A plan's algorithm for a caller's parts. */
 export type PartChecksum = (typeof PART_CHECKSUMS)[number];
+
+/**
+ * How a caller computes a part's checksum for each algorithm a plan may name, in one sentence:
+ * every surface that tells a caller how to send parts (the plan's steps, the create answer's
+ * `next`, the MCP text) says it in these words.
+ */
+export const PART_CHECKSUM_HOW =
+  "crc32: the base64 of the 4 bytes of its CRC32, big-endian, as zlib and S3 compute it; sha256: the base64 SHA-256";
 
 /** Standard base64 with padding of a 4-byte, a 32-byte and a 16-byte digest. */
 const BASE64_DIGEST: Record<ChecksumAlgorithm, RegExp> = {
@@ -108,7 +119,7 @@ export function checksumHeader(algorithm: ChecksumAlgorithm): string {
 
 /** Which algorithm a base64 digest is, by its length (4, 16 or 32 bytes); null for none. */
 export function checksumAlgorithmOf(value: string): ChecksumAlgorithm | null {
-  for (const algorithm of ["crc32", "sha256", "md5"] as const) {
+  for (const algorithm of CHECKSUM_ALGORITHMS) {
     if (isBase64Digest(algorithm, value)) return algorithm;
   }
   return null;
@@ -116,7 +127,7 @@ export function checksumAlgorithmOf(value: string): ChecksumAlgorithm | null {
 
 /** Whether `value` names an algorithm parts may carry. */
 export function isChecksumAlgorithm(value: unknown): value is ChecksumAlgorithm {
-  return value === "crc32" || value === "sha256" || value === "md5";
+  return CHECKSUM_ALGORITHMS.some((algorithm) => algorithm === value);
 }
 
 /** Which parts of the plan are not among `arrived`, in order. */

@@ -2,7 +2,8 @@
  * S3's own multipart upload behind the BlobStore seam: the caller PUTs each part straight to
  * the bucket through a presigned UploadPart URL (the bytes never pass through kinora), bound to
  * the part's Content-Length and its checksum header (`x-amz-checksum-crc32`,
- * `x-amz-checksum-sha256` or `Content-MD5`), which S3 verifies. kinora's own calls (create, list, complete, abort) go through the SDK.
+ * `x-amz-checksum-sha256` or `Content-MD5`), which S3 verifies. kinora's own calls (create,
+ * list, complete, abort) go through the SDK.
  *
  * A store that refuses ListParts or AbortMultipartUpload (s3rver answers 405) is told apart:
  * listParts answers null and abort throws `unsupported`, so the services keep their own record

@@ -1,7 +1,8 @@
 /**
  * The bytes of a file to upload in parts, part by part: a path in Node (read with node:fs into
- * one small reused buffer to hash, then piped to the socket as `curl -T` would) or a Blob
- * anywhere (hashed by WebCrypto). upload-parts.ts decides what to send; this reads it.
+ * one small reused buffer to hash, then again into a ring of reused buffers as the socket takes
+ * them: node-put.ts) or a Blob anywhere (CRC32 here, SHA-256 by WebCrypto). upload-parts.ts
+ * decides what to send; this reads it.
  *
  * A part is read twice (to hash, then to send) rather than held in memory between: a fresh
  * 64 MiB buffer per part in flight cost more in page faults (0.2 s of system time per part
@@ -41,7 +42,7 @@ const toBase64 = (bytes: Uint8Array) => {
   return btoa(text);
 };
 
-/** Ranges of a path (Node: streamed, hashed by node:crypto) or of a Blob (WebCrypto). */
+/** Ranges of a path (Node: hashed by zlib or node:crypto, then streamed) or of a Blob. */
 export async function partReader(source: UploadSource): Promise<PartReader> {
   if (typeof source === "string") {
     const { open, stat } = await import("node:fs/promises");

@@ -1,6 +1,7 @@
 /** The restore operations' handlers: each maps its input onto one service call. */
 
 import { type CallContext, implement, type Operation } from "../../api/operation.js";
+import { PART_CHECKSUM_HOW } from "../../domain/uploads.js";
 import { waitOptions } from "../../operations/wait.js";
 import { openRestoreCheckout } from "../../services/payments/checkouts.js";
 import type { PaymentsDeps, PaymentsPlatform } from "../../services/payments/deps.js";
@@ -89,7 +90,7 @@ function inParts(
 ): string {
   const links = ctx.refer([uc.getRestorePartLinks, c.followRestore], job);
   const state = ctx.refer([uc.getRestoreUpload, c.followRestore], job);
-  return `Send the file (${size} bytes) in ${plan.part_count} parts of ${plan.part_size_bytes} bytes (the last is the rest) within 24 hours: for each part compute its checksum as the plan's \`checksum\` says (crc32: the base64 of its CRC32's 4 bytes, big-endian; sha256: the base64 SHA-256), get its link with ${links} (parts: [{part_number, checksum}], up to 1000 at once) and PUT exactly its bytes to the link's url with the link's headers — parts may go several at once and in any order, and a part that fails is sent again. If it stopped halfway, ${state} lists the parts that arrived: send only the missing ones. A public video_url (up to 2 GB) avoids uploading at all. When every part is there`;
+  return `Send the file (${size} bytes) in ${plan.part_count} parts of ${plan.part_size_bytes} bytes (the last is the rest) within 24 hours: for each part compute its checksum as the plan's \`checksum\` says (${PART_CHECKSUM_HOW}), get its link with ${links} (parts: [{part_number, checksum}], up to 1000 at once) and PUT exactly its bytes to the link's url with the link's headers — parts may go several at once and in any order, and a part that fails is sent again. If it stopped halfway, ${state} lists the parts that arrived: send only the missing ones. A public video_url (up to 2 GB) avoids uploading at all. When every part is there`;
 }
 
 const list = implement(c.listRestores, async (p: RestoreDeps, a, ctx) =>

@@ -191,14 +191,15 @@ export async function partTickets(
     }
     seen.add(p.part_number);
   });
-  const checksums = parts.map((p, i) => checksumOf(row, p, `parts.${i}.`));
+  // Every checksum is checked before any link is signed: one bad item refuses the request whole.
+  const checked = parts.map((p, i) => ({ ...p, checksum: checksumOf(row, p, `parts.${i}.`) }));
   return Promise.all(
-    parts.map(async (p, i) => {
+    checked.map(async (p) => {
       const sizeBytes = partSize(plan, p.part_number);
       const ticket = await deps.storage.multipart.presignPart(row.object_key, row.store_upload_id, {
         partNumber: p.part_number,
         sizeBytes,
-        checksum: checksums[i] ?? "",
+        checksum: p.checksum,
         expiresInSec: PART_URL_SEC,
       });
       return {

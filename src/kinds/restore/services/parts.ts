@@ -10,6 +10,7 @@
 import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../../api/uploads.js";
 import { ApiError, invalidField, wrongState } from "../../../domain/errors.js";
 import { isRecord } from "../../../domain/records.js";
+import { PART_CHECKSUM_HOW } from "../../../domain/uploads.js";
 import type { Principal } from "../../../services/auth.js";
 import { abortUpload, completeUpload } from "../../../services/uploads/finish.js";
 import {
@@ -36,8 +37,7 @@ export function takesParts(p: RestoreDeps, sizeBytes: number | null): boolean {
 }
 
 /** What a caller does with a plan, on any surface (the create answer's `next` names the calls). */
-const PLAN_STEPS =
-  "Cut the file into part_count parts of part_size_bytes (the last is the rest). For each, compute its checksum as the plan's `checksum` names it (crc32: the base64 of the 4 bytes of its CRC32, big-endian, as zlib and S3 compute it; sha256: the base64 SHA-256), ask for its link with that `checksum`, and PUT exactly its bytes to the link with the link's headers (Content-Length = the part's size). Parts may go in any order and several at once; a part that fails is sent again, with a new link once its link expired. Then start the job (paid by checkout: open its checkout): the parts are joined and the file's size checked. Stopped halfway? Read the upload's state: it lists the parts that arrived; send only the missing ones.";
+const PLAN_STEPS = `Cut the file into part_count parts of part_size_bytes (the last is the rest). For each, compute its checksum as the plan's \`checksum\` names it (${PART_CHECKSUM_HOW}), ask for its link with that \`checksum\`, and PUT exactly its bytes to the link with the link's headers (Content-Length = the part's size). Parts may go in any order and several at once; a part that fails is sent again, with a new link once its link expired. Then start the job (paid by checkout: open its checkout): the parts are joined and the file's size checked. Stopped halfway? Read the upload's state: it lists the parts that arrived; send only the missing ones.`;
 
 /** The plan of a job's file in parts, as the create answer shows it. */
 export function restorePlan(p: RestoreDeps, row: RestoreJobRow): UploadPlanView {
