@@ -77,7 +77,9 @@ export const LIMITS = {
    * it. Measured on the tuning set's 3 s MPEG-2 clips: clean, grainy, interlaced, low-resolution
    * and slipped clips peaked at 87 (a sharp, grainy picture), fast pans of 4–6 px a frame at 66;
    * streaks of 1–3 lines read 130–193. Thin lines in motion read up to 104 before the
-   * neighbours' test, and 60 is where it puts them out of reach.
+   * neighbours' test, and 60 is where it puts them out of reach. Read again on the larger
+   * tuning set (2026-11-29, while tuning the row-following repair): clean `fog` peaks at 98 and
+   * `cups` at 82, so the margin under 100 is small; no clean tuning clip crossed it.
    */
   dropoutTopHat: 100,
   dropoutNeighbourTopHat: 60,
