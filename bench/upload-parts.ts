@@ -222,7 +222,12 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
       const order = round % 2 === 0 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
       for (const which of order) {
         const key = `restore/rj_bench${which}${round}/input`;
-        runs[which].push(await (which === "parts" ? inParts : bare)(node, key, file, bytes));
+        const run = await (which === "parts" ? inParts : bare)(node, key, file, bytes);
+        runs[which].push(run);
+        // Each round on stderr: the medians hide how far apart the rounds were.
+        console.error(
+          `  round ${round + 1} ${which}: ${(bytes / MIB / run.sec).toFixed(0)} MB/s, CPU ${run.cpuSec.toFixed(1)} s (API node ${run.nodeCpuSec.toFixed(1)})`,
+        );
         await node.store.delete(key);
       }
       shaCosts.push(checksumCpuPerGib());

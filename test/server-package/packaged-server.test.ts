@@ -25,6 +25,7 @@ const ADMIN_TOKEN = "test-admin-token-0123456789";
 const OPTIONAL = [
   "@ffmpeg-installer/ffmpeg",
   "@ffprobe-installer/ffprobe",
+  "@node-rs/crc32",
   "@tensorflow/tfjs",
   "@tensorflow/tfjs-backend-wasm",
   "nsfwjs",
@@ -197,7 +198,7 @@ describe("packages/server/package.json", () => {
     optionalDependencies: Record<string, string>;
   };
 
-  it("declares every package the bundle imports, the media ones as optional", () => {
+  it("declares every package the bundle imports, the media ones and the native CRC32 as optional", () => {
     const imported = bundleImports(path.join(PACKAGE, "dist"));
     // Reached only by the terminal client's interactive paths (spinner, progress bars, secret
     // prompt), which the server's commands never take; `kinora` depends on them.

