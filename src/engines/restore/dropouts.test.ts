@@ -3,7 +3,9 @@
  * and mended from the frames either side, and the same pan without streaks comes through the
  * repair unchanged, pixel for pixel (no smearing of clean motion). On a grainy pan, a streak that
  * runs from the dark background onto a white cup (where it hardly stands out) is mended along
- * its whole length, and the grain alone starts no repair.
+ * its whole length, and the grain alone starts no repair. Over a bright, grainy picture, where a
+ * white streak stands only 13–60 codes out, faint streaks are found and mended, and the same pan
+ * without them comes through unchanged.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -29,6 +31,17 @@ const STREAKS: Array<[number, number, number, number, number]> = [
 const GRAIN = "noise=alls=20:allf=t";
 /** A streak across the grainy pan: frame, top line, left, width, lines. */
 const LONG_STREAK: [number, number, number, number, number] = [10, 200, 40, 400, 2];
+/**
+ * The pan squeezed into bright codes (160–220: a sunlit wall, a pale sky), grainy: a white streak
+ * drawn at 90 % (as a dropout's white is rarely full) stands 13–60 codes above it.
+ */
+const BRIGHT = `lutyuv=y='160+(val-16)*60/219',${GRAIN}`;
+/** Faint streaks on the bright pan: frame, top line, left, width, lines. */
+const FAINT: Array<[number, number, number, number, number]> = [
+  [7, 90, 60, 180, 2],
+  [13, 240, 150, 260, 1],
+  [13, 300, 20, 120, 3],
+];
 
 let dir: { dir: string; cleanup: () => Promise<void> };
 const at = (name: string) => join(dir.dir, name);
@@ -80,6 +93,21 @@ beforeAll(async () => {
     "-c:v",
     "ffv1",
     at("grain-streak.mkv"),
+  ]);
+  const faint = FAINT.map(
+    ([f, y, x, w, h]) =>
+      `drawbox=x=${x}:y=${y}:w=${w}:h=${h}:color=white@0.9:t=fill:enable='eq(n,${f})'`,
+  );
+  await runFfmpeg(["-y", "-i", at("pan.mkv"), "-vf", BRIGHT, "-c:v", "ffv1", at("bright.mkv")]);
+  await runFfmpeg([
+    "-y",
+    "-i",
+    at("bright.mkv"),
+    "-vf",
+    faint.join(","),
+    "-c:v",
+    "ffv1",
+    at("bright-streaks.mkv"),
   ]);
   await runFfmpeg([
     "-y",
@@ -155,6 +183,44 @@ describe("tape dropout repair", () => {
       expect(e, `stretch ${k} damaged`).toBeGreaterThan(20);
       expect(after[k], `stretch ${k} mended`).toBeLessThan(e / 3);
     }
+  });
+
+  it("mends faint streaks over a bright, grainy picture", async () => {
+    const [truth, damaged, mended] = await Promise.all([
+      frames(at("bright.mkv")),
+      frames(at("bright-streaks.mkv")),
+      frames(at("bright-streaks.mkv"), repair()),
+    ]);
+    // Mean luma error over each streak's pixels.
+    const error = (frame: Uint8Array, [f, y, x, w, h]: (typeof FAINT)[number]) => {
+      let sum = 0;
+      for (let row = y; row < y + h; row++) {
+        for (let col = x; col < x + w; col++) {
+          const i = row * W + col;
+          sum += Math.abs((frame[i] as number) - ((truth[f] as Uint8Array)[i] as number));
+        }
+      }
+      return sum / (w * h);
+    };
+    for (const streak of FAINT) {
+      const f = streak[0];
+      const before = error(damaged[f] as Uint8Array, streak);
+      const after = error(mended[f] as Uint8Array, streak);
+      expect(before, `streak at line ${streak[1]} damaged`).toBeGreaterThan(20);
+      expect(after, `streak at line ${streak[1]} mended`).toBeLessThan(before / 2);
+    }
+    // Frames without streaks are not touched.
+    expect(Buffer.compare(mended[9] as Uint8Array, damaged[9] as Uint8Array)).toBe(0);
+  });
+
+  it("starts no repair on a bright, grainy pan without streaks", async () => {
+    const [truth, out] = await Promise.all([
+      frames(at("bright.mkv")),
+      frames(at("bright.mkv"), repair()),
+    ]);
+    out.forEach((f, i) => {
+      expect(Buffer.compare(f, truth[i] as Uint8Array), `frame ${i}`).toBe(0);
+    });
   });
 
   it("starts no repair on grain alone", async () => {

@@ -71,27 +71,48 @@ export const LIMITS = {
    */
   maxSaturation: 1.4,
   /**
-   * Dropout repair (dropouts.ts): a row segment is a dropout when its mean outlier against the
-   * temporal median stands dropoutTopHat (8-bit codes) above the rows 4 lines above and below,
-   * and the frames either side have no segment above dropoutNeighbourTopHat within 3 lines of
-   * it. Measured on the tuning set's 3 s MPEG-2 clips: clean, grainy, interlaced, low-resolution
-   * and slipped clips peaked at 87 (a sharp, grainy picture), fast pans of 4–6 px a frame at 66;
-   * streaks of 1–3 lines read 130–193. Thin lines in motion read up to 104 before the
-   * neighbours' test, and 60 is where it puts them out of reach. Read again on the larger
-   * tuning set (2026-11-29, while tuning the row-following repair): clean `fog` peaks at 98 and
-   * `cups` at 82, so the margin under 100 is small; no clean tuning clip crossed it.
+   * Dropout repair (dropouts.ts). Every level is a mean of |frame − median of the frames before,
+   * this and after| along 16 pixels of a row, less the larger of the rows 4 lines above and
+   * below (a top-hat, 8-bit codes), read on every tuning cell's 3 s clip (bench/quality,
+   * 2026-11-29; interlaced cells after bwdif by frame and by field). Before that day the
+   * median was tmedian's, which set each frame against itself and the two after it, and the
+   * 16-pixel mean lost everything under 16 codes to a range conversion: the earlier 100 was on
+   * that scale.
+   *
+   * A segment is a dropout when it reads above dropoutTopHat and the frames either side read no
+   * more than dropoutNeighbourTopHat within 4 lines of it. Tuning cells without a streak peak at
+   * 59 where the neighbours are free (`cups interlaced-bff` by field; `boats` 51–53 in every
+   * damage, its rigging) and at 78 with the neighbours' test off; the tuning streaks' brightest
+   * segments read 81–180. The streaks' neighbours read 24 at most (one crossing the cups' moving
+   * rim: 82, mended by the tests below).
    */
-  dropoutTopHat: 100,
+  dropoutTopHat: 70,
   dropoutNeighbourTopHat: 60,
   /**
-   * From a dropout the repair follows its row through segments above dropoutExtendTopHat: where
-   * a streak crosses a bright picture it reads 20–90 (cups), and the tuning clips' segments
-   * without a streak read above 20 in at most 0.27 % (99th percentile ≤ 10; grain does not
-   * raise it: grain-10 cups and grain-4 storm read as their clean clips). 10 and 15 mended the
-   * tuning streaks no better (within 0.02 dB), 30 left 0.4 dB more on the clean cups (streak
-   * frames against their neighbours, Standard).
+   * A white streak over a bright picture reads little, so a faint one is found by its shape: a
+   * run of 2·dropoutFaintRun + 1 segments (80 px) each above dropoutFaintRunTopHat on the bright
+   * side alone (above the median, less the mean below it within dropoutOppositeLines lines ×
+   * dropoutOppositeWeight) and above dropoutFaintRatio × what the frames either side read there,
+   * with one segment above dropoutFaintTopHat. Tuning cells without a streak peak at 18 on that
+   * measure (`boats blocking-1200`: an I-frame's block row; `boats slip-2` 16), so 22 sits 4
+   * over; the tuning streaks' rows read 80 and more. Measured and not kept: both sides (a thin
+   * dark line moving a line a frame reads as a dark streak: `fog` 22), runs of 3 (`boats
+   * lowres-1.5` 27–29), an opposite side 2 lines away or weighed twice (no lower on the clean
+   * cells, 4–8 lower on a faint test streak), neighbours 3× or 4× (no lower either).
    */
-  dropoutExtendTopHat: 20,
+  dropoutFaintTopHat: 22,
+  dropoutFaintRunTopHat: 10,
+  dropoutFaintRatio: 2,
+  dropoutFaintRun: 2,
+  dropoutOppositeLines: 1,
+  dropoutOppositeWeight: 1,
+  /**
+   * From a dropout the repair follows its row through segments above dropoutExtendTopHat: on the
+   * tuning cells 0.08 % of the segments off a streak read above 12 (at most 0.64 % in a cell,
+   * `boats slip-2`), and 99.0 % of the streaks' segments do. A faint run's segments need only
+   * dropoutFaintRunTopHat, 10 (0.13 % and 99.5 %), as the rest of the faint test is stricter.
+   */
+  dropoutExtendTopHat: 12,
   /**
    * Deflicker when consecutive frames' brightness differs by this much (8-bit codes, median over
    * the probe's frame pairs, where the picture lines up): clean and damaged tuning clips without

@@ -285,7 +285,7 @@ describe("denoise", () => {
         threshold: LIMITS.dropoutTopHat,
       });
     }
-    expect(plan("enhanced", { caps: without("tmedian") }).video.dropouts).toBeNull();
+    expect(plan("enhanced", { caps: without("maskedmerge") }).video.dropouts).toBeNull();
     expect(plan("enhanced_max").video.output.fps).toBe(25);
   });
 });
