@@ -102,7 +102,10 @@ async function until(check: () => Promise<boolean>, ms = 10_000) {
 
 describe("worker loop", () => {
   it("heartbeats within the server's short lease, whatever the worker's own settings", async () => {
-    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 400 });
+    // The job runs 1.5 leases, so it lapses unless heartbeats arrive (every 250 ms here). At a
+    // 400 ms lease a busy machine (load ~18, a full suite beside other work) once stalled the
+    // loop past it and the job took a second attempt.
+    const source = await createDbWorkSource(t.database, [queue], { leaseMs: 1000 });
     const id = await startedJob();
     const running = await runWithRecovery(source);
     await until(async () => (await row(id)).status === "done");
