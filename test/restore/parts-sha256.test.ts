@@ -6,10 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { partChecksum } from "../../src/storage/part-checksum.js";
-import { createTestApp, type TestApp } from "../app.js";
-import { type PartsStore, s3PartsStore } from "../storage/multipart-stores.js";
+import type { TestApp } from "../app.js";
+import { PARTS_STORES, type PartsApp, startPartsApp } from "./parts-app.js";
 
 const MIB = 1024 * 1024;
 const PART = 5 * MIB;
@@ -17,27 +16,15 @@ const FILE = randomBytes(2 * PART + 7);
 const bytesOf = (n: number) => FILE.subarray((n - 1) * PART, Math.min(n * PART, FILE.length));
 const sha = (n: number) => partChecksum("sha256", bytesOf(n));
 
-describe.each([
-  ["local store", null],
-  ["S3 (s3rver + the multipart fake)", () => s3PartsStore()],
-] as const)("parts carrying SHA-256 on the %s", (_name, makeS3) => {
+describe.each(PARTS_STORES)("parts carrying SHA-256 on the %s", (_name, makeS3) => {
+  let app: PartsApp | undefined;
   let t: TestApp;
-  let s3: PartsStore | undefined;
   beforeAll(async () => {
-    s3 = makeS3 ? await makeS3() : undefined;
-    t = await createTestApp({
-      features: [restoreFeature({ noExecutor: true })],
-      env: {
-        UPLOAD_SINGLE_MAX_BYTES: "5MiB",
-        UPLOAD_PART_BYTES: "5MiB",
-        UPLOAD_PART_CHECKSUM: "sha256",
-      },
-      ...(s3 ? { platform: (p) => ({ ...p, storage: (s3 as PartsStore).store }) } : {}),
-    });
+    app = await startPartsApp(makeS3, { UPLOAD_PART_CHECKSUM: "sha256" });
+    t = app.t;
   });
   afterAll(async () => {
-    await t?.close();
-    await s3?.close();
+    await app?.close();
   });
 
   it("plans sha256, takes `sha256` and `checksum` alike, refuses a CRC32, and joins", async () => {

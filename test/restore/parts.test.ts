@@ -8,11 +8,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { partChecksum } from "../../src/storage/part-checksum.js";
-import { createTestApp, type TestApp } from "../app.js";
-import { type PartsStore, s3PartsStore } from "../storage/multipart-stores.js";
+import type { TestApp } from "../app.js";
+import type { PartsStore } from "../storage/multipart-stores.js";
 import { balanceOf } from "./helpers.js";
+import { PARTS_STORES, type PartsApp, startPartsApp } from "./parts-app.js";
 
 const MIB = 1024 * 1024;
 const FILE = randomBytes(4 * 5 * MIB + 3 * MIB + 11);
@@ -30,23 +30,16 @@ const body = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe.each([
-  ["local store", null],
-  ["S3 (s3rver + the multipart fake)", () => s3PartsStore()],
-] as const)("a restore's file in parts on the %s", (_name, makeS3) => {
+describe.each(PARTS_STORES)("a restore's file in parts on the %s", (_name, makeS3) => {
+  let app: PartsApp | undefined;
   let t: TestApp;
   let s3: PartsStore | undefined;
   beforeAll(async () => {
-    s3 = makeS3 ? await makeS3() : undefined;
-    t = await createTestApp({
-      features: [restoreFeature({ noExecutor: true })],
-      env: { UPLOAD_SINGLE_MAX_BYTES: "5MiB", UPLOAD_PART_BYTES: "5MiB" },
-      ...(s3 ? { platform: (p) => ({ ...p, storage: (s3 as PartsStore).store }) } : {}),
-    });
+    app = await startPartsApp(makeS3);
+    ({ t, s3 } = app);
   });
   afterAll(async () => {
-    await t?.close();
-    await s3?.close();
+    await app?.close();
   });
 
   const path = (id: string, rest = "") => `/cloud/jobs/${id}${rest}`;
