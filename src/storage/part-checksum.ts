@@ -26,7 +26,13 @@ function loadCrc32(): { step: Crc32Step; native: boolean } {
       const native = mod.crc32 as (input: Buffer, initial?: number) => number;
       return {
         step: (chunk, crc) =>
-          native(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), crc),
+          // Sockets and file reads hand over Buffers already: only other views are wrapped.
+          native(
+            Buffer.isBuffer(chunk)
+              ? chunk
+              : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+            crc,
+          ),
         native: true,
       };
     }

@@ -115,7 +115,11 @@ async function nativeCrc32(): Promise<Crc32Step | undefined> {
     // cast: @node-rs/crc32's crc32(input: Buffer | string, initialState?: number): number
     const native = mod.crc32 as (input: Buffer, initial?: number) => number;
     return (data, value = 0) =>
-      native(Buffer.from(data.buffer, data.byteOffset, data.byteLength), value);
+      // Sockets and file reads hand over Buffers already: only other views are wrapped.
+      native(
+        Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+        value,
+      );
   } catch {
     return undefined;
   }
