@@ -25,16 +25,21 @@ const transport: PartsTransport = {
   report: (part) => call("/bench/report", { part }),
 };
 
+// Loaded: wait for the bench to say go (bench/upload-parts-procs.ts startChild).
+process.stdout.write("ready\n");
+await new Promise((resolve) => process.stdin.once("data", resolve));
+
 let peak = process.memoryUsage.rss();
 const sampler = setInterval(() => {
   peak = Math.max(peak, process.memoryUsage.rss());
 }, 50);
 const cpu0 = process.cpuUsage();
+const faults0 = process.resourceUsage().minorPageFault;
 const started = performance.now();
 await uploadParts(transport, file, { concurrency: Number(concurrency ?? 4) });
 await call("/bench/complete", {});
 clearInterval(sampler);
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(
-  `${(performance.now() - started) / 1000} ${peak / 1048576} ${(cpu.user + cpu.system) / 1e6}`,
+  `${(performance.now() - started) / 1000} ${peak / 1048576} ${(cpu.user + cpu.system) / 1e6} ${process.resourceUsage().minorPageFault - faults0}`,
 );

@@ -9,6 +9,15 @@
  * Figures: MB/s in parts vs the single PUT (median of the rounds, the two alternating), and the
  * API node's peak RSS growth during each (it must stay flat: parts stream to disk).
  *
+ * Each client process is started and loaded before the previous upload's object is deleted, and
+ * starts sending right after: every contender meets the page cache that delete freed. (Before,
+ * the bare PUT's `node -e` started within milliseconds of the delete and the parts client, tsx
+ * compiling the SDK, a second or two later: by then this PVM guest had handed the freed pages
+ * back to the host, and writing 2 GiB into such pages costs 1.2-2.1 s of system time instead of
+ * 0.3 s (dd here, 5 s after the delete against at once). BENCH_SETTLE_MS=n waits n ms after
+ * the delete instead, so every contender meets memory given back; BENCH_MARKS=1 prints each
+ * upload's CLOCK_MONOTONIC span.
+ *
  * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB). Alone:
  * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
@@ -38,7 +47,7 @@ import {
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { createPartHasher } from "../src/storage/part-checksum.js";
 import { type Figure, median } from "./lib.js";
-import { BARE_CLIENT, child, makeFile, sampled } from "./upload-parts-procs.js";
+import { BARE_CLIENT, makeFile, sampled, startChild } from "./upload-parts-procs.js";
 
 const MIB = 1024 ** 2;
 const PART_BYTES = 64 * MIB;
@@ -117,13 +126,21 @@ async function startNode(dir: string): Promise<Bench> {
   };
 }
 
+/** How one measured upload is run. */
+interface Contender {
+  /** Part size (uploads in parts). */
+  partBytes?: number;
+  /** Runs once the client is loaded, just before it starts (the previous upload's cleanup). */
+  before?: () => Promise<void>;
+}
+
 /** One upload in parts by the client process: seconds, the client's and this node's RSS. */
 async function inParts(
   node: Bench,
   key: string,
   file: string,
   bytes: number,
-  partBytes = PART_BYTES,
+  { partBytes = PART_BYTES, before = async () => {} }: Contender = {},
 ) {
   await openUpload(node.deps, {
     key,
@@ -142,25 +159,64 @@ async function inParts(
     file,
     process.env.BENCH_CONC ?? "4",
   ];
-  const { out, rssGrowthMb, nodeCpuSec } = await sampled(() => child(args));
-  const [sec = Number.NaN, clientRssMb = Number.NaN, clientCpuSec = Number.NaN] = out
-    .split(" ")
-    .map(Number);
-  return { sec, clientRssMb, rssGrowthMb, cpuSec: nodeCpuSec + clientCpuSec, nodeCpuSec };
+  const client = await startChild(args);
+  await before();
+  const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
+  const [
+    sec = Number.NaN,
+    clientRssMb = Number.NaN,
+    clientCpuSec = Number.NaN,
+    clientFaults = Number.NaN,
+  ] = out.split(" ").map(Number);
+  return {
+    sec,
+    clientRssMb,
+    rssGrowthMb,
+    cpuSec: nodeCpuSec + clientCpuSec,
+    nodeCpuSec,
+    nodeFaults,
+    clientFaults,
+    t0,
+    t1,
+  };
 }
 
-async function bare(node: Bench, key: string, file: string, bytes: number) {
+async function bare(
+  node: Bench,
+  key: string,
+  file: string,
+  bytes: number,
+  { before = async () => {} }: Contender = {},
+) {
   const t = await node.store.presignUpload(key, {
     contentType: "video/dv",
     sizeBytes: bytes,
     expiresInSec: 3600,
   });
   const url = t.url.replace("http://127.0.0.1:1", node.base);
-  const { out, rssGrowthMb, nodeCpuSec } = await sampled(() =>
-    child(["-e", BARE_CLIENT, url, file, String(bytes), JSON.stringify(t.headers)]),
-  );
-  const [sec = Number.NaN, , clientCpuSec = Number.NaN] = out.split(" ").map(Number);
-  return { sec, rssGrowthMb, cpuSec: nodeCpuSec + clientCpuSec, nodeCpuSec };
+  const client = await startChild([
+    "-e",
+    BARE_CLIENT,
+    url,
+    file,
+    String(bytes),
+    JSON.stringify(t.headers),
+  ]);
+  await before();
+  const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
+  const [sec = Number.NaN, , clientCpuSec = Number.NaN, clientFaults = Number.NaN] = out
+    .split(" ")
+    .map(Number);
+  return {
+    sec,
+    rssGrowthMb,
+    cpuSec: nodeCpuSec + clientCpuSec,
+    nodeCpuSec,
+    nodeFaults,
+    clientFaults,
+    t0,
+    t1,
+  };
 }
 
 /**
@@ -183,7 +239,7 @@ async function warmUp(node: Bench, dir: string) {
   // Two uploads of 65 small parts run those paths as often first.
   for (const i of [0, 1]) {
     const key = `restore/rj_benchwarmmany${i}/input`;
-    await inParts(node, key, file, bytes, MIB);
+    await inParts(node, key, file, bytes, { partBytes: MIB });
     await node.store.delete(key);
   }
   rmSync(file);
@@ -205,6 +261,12 @@ interface Run {
   rssGrowthMb: number;
   cpuSec: number;
   nodeCpuSec: number;
+  /** Minor page faults of the API node and of the client while the upload ran. */
+  nodeFaults: number;
+  clientFaults: number;
+  /** When the upload started and ended (CLOCK_MONOTONIC, s). */
+  t0: number;
+  t1: number;
 }
 
 /** The parts figures: in parts vs one PUT, alternating, `rounds` times. */
@@ -217,21 +279,30 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
     await warmUp(node, dir);
     const runs = { parts: [] as Run[], bare: [] as Run[] };
     const shaCosts: number[] = [];
+    let previous: string | null = null;
+    const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 0);
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always meets the other's write-back.
       const order = round % 2 === 0 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
       for (const which of order) {
         const key = `restore/rj_bench${which}${round}/input`;
-        const run = await (which === "parts" ? inParts : bare)(node, key, file, bytes);
+        const before = async () => {
+          if (previous) await node.store.delete(previous);
+          previous = null;
+          if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
+        };
+        const run = await (which === "parts" ? inParts : bare)(node, key, file, bytes, { before });
+        if (process.env.BENCH_MARKS) console.error(`MARK ${which} ${run.t0} ${run.t1}`);
+        previous = key;
         runs[which].push(run);
         // Each round on stderr: the medians hide how far apart the rounds were.
         console.error(
-          `  round ${round + 1} ${which}: ${(bytes / MIB / run.sec).toFixed(0)} MB/s, CPU ${run.cpuSec.toFixed(1)} s (API node ${run.nodeCpuSec.toFixed(1)})`,
+          `  round ${round + 1} ${which}: ${(bytes / MIB / run.sec).toFixed(0)} MB/s, CPU ${run.cpuSec.toFixed(1)} s (API node ${run.nodeCpuSec.toFixed(1)}), page faults API node ${run.nodeFaults} client ${run.clientFaults}`,
         );
-        await node.store.delete(key);
       }
       shaCosts.push(checksumCpuPerGib());
     }
+    if (previous) await node.store.delete(previous);
     const mb = bytes / MIB;
     const rate = (rs: { sec: number }[]) => median(rs.map((r) => mb / r.sec));
     const growth = (rs: { rssGrowthMb: number }[]) => Math.max(1, ...rs.map((r) => r.rssGrowthMb));
