@@ -113,6 +113,13 @@ async function call(url: string, method: string, body?: unknown, key?: string) {
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * Each of these starts the packaged server on a fresh data folder, and a published package
+ * builds its database template on its first start (scripts/build.mjs): the first of them took
+ * over 60 s with other work running beside the suite (load 24), the next 48 s.
+ */
+const SERVER_TEST_MS = 180_000;
+
 describe("@kinora/server installed without its optional packages", () => {
   it("an API-only node (WORKERS=0) serves without ever asking for them", async () => {
     const server = await serve({ WORKERS: "0" });
@@ -159,7 +166,7 @@ describe("@kinora/server installed without its optional packages", () => {
     expect(await server.exited).toBe(0);
     expect(server.output()).not.toContain("test-blocker: refused");
     expect(server.output()).not.toMatch(/cannot run here/);
-  });
+  }, SERVER_TEST_MS);
 
   it("`kinora-server worker` says what is missing and how to get it, and exits 1", async () => {
     const worker = run(["worker", "--server", "http://127.0.0.1:9"], {
@@ -175,7 +182,7 @@ describe("@kinora/server installed without its optional packages", () => {
     expect(out).toContain("npm install @kinora/server --include=optional");
     expect(out).toContain("FFMPEG_PATH");
     expect(out).not.toMatch(/\n\s+at /); // a sentence, not a stack trace
-  });
+  }, SERVER_TEST_MS);
 
   it("`serve` with in-process workers logs what its workers lack and still serves", async () => {
     const server = await serve({ WORKERS: "1" });
@@ -189,7 +196,7 @@ describe("@kinora/server installed without its optional packages", () => {
     // The classifier is not loaded ahead when it cannot be (no "failed to load" with a stack).
     expect(server.output()).not.toContain("image classifier failed to load");
     expect(server.output()).not.toMatch(/\n\s+at /);
-  });
+  }, SERVER_TEST_MS);
 });
 
 describe("packages/server/package.json", () => {
