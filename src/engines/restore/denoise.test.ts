@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DENOISE, decideDenoise } from "./denoise.js";
+import { coarseGain, DENOISE, decideDenoise } from "./denoise.js";
 import type { Capabilities } from "./limits.js";
 
 const all: Capabilities = { has: () => true };
@@ -9,6 +9,8 @@ const without = (name: string): Capabilities => ({ has: (f) => f !== name });
 // within a frame as between frames; grains drawn at 2 px (`forest grain-8-x2`) are not.
 const fine = { y: 3.49, c: 4.43, spatialY: 2.48, spatialC: 3.77 };
 const coarse = { y: 8.27, c: 9.47, spatialY: 3.12, spatialC: 3.4 };
+// Grains drawn at 3 px (`boats grain-10-x3`): within a frame a sixth of the σ between frames.
+const coarsest = { y: 12.22, c: 14.67, spatialY: 2.07, spatialC: 2.43 };
 
 describe("decideDenoise", () => {
   it("takes fine grain out alike at Standard and Enhanced, and by non-local means at Studio Max", () => {
@@ -58,6 +60,34 @@ describe("decideDenoise", () => {
     expect(decideDenoise(coarse, "enhanced_max", without("nlmeans"))).toEqual(
       decideDenoise(coarse, "enhanced", all),
     );
+  });
+
+  it("takes 3-px grain out at Studio Max by a stronger non-local means than 2-px grain", () => {
+    const [, nlmeans] = decideDenoise(coarsest, "enhanced_max", all);
+    expect(nlmeans).toEqual({
+      filter: "nlmeans",
+      strength: 19.552,
+      patch: DENOISE.nlmeansCoarsePatch,
+      research: DENOISE.nlmeansResearch,
+    });
+    // Enhanced and Standard are as they were: hqdn3d, at its own cap.
+    expect(decideDenoise(coarsest, "enhanced", all)).toMatchObject([{ lumaSpatial: 14 }]);
+    // A size between 2 and 3 px (the ratio between theirs) gets a strength in between.
+    const between = { ...coarsest, spatialY: 0.24 * coarsest.y };
+    const [, mid] = decideDenoise(between, "enhanced_max", all);
+    expect(mid).toMatchObject({ filter: "nlmeans", strength: 15.886 });
+    // Heavier grain: 1.6 × the luma cap (14), under ffmpeg's largest strength (30).
+    const [, heavy] = decideDenoise({ ...coarsest, y: 20, spatialY: 3 }, "enhanced_max", all);
+    expect(heavy).toMatchObject({ strength: 22.4 });
+  });
+
+  it("reads the grain's size from the within-frame σ against the between-frame one", () => {
+    expect(coarseGain(3.12, 8.27)).toBe(1); // 2-px grain on the forest floor: 0.38
+    expect(coarseGain(1.72, 5.53)).toBe(1); // 2-px grain on a tape (`dune tape-b`): 0.311
+    expect(coarseGain(2.07, 12.22)).toBe(DENOISE.nlmeansCoarsest); // 3-px grain: 0.169
+    expect(coarseGain(1.2, 12)).toBe(DENOISE.nlmeansCoarsest); // coarser still: no stronger
+    expect(coarseGain(0.24, 1)).toBeCloseTo(1.3, 6);
+    expect(coarseGain(0.2, 1)).toBeGreaterThan(coarseGain(0.28, 1));
   });
 
   it("does not call a plane coarse without a within-frame reading, nor colour noise alone", () => {

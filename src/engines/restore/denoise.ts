@@ -37,6 +37,26 @@ export const DENOISE = {
   coarseGrain: 0.6,
   nlmeansCoarsePatch: 11,
   /**
+   * Coarser grain needs a stronger non-local means. ffmpeg's nlmeans weighs a patch by
+   * exp(−d / (10 s)²), d the squared differences summed over the whole patch; on 3-px grain an
+   * 11-px patch holds only ≈ 13 grains, so d between two patches of the same picture scatters
+   * widely and few of them get weight at s = σ. The grain's size is read from the ratio of the
+   * within-frame σ to the between-frame one (the within-frame measure sees only the finest
+   * detail): on the tuning set 2-px grain reads 0.31–0.38 (`dune tape-b`, `forest grain-8-x2`),
+   * 3-px grain 0.16–0.17 (`boats`, `dune grain-10-x3`). From coarseRatio2px down to
+   * coarseRatio3px the strength rises linearly from σ to nlmeansCoarsest × σ (sizes in
+   * between get strengths in between). Tuning set, luma PSNR on the first 30 frames at the
+   * delivered size before the encode, 11-px patches, s = 1.0σ / 1.3σ / 1.6σ / 2.0σ: `boats
+   * grain-10-x3` 25.07 / 25.69 / 25.65 / 25.06 (1.45σ: 25.75), `dune grain-10-x3` 26.92 / 28.36
+   * / 28.79 / 28.54; on 2-px grain 1.3σ and 1.57σ lost (`forest grain-8-x2` 27.60 → 27.51,
+   * 27.03; `dune tape-b` 24.89 → 24.83, 24.68).
+   */
+  coarseRatio2px: 0.31,
+  coarseRatio3px: 0.17,
+  nlmeansCoarsest: 1.6,
+  /** ffmpeg's largest nlmeans strength. */
+  nlmeansMax: 30,
+  /**
    * Coarse grain's colour at Enhanced and Studio Max: coarseChromaPerSigma × σ up to
    * maxChromaCoarse. Their larger picture at a capped bitrate keeps more of what is left of a
    * coarse grain than Standard's SD does (uncapped, Enhanced lost 1.2 dB of colour PSNR on
@@ -94,7 +114,13 @@ export function decideDenoise(
         )
       : strength(noise.c, DENOISE.minChromaSigma, DENOISE.chromaPerSigma, DENOISE.maxChroma);
   if (quality === "enhanced_max" && luma > 0 && caps.has("nlmeans")) {
-    const strength = round3(Math.min(DENOISE.maxLuma, noise.y * DENOISE.nlmeansPerSigma));
+    const gain = coarse ? coarseGain(noise.spatialY ?? noise.y, noise.y) : 1;
+    const strength = round3(
+      Math.min(
+        DENOISE.nlmeansMax,
+        gain * Math.min(DENOISE.maxLuma, noise.y * DENOISE.nlmeansPerSigma),
+      ),
+    );
     const patch = coarse ? DENOISE.nlmeansCoarsePatch : DENOISE.nlmeansPatch;
     const nlmeans: Denoise = {
       filter: "nlmeans",
@@ -121,6 +147,18 @@ export function decideDenoise(
     `${measured} → spatial denoise Y ${luma}, C ${chroma}${coarse ? " (coarse grain)" : ""}`,
   );
   return [hqdn3d(luma, chroma)];
+}
+
+/**
+ * How much stronger than σ Studio Max's non-local means runs on coarse grain: 1 at 2-px grain's
+ * within/between-frame ratio and above, DENOISE.nlmeansCoarsest at 3-px grain's and below,
+ * linear in between.
+ */
+export function coarseGain(spatialSigma: number, temporalSigma: number): number {
+  const { coarseRatio2px: r2, coarseRatio3px: r3, nlmeansCoarsest: top } = DENOISE;
+  const ratio = spatialSigma / temporalSigma;
+  const t = Math.min(1, Math.max(0, (r2 - ratio) / (r2 - r3)));
+  return 1 + t * (top - 1);
 }
 
 /** hqdn3d with no temporal part. */
