@@ -169,7 +169,9 @@ function planAnalysis(
 ): AnalysisPlan {
   const { samples } = opts;
   const fps = source.fps ?? 25;
-  const frames = opts.shake ? Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps)) : 0;
+  // Every excerpt trimmed to a whole number of frames at every quality, so the noise pairs are
+  // counted alike with and without the shake branch (29.97 fps: 59 frames in 2 s, not 60).
+  const frames = Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps));
   const processes = Math.max(1, Math.min(samples.length, opts.processes ?? ANALYSIS_PROCESSES));
   const placed = reads?.samples ?? samples;
   const heads = excerptHeads(inputPath, source, samples, reads, processes);

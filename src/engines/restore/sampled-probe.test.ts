@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate, tempDir } from "../../../test/restore/media.js";
 import { coldGraphRunner, type GraphRunner } from "./graph-process.js";
 import { seekLandings } from "./landings.js";
-import { analyseVideo, probeForPlan, probeSource } from "./probe.js";
+import { analyseVideo, probeForPlan, probeSource, readVideo, VIDEO_SAMPLE_SEC } from "./probe.js";
 import { analyseHumAndLoudness } from "./probe-audio.js";
 import { ANALYSIS_PROCESSES } from "./probe-video.js";
 import { DEFAULT_SAMPLING, planReads, planSamples, type SamplingOptions } from "./sampling.js";
@@ -30,7 +30,11 @@ const HALF_INTERLACED =
 const HALF_HUM = `aevalsrc='0.3*sin(2*PI*440*t)+gte(t,${HALF})*(0.15*sin(2*PI*50*t)+0.05*sin(2*PI*100*t))':s=48000`;
 // Near-silence, then loud: integrated loudness is the loud half's.
 const LATE_LOUD = `aevalsrc='if(lt(t,${HALF}),0.003,0.7)*sin(2*PI*440*t)':s=48000`;
-/** Treat the 12 s clips as long files: four 0.5 s excerpts, at 0, 3.8, 7.7 and 11.5 s. */
+/**
+ * Treat the 12 s clips as long files: four excerpts, at 0, 3.8, 7.7 and 11.5 s when 0.5 s long
+ * (the analyses called with these samples), at 0, 3.3, 6.7 and 10 s when 2 s long (the probe's
+ * shortest video excerpt at every quality, VIDEO_SAMPLE_SEC).
+ */
 const FOUR: Partial<SamplingOptions> = {
   share: 0.1,
   minTotalSec: 1,
@@ -119,8 +123,8 @@ afterAll(() => cleanup());
 describe("sampled probe", () => {
   it.each([
     // Each excerpt starts on the keyframe (every second) just before its planned spot.
-    ["seeking to each excerpt", "late-g25.mp4", [0, 3, 7, 11]],
-    ["reading straight through long GOPs", "late-g250.mp4", [0, 3.833, 7.667, 11.5]],
+    ["seeking to each excerpt", "late-g25.mp4", [0, 3, 6, 10]],
+    ["reading straight through long GOPs", "late-g250.mp4", [0, 3.333, 6.667, 10]],
     // Where the excerpts start follows the stream's own length: not pinned here.
     ["seeking in an MPEG-2 transport stream", "late-g25.ts", null],
   ])("finds interlacing and hum only in the second half, %s", async (_, file, starts) => {
@@ -128,9 +132,10 @@ describe("sampled probe", () => {
     if (starts) expect(plan.measured.samples?.map((s) => s.startSec)).toEqual(starts);
     expect(plan.video.deinterlace).toEqual({ filter: "bwdif", parity: "tff", sendField: false });
     expect(plan.audio?.hum?.hz).toBe(50);
-    // Four half-second excerpts at 25 fps, not the file's 300 frames.
-    expect(decodedFrames(plan.measured.interlace)).toBeLessThanOrEqual(4 * 13);
-    expect(decodedFrames(plan.measured.interlace)).toBeGreaterThanOrEqual(4 * 11);
+    // Four 2 s excerpts at 25 fps, each trimmed to 50 frames, not the file's 300 frames (the
+    // transport stream reads 183: 98 from its progressive half, 85 from its interlaced one).
+    expect(decodedFrames(plan.measured.interlace)).toBeLessThanOrEqual(4 * VIDEO_SAMPLE_SEC * 25);
+    expect(decodedFrames(plan.measured.interlace)).toBeGreaterThanOrEqual(4 * 45);
   });
 
   it("reads a transport stream's excerpts where -ss puts them, and finds its interlacing", async () => {
@@ -155,10 +160,32 @@ describe("sampled probe", () => {
   it("finds file-long bff interlacing and 60 Hz hum with the default excerpts", async () => {
     const plan = await probeForPlan(path("all-bff.mp4"), "faithful");
     expect(plan.measured.samples).toHaveLength(3);
-    expect(plan.measured.windowSec).toBeLessThan(5);
+    expect(plan.measured.windowSec).toBe(3 * VIDEO_SAMPLE_SEC);
     expect(plan.video.deinterlace?.parity).toBe("bff");
     expect(plan.audio?.hum?.hz).toBe(60);
     expect(plan.audio?.loudness?.measured?.inputI).toBeLessThan(-10);
+  });
+
+  it.each([
+    ["MPEG-2 with B-frames, 12 s", "grain.mp4"],
+    ["a tape in a transport stream, interlaced", "tape.ts"],
+  ])("reads the same grain at every quality: %s", async (_, name) => {
+    // Standard used to read 0.5 s excerpts of a file under 50 s and Enhanced 2 s ones, so the
+    // two believed different things about one tape (held-out `wood dropouts-grain`: σ 3.2 and
+    // "coarse" against 2.79 and fine) and took different grain out.
+    const [standard, enhanced, max] = await Promise.all([
+      readVideo(path(name), "faithful"),
+      readVideo(path(name), "enhanced"),
+      readVideo(path(name), "enhanced_max"),
+    ]);
+    expect(standard.measured.samples).toHaveLength(3);
+    expect(standard.measured.samples?.every((s) => s.seconds >= VIDEO_SAMPLE_SEC)).toBe(true);
+    expect(standard.measured.samples).toEqual(enhanced.measured.samples);
+    expect(standard.measured.noise?.pairs).toBeGreaterThanOrEqual(12);
+    expect(standard.measured.noise).toEqual(enhanced.measured.noise);
+    expect(standard.measured.chromaShift).toEqual(enhanced.measured.chromaShift);
+    expect(standard.measured.interlace).toEqual(enhanced.measured.interlace);
+    expect(max.measured.noise).toEqual(enhanced.measured.noise);
   });
 });
 
