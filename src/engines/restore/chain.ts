@@ -34,11 +34,21 @@ function denoiseFilter(d: Denoise): string {
   return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
 }
 
-/** Resize (and BT.601 → BT.709) without letting 4:2:0 chroma leak into luma. */
-function scaleFilter(s: NonNullable<VideoPlan["scale"]>): string {
+/**
+ * Resize (and BT.601 → BT.709) without letting 4:2:0 chroma leak into luma. `denoised`: the plan
+ * takes grain out, and its colour planes carry what the denoiser leaves; with zscale they are
+ * then first brought to 4:4:4 bilinearly at the source's size (16 bits, the matrix changed
+ * there), and only then are all three planes resized with lanczos. Lanczos on the half-size
+ * colour planes kept that grain, sharp and ringing, and the 720-line encode kept it; on clean
+ * pictures it keeps colour detail bilinear loses (docs/restore.md, "Fine grain's colour at
+ * Enhanced").
+ */
+export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolean): string {
   if (s.filter === "zscale") {
     const matrix = s.convertMatrixTo709 ? ":matrixin=470bg:matrix=709" : "";
-    return `zscale=w=${s.width}:h=${s.height}:filter=lanczos${matrix}`;
+    if (!denoised) return `zscale=w=${s.width}:h=${s.height}:filter=lanczos${matrix}`;
+    const colour = `zscale=filter=bilinear${matrix},format=yuv444p16le`;
+    return `${colour},zscale=w=${s.width}:h=${s.height}:filter=lanczos`;
   }
   const matrix = s.convertMatrixTo709 ? ":in_color_matrix=bt601:out_color_matrix=bt709" : "";
   return `scale=${s.width}:${s.height}:flags=lanczos+accurate_rnd+full_chroma_int${matrix}`;
@@ -92,7 +102,7 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   const tone = toneFilter(v);
   if (tone) out.push(tone);
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);
-  if (v.scale) out.push(scaleFilter(v.scale), "setsar=1");
+  if (v.scale) out.push(scaleFilter(v.scale, v.denoise.length > 0), "setsar=1");
   out.push("format=yuv420p");
   return out.join(",");
 }
