@@ -65,7 +65,8 @@ describe("kinora restore", () => {
     ]);
     expect(JSON.parse(listed.stdout).jobs.map((j: { id: string }) => j.id)).toEqual([doc.job.id]);
     expect(human.stdout).toMatch(new RegExp(`${doc.job.id}\\s+restore\\s+done\\s+\\$2\\.99`));
-  });
+    // A whole restore through real ffmpeg and three CLI processes: over 60 s once at load 24.
+  }, 120_000);
 
   it("Ctrl-C during the upload cancels the job, refunds it, says so and exits 130", async () => {
     const { home, walletId } = await signedIn();
