@@ -36,7 +36,7 @@ function denoiseFilter(d: Denoise): string {
 
 /**
  * Resize (and BT.601 → BT.709) without letting 4:2:0 chroma leak into luma. `denoised`: the plan
- * takes grain out, and its colour planes carry what the denoiser leaves; with zscale they are
+ * takes grain out with hqdn3d, and its colour planes carry what the denoiser leaves; with zscale they are
  * then first brought to 4:4:4 bilinearly at the source's size (16 bits, the matrix changed
  * there), and only then are all three planes resized with lanczos. Lanczos on the half-size
  * colour planes kept that grain, sharp and ringing, and the 720-line encode kept it; on clean
@@ -102,7 +102,10 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   const tone = toneFilter(v);
   if (tone) out.push(tone);
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);
-  if (v.scale) out.push(scaleFilter(v.scale, v.denoise.length > 0), "setsar=1");
+  // hqdn3d's leftover colour grain only: Studio Max's non-local means leaves less, and there
+  // bilinear cost colour detail (docs/restore.md, "Fine grain's colour at Enhanced").
+  const grainy = v.denoise.some((d) => d.filter === "hqdn3d");
+  if (v.scale) out.push(scaleFilter(v.scale, grainy), "setsar=1");
   out.push("format=yuv420p");
   return out.join(",");
 }
