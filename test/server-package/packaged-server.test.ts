@@ -121,82 +121,94 @@ async function call(url: string, method: string, body?: unknown, key?: string) {
 const SERVER_TEST_MS = 180_000;
 
 describe("@kinora/server installed without its optional packages", () => {
-  it("an API-only node (WORKERS=0) serves without ever asking for them", async () => {
-    const server = await serve({ WORKERS: "0" });
-    const { url } = server;
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const wallet = await call(`${url}/wallet`, "POST", { email: "api-only@example.com" });
-    expect(wallet.status, JSON.stringify(wallet.body)).toBe(200);
-    const key = wallet.body.key as string;
-    const walletId = wallet.body.wallet.wallet_id as string;
-    const credited = await call(
-      `${url}/admin/wallets/${walletId}/credit`,
-      "POST",
-      { amount_cents: 500, reason: "test funds" },
-      ADMIN_TOKEN,
-    );
-    expect(credited.status, JSON.stringify(credited.body)).toBe(200);
+  it(
+    "an API-only node (WORKERS=0) serves without ever asking for them",
+    async () => {
+      const server = await serve({ WORKERS: "0" });
+      const { url } = server;
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const wallet = await call(`${url}/wallet`, "POST", { email: "api-only@example.com" });
+      expect(wallet.status, JSON.stringify(wallet.body)).toBe(200);
+      const key = wallet.body.key as string;
+      const walletId = wallet.body.wallet.wallet_id as string;
+      const credited = await call(
+        `${url}/admin/wallets/${walletId}/credit`,
+        "POST",
+        { amount_cents: 500, reason: "test funds" },
+        ADMIN_TOKEN,
+      );
+      expect(credited.status, JSON.stringify(credited.body)).toBe(200);
 
-    const quote = await call(`${url}/cloud/quote`, "POST", {
-      duration_sec: 95,
-      quality: "enhanced",
-    });
-    expect(quote.status, JSON.stringify(quote.body)).toBe(200);
-    expect(quote.body.amount_cents).toBeGreaterThan(0);
+      const quote = await call(`${url}/cloud/quote`, "POST", {
+        duration_sec: 95,
+        quality: "enhanced",
+      });
+      expect(quote.status, JSON.stringify(quote.body)).toBe(200);
+      expect(quote.body.amount_cents).toBeGreaterThan(0);
 
-    // The prompt's content check runs on the API node; the image's runs on a worker.
-    const refused = await call(
-      `${url}/motion/jobs`,
-      "POST",
-      { prompt: "a nude woman undressing", content_type: "image/png" },
-      key,
-    );
-    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
-    expect(refused.body.code).toBe("refused");
-    const clip = await call(
-      `${url}/motion/jobs`,
-      "POST",
-      { prompt: "slow push in, rain on the window", content_type: "image/png" },
-      key,
-    );
-    expect(clip.status, JSON.stringify(clip.body)).toBe(200);
-    expect(clip.body.job.status).toBe("awaiting_upload");
+      // The prompt's content check runs on the API node; the image's runs on a worker.
+      const refused = await call(
+        `${url}/motion/jobs`,
+        "POST",
+        { prompt: "a nude woman undressing", content_type: "image/png" },
+        key,
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+      expect(refused.body.code).toBe("refused");
+      const clip = await call(
+        `${url}/motion/jobs`,
+        "POST",
+        { prompt: "slow push in, rain on the window", content_type: "image/png" },
+        key,
+      );
+      expect(clip.status, JSON.stringify(clip.body)).toBe(200);
+      expect(clip.body.job.status).toBe("awaiting_upload");
 
-    server.proc.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
-    expect(server.output()).not.toContain("test-blocker: refused");
-    expect(server.output()).not.toMatch(/cannot run here/);
-  }, SERVER_TEST_MS);
+      server.proc.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(server.output()).not.toContain("test-blocker: refused");
+      expect(server.output()).not.toMatch(/cannot run here/);
+    },
+    SERVER_TEST_MS,
+  );
 
-  it("`kinora-server worker` says what is missing and how to get it, and exits 1", async () => {
-    const worker = run(["worker", "--server", "http://127.0.0.1:9"], {
-      WORKER_TOKEN: "test-worker-token",
-    });
-    expect(await worker.exited).toBe(1);
-    const out = worker.output();
-    expect(out).toContain("kinora worker: this machine can run no kind of job");
-    expect(out).toMatch(/restore jobs cannot run here: ffmpeg and ffprobe not found/);
-    expect(out).toMatch(
-      /clip jobs cannot run here: .*The image check needs @tensorflow\/tfjs, .*nsfwjs \(optional, not installed\)/,
-    );
-    expect(out).toContain("npm install @kinora/server --include=optional");
-    expect(out).toContain("FFMPEG_PATH");
-    expect(out).not.toMatch(/\n\s+at /); // a sentence, not a stack trace
-  }, SERVER_TEST_MS);
+  it(
+    "`kinora-server worker` says what is missing and how to get it, and exits 1",
+    async () => {
+      const worker = run(["worker", "--server", "http://127.0.0.1:9"], {
+        WORKER_TOKEN: "test-worker-token",
+      });
+      expect(await worker.exited).toBe(1);
+      const out = worker.output();
+      expect(out).toContain("kinora worker: this machine can run no kind of job");
+      expect(out).toMatch(/restore jobs cannot run here: ffmpeg and ffprobe not found/);
+      expect(out).toMatch(
+        /clip jobs cannot run here: .*The image check needs @tensorflow\/tfjs, .*nsfwjs \(optional, not installed\)/,
+      );
+      expect(out).toContain("npm install @kinora/server --include=optional");
+      expect(out).toContain("FFMPEG_PATH");
+      expect(out).not.toMatch(/\n\s+at /); // a sentence, not a stack trace
+    },
+    SERVER_TEST_MS,
+  );
 
-  it("`serve` with in-process workers logs what its workers lack and still serves", async () => {
-    const server = await serve({ WORKERS: "1" });
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    server.proc.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
-    expect(server.output()).toMatch(/restore jobs cannot run here: ffmpeg and ffprobe not found/);
-    expect(server.output()).toMatch(
-      /clip jobs cannot run here: .*nsfwjs \(optional, not installed\)/,
-    );
-    // The classifier is not loaded ahead when it cannot be (no "failed to load" with a stack).
-    expect(server.output()).not.toContain("image classifier failed to load");
-    expect(server.output()).not.toMatch(/\n\s+at /);
-  }, SERVER_TEST_MS);
+  it(
+    "`serve` with in-process workers logs what its workers lack and still serves",
+    async () => {
+      const server = await serve({ WORKERS: "1" });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      server.proc.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(server.output()).toMatch(/restore jobs cannot run here: ffmpeg and ffprobe not found/);
+      expect(server.output()).toMatch(
+        /clip jobs cannot run here: .*nsfwjs \(optional, not installed\)/,
+      );
+      // The classifier is not loaded ahead when it cannot be (no "failed to load" with a stack).
+      expect(server.output()).not.toContain("image classifier failed to load");
+      expect(server.output()).not.toMatch(/\n\s+at /);
+    },
+    SERVER_TEST_MS,
+  );
 });
 
 describe("packages/server/package.json", () => {
