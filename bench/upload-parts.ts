@@ -159,26 +159,7 @@ async function inParts(
     file,
     process.env.BENCH_CONC ?? "4",
   ];
-  const client = await startChild(args);
-  await before();
-  const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
-  const [
-    sec = Number.NaN,
-    clientRssMb = Number.NaN,
-    clientCpuSec = Number.NaN,
-    clientFaults = Number.NaN,
-  ] = out.split(" ").map(Number);
-  return {
-    sec,
-    clientRssMb,
-    rssGrowthMb,
-    cpuSec: nodeCpuSec + clientCpuSec,
-    nodeCpuSec,
-    nodeFaults,
-    clientFaults,
-    t0,
-    t1,
-  };
+  return runClient(args, before);
 }
 
 async function bare(
@@ -194,21 +175,29 @@ async function bare(
     expiresInSec: 3600,
   });
   const url = t.url.replace("http://127.0.0.1:1", node.base);
-  const client = await startChild([
-    "-e",
-    BARE_CLIENT,
-    url,
-    file,
-    String(bytes),
-    JSON.stringify(t.headers),
-  ]);
+  return runClient(
+    ["-e", BARE_CLIENT, url, file, String(bytes), JSON.stringify(t.headers)],
+    before,
+  );
+}
+
+/**
+ * Starts a client process (it prints `<seconds> <peak RSS MB> <CPU s> <page faults>`), runs
+ * `before` once it is loaded, then lets it upload while this node is sampled.
+ */
+async function runClient(args: string[], before: () => Promise<void>) {
+  const client = await startChild(args);
   await before();
   const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
-  const [sec = Number.NaN, , clientCpuSec = Number.NaN, clientFaults = Number.NaN] = out
-    .split(" ")
-    .map(Number);
+  const [
+    sec = Number.NaN,
+    clientRssMb = Number.NaN,
+    clientCpuSec = Number.NaN,
+    clientFaults = Number.NaN,
+  ] = out.split(" ").map(Number);
   return {
     sec,
+    clientRssMb,
     rssGrowthMb,
     cpuSec: nodeCpuSec + clientCpuSec,
     nodeCpuSec,
