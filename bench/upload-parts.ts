@@ -4,7 +4,9 @@
  * verified against their checksum (CRC32 by default) and written in place; single PUTs), and the upload services on
  * PGlite (plan, part links, kinora's record of the parts, complete = a rename) behind small
  * routes the client calls as it would call the API. The client is a separate process running
- * the SDK's `uploadParts` (4 parts in flight), or streaming the whole file in one PUT.
+ * the SDK's `uploadParts` (4 parts in flight) compiled as the package ships it, on plain node
+ * (upload-parts-procs.ts compiledPartsClient), or streaming the whole file in one PUT. A first
+ * round of each at full size is a warm-up: printed, not counted.
  *
  * Figures: MB/s in parts vs the single PUT (median of the rounds, the two alternating), and the
  * API node's peak RSS growth during each (it must stay flat: parts stream to disk).
@@ -18,7 +20,8 @@
  * the delete instead, so every contender meets memory given back; BENCH_MARKS=1 prints each
  * upload's CLOCK_MONOTONIC span.
  *
- * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB). Alone:
+ * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB; BENCH_ROUNDS=n rounds,
+ * BENCH_CONC=n parts in flight, BENCH_PART_MIB=n another part size). Alone:
  * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
@@ -47,14 +50,22 @@ import {
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { createPartHasher } from "../src/storage/part-checksum.js";
 import { type Figure, median } from "./lib.js";
-import { BARE_CLIENT, makeFile, sampled, startChild } from "./upload-parts-procs.js";
+import {
+  BARE_CLIENT,
+  compiledPartsClient,
+  makeFile,
+  sampled,
+  startChild,
+} from "./upload-parts-procs.js";
 
 const MIB = 1024 ** 2;
-const PART_BYTES = 64 * MIB;
+const PART_BYTES = Number(process.env.BENCH_PART_MIB ?? 64) * MIB;
 const here = path.dirname(new URL(import.meta.url).pathname);
 
 interface Bench {
   base: string;
+  /** The parts client as compiled JavaScript (upload-parts-procs.ts compiledPartsClient). */
+  client: string;
   deps: UploadsDeps;
   store: ReturnType<typeof createLocalBlobStore>;
   close(): Promise<void>;
@@ -117,6 +128,7 @@ async function startNode(dir: string): Promise<Bench> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
+    client: compiledPartsClient(),
     deps,
     store,
     async close() {
@@ -150,15 +162,7 @@ async function inParts(
     checksum: process.env.BENCH_CHECKSUM === "sha256" ? "sha256" : "crc32",
     expiresAt: new Date(Date.now() + 24 * 3600_000),
   });
-  const args = [
-    "--import",
-    "tsx",
-    path.join(here, "upload-parts-client.ts"),
-    node.base,
-    key,
-    file,
-    process.env.BENCH_CONC ?? "4",
-  ];
+  const args = [node.client, node.base, key, file, process.env.BENCH_CONC ?? "4"];
   return runClient(args, before);
 }
 
@@ -270,9 +274,15 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
     const shaCosts: number[] = [];
     let previous: string | null = null;
     const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 0);
-    for (let round = 0; round < rounds; round++) {
+    // Round 0 is a warm-up at full size, printed and not counted: every run's first 2 GiB in
+    // parts was the slowest by far (392-534 MB/s against 539-828 after, its API node 4.4-6.4
+    // CPU s against 2.5-4.4), V8 still tiering up and sizing its heap for the part route's
+    // chunk traffic, which an API node that has been up for a while has long done. (The small
+    // uploads of warmUp compile the code paths; they move too few bytes to settle the heap.)
+    for (let round = 0; round <= rounds; round++) {
+      const counted = round > 0;
       // Alternate which goes first, so neither always meets the other's write-back.
-      const order = round % 2 === 0 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
+      const order = round % 2 === 1 ? (["parts", "bare"] as const) : (["bare", "parts"] as const);
       for (const which of order) {
         const key = `restore/rj_bench${which}${round}/input`;
         const before = async () => {
@@ -283,10 +293,10 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
         const run = await (which === "parts" ? inParts : bare)(node, key, file, bytes, { before });
         if (process.env.BENCH_MARKS) console.error(`MARK ${which} ${run.t0} ${run.t1}`);
         previous = key;
-        runs[which].push(run);
+        if (counted) runs[which].push(run);
         // Each round on stderr: the medians hide how far apart the rounds were.
         console.error(
-          `  round ${round + 1} ${which}: ${(bytes / MIB / run.sec).toFixed(0)} MB/s, CPU ${run.cpuSec.toFixed(1)} s (API node ${run.nodeCpuSec.toFixed(1)}), page faults API node ${run.nodeFaults} client ${run.clientFaults}`,
+          `  ${counted ? `round ${round}` : "warm-up"} ${which}: ${(bytes / MIB / run.sec).toFixed(0)} MB/s, CPU ${run.cpuSec.toFixed(1)} s (API node ${run.nodeCpuSec.toFixed(1)}), page faults API node ${run.nodeFaults} client ${run.clientFaults}`,
         );
       }
       shaCosts.push(checksumCpuPerGib());
@@ -299,7 +309,7 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
     const nodeCpuPerGib = (rs: Run[]) => median(rs.map((r) => r.nodeCpuSec / (bytes / 1024 ** 3)));
     return [
       {
-        name: `upload ${mb.toFixed(0)} MB in 64 MiB parts, 4 at once (median of ${rounds})`,
+        name: `upload ${mb.toFixed(0)} MB in ${PART_BYTES / MIB} MiB parts, ${process.env.BENCH_CONC ?? 4} at once (median of ${rounds})`,
         value: rate(runs.parts),
         unit: "MB/s",
         baselineName: "one PUT, same store",
@@ -383,7 +393,7 @@ async function once(bytes: number) {
     if (head?.sizeBytes !== bytes)
       throw new Error(`joined ${head?.sizeBytes} bytes, expected ${bytes}`);
     process.stdout.write(
-      `upload in parts of ${(bytes / 1024 ** 3).toFixed(1)} GiB (${Math.ceil(bytes / PART_BYTES)} parts of 64 MiB, 4 at once) through the local store: ` +
+      `upload in parts of ${(bytes / 1024 ** 3).toFixed(1)} GiB (${Math.ceil(bytes / PART_BYTES)} parts of ${PART_BYTES / MIB} MiB, ${process.env.BENCH_CONC ?? 4} at once) through the local store: ` +
         `wall ${r.sec.toFixed(1)} s (${(bytes / MIB / r.sec).toFixed(0)} MB/s, completion included); ` +
         `API node RSS ${rssBefore.toFixed(0)} MB before, peak growth ${r.rssGrowthMb.toFixed(0)} MB; client peak RSS ${r.clientRssMb.toFixed(0)} MB; ${cpu}\n`,
     );

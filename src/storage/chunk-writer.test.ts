@@ -97,6 +97,35 @@ describe("chunk writer", () => {
     expect(file.written).toHaveLength(12);
   });
 
+  it("offer queues without a promise while there is room, answers what to wait for when full, throws a failed write", async () => {
+    const file = fakeFile({ manual: true });
+    const writer = createChunkWriter(file.fh, { maxHeldBytes: 10 });
+    expect(writer.offer(chunk(1))).toBeNull();
+    expect(writer.offer(chunk(2))).toBeNull();
+    const wait = writer.offer(chunk(3)); // 12 bytes held > 10
+    expect(wait).toBeInstanceOf(Promise);
+    let roomed = false;
+    void wait?.then(() => {
+      roomed = true;
+    });
+    await tick();
+    expect(roomed).toBe(false);
+    file.completeOne();
+    await wait;
+    expect(roomed).toBe(true);
+    while (file.inFlight() > 0) {
+      file.completeOne();
+      await tick();
+    }
+    await writer.finish();
+    expect(file.written).toEqual([...chunk(1), ...chunk(2), ...chunk(3)]);
+
+    const failing = createChunkWriter(fakeFile({ failWrite: true }).fh, { maxHeldBytes: 1024 });
+    failing.offer(chunk(1));
+    await failing.settle();
+    expect(() => failing.offer(chunk(2))).toThrow("EIO: write failed");
+  });
+
   it("finishes a write the file took only part of", async () => {
     const file = fakeFile({ shortFirstWrite: true });
     const writer = createChunkWriter(file.fh, { maxHeldBytes: 1024 });

@@ -30,6 +30,11 @@ interface ChunkWriterOptions {
 interface ChunkWriter {
   /** Queues a chunk (kept by reference, not copied); waits only while too much is held. */
   write(chunk: Uint8Array): Promise<void>;
+  /**
+   * Queues a chunk without a promise when there is room (a stream read by its events pays no
+   * promise per chunk): null, or what to wait for before offering more. Throws a write's error.
+   */
+  offer(chunk: Uint8Array): Promise<void> | null;
   /** Every queued byte written and any background sync done; rejects with the first error. */
   finish(): Promise<void>;
   /** Waits until nothing is in flight on the handle, ignoring errors (before closing it early). */
@@ -90,18 +95,25 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
     while (writing || syncing) await Promise.all([writing, syncing]);
   };
 
+  const full = () => heldBytes > opts.maxHeldBytes || queue.length >= MAX_QUEUED_CHUNKS;
+  const room = async () => {
+    while (full() && writing) await writing;
+    throwIfFailed();
+  };
+  const offer = (chunk: Uint8Array): Promise<void> | null => {
+    throwIfFailed();
+    if (chunk.byteLength === 0) return null;
+    queue.push(chunk);
+    queuedBytes += chunk.byteLength;
+    heldBytes += chunk.byteLength;
+    writeNextBatch();
+    return full() && writing ? room() : null;
+  };
+
   return {
+    offer,
     async write(chunk) {
-      throwIfFailed();
-      if (chunk.byteLength === 0) return;
-      queue.push(chunk);
-      queuedBytes += chunk.byteLength;
-      heldBytes += chunk.byteLength;
-      writeNextBatch();
-      while ((heldBytes > opts.maxHeldBytes || queue.length >= MAX_QUEUED_CHUNKS) && writing) {
-        await writing;
-      }
-      throwIfFailed();
+      await offer(chunk);
     },
     async finish() {
       await idle();

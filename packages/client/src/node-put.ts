@@ -3,6 +3,7 @@
  * would, without the web-stream layers a fetch body goes through (on a fast link those cost as much CPU as the SHA-256 of the part).
  * Answers a standard Response, so callers treat it as fetch's. Loaded only in Node.
  */
+import { readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -41,6 +42,8 @@ const RING = 4;
  * Reads [start, end) of `file` into a small ring of reused buffers and writes each to the
  * request, reusing a buffer only once the socket took it (the write's callback). A read stream
  * allocates a fresh 1 MiB buffer per chunk; over 2 GiB that was most of the client's GC.
+ * Each read is synchronous (part-reader.ts says why): the ring waits on the socket, not on a
+ * thread-pool round trip.
  */
 async function pump(
   req: ClientRequest,
@@ -69,7 +72,7 @@ async function pump(
       waiting = null;
       const buf = free.pop();
       if (failed || req.destroyed || !buf) return;
-      const { bytesRead } = await fh.read(buf, 0, Math.min(SLICE_BYTES, end - at), at);
+      const bytesRead = readSync(fh.fd, buf, 0, Math.min(SLICE_BYTES, end - at), at);
       if (bytesRead === 0) throw new Error(`${file} is shorter than ${end} bytes`);
       at += bytesRead;
       sent += bytesRead;
