@@ -11,13 +11,14 @@ import {
   buildStabiliseDetectArgs,
   buildVideoFilter,
   buildVideoPassArgs,
+  deblockFilter,
   escapeFilterValue,
   scaleFilter,
   transformsPathFor,
 } from "./chain.js";
 import { type DropoutRepair, dropoutRepairFilter } from "./dropouts.js";
 import { mediaErrorFromStderr } from "./errors.js";
-import { decidePlan } from "./plan.js";
+import { decidePlan, LIMITS } from "./plan.js";
 import { createProgressParser } from "./progress.js";
 import { errorTail } from "./run.js";
 import type { Measurements, RestoreQuality, SourceInfo, VideoPlan } from "./types.js";
@@ -80,12 +81,17 @@ describe("buildVideoFilter", () => {
       "vidstabtransform",
       "hqdn3d",
       "lutyuv",
+      "deblock",
       "zscale",
       "format",
       "zscale",
       "setsar",
       "format",
     ]);
+    // Small steps on the source's block grid evened out before the scale moves the grid.
+    expect(chain).toContain(
+      ",deblock=filter=weak:block=8:alpha=0.02:beta=0.008:gamma=0.008,zscale=",
+    );
     expect(chain).toContain("vidstabtransform=input=/t/x.trf:smoothing=13");
     expect(chain).toContain("u='clip(128+(val-128)*0,0,255)'");
     // At full chroma resolution: swscale's 4:2:0 matrix change leaks chroma into luma. The
@@ -285,6 +291,54 @@ describe("errors", () => {
     const tail = errorTail("Error opening filters!\nout_time_us=5\nprogress=end\n");
     expect(tail).toBe("Error opening filters!");
   });
+});
+
+describe("Enhanced's deblock before the scale", () => {
+  /** One 176×144 grey frame drawn by `geq` (luma expression), through `vf`, as its luma. */
+  async function luma(expr: string, vf: string): Promise<Buffer> {
+    const dir = await mkdtemp(join(tmpdir(), "kinora-deblock-"));
+    try {
+      const out = join(dir, "out.yuv");
+      const input = "color=c=gray:s=176x144:d=0.04,format=yuv420p";
+      const chain = `geq=lum='${expr}':cb=128:cr=128${vf ? `,${vf}` : ""},format=gray`;
+      await runFfmpeg(
+        ["-y", "-f", "lavfi", "-i", input, "-vf", chain, "-frames:v", "1"].concat([
+          "-f",
+          "rawvideo",
+          out,
+        ]),
+      );
+      return await readFile(out);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  /** Sum of the steps across the 8-px grid's vertical edges. */
+  const gridSteps = (y: Buffer) => {
+    let sum = 0;
+    for (let r = 0; r < 144; r++)
+      for (let x = 8; x < 176; x += 8)
+        sum += Math.abs((y[r * 176 + x] ?? 0) - (y[r * 176 + x - 1] ?? 0));
+    return sum;
+  };
+  const filter = deblockFilter({ alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta });
+
+  it.skipIf(!hasFilter("deblock"))(
+    "evens out 2–4 code steps between flat blocks and leaves an 8-code edge and fine texture",
+    async () => {
+      // Flat 8-px blocks a few codes apart: what MPEG-2 leaves on a smooth sky.
+      const blocks = "128+3*mod(floor(X/8)+floor(Y/8),2)";
+      expect(gridSteps(await luma(blocks, filter))).toBeLessThan(
+        0.5 * gridSteps(await luma(blocks, "")),
+      );
+      // A step of 8 codes is the picture's own edge, kept to the bit.
+      const edges = "128+8*mod(floor(X/8)+floor(Y/8),2)";
+      expect(Buffer.compare(await luma(edges, filter), await luma(edges, ""))).toBe(0);
+      // Texture (every neighbour 9 codes or more away: no flat side) is kept to the bit.
+      const texture = "80+3*mod(X*37+Y*91,17)";
+      expect(Buffer.compare(await luma(texture, filter), await luma(texture, ""))).toBe(0);
+    },
+  );
 });
 
 describe("the upscale's colour planes", () => {

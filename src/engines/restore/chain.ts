@@ -54,6 +54,15 @@ export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolea
   return `scale=${s.width}:${s.height}:flags=lanczos+accurate_rnd+full_chroma_int${matrix}`;
 }
 
+/**
+ * ffmpeg's weak deblock on 8-px blocks: where a step across a block edge is under `alpha` (of
+ * the 8-bit range) and the two pixels either side are within `beta` of each other, the two
+ * pixels at the edge meet half way. Coarser steps are edges of the picture and stay.
+ */
+export function deblockFilter(d: NonNullable<VideoPlan["deblock"]>): string {
+  return `deblock=filter=weak:block=8:alpha=${d.alpha}:beta=${d.beta}:gamma=${d.beta}`;
+}
+
 function toneFilter(v: VideoPlan): string | null {
   if (!v.levels && v.saturation === null) return null;
   const parts: string[] = [];
@@ -102,6 +111,8 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   const tone = toneFilter(v);
   if (tone) out.push(tone);
   if (v.crop) out.push(`crop=${v.crop.width}:${v.crop.height}:0:0`);
+  // On the source's block grid, so just before the scale moves it.
+  if (v.deblock) out.push(deblockFilter(v.deblock));
   // hqdn3d's leftover colour grain only: Studio Max's non-local means leaves less, and there
   // bilinear cost colour detail (docs/restore.md, "Fine grain's colour at Enhanced").
   const grainy = v.denoise.some((d) => d.filter === "hqdn3d");

@@ -261,6 +261,17 @@ describe("denoise", () => {
     expect(plan("enhanced_max").video.sharpen).toBeNull();
   });
 
+  it("deblocks weakly before Enhanced's upscale only: Standard keeps the source's size, HD is not scaled", () => {
+    const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+    expect(plan("enhanced").video.deblock).toEqual(weak);
+    expect(plan("faithful").video.deblock).toBeNull();
+    expect(plan("enhanced_max").video.deblock).toBeNull();
+    const hd = source({ width: 1280, height: 720 });
+    expect(plan("enhanced", { source: hd }).video.scale).toBeNull();
+    expect(plan("enhanced", { source: hd }).video.deblock).toBeNull();
+    expect(plan("enhanced", { caps: without("deblock") }).video.deblock).toBeNull();
+  });
+
   it("deflickers only a picture measured to flicker", () => {
     expect(plan("faithful").video.deflicker).toBe(false);
     expect(plan("faithful", { measured: measured({ flicker: 0.25 }) }).video.deflicker).toBe(false);

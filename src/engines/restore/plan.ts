@@ -229,6 +229,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
     denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
     sharpen: decideSharpen(quality, measured.blur, caps, notes),
+    deblock: decideDeblock(quality, geometry.scale !== null, caps, notes),
     // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
     chromaShift: decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes),
     ...tone,
@@ -268,6 +269,24 @@ export function decideSharpen(
   const soft = blur >= LIMITS.sharpenBlur && caps.has("unsharp");
   notes.push(`sharpest edges blurred by σ ${blur} px → ${soft ? "sharpen" : "sharp enough"}`);
   return soft ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
+}
+
+/**
+ * Enhanced evens out small steps on the source's 8-px block grid before it enlarges the
+ * picture: Standard's SD encode does that in x264's in-loop filter, whose blocks lie on the
+ * source's, and after the scale they no longer do (tuning `storm` clean: x264's deblocking is
+ * worth 0.08 dB of luma to Standard's encode; docs/restore.md, "Blocking").
+ * Studio Max is left as it was (not measured with it).
+ */
+export function decideDeblock(
+  quality: RestoreQuality,
+  scaled: boolean,
+  caps: Capabilities,
+  notes: string[],
+): VideoPlan["deblock"] {
+  if (quality !== "enhanced" || !scaled || !caps.has("deblock")) return null;
+  notes.push("small steps on the 8-px block grid evened out before the scale (weak deblock)");
+  return { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
 }
 
 /** Every decision of a restoration, from the probe's facts. Pure. */

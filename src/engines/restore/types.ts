@@ -138,6 +138,13 @@ export interface VideoPlan {
   denoise: Denoise[];
   /** Studio Max on a soft picture: an unsharp mask on luma (size in px, amount); null: none. */
   sharpen?: { size: number; amount: number } | null;
+  /**
+   * Enhanced, before its upscale: ffmpeg's weak deblock on the source's 8-px block grid, at
+   * thresholds (fractions of 255) about those x264's in-loop filter uses at CRF 16. Standard gets
+   * that smoothing from its own SD encode, whose blocks lie on the source's; after a 1.25× scale
+   * they do not (docs/restore.md, "Blocking"). Absent or null: none.
+   */
+  deblock?: { alpha: number; beta: number } | null;
   /** Moves the colour sideways by this many chroma pixels of the yuv420p picture; null: not. */
   chromaShift: number | null;
   /** Contrast stretch around `pivot` (8-bit code) by `gain`. */
