@@ -222,9 +222,11 @@ function pairStream(
 
 function readingsOf(samples: Samples, meters: Meters): FrameReadings {
   const { flickers } = samples;
+  // A grainy picture's levels are read from wider means (levels.ts).
+  const noise = noiseOf(samples);
   return {
-    noise: noiseOf(samples),
-    levels: meters.levels?.result() ?? null,
+    noise,
+    levels: meters.levels?.result(noise) ?? null,
     chromaShift: meters.slip?.result() ?? null,
     flicker: flickers.length ? round2(median(flickers)) : null,
     blur: meters.blur?.result() ?? null,
