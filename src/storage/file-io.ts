@@ -98,7 +98,8 @@ async function openCreatingDir(path: string): Promise<FileHandle> {
 /**
  * Streams `chunks` into an open file: exactly `expectedBytes` (at most, with `upTo`), from
  * `position` on when given (a part written in place), stopping as soon as the stream runs past
- * the size. The caller owns the file: nothing is renamed or removed here.
+ * the size, and at once when `signal` aborts, even while no chunk comes (a dead connection).
+ * The caller owns the file: nothing is renamed or removed here.
  */
 export async function copyLimited(
   chunks: AsyncIterable<Uint8Array>,
@@ -123,7 +124,9 @@ export async function copyLimited(
       bytes = await readStreamInto(chunks.stream, writer, expectedBytes, opts);
       if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
     } else {
-      for await (const chunk of chunks) {
+      // An iterator is read a chunk at a time; wrapped, it ends at the abort even mid-wait.
+      const source = opts.signal ? abortable(chunks, opts.signal) : chunks;
+      for await (const chunk of source) {
         opts.signal?.throwIfAborted();
         bytes += chunk.byteLength;
         // Check before writing so an oversized body never reaches the disk.
@@ -169,7 +172,7 @@ export function nodeChunks(stream: Readable): NodeChunks {
 }
 
 /** Whether `chunks` came from `nodeChunks` (its stream can be read by events). */
-export function isNodeChunks(chunks: AsyncIterable<Uint8Array>): chunks is NodeChunks {
+function isNodeChunks(chunks: AsyncIterable<Uint8Array>): chunks is NodeChunks {
   return "stream" in chunks;
 }
 
@@ -257,4 +260,62 @@ export async function* webChunks(body: ReadableStream<Uint8Array>): AsyncIterabl
   } finally {
     await reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * `chunks`, ending with `signal`'s reason as soon as it aborts, even while waiting for a chunk
+ * that never comes (a dead connection). An iterator object, not an async generator: a
+ * generator layer costs its own promises per chunk, and a 64 MiB part is a thousand chunks.
+ */
+function abortable(
+  chunks: AsyncIterable<Uint8Array>,
+  signal: AbortSignal,
+): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = chunks[Symbol.asyncIterator]();
+      // One listener rejects whichever read is pending. (Not Promise.race against one
+      // long-lived "aborted" promise: each race leaves a reaction on it that holds its chunk
+      // until the part ends — 64 MiB per part in memory.)
+      let rejectPending: ((reason: unknown) => void) | null = null;
+      let finished = false;
+      const onAbort = () => rejectPending?.(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      const stopListening = () => signal.removeEventListener("abort", onAbort);
+      return {
+        next() {
+          if (signal.aborted) {
+            stopListening();
+            return Promise.reject(signal.reason);
+          }
+          return new Promise<IteratorResult<Uint8Array>>((resolve, reject) => {
+            rejectPending = reject;
+            it.next().then(
+              (result) => {
+                rejectPending = null;
+                if (result.done) {
+                  finished = true;
+                  stopListening();
+                }
+                resolve(result);
+              },
+              (err: unknown) => {
+                rejectPending = null;
+                stopListening();
+                reject(err);
+              },
+            );
+          });
+        },
+        async return() {
+          stopListening();
+          // Stopped early by our reader: let the source clean up. After an abort a read may
+          // still be pending, which `return` would wait behind for ever; the request is
+          // dropped instead.
+          if (!finished && !signal.aborted) await it.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }

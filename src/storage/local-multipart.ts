@@ -24,14 +24,9 @@ import {
   partSize,
 } from "../domain/uploads.js";
 import { MultipartError, type StoredPart } from "./blob-store.js";
-import { copyLimited, isNodeChunks, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
+import { copyLimited, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
 import type { LocalDisk } from "./local-disk.js";
-import {
-  abortable,
-  createUploadLocks,
-  type PartLease,
-  SupersededError,
-} from "./local-part-locks.js";
+import { createUploadLocks, type PartLease, SupersededError } from "./local-part-locks.js";
 import type { PartClaims } from "./local-token.js";
 import { createPartHasher } from "./part-checksum.js";
 
@@ -251,9 +246,8 @@ async function writePart(
     await rm(join(dir, recordName(n)), { force: true });
     // No write-back every 32 MiB as single uploads do: parts share one file, and each writer's
     // datasync would flush the others' pages too. One datasync per part, before its record.
-    // A Node stream is read by its events, and copyLimited stops at the lease's abort itself.
-    const source = isNodeChunks(chunks) ? chunks : abortable(chunks, lease.signal);
-    const outcome = await copyLimited(source, fh, claims.sizeBytes, {
+    // copyLimited stops at the lease's abort at once, even while no byte comes.
+    const outcome = await copyLimited(chunks, fh, claims.sizeBytes, {
       durable: false,
       position: claims.offset,
       signal: lease.signal,
