@@ -116,62 +116,74 @@ async function follow(kind: Kind, id: string, everyMs: number, timeoutMs = 120_0
 }
 
 describe("estimates with one busy worker, real engines, real clock", () => {
-  it("gives the next jobs an ETA within a factor of 2 of what they took, without jumps", async () => {
-    // A process's first job of each kind also loads its engine. Those runs are put out of the
-    // window of measured runs (the server's clock moved on a day), then the worker's own speed
-    // is measured on one more job of each kind.
-    const once = async () => {
-      for (const kind of ["restore", "clip"] as const) {
-        const id = kind === "restore" ? await startRestore() : await startClip();
-        expect((await follow(kind, id, 500)).job.status).toBe("done");
+  // One retry: the test file running beside this one can take most of both cores for the
+  // seconds between the measured runs and the jobs they time (a CI run saw both estimates at
+  // 2.1x their jobs' times). A retry moves the clock on a day again, so the worker is measured
+  // afresh; an estimator that is wrong fails both tries.
+  const tries = { timeout: 240_000, retry: 1 };
+  it(
+    "gives the next jobs an ETA within a factor of 2 of what they took, without jumps",
+    tries,
+    async () => {
+      // A process's first job of each kind also loads its engine. Those runs are put out of the
+      // window of measured runs (the server's clock moved on a day), then the worker's own speed
+      // is measured on one more job of each kind.
+      const once = async () => {
+        for (const kind of ["restore", "clip"] as const) {
+          const id = kind === "restore" ? await startRestore() : await startClip();
+          expect((await follow(kind, id, 500)).job.status).toBe("done");
+        }
+      };
+      await once();
+      shiftMs += 25 * 3600_000;
+      // Two measured runs of each kind: on two shared cores (the suite runs another file beside
+      // this one) a single run's speed can be half or double the next one's.
+      await once();
+      await once();
+
+      // A restore takes the worker; once it runs, a clip and another restore are queued.
+      const busy = await startRestore();
+      for (let i = 0; (await read("restore", busy)).queue?.state !== "running"; i++) {
+        expect(i).toBeLessThan(300);
+        await new Promise((r) => setTimeout(r, 50));
       }
-    };
-    await once();
-    shiftMs += 25 * 3600_000;
-    await once();
+      const clip = await startClip();
+      const queuedAt = serverNow();
+      const clipFirst = (await read("clip", clip)).queue;
+      const later = await startRestore();
+      const laterAt = serverNow();
+      const laterFirst = (await read("restore", later)).queue;
+      expect(clipFirst).toMatchObject({ state: "queued", position: 1 });
+      expect(laterFirst).toMatchObject({ state: "queued", position: 2, ahead: 1 });
 
-    // A restore takes the worker; once it runs, a clip and another restore are queued.
-    const busy = await startRestore();
-    for (let i = 0; (await read("restore", busy)).queue?.state !== "running"; i++) {
-      expect(i).toBeLessThan(300);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const clip = await startClip();
-    const queuedAt = serverNow();
-    const clipFirst = (await read("clip", clip)).queue;
-    const later = await startRestore();
-    const laterAt = serverNow();
-    const laterFirst = (await read("restore", later)).queue;
-    expect(clipFirst).toMatchObject({ state: "queued", position: 1 });
-    expect(laterFirst).toMatchObject({ state: "queued", position: 2, ahead: 1 });
-
-    const [busyEnd, clipEnd, laterEnd] = await Promise.all([
-      follow("restore", busy, 1000),
-      follow("clip", clip, 300),
-      follow("restore", later, 1000),
-    ]);
-    for (const end of [busyEnd, clipEnd, laterEnd]) expect(end.job.status).toBe("done");
-    const took = {
-      clip: (Date.parse(clipEnd.job.finished_at) - queuedAt) / 1000,
-      later: (Date.parse(laterEnd.job.finished_at) - laterAt) / 1000,
-    };
-    const said = { clip: clipFirst.eta_seconds, later: laterFirst.eta_seconds };
-    const report = JSON.stringify({ said, took });
-    // The clip waited for the restore ahead of it: it was never "due any moment".
-    expect(clipEnd.job.finished_at > busyEnd.job.finished_at, report).toBe(true);
-    for (const which of ["clip", "later"] as const) {
-      const ratio = said[which] / Math.max(took[which], 0.001);
-      expect(ratio, report).toBeGreaterThan(0.5);
-      expect(ratio, report).toBeLessThan(2);
-    }
-    // Stable: while the clip waits and runs, the done time it is given moves with the work's
-    // progress, never to a very different figure (the issue saw 17 s and 2 min 50 s in turn):
-    // every one stays within a factor of 2.5 of the first.
-    const doneTimes = clipEnd.seen.map((e) => (e.doneAt - queuedAt) / 1000);
-    const first = doneTimes[0] as number;
-    for (const doneTime of doneTimes) {
-      expect(doneTime / first, `${report} ${JSON.stringify(doneTimes)}`).toBeGreaterThan(0.4);
-      expect(doneTime / first, `${report} ${JSON.stringify(doneTimes)}`).toBeLessThan(2.5);
-    }
-  }, 240_000);
+      const [busyEnd, clipEnd, laterEnd] = await Promise.all([
+        follow("restore", busy, 1000),
+        follow("clip", clip, 300),
+        follow("restore", later, 1000),
+      ]);
+      for (const end of [busyEnd, clipEnd, laterEnd]) expect(end.job.status).toBe("done");
+      const took = {
+        clip: (Date.parse(clipEnd.job.finished_at) - queuedAt) / 1000,
+        later: (Date.parse(laterEnd.job.finished_at) - laterAt) / 1000,
+      };
+      const said = { clip: clipFirst.eta_seconds, later: laterFirst.eta_seconds };
+      const report = JSON.stringify({ said, took });
+      // The clip waited for the restore ahead of it: it was never "due any moment".
+      expect(clipEnd.job.finished_at > busyEnd.job.finished_at, report).toBe(true);
+      for (const which of ["clip", "later"] as const) {
+        const ratio = said[which] / Math.max(took[which], 0.001);
+        expect(ratio, report).toBeGreaterThan(0.5);
+        expect(ratio, report).toBeLessThan(2);
+      }
+      // Stable: while the clip waits and runs, the done time it is given moves with the work's
+      // progress, never to a very different figure (the issue saw 17 s and 2 min 50 s in turn):
+      // every one stays within a factor of 2.5 of the first.
+      const doneTimes = clipEnd.seen.map((e) => (e.doneAt - queuedAt) / 1000);
+      const first = doneTimes[0] as number;
+      for (const doneTime of doneTimes) {
+        expect(doneTime / first, `${report} ${JSON.stringify(doneTimes)}`).toBeGreaterThan(0.4);
+        expect(doneTime / first, `${report} ${JSON.stringify(doneTimes)}`).toBeLessThan(2.5);
+      }
+    },
+  );
 });
