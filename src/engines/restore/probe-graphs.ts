@@ -8,7 +8,8 @@ import { availableParallelism } from "node:os";
 import { hasFilterOption } from "../ffmpeg.js";
 import { escapeFilterValue } from "./chain.js";
 import { PAIR_EVERY } from "./frame-analysis.js";
-import { type ReadPlan, secondsText } from "./sampling.js";
+import { printTimes } from "./landings.js";
+import { keyframeShiftSec, type ReadPlan, secondsText } from "./sampling.js";
 import type { Sample, SourceInfo } from "./types.js";
 
 /** The chain heads that read the excerpts, one each. */
@@ -110,6 +111,49 @@ function seekingHeads(
   return { heads, prelude: "", split: true };
 }
 
+/** Where a run started before the landings are known notes, per excerpt, what it read. */
+export interface GuessNotes {
+  /** The times of the frames its seek gave, from the keyframe it landed on. */
+  landed: string[];
+  /** The times of the frames it kept (see guessingHeads). */
+  kept: string[];
+}
+
+/**
+ * The excerpts read before anyone knows where their seeks land (MP4/MOV), as `planReads` will
+ * place them once that is known: each seeks 1 ms past its planned start, notes where it landed
+ * (`notes.landed`) and then keeps every frame from that keyframe when it is at most
+ * `keyframeShiftSec` before the excerpt, else only the frames from the planned start (as
+ * `seekingHeads` reads an excerpt not moved: its lead is decoded and dropped), and notes what
+ * it kept (`notes.kept`). So the one run is right on any GOP structure the plan seeks on
+ * (readAsGuessed, sampling.ts), not only where every keyframe is near: the bench's 10 s clip
+ * (x264's default GOP, keyframes 1.6–2.7 s apart) used to read its excerpts twice.
+ */
+function guessingHeads(
+  path: string,
+  source: SourceInfo,
+  samples: Sample[],
+  notes: GuessNotes,
+  processes: number,
+): Heads {
+  const t0 = source.startTimeSec ?? 0;
+  const threads = processes > 1 ? 1 : EXCERPT_DECODE_THREADS;
+  const shift = sec6(keyframeShiftSec(samples));
+  const note = (file: string | undefined) => (file === undefined ? "" : `,${printTimes(file)}`);
+  const heads = samples.map((s, i) => {
+    const length = `trim=duration=${secondsText(s.seconds)}`;
+    const landed = note(notes.landed[i]);
+    if (s.startSec <= 0) return `${movie(path, source, 0, threads)}${landed},${length}`;
+    // start_t: the first frame's time (where the seek landed). A frame exactly at the planned
+    // start is kept, as trim keeps it (its time in floating point may fall a hair short).
+    const at = sec6(t0 + s.startSec);
+    const keep = `select='max(lte(${at}-start_t,${shift}),gte(t,${at}-0.000001))'`;
+    const seek = movie(path, source, s.startSec + 0.001, threads);
+    return `${seek}${landed},${keep}${note(notes.kept[i])},${length}`;
+  });
+  return { heads, prelude: "", split: true };
+}
+
 /**
  * One source read straight through and cut into the excerpts (when GOPs are long): opened by
  * the graph (timestamps as in the file, so the cuts add its start time) or, where the graph
@@ -151,8 +195,8 @@ function frontGraph(inputs: Heads, frames: number, excerpts: number): string {
 }
 
 /**
- * The heads that read the excerpts as `reads` places them; null: every excerpt from the keyframe
- * a seek to it lands on (MP4/MOV only).
+ * The heads that read the excerpts as `reads` places them; null: as `planReads` will place
+ * them once the landings are known, noting what they read into `notes` (MP4/MOV only).
  */
 export function excerptHeads(
   inputPath: string,
@@ -160,16 +204,9 @@ export function excerptHeads(
   samples: Sample[],
   reads: ReadPlan | null,
   processes: number,
+  notes: GuessNotes = { landed: [], kept: [] },
 ): Heads {
-  if (reads === null) {
-    return seekingHeads(
-      inputPath,
-      source,
-      samples,
-      (i) => (samples[i]?.startSec ?? 0) > 0,
-      processes,
-    );
-  }
+  if (reads === null) return guessingHeads(inputPath, source, samples, notes, processes);
   if (reads.mode === "through") return throughHeads(inputPath, source, samples);
   if (graphOpensFile(source)) {
     return seekingHeads(inputPath, source, samples, (i) => moved(reads, samples, i), processes);

@@ -8,10 +8,11 @@ import { join } from "node:path";
 import { parseVidstabMotions, shakeRatioOfChunks, sumIdetSummaries } from "./analysis.js";
 import { createFrameAnalysis, type FrameAnalysis } from "./frame-analysis.js";
 import { coldGraphRunner, type GraphRun, type GraphRunner } from "./graph-process.js";
-import { printTimes, readLandings, seekLandings } from "./landings.js";
+import { readLandings, seekLandings } from "./landings.js";
 import {
   excerptHeads,
   type GraphShape,
+  type GuessNotes,
   graphOpensFile,
   NOISE_FRAME_STEP,
   noiseFrames,
@@ -19,7 +20,7 @@ import {
 } from "./probe-graphs.js";
 import { matrixOf } from "./quality.js";
 import { ffmpegFailure } from "./run.js";
-import { planReads, type ReadPlan, startsOnLandings } from "./sampling.js";
+import { planReads, type ReadPlan, readAsGuessed } from "./sampling.js";
 import type { Measurements, Sample, SourceInfo } from "./types.js";
 
 /** Height the shake and levels analysis runs at: enough detail, a fraction of the cost. */
@@ -91,11 +92,11 @@ type VideoMeasurements = Pick<
  * the colour's slip on raw frame pairs streamed back (frame-analysis.ts).
  *
  * Where a seek to each excerpt lands decides how they are read (`planReads`). For MP4/MOV the
- * analysis does not ask first: it reads every excerpt from the keyframe its seek lands on (what
- * keyframes at most 2 s apart give), and each excerpt's first frame says where that was; when
- * the plan those landings make is what was read, the run is the one, else (long GOPs: reading
- * straight through, or decoding up to an excerpt) the right run follows. The other containers
- * ask ffprobe first (≈ 12 ms; their seeks differ, see graphOpensFile).
+ * analysis does not ask first: each excerpt notes where its seek landed and starts there or at
+ * its planned start by `planReads`' own rule (guessingHeads, probe-graphs.ts), so the run is
+ * the one whenever the plan seeks; else (long GOPs: reading straight through) the right run
+ * follows. The other containers ask ffprobe first (≈ 12 ms; their seeks differ, see
+ * graphOpensFile).
  */
 export async function analyseVideo(
   inputPath: string,
@@ -110,8 +111,8 @@ export async function analyseVideo(
   }
   if (graphOpensFile(source)) {
     const guess = await measureReads(inputPath, source, dir, opts, null);
-    const reads = planReads(samples, guess.landings);
-    if (startsOnLandings(reads, guess.landings)) {
+    const reads = planReads(samples, guess.landings ?? null);
+    if (readAsGuessed(samples, reads, guess.landings, guess.starts)) {
       return { ...guess.measured, samples: reads.samples };
     }
     const measured = (await measureReads(inputPath, source, dir, opts, reads)).measured;
@@ -130,8 +131,8 @@ interface AnalysisPlan {
   shape: GraphShape;
   /** ffmpeg inputs the graphs read (see Heads). */
   inputs: string[] | undefined;
-  /** Where each excerpt notes where its frames start, when read from the keyframes; else none. */
-  landingPaths: string[];
+  /** Where each excerpt notes what it read, when read before the landings are known. */
+  notes: GuessNotes;
   parts: Part[];
   /** Frames of all the excerpts, as the graphs count them. */
   totalFrames: number;
@@ -147,17 +148,17 @@ async function measureReads(
   dir: string,
   opts: VideoAnalysisOptions,
   reads: ReadPlan | null,
-): Promise<{ measured: VideoMeasurements; landings: Array<number | null> | null }> {
+): Promise<{ measured: VideoMeasurements } & Partial<Guessed>> {
   const plan = planAnalysis(inputPath, source, dir, opts, reads);
   const meter = frameMeter(plan, source, opts.levels);
   const done = await runParts(plan, meter, opts);
   const shake = opts.shake ? await shakeOf(plan) : null;
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
-  const landings = reads === null ? await readLandings(plan.landingPaths, source) : null;
+  const guessed = reads === null ? await guessedOf(plan.notes, source) : {};
   const read = meter.result();
   const measured = { interlace, shakeRatio: shake, levels: read.levels, noise: read.noise };
   const more = { chromaShift: read.chromaShift, flicker: read.flicker, blur: read.blur };
-  return { measured: { ...measured, ...more }, landings };
+  return { measured: { ...measured, ...more }, ...guessed };
 }
 
 function planAnalysis(
@@ -174,7 +175,12 @@ function planAnalysis(
   const frames = Math.max(1, Math.floor((samples[0]?.seconds ?? 0) * fps));
   const processes = Math.max(1, Math.min(samples.length, opts.processes ?? ANALYSIS_PROCESSES));
   const placed = reads?.samples ?? samples;
-  const heads = excerptHeads(inputPath, source, samples, reads, processes);
+  // Read before the landings are known, each excerpt notes where its seek landed and what it kept.
+  const notes: GuessNotes = {
+    landed: reads === null ? samples.map((_, i) => join(dir, `landed-${i}.txt`)) : [],
+    kept: reads === null ? samples.map((_, i) => join(dir, `kept-${i}.txt`)) : [],
+  };
+  const heads = excerptHeads(inputPath, source, samples, reads, processes, notes);
   // One field per frame: combing would read as vertical jitter. Progressive input just loses
   // every other line, which motion search does not mind.
   const fieldHeight = Math.floor(source.height / 2);
@@ -184,16 +190,9 @@ function planAnalysis(
     shakeHeight: Math.min(ANALYSIS_HEIGHT, fieldHeight - (fieldHeight % 2)),
     noise: noiseFrames(source),
   };
-  // Read from the keyframes, each excerpt notes where its frames start (the landings).
-  const landingPaths =
-    reads === null ? heads.heads.map((_, i) => join(dir, `landing-${i}.txt`)) : [];
-  const marked = heads.heads.map((head, i) => {
-    const file = landingPaths[i];
-    return file ? `${head},${printTimes(file)}` : head;
-  });
   // Independent excerpts run in processes side by side, each over a run of them; the rest in one.
-  // cast: marked and placed are made from the same excerpts, index for index
-  const excerpts = marked.map((head, i) => ({ head, sample: placed[i] as Sample }));
+  // cast: heads and placed are made from the same excerpts, index for index
+  const excerpts = heads.heads.map((head, i) => ({ head, sample: placed[i] as Sample }));
   const runs = heads.split ? runsOf(excerpts, processes) : [excerpts];
   let offset = 0;
   // A run made before the landings are known writes files of its own: the right run may follow.
@@ -206,7 +205,7 @@ function planAnalysis(
     const graph = processGraph(own, shape, firstFrame, opts.shake ? trfPath : null);
     return { graph, trfPath, firstFrame };
   });
-  return { fps, placed, shape, inputs: heads.inputs, landingPaths, parts, totalFrames: offset };
+  return { fps, placed, shape, inputs: heads.inputs, notes, parts, totalFrames: offset };
 }
 
 /**
@@ -250,6 +249,22 @@ async function runParts(
   const failed = done.find((run) => run.code !== 0);
   if (failed) throw ffmpegFailure(failed.code, failed.stderr);
   return done;
+}
+
+/** What a run started before the landings were known read, excerpt by excerpt (file seconds). */
+interface Guessed {
+  /** Where each excerpt's seek landed; null for one that gave no frame. */
+  landings: Array<number | null>;
+  /** Where each excerpt's kept frames start; null likewise. */
+  starts: Array<number | null>;
+}
+
+async function guessedOf(notes: GuessNotes, source: SourceInfo): Promise<Guessed> {
+  const [landings, starts] = await Promise.all([
+    readLandings(notes.landed, source),
+    readLandings(notes.kept, source),
+  ]);
+  return { landings, starts };
 }
 
 /** The camera's shake, from the motions the shake branches wrote. */

@@ -107,6 +107,16 @@ beforeAll(async () => {
       audio: LATE_LOUD,
       codec: ultrafast(25),
     }),
+    // The bench's 10 s clip's keyframes (x264's own choice on it): the third excerpt's (8 s)
+    // is 2.24 s before it, too far to start on.
+    generate(path("irregular-gop.mp4"), {
+      video: "testsrc2=s=320x240:r=25,noise=alls=12:allf=t",
+      seconds: 10,
+      codec: [
+        ...["-c:v", "libx264", "-preset", "ultrafast", "-x264-params", "keyint=1000:scenecut=0"],
+        ...["-force_key_frames", "0,1.64,3.76,5.76,8.48"],
+      ],
+    }),
     // Bff interlacing and 60 Hz hum over the whole file, with the default sampling.
     generate(path("all-bff.mp4"), {
       video: "testsrc2=s=320x240:r=50",
@@ -264,6 +274,22 @@ describe("analyses in spare-able processes", () => {
     expect(far.graphs.at(-1)).toMatch(/split=4/);
     expect(decodedFrames(far.measured.interlace)).toBeGreaterThanOrEqual(4 * 11);
     expect(decodedFrames(far.measured.interlace)).toBeLessThanOrEqual(4 * 13);
+  });
+
+  it("reads excerpts whose keyframes are near and far in the one run started at once", async () => {
+    const file = path("irregular-gop.mp4");
+    const source = await probeSource(file);
+    const samples = planSamples(source.headerDurationSec, DEFAULT_SAMPLING, VIDEO_SAMPLE_SEC);
+    const runner = countingRunner();
+    const opts = { samples, levels: false, shake: false, runner };
+    const measured = await withDir((dir) => analyseVideo(file, source, dir, opts));
+    // The second starts on its keyframe (3.76 for 4), the third at 8 with its lead dropped:
+    // what ffprobe's landings plan, read without a second run (it used to take two).
+    const landings = await seekLandings(file, source, samples);
+    expect(planReads(samples, landings).samples.map((s) => s.startSec)).toEqual([0, 3.76, 8]);
+    expect(measured.samples).toEqual(planReads(samples, landings).samples);
+    expect(runner.graphs).toHaveLength(ANALYSIS_PROCESSES);
+    expect(decodedFrames(measured.interlace)).toBe(3 * VIDEO_SAMPLE_SEC * 25);
   });
 
   it.each([

@@ -5,8 +5,8 @@ import {
   guaranteedSpanSec,
   planReads,
   planSamples,
+  readAsGuessed,
   sampledSeconds,
-  startsOnLandings,
 } from "./sampling.js";
 
 describe("planSamples", () => {
@@ -69,18 +69,33 @@ describe("planReads", () => {
   });
 });
 
-describe("startsOnLandings", () => {
-  const samples = evenSamples(60, 4, 1); // 0, 19.667, 39.333, 59
-  it("holds when every excerpt starts on the keyframe its seek lands on", () => {
-    const landings = [0, 19, 39.333, 58];
-    expect(startsOnLandings(planReads(samples, landings), landings)).toBe(true);
+describe("readAsGuessed", () => {
+  const samples = evenSamples(60, 4, 1); // 0, 19.667, 39.333, 59; keyframes moved ≤ 2 s
+  it("holds when every excerpt was kept from where planReads places it", () => {
+    // Near keyframes: each excerpt kept from its landing.
+    const near = [0, 19, 39.333, 58];
+    expect(readAsGuessed(samples, planReads(samples, near), near, near)).toBe(true);
+    // One far keyframe (15 for 19.667): its lead dropped, kept from the planned start on.
+    const far = [0, 15, 39, 58];
+    const kept = [0, 19.68, 39, 58];
+    expect(readAsGuessed(samples, planReads(samples, far), far, kept)).toBe(true);
+    // A keyframe just past the planned start (the seek aims 1 ms past it) counts as near.
+    const past = [0, 19.6675, 39, 58];
+    expect(readAsGuessed(samples, planReads(samples, past), past, past)).toBe(true);
   });
 
-  it("fails when one excerpt is decoded up to, when read straight through, or unknown", () => {
+  it("fails when an excerpt was placed otherwise, read straight through, or unknown", () => {
+    // The run kept a far keyframe's lead (it decided on the exact time, planReads on the text).
     const far = [0, 15, 39, 58];
-    expect(startsOnLandings(planReads(samples, far), far)).toBe(false);
+    expect(readAsGuessed(samples, planReads(samples, far), far, far)).toBe(false);
+    // It dropped a near keyframe's lead.
+    const near = [0, 17.667, 39, 58];
+    const dropped = [0, 19.68, 39, 58];
+    expect(readAsGuessed(samples, planReads(samples, near), near, dropped)).toBe(false);
     const longGops = [0, 0, 0, 50];
-    expect(startsOnLandings(planReads(samples, longGops), longGops)).toBe(false);
-    expect(startsOnLandings(planReads(samples, null), null)).toBe(false);
+    expect(readAsGuessed(samples, planReads(samples, longGops), longGops, longGops)).toBe(false);
+    expect(readAsGuessed(samples, planReads(samples, null), undefined, undefined)).toBe(false);
+    const lost = [0, null, 39, 58];
+    expect(readAsGuessed(samples, planReads(samples, lost), lost, lost)).toBe(false);
   });
 });

@@ -111,6 +111,16 @@ export interface ReadPlan {
 }
 
 /**
+ * How far `planReads` moves an excerpt of `samples` back onto the keyframe before it: at most
+ * MAX_KEYFRAME_SHIFT_SEC, and half the spacing (so excerpts never swap places).
+ */
+export function keyframeShiftSec(samples: Sample[]): number {
+  if (samples.length <= 1) return MAX_KEYFRAME_SHIFT_SEC;
+  const step = (at(samples, 1).startSec - at(samples, 0).startSec) / 2;
+  return Math.min(MAX_KEYFRAME_SHIFT_SEC, step);
+}
+
+/**
  * Seeking decodes from the keyframe before each excerpt. When that keyframe is close (within
  * MAX_KEYFRAME_SHIFT_SEC and half the spacing), the excerpt starts there instead and costs
  * only its own length; otherwise the seek pays for the lead. When the seeks would decode more
@@ -120,8 +130,7 @@ export interface ReadPlan {
 export function planReads(samples: Sample[], landings: Array<number | null> | null): ReadPlan {
   const last = samples.at(-1);
   if (!last || samples.length <= 1) return { mode: "seek", samples };
-  const step = (at(samples, 1).startSec - at(samples, 0).startSec) / 2;
-  const maxShift = Math.min(MAX_KEYFRAME_SHIFT_SEC, step);
+  const maxShift = keyframeShiftSec(samples);
   let cost = 0;
   const placed = samples.map((s, i) => {
     const kf = landings?.[i] ?? 0;
@@ -139,13 +148,27 @@ export function planReads(samples: Sample[], landings: Array<number | null> | nu
 }
 
 /**
- * Whether `plan` reads every excerpt from the keyframe a seek to it lands on (`landings`, as
- * for `planReads`): what an analysis started before the landings were known reads.
+ * Whether an analysis started before the landings were known read what `plan` reads. That run
+ * reads each excerpt from the keyframe its seek lands on (`landings[i]`, as for `planReads`)
+ * when that keyframe is at most `keyframeShiftSec` before it, else from its planned start (the
+ * frames before it decoded and dropped): `planReads`' own rule, so it holds whenever the plan
+ * seeks and every excerpt was placed alike. `starts[i]` is where the run's kept frames of
+ * excerpt i start: the landing itself when it kept the lead. (The run decides on the exact
+ * time, `planReads` on the one printed to 6 digits: near the limit the two may part.)
  */
-export function startsOnLandings(plan: ReadPlan, landings: Array<number | null> | null): boolean {
-  if (plan.mode !== "seek" || landings === null) return false;
-  return plan.samples.every((s, i) => {
+export function readAsGuessed(
+  samples: Sample[],
+  plan: ReadPlan,
+  landings: Array<number | null> | undefined,
+  starts: Array<number | null> | undefined,
+): boolean {
+  if (plan.mode !== "seek" || !landings || !starts) return false;
+  const maxShift = keyframeShiftSec(samples);
+  return samples.every((s, i) => {
     const kf = landings[i];
-    return typeof kf === "number" && s.startSec <= round3(Math.max(0, kf));
+    if (typeof kf !== "number") return false;
+    if (s.startSec <= 0) return true;
+    const from = starts[i];
+    return typeof from === "number" && s.startSec - kf <= maxShift === (from === kf);
   });
 }
