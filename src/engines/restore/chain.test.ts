@@ -183,8 +183,9 @@ describe("buildRestoreArgs", () => {
     const joined = args.join(" ");
     expect(args.slice(0, 3)).toEqual(["-y", "-i", "/in/a.mov"]);
     expect(joined).toContain("-map 0:0 -map 0:1");
+    // CRF 18: the fixture's grain is taken out of the luma (DENOISE.crfDenoised).
     expect(joined).toContain(
-      "-c:v libx264 -preset veryfast -crf 16 -x264-params chroma-qp-offset=-4 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
+      "-c:v libx264 -preset veryfast -crf 18 -x264-params chroma-qp-offset=-4 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
     );
     expect(joined).toContain("-c:a aac -b:a 160k -ac 2 -ar 48000");
     expect(joined).toContain("-movflags +faststart");

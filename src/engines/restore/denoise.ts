@@ -68,6 +68,21 @@ export const DENOISE = {
    */
   coarseChromaPerSigma: 3,
   maxChromaCoarse: 40,
+  /**
+   * x264's CRF where the plan takes grain out of the luma (hqdn3d or non-local means; elsewhere
+   * LIMITS.crf, 16): what the denoiser leaves is grain, and a finer quantiser only spends bits
+   * keeping it. Tuning set (bench, 2026-11-30, 6c1f99c → this, luma / colour PSNR), Standard:
+   * `storm grain-4` 46.32 / 46.44 → 46.51 / 46.65, `storm dropouts-grain` 43.52 / 44.05 → 43.96
+   * / 44.33, `cups grain-10` 36.47 → 36.54 (SSIM Y −0.0016); Enhanced: storm 46.49 / 47.18 →
+   * 46.81 / 47.32, storm dropouts-grain 43.56 / 45.33 → 44.12 / 45.56, cups 36.63 → 36.68 (SSIM
+   * Y −0.0012); Studio Max: storm 47.50 / 47.01 → 47.48 / 47.15, storm dropouts-grain 45.73 /
+   * 47.01 → 45.82 / 46.98, cups 38.97 / 40.76 → 39.04 / 40.78, at two thirds of the bits. Where
+   * the encode sits at its rate cap it changes little: `boats grain-7` Standard 30.77 → 30.71
+   * (30.69 at 16 on a second run: runs there differ by 0.08), the 2-px, 3-px grain and tape
+   * cells within ±0.04 (SSIM Y −0.002 at most). No tuning ladder break came. Held out:
+   * `planks grain-7` Standard 34.64 → 34.91 against the floor's 34.76 (docs/restore.md).
+   */
+  crfDenoised: 18,
   minLumaSigma: 1.85,
   minChromaSigma: 1,
   lumaPerSigma: 2.2,
@@ -169,3 +184,12 @@ const hqdn3d = (lumaSpatial: number, chromaSpatial: number): Denoise => ({
   lumaTemporal: 0,
   chromaTemporal: 0,
 });
+
+/**
+ * x264's CRF for a plan: DENOISE.crfDenoised where it takes grain out of the luma (hqdn3d with a
+ * luma strength, or non-local means), else `crf`.
+ */
+export function encodeCrf(denoise: Denoise[], crf: number): number {
+  const luma = denoise.some((d) => d.filter === "nlmeans" || d.lumaSpatial > 0);
+  return luma ? DENOISE.crfDenoised : crf;
+}

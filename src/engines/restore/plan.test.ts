@@ -354,6 +354,30 @@ describe("the plan", () => {
     });
   });
 
+  it("encodes at a coarser CRF where the plan takes grain out of the luma", () => {
+    const grainy = measured({ noise: { y: 4.04, c: 4.89 } });
+    for (const q of ["faithful", "enhanced", "enhanced_max"] as const) {
+      expect(plan(q, { measured: grainy }).encode.crf).toBe(DENOISE.crfDenoised);
+    }
+    expect(plan("enhanced_max", { measured: grainy }).video.denoise).toMatchObject([
+      { filter: "nlmeans" },
+    ]);
+    // Coarse grain at Studio Max: hqdn3d on the colour alone, then non-local means on the luma.
+    const coarse = measured({ noise: { y: 8, c: 6, spatialY: 2, spatialC: 5 } });
+    expect(plan("enhanced_max", { measured: coarse }).encode.crf).toBe(DENOISE.crfDenoised);
+    // Clean texture (nothing denoised), colour grain alone, no hqdn3d: as before.
+    expect(plan("faithful", { measured: measured({ noise: { y: 1.6, c: 0.3 } }) }).encode.crf).toBe(
+      LIMITS.crf,
+    );
+    const chromaOnly = measured({ noise: { y: 1.2, c: 4 } });
+    expect(plan("enhanced", { measured: chromaOnly }).encode.crf).toBe(LIMITS.crf);
+    expect(plan("enhanced", { measured: grainy, caps: without("hqdn3d") }).encode.crf).toBe(
+      LIMITS.crf,
+    );
+    // A CRF asked for is kept.
+    expect(plan("faithful", { measured: grainy, encode: { crf: 20 } }).encode.crf).toBe(20);
+  });
+
   it("caps the bitrate by output size like a streaming service; Studio Max spends more", () => {
     expect(maxrateFor("faithful", 720, 576)).toBe(4000);
     expect(maxrateFor("enhanced", 960, 720)).toBe(5000);

@@ -4,7 +4,7 @@
  */
 import { last } from "../../domain/checked-index.js";
 import { decideChromaShift } from "./chroma-shift.js";
-import { decideDenoise } from "./denoise.js";
+import { decideDenoise, encodeCrf } from "./denoise.js";
 import { decideDropouts } from "./dropouts.js";
 import { type Capabilities, LIMITS } from "./limits.js";
 import { decideTone } from "./tone.js";
@@ -304,7 +304,7 @@ export function decidePlan(input: PlanInput): RestorePlan {
     audio: decideAudio(quality, source, measured, caps, notes),
     encode: {
       x264Preset: input.encode?.x264Preset ?? "veryfast",
-      crf: input.encode?.crf ?? LIMITS.crf,
+      crf: input.encode?.crf ?? encodeCrf(video.denoise, LIMITS.crf),
       chromaQpOffset: input.encode?.chromaQpOffset ?? LIMITS.chromaQpOffset,
       maxrateK: input.encode?.maxrateK ?? maxrate,
       bufsizeK: input.encode?.bufsizeK ?? maxrate * 2,
