@@ -154,8 +154,9 @@ export const LIMITS = {
   ],
   studioMaxRateShare: 1.5,
   /**
-   * x264's CRF at every quality: at 18, clean SD kept at SD (Standard) scored 0.05–0.47 dB of
-   * luma PSNR under the floor (doing nothing, delivered at 720 lines) on four of seven clean
+   * x264's CRF at every quality, except where the plan takes grain out of the luma (then
+   * DENOISE.crfDenoised, 18: denoise.ts): at 18, clean SD kept at SD (Standard) scored 0.05–0.47
+   * dB of luma PSNR under the floor (doing nothing, delivered at 720 lines) on four of seven clean
    * tuning clips; at 16, 0.11–0.38 above it on the three worst (1.3–1.6× the bits).
    */
   crf: 16,
