@@ -128,6 +128,10 @@ describe("buildVideoFilter", () => {
     expect(chain).toMatch(/zscale=w=\d+:h=\d+:filter=lanczos:matrixin=470bg:matrix=709,setsar=1/);
     expect(chain).toMatch(/^bwdif=mode=send_field:parity=tff/);
     expect(chain).toContain("nlmeans=s=2:p=7:pc=5:r=15:rc=9");
+    // Where colour grain is read, the colour planes are first evened out over 5 frames.
+    expect(chain).toContain(
+      "atadenoise=0a=0.04:0b=0.08:1a=0.04:1b=0.08:2a=0.04:2b=0.08:s=5:p=6,nlmeans=s=2:",
+    );
     expect(chain).not.toContain("unsharp");
     // A soft picture is sharpened at its own size, after the denoise and before the scale.
     const soft = decidePlan({

@@ -29,7 +29,13 @@ function deinterlaceFilter(d: NonNullable<VideoPlan["deinterlace"]>): string {
 
 function denoiseFilter(d: Denoise): string {
   if (d.filter === "nlmeans") {
-    return `nlmeans=s=${fmt(d.strength)}:p=${d.patch}:pc=5:r=${d.research}:rc=9`;
+    const nlmeans = `nlmeans=s=${fmt(d.strength)}:p=${d.patch}:pc=5:r=${d.research}:rc=9`;
+    const t = d.colourTemporal;
+    if (!t) return nlmeans;
+    // The colour planes only (p=6: planes 1 and 2); 2 frames either side, well within a
+    // segment's context (segment-chain.ts).
+    const [a, b] = [fmt(t.a), fmt(t.b)];
+    return `atadenoise=0a=${a}:0b=${b}:1a=${a}:1b=${b}:2a=${a}:2b=${b}:s=${t.frames}:p=6,${nlmeans}`;
   }
   return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
 }

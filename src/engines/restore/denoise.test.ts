@@ -26,8 +26,32 @@ describe("decideDenoise", () => {
     ]);
     expect(decideDenoise(fine, "enhanced", all)).toEqual(standard);
     expect(decideDenoise(fine, "enhanced_max", all)).toEqual([
-      { filter: "nlmeans", strength: 3.49, patch: DENOISE.nlmeansPatch, research: 15 },
+      {
+        filter: "nlmeans",
+        strength: 3.49,
+        patch: DENOISE.nlmeansPatch,
+        research: 15,
+        colourTemporal: DENOISE.colourTemporal,
+      },
     ]);
+  });
+
+  it("evens Studio Max's colour out over frames before its non-local means, where colour grain is measured", () => {
+    const [nlmeans] = decideDenoise(fine, "enhanced_max", all);
+    expect(nlmeans).toMatchObject({ colourTemporal: { frames: 5, a: 0.04, b: 0.08 } });
+    // No colour grain read: the colour is left to the non-local means alone.
+    const [lumaOnly] = decideDenoise({ ...fine, c: 0.5 }, "enhanced_max", all);
+    expect(lumaOnly).toMatchObject({ filter: "nlmeans" });
+    expect(lumaOnly).not.toHaveProperty("colourTemporal");
+    // An ffmpeg without atadenoise runs the non-local means as before.
+    const [bare] = decideDenoise(fine, "enhanced_max", without("atadenoise"));
+    expect(bare).not.toHaveProperty("colourTemporal");
+    // Coarse grain too, after hqdn3d's colour; Standard and Enhanced never.
+    const [, coarseNl] = decideDenoise(coarse, "enhanced_max", all);
+    expect(coarseNl).toMatchObject({ colourTemporal: DENOISE.colourTemporal });
+    for (const q of ["faithful", "enhanced"] as const) {
+      expect(JSON.stringify(decideDenoise(fine, q, all))).not.toContain("colourTemporal");
+    }
   });
 
   it("takes coarse grain's colour out harder at Enhanced than at Standard", () => {
@@ -52,6 +76,7 @@ describe("decideDenoise", () => {
       strength: coarse.y,
       patch: DENOISE.nlmeansCoarsePatch,
       research: DENOISE.nlmeansResearch,
+      colourTemporal: DENOISE.colourTemporal,
     });
     expect(DENOISE.nlmeansCoarsePatch).toBeGreaterThan(DENOISE.nlmeansPatch);
     expect(colour).toMatchObject({ filter: "hqdn3d", lumaSpatial: 0, lumaTemporal: 0 });
@@ -69,6 +94,7 @@ describe("decideDenoise", () => {
       strength: 19.552,
       patch: DENOISE.nlmeansCoarsePatch,
       research: DENOISE.nlmeansResearch,
+      colourTemporal: DENOISE.colourTemporal,
     });
     // Enhanced and Standard are as they were: hqdn3d, at its own cap.
     expect(decideDenoise(coarsest, "enhanced", all)).toMatchObject([{ lumaSpatial: 14 }]);

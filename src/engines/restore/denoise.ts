@@ -54,6 +54,23 @@ export const DENOISE = {
   coarseRatio2px: 0.31,
   coarseRatio3px: 0.17,
   nlmeansCoarsest: 1.6,
+  /**
+   * Studio Max, where it measures colour grain: before its non-local means the colour planes are
+   * averaged over colourTemporal.frames frames where they differ by less than a / b of the range
+   * (ffmpeg's atadenoise, colour only: a pixel whose colour moved by more, an edge passing, keeps
+   * its own). Non-local means has one strength for every plane, set by the luma's σ, and left
+   * smooth pictures' colour grain in (tuning `storm grain-4`: colour 0.17 dB under Enhanced's
+   * hqdn3d). Chosen on the tuning set (the plan by hand, each cell's first second, colour PSNR):
+   * at 0.08 / 0.16 `storm grain-4` 47.21 → 48.55 but `cups grain-10` 40.56 → 40.22 and `boats
+   * grain-7` 40.69 → 40.53 (colour detail averaged away); at 0.04 / 0.08 storm 48.23, cups 40.55,
+   * boats 40.70, `forest grain-8-x2` 38.51 → 38.69, `storm dropouts-grain` 46.77 → 46.84; at
+   * 0.02 / 0.04 storm 47.40. Luma within ±0.05 everywhere. Bench (3 s, colour before → after):
+   * tuning storm 47.15 → 48.25 (its break gone), `boats grain-10-x3` 34.17 → 34.47, `forest
+   * grain-10-x3` 35.51 → 35.94, cups 40.78 → 40.77, boats 40.84 → 40.81; held out `wood
+   * dropouts-grain` 43.65 → 44.62 (its break against Enhanced's 43.92 gone), `lake grain-4`
+   * 48.78 → 50.73 (docs/restore.md, "Studio Max per frame"). ≈ 0.01 s of CPU per second of SD.
+   */
+  colourTemporal: { frames: 5, a: 0.04, b: 0.08 },
   /** ffmpeg's largest nlmeans strength. */
   nlmeansMax: 30,
   /**
@@ -97,8 +114,9 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
  * Spatial denoise (hqdn3d, no temporal part: it smears pans) scaled to the measured noise, the
  * same at Standard and Enhanced but for coarse grain's colour, which the enhanced qualities take
  * out harder; Studio Max takes grain out with non-local means (on coarse grain with larger
- * patches, and hqdn3d for its colour). None on a plane whose noise is below its threshold, or
- * when it is unmeasured.
+ * patches, and hqdn3d for its colour), its colour first evened out over a few frames where
+ * colour grain is measured. None on a plane whose noise is below its threshold, or when it is
+ * unmeasured.
  */
 export function decideDenoise(
   noise: Measurements["noise"],
@@ -137,18 +155,23 @@ export function decideDenoise(
       ),
     );
     const patch = coarse ? DENOISE.nlmeansCoarsePatch : DENOISE.nlmeansPatch;
+    const temporal = chroma > 0 && caps.has("atadenoise");
+    const evened = temporal
+      ? `; colour first evened out over ${DENOISE.colourTemporal.frames} frames`
+      : "";
     const nlmeans: Denoise = {
       filter: "nlmeans",
       strength,
       patch,
       research: DENOISE.nlmeansResearch,
+      ...(temporal ? { colourTemporal: DENOISE.colourTemporal } : {}),
     };
     if (!coarse || !caps.has("hqdn3d") || chroma === 0) {
-      notes.push(`${measured} → non-local means ${strength}, ${patch} px patches`);
+      notes.push(`${measured} → non-local means ${strength}, ${patch} px patches${evened}`);
       return [nlmeans];
     }
     notes.push(
-      `${measured} → coarse: colour C ${chroma}, then non-local means ${strength}, ${patch} px patches`,
+      `${measured} → coarse: colour C ${chroma}, then non-local means ${strength}, ${patch} px patches${evened}`,
     );
     // Colour first: on `forest grain-8-x2` (at 1080 lines) hqdn3d's colour before non-local
     // means scored 38.15 dB of colour PSNR, after it 36.36 (hqdn3d alone at 40: 36.75).

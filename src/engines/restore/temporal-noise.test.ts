@@ -90,7 +90,7 @@ describe("motion-compensated noise on real frames", () => {
     expect(d.lumaSpatial).toBeGreaterThan(8);
     expect(d.chromaSpatial).toBeGreaterThan(16);
     // Studio Max takes fine grain out by non-local means, at about its σ.
-    expect(decideDenoise(noise, "enhanced_max", all, [])).toEqual([
+    expect(decideDenoise(noise, "enhanced_max", all, [])).toMatchObject([
       { filter: "nlmeans", strength: noise.y, patch: 7, research: 15 },
     ]);
   });

@@ -122,6 +122,12 @@ export interface NlMeans {
   strength: number;
   patch: number;
   research: number;
+  /**
+   * The colour planes first averaged over `frames` frames where they differ by little
+   * (ffmpeg's atadenoise, thresholds `a` / `b` as fractions of the range; denoise.ts
+   * `DENOISE.colourTemporal`); absent or null: none.
+   */
+  colourTemporal?: { frames: number; a: number; b: number } | null;
 }
 
 export type Denoise = Hqdn3d | NlMeans;
