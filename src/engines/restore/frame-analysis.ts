@@ -10,7 +10,7 @@ import { createBlurMeter } from "./blur.js";
 import { createChromaShiftMeter } from "./chroma-shift.js";
 import { createLevelsMeter, type LevelsReading } from "./levels.js";
 import { planeNoise } from "./noise.js";
-import { blockSigmas, pairFlicker, quietQuantile } from "./temporal-noise.js";
+import { pairFlicker, quietBlockSigma } from "./temporal-noise.js";
 
 /** Noise σ in 8-bit codes per plane (chroma: the mean of U and V), and how it was read. */
 export interface NoiseReading {
@@ -170,10 +170,10 @@ function pairReaders(width: number, height: number, meters: Meters, samples: Sam
     second(a, b) {
       const pa = planes(a);
       const pb = planes(b);
-      samples.temporalY.push(quietQuantile(blockSigmas(pa.y, pb.y, width, height), QUIET_SHARE));
+      samples.temporalY.push(quietBlockSigma(pa.y, pb.y, width, height, QUIET_SHARE));
       samples.flickers.push(Math.abs(pairFlicker(pa.y, pb.y, width, height)));
-      const u = quietQuantile(blockSigmas(pa.u, pb.u, cw, ch), QUIET_SHARE);
-      const v = quietQuantile(blockSigmas(pa.v, pb.v, cw, ch), QUIET_SHARE);
+      const u = quietBlockSigma(pa.u, pb.u, cw, ch, QUIET_SHARE);
+      const v = quietBlockSigma(pa.v, pb.v, cw, ch, QUIET_SHARE);
       samples.temporalC.push((u + v) / 2);
     },
   };

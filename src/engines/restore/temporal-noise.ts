@@ -15,7 +15,7 @@ import * as checked from "../../domain/checked-index.js";
 
 // Bound once: called through the module namespace (as vitest and tsx run the source), the
 // readers are not inlined, and the pixel loops ran 15–30× slower.
-const { at, byteAt, f32At } = checked;
+const { at, byteAt, f32At, f64At } = checked;
 
 const BLOCK = 16;
 /** Search radius around each candidate, in whole pixels. */
@@ -131,7 +131,13 @@ function halfPhases(a: Uint8Array, w: number, h: number) {
 
 /**
  * Residual variance of the block at (bx, by) of `b` against `a` moved by (dx, dy) whole pixels,
- * with the blocks' mean difference removed (a flicker is not noise).
+ * with the blocks' mean difference removed (a flicker is not noise) — or, once it is sure to
+ * exceed `limit`, any value above `limit` (Infinity). After k of the block's n pixels, with sum S
+ * and sum of squares Q so far, the whole block's variance is at least (Q − S²/k) / n whatever the
+ * rest holds (Cauchy–Schwarz on the rest: their squares sum to at least their sum squared over
+ * their count), so a candidate that cannot beat the best so far stops there. The caller's limit
+ * carries a margin far above rounding, so every candidate that could win is summed whole, as
+ * before: the best (a minimum, whatever order the candidates are tried in) is the same to the bit.
  */
 function residual(
   a: Float32Array,
@@ -141,9 +147,11 @@ function residual(
   by: number,
   dx: number,
   dy: number,
+  limit: number,
 ): number {
   let sum = 0;
   let sq = 0;
+  const n = BLOCK * BLOCK;
   for (let y = by; y < by + BLOCK; y++) {
     const rowA = (y + dy) * w + dx;
     const rowB = y * w;
@@ -152,9 +160,87 @@ function residual(
       sum += d;
       sq += d * d;
     }
+    // Every other row: the bound's division costs little against 32 pixels.
+    if ((y - by) & 1) {
+      const k = (y - by + 1) * BLOCK;
+      if ((sq - (sum * sum) / k) / n > limit) return Number.POSITIVE_INFINITY;
+    }
   }
-  const n = BLOCK * BLOCK;
   return sq / n - (sum / n) ** 2;
+}
+
+/**
+ * How far above the best residual so far a candidate's bound must be to stop it (code², absolute):
+ * rounding moves these sums by ~1e-12 at most (256 terms under 65,025 each), so a candidate that
+ * could still win is never stopped.
+ */
+const STOP_MARGIN = 1e-6;
+
+/** One pair's motion search: `b` as floats, `a` at its half-pixel phases, the shifts, the blocks. */
+interface Search {
+  w: number;
+  fb: Float32Array;
+  phases: { plane: Float32Array; share: number }[];
+  shifts: Array<[number, number]>;
+  /** The blocks' top-left corners, x then y: those far enough from the edge for the search. */
+  corners: number[];
+}
+
+function searchOf(a: Uint8Array, b: Uint8Array, w: number, h: number): Search {
+  const [gx, gy] = globalShift(a, b, w, h);
+  // a moved by a half pixel: phase (px, py) samples a at (x + dx + px/2, y + dy + py/2).
+  // One element type throughout: the residual loop stays monomorphic (4× faster in V8).
+  const centres: Array<[number, number]> =
+    gx === 0 && gy === 0
+      ? [[0, 0]]
+      : [
+          [0, 0],
+          [gx, gy],
+        ];
+  // Every whole-pixel shift around each centre; each is tried at every half-pixel phase.
+  const shifts: Array<[number, number]> = [];
+  for (const [cx, cy] of centres) {
+    for (let dy = cy - LOCAL; dy <= cy + LOCAL; dy++) {
+      for (let dx = cx - LOCAL; dx <= cx + LOCAL; dx++) shifts.push([dx, dy]);
+    }
+  }
+  const margin = Math.max(Math.abs(gx), Math.abs(gy)) + LOCAL + EDGE;
+  const corners: number[] = [];
+  for (let by = margin; by + BLOCK + margin <= h; by += BLOCK) {
+    for (let bx = margin; bx + BLOCK + margin <= w; bx += BLOCK) corners.push(bx, by);
+  }
+  return { w, fb: Float32Array.from(b), phases: halfPhases(a, w, h), shifts, corners };
+}
+
+/**
+ * The best residual (over the noise variance it holds) of the block at (bx, by) among every
+ * candidate (a shift at a phase, numbered shift-major), candidate `lead` tried first; exact
+ * wherever it is at most `cap`, else some value above `cap`. `won` receives the winner's number.
+ */
+function bestResidual(
+  s: Search,
+  bx: number,
+  by: number,
+  lead: number,
+  cap: number,
+  won: Int32Array,
+): number {
+  const count = s.shifts.length * s.phases.length;
+  let best = Number.POSITIVE_INFINITY;
+  won[0] = lead;
+  for (let k = -1; k < count; k++) {
+    if (k === lead) continue;
+    const c = k < 0 ? lead : k;
+    const [dx, dy] = at(s.shifts, (c / s.phases.length) | 0);
+    const { plane, share } = at(s.phases, c % s.phases.length);
+    const limit = Math.min(best, cap) * (1 + share) + STOP_MARGIN;
+    const s2 = residual(plane, s.fb, s.w, bx, by, dx, dy, limit) / (1 + share);
+    if (s2 < best) {
+      best = s2;
+      won[0] = c;
+    }
+  }
+  return best;
 }
 
 /**
@@ -163,37 +249,84 @@ function residual(
  * less of `a`'s at half pixels). Blocks too near the edge for the search are skipped.
  */
 export function blockSigmas(a: Uint8Array, b: Uint8Array, w: number, h: number): number[] {
-  const [gx, gy] = globalShift(a, b, w, h);
-  // a moved by a half pixel: phase (px, py) samples a at (x + dx + px/2, y + dy + py/2).
-  // One element type throughout: the residual loop stays monomorphic (4× faster in V8).
-  const fb = Float32Array.from(b);
-  const phases = halfPhases(a, w, h);
-  const centres: Array<[number, number]> =
-    gx === 0 && gy === 0
-      ? [[0, 0]]
-      : [
-          [0, 0],
-          [gx, gy],
-        ];
-  const margin = Math.max(Math.abs(gx), Math.abs(gy)) + LOCAL + EDGE;
+  const s = searchOf(a, b, w, h);
   const out: number[] = [];
-  for (let by = margin; by + BLOCK + margin <= h; by += BLOCK) {
-    for (let bx = margin; bx + BLOCK + margin <= w; bx += BLOCK) {
-      let best = Number.POSITIVE_INFINITY;
-      for (const [cx, cy] of centres) {
-        for (let dy = cy - LOCAL; dy <= cy + LOCAL; dy++) {
-          for (let dx = cx - LOCAL; dx <= cx + LOCAL; dx++) {
-            for (const { plane, share } of phases) {
-              const s2 = residual(plane, fb, w, bx, by, dx, dy) / (1 + share);
-              if (s2 < best) best = s2;
-            }
-          }
-        }
-      }
-      out.push(Math.sqrt(Math.max(0, best)));
-    }
+  // The candidate that won the block before is tried first: motion and phase carry over from
+  // block to block, so the best is known early and most others stop after a few rows.
+  const won = new Int32Array(1);
+  for (let i = 0; i < s.corners.length; i += 2) {
+    const best = bestResidual(
+      s,
+      at(s.corners, i),
+      at(s.corners, i + 1),
+      won[0] ?? 0,
+      Infinity,
+      won,
+    );
+    out.push(Math.sqrt(Math.max(0, best)));
   }
   return out;
+}
+
+/**
+ * `quietQuantile(blockSigmas(a, b, w, h), share)`, to the bit, at a fraction of the work: only
+ * the blocks at or below the quantile need their exact best. Each block's residual standing
+ * still (and at the pan) is an upper bound of its best, so the quantile of those bounds, `cap`,
+ * is at or above the quantile sought; every block whose best is at most `cap` is searched
+ * exactly, and every candidate that cannot come under `cap` stops after a few rows.
+ */
+export function quietBlockSigma(
+  a: Uint8Array,
+  b: Uint8Array,
+  w: number,
+  h: number,
+  share: number,
+): number {
+  const s = searchOf(a, b, w, h);
+  const blocks = s.corners.length / 2;
+  if (blocks === 0) return Number.NaN;
+  const rank = Math.floor(blocks * share);
+  // Whole-pixel phase (number 0 of each shift): standing still is shift LOCAL·(2·LOCAL+2), the
+  // pan's the same place in the second centre's shifts.
+  const phases = s.phases.length;
+  const still = LOCAL * (2 * LOCAL + 2) * phases;
+  const pan = s.shifts.length > (2 * LOCAL + 1) ** 2 ? still + (2 * LOCAL + 1) ** 2 * phases : -1;
+  const bounds = new Float64Array(blocks);
+  const guess: number[] = [];
+  const won = new Int32Array(1);
+  for (let i = 0; i < blocks; i++) {
+    const bx = at(s.corners, 2 * i);
+    const by = at(s.corners, 2 * i + 1);
+    const [dx, dy] = at(s.shifts, still / phases);
+    const whole = at(s.phases, 0);
+    let bound = residual(whole.plane, s.fb, s.w, bx, by, dx, dy, Infinity) / (1 + whole.share);
+    let first = still;
+    if (pan >= 0) {
+      const [px, py] = at(s.shifts, pan / phases);
+      const r = residual(whole.plane, s.fb, s.w, bx, by, px, py, Infinity) / (1 + whole.share);
+      if (r < bound) {
+        bound = r;
+        first = pan;
+      }
+    }
+    bounds[i] = bound;
+    guess.push(first);
+  }
+  const cap = f64At(Float64Array.from(bounds).sort(), rank);
+  const exact = new Float64Array(blocks);
+  for (let i = 0; i < blocks; i++) {
+    // A block whose bound is under cap may still have its best there: searched in any case.
+    const best = bestResidual(
+      s,
+      at(s.corners, 2 * i),
+      at(s.corners, 2 * i + 1),
+      at(guess, i),
+      cap,
+      won,
+    );
+    exact[i] = best <= cap ? best : Number.POSITIVE_INFINITY;
+  }
+  return Math.sqrt(Math.max(0, f64At(exact.sort(), rank)));
 }
 
 /** The low quantile `share` of a set of block σs (the best-compensated, flattest blocks). */
