@@ -234,7 +234,7 @@ export const DEGRADATIONS: Degradation[] = [
       (s) => slip(Math.round(at(s, px) / 2) * 2, at(s, bleed)),
     ),
   ),
-  ...[1200, 2000].map((k) =>
+  ...[800, 1200, 2000].map((k) =>
     variant(`blocking-${k}`, "blocking", `MPEG-2 at ${k / 1000} Mbit/s (blocking)`, none, {
       kbps: k,
     }),

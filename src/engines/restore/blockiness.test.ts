@@ -56,7 +56,24 @@ describe("blockiness", () => {
     expect(read(picture(12, true))?.flatShare).toBeLessThan(0.1);
   });
 
-  it("keeps the median frame's reading: one blocky intra frame among smooth ones moves nothing", () => {
+  it("reads a starved GOP's blocky I and P frames though its B frames are clean (upper quartile)", () => {
+    // I B B P B B P B B: a third of the frames blocky, as MPEG-2 leaves them at 1.2 Mbit/s.
+    const gop = [true, false, false, true, false, false, true, false, false];
+    const frames = gop.map((blocky, i) =>
+      blocky ? picture(0, true, i + 1) : picture(1, false, i + 1),
+    );
+    const r = read(...frames);
+    expect(r?.ratio).toBeGreaterThan(3);
+    // The median frame is a B frame: what the reading was before, and it missed the blocks.
+    expect(read(...frames.filter((_, i) => !gop[i]))?.ratio).toBeLessThan(1.5);
+  });
+
+  it("keeps grain's flat share low whether or not it is blocked, and a clean picture's high", () => {
+    expect(read(picture(12, false))?.flatShare).toBeLessThan(0.1);
+    expect(read(picture(0, false))?.flatShare).toBeGreaterThan(0.9);
+  });
+
+  it("keeps the upper quartile's reading: one blocky intra frame among smooth ones moves nothing", () => {
     const smooth = [1, 2, 3, 4].map((seed) => picture(1, false, seed));
     const alone = read(...smooth);
     const withIntra = read(picture(0, true), ...smooth);

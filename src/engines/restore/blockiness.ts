@@ -7,12 +7,19 @@
  * elsewhere: about 1 for a picture without blocks, far above it where flat blocks step at their
  * borders. Measured over the whole picture instead (the border step over every other step), the
  * ratio did not tell blocked pictures from others: texture and grain set the steps elsewhere.
- * Rows are whole in the probe's fields, so the grid's columns are where the codec put them.
+ * The probe's frames are one field each at full width, cropped at the top left: the columns are
+ * where the codec put them (a picture a pixel off the grid reads about 1).
  *
- * Not acted on (docs/restore.md, "At no quality: deblocking"): through the probe's excerpts the
- * reading still moves with which frames an excerpt catches (tuning cups at 1.2 Mbit/s: 1.49
- * through Standard's, 1.69 through Enhanced's; clean storm 1.58), so no threshold keeps the
- * clean clips out with margin and lets the blocked ones in at every quality. Pure.
+ * Each frame is read on its own, and the reading is the upper quartile of the frames'. A starved
+ * MPEG-2 GOP (I B B P B B P …) is blocky in its I and P frames (a third of them) and nearly clean
+ * in its B frames: the median frame is a B frame, which on held-out `meadow blocking-1200` read
+ * 1.06–1.16, below clean tuning `storm` (1.40–1.50); sums over frames swung with how many I frames
+ * an excerpt caught (each excerpt starts on one). The upper quartile is a P frame's reading: on
+ * the tuning set through Enhanced's probe, blocked clips read 3.27–4.52 (`boats`, `cups`, `dune`
+ * at 1.2 Mbit/s, `fog` at 1.2) and every clean, faded, soft, slipped or interlaced one 1.15–1.71
+ * (LIMITS.blockyRatio). Grain also steps at the grid under MPEG-2 (grainy tuning clips read
+ * 1.39–5.04) but leaves few flat places: 2–19 % of the block borders against 44–81 % on the
+ * blocked clips (LIMITS.blockyFlatShare, which also keeps textured pictures out). Pure.
  */
 import * as checked from "../../domain/checked-index.js";
 
@@ -23,12 +30,17 @@ const { byteAt, f64At } = checked;
 const GRID = 8;
 /** A place is flat when the steps either side of it average at most this (8-bit codes). */
 const FLAT = 1;
+/** Which frame's ratio stands for the picture, from the lowest (0) to the highest (1). */
+const UPPER_QUARTILE = 0.75;
 
 /** What the probe read: the flat places' border step over their other steps, and how many. */
 export interface BlockinessReading {
-  /** Mean step across block borders over the mean step elsewhere, at flat places only. */
+  /**
+   * Mean step across block borders over the mean step elsewhere, at flat places only: the upper
+   * quartile of the frames' readings.
+   */
   ratio: number;
-  /** Share of the block borders that lie in flat places (grain leaves almost none). */
+  /** Share of the block borders that lie in flat places (grain leaves almost none): the median. */
   flatShare: number;
 }
 
@@ -77,14 +89,19 @@ export interface BlockinessMeter {
   result(): BlockinessReading | null;
 }
 
-// cast: the middle element of a non-empty list (callers pass at least one)
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+/** The element of a non-empty list at `share` of the way up (0.5: the median). */
+function quantile(xs: number[], share: number): number {
+  const at = Math.min(xs.length - 1, Math.floor(xs.length * share));
+  // cast: an index inside a non-empty list (callers pass at least one)
+  return [...xs].sort((a, b) => a - b)[at] as number;
+}
 
 /**
- * Reads each frame on its own and keeps the median frame's figures: an intra frame of a starved
- * GOP reads 8–100 (flat blocks, nothing moving inside them), the predicted frames 1–9, so sums
- * over frames swung with how many intra frames an excerpt caught (held-out meadow at 1.2 Mbit/s
- * read 2.55 through Standard's excerpts, 1.57 through Enhanced's).
+ * Reads each frame on its own and keeps the upper quartile of the frames' ratios (a P frame's in
+ * an MPEG-2 GOP; see above) and the median frame's flat share. An intra frame of a starved GOP
+ * reads 5–60 (flat blocks, nothing moving inside them), a B frame often near 1: sums over frames
+ * swung with how many intra frames an excerpt caught (held-out meadow at 1.2 Mbit/s read 2.55
+ * through Standard's excerpts, 1.57 through Enhanced's), the median frame missed the blocks.
  */
 export function createBlockinessMeter(width: number, height: number): BlockinessMeter {
   const ratios: number[] = [];
@@ -98,6 +115,9 @@ export function createBlockinessMeter(width: number, height: number): Blockiness
       ratios.push(r.ratio);
       shares.push(r.flatShare);
     },
-    result: () => (ratios.length ? { ratio: median(ratios), flatShare: median(shares) } : null),
+    result: () =>
+      ratios.length
+        ? { ratio: quantile(ratios, UPPER_QUARTILE), flatShare: quantile(shares, 0.5) }
+        : null,
   };
 }

@@ -344,6 +344,19 @@ describe("Enhanced's deblock before the scale", () => {
       expect(Buffer.compare(await luma(texture, filter), await luma(texture, ""))).toBe(0);
     },
   );
+
+  it.skipIf(!hasFilter("pp7"))(
+    "pp7 (a blocked flat picture's) evens out flat blocks' steps more than the weak deblock",
+    async () => {
+      const pp7 = deblockFilter({ filter: "pp7", qp: LIMITS.deblockPp7Qp });
+      expect(pp7).toBe(`pp7=qp=${LIMITS.deblockPp7Qp}:mode=medium`);
+      const blocks = "128+3*mod(floor(X/8)+floor(Y/8),2)";
+      const before = gridSteps(await luma(blocks, ""));
+      const after = gridSteps(await luma(blocks, pp7));
+      expect(after).toBeLessThan(0.5 * before);
+      expect(after).toBeLessThanOrEqual(gridSteps(await luma(blocks, filter)));
+    },
+  );
 });
 
 describe("the upscale's colour planes", () => {

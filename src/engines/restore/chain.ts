@@ -3,7 +3,7 @@
  * gives the same arguments, so the benchmark can run bare ffmpeg with exactly our chain.
  */
 import { dropoutRepairFilter } from "./dropouts.js";
-import type { AudioPlan, Denoise, RestorePlan, VideoPlan } from "./types.js";
+import type { AudioPlan, Deblock, Denoise, RestorePlan, VideoPlan } from "./types.js";
 
 /**
  * Escapes a value for a filter option inside a filtergraph: once for the option parser
@@ -63,9 +63,12 @@ export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolea
 /**
  * ffmpeg's weak deblock on 8-px blocks: where a step across a block edge is under `alpha` (of
  * the 8-bit range) and the two pixels either side are within `beta` of each other, the two
- * pixels at the edge meet half way. Coarser steps are edges of the picture and stay.
+ * pixels at the edge meet half way. Coarser steps are edges of the picture and stay. Or pp7 at a
+ * constant quantiser: each 8×8 block's DCT thresholded, which evens out a starved encode's blocks
+ * where the picture is flat (medium thresholding).
  */
-export function deblockFilter(d: NonNullable<VideoPlan["deblock"]>): string {
+export function deblockFilter(d: Deblock): string {
+  if (d.filter === "pp7") return `pp7=qp=${d.qp}:mode=medium`;
   return `deblock=filter=weak:block=8:alpha=${d.alpha}:beta=${d.beta}:gamma=${d.beta}`;
 }
 

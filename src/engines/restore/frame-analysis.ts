@@ -6,6 +6,7 @@
  * frame and the one after it); levels, slip and the spatial estimate read the first of each.
  * Pure: bytes in, readings out.
  */
+import { type BlockinessReading, createBlockinessMeter } from "./blockiness.js";
 import { createBlurMeter } from "./blur.js";
 import { createChromaShiftMeter } from "./chroma-shift.js";
 import { createLevelsMeter, type LevelsReading } from "./levels.js";
@@ -36,6 +37,8 @@ export interface FrameReadings {
   flicker: number | null;
   /** σ (pixels) of the sharpest edges' blur (blur.ts); null: not read or too few edges. */
   blur: number | null;
+  /** How blocky the picture is on the codec's 8-px grid (blockiness.ts); null: not read. */
+  blockiness: BlockinessReading | null;
 }
 
 /**
@@ -96,6 +99,7 @@ interface Meters {
   levels: ReturnType<typeof createLevelsMeter> | null;
   slip: ReturnType<typeof createChromaShiftMeter> | null;
   blur: ReturnType<typeof createBlurMeter> | null;
+  blockiness: ReturnType<typeof createBlockinessMeter> | null;
 }
 
 /** What a pair's frames are read for: the first one alone, then the two together. */
@@ -121,6 +125,7 @@ export function createFrameAnalysis(
     levels: opts.levels ? createLevelsMeter(width, height, opts.matrix) : null,
     slip: opts.slip ? createChromaShiftMeter(width, height) : null,
     blur: opts.levels ? createBlurMeter(width, height) : null,
+    blockiness: opts.levels ? createBlockinessMeter(width, height) : null,
   };
   const samples: Samples = {
     spatialY: [],
@@ -166,6 +171,7 @@ function pairReaders(width: number, height: number, meters: Meters, samples: Sam
       meters.levels?.measure(frame);
       meters.slip?.measure(frame);
       meters.blur?.measure(p.y);
+      meters.blockiness?.measure(p.y);
     },
     second(a, b) {
       const pa = planes(a);
@@ -230,6 +236,7 @@ function readingsOf(samples: Samples, meters: Meters): FrameReadings {
     chromaShift: meters.slip?.result() ?? null,
     flicker: flickers.length ? round2(median(flickers)) : null,
     blur: meters.blur?.result() ?? null,
+    blockiness: meters.blockiness?.result() ?? null,
   };
 }
 

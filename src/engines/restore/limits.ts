@@ -140,6 +140,33 @@ export const LIMITS = {
    */
   deblockAlpha: 0.02,
   deblockBeta: 0.008,
+  /**
+   * Enhanced takes pp7 instead of the weak deblock where the probe reads blocks (blockiness.ts:
+   * the flat places' step at the 8-px grid over their other steps, upper quartile of the frames,
+   * Enhanced's probe) at ≥ blockyRatio with ≥ blockyFlatShare of the block borders flat. Tuning
+   * set: MPEG-2 at 1.2 Mbit/s `boats` 3.27, `cups` 3.44, `dune` 3.49, `fog` 4.52; `forest
+   * blocking-2000` 2.08; every clean, faded, soft, low-resolution, slipped, interlaced or dropout
+   * cell 1.15–1.71 (`storm` 1.66, `fog fade-52-205` 1.71): 2.4 sits 1.4× above the one and
+   * under the others. Grainy and taped cells read 1.39–5.04 with 2–19 % of the borders flat. The
+   * flat share keeps pp7 to smooth pictures: on textured ones it cost (`boats blocking-1200`, 49 %
+   * flat: −0.10 dB luma after Enhanced's encode; clean `blinds`, 58 %: −0.38 luma / −0.52 colour)
+   * or gained little (`dune blocking-1200`, 44 %: +0.06), on flat ones it gained (`cups
+   * blocking-1200`, 81 %: +0.32 / +0.40; clean `storm`, 99 %: +0.09 / +0.08; `fog
+   * blocking-1200`, 79 %: ±0.00). So on the tuning set pp7 runs on `cups` and `fog` at 1.2 Mbit/s.
+   * Held out (not used to choose): it runs on `ladybird blocking-800` (2.80, 78 %: +0.33 / +0.13
+   * dB), `wood blocking-800` (2.45, 68 %: +0.08 / −0.02) and `lake fade-44-200` (2.86, 99 %:
+   * +0.03 / −0.03).
+   */
+  blockyRatio: 2.4,
+  blockyFlatShare: 0.6,
+  /**
+   * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
+   * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /
+   * 42.51: pp7 qp 2 39.28 / 42.91; the weak deblock at 12 / 5 codes 39.00 / 42.54, `deblock`'s
+   * strong filter at 12 / 5 39.00 / 42.53, weak at 12 / 2 or 20 / 2 38.98 / 42.54, none 39.13 /
+   * 42.74.
+   */
+  deblockPp7Qp: 2,
   /** afftdn's output delay in ffmpeg 5.1: 25 ms (1,200 samples at 48 kHz), length kept. */
   afftdnDelaySec: 0.025,
   /**

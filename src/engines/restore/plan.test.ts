@@ -262,14 +262,48 @@ describe("denoise", () => {
   });
 
   it("deblocks weakly before Enhanced's upscale only: Standard keeps the source's size, HD is not scaled", () => {
-    const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+    const weak = { filter: "deblock", alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
     expect(plan("enhanced").video.deblock).toEqual(weak);
+    expect(plan("enhanced").notes.join("\n")).toContain("faint compression block edges smoothed");
     expect(plan("faithful").video.deblock).toBeNull();
     expect(plan("enhanced_max").video.deblock).toBeNull();
     const hd = source({ width: 1280, height: 720 });
     expect(plan("enhanced", { source: hd }).video.scale).toBeNull();
     expect(plan("enhanced", { source: hd }).video.deblock).toBeNull();
     expect(plan("enhanced", { caps: without("deblock") }).video.deblock).toBeNull();
+  });
+
+  it("takes pp7 where the probe read blocks on a mostly flat picture, at Enhanced only", () => {
+    const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
+    const at = (ratio: number, flatShare: number, over: Partial<PlanInput> = {}) =>
+      plan("enhanced", { measured: measured({ blockiness: { ratio, flatShare } }), ...over });
+    // Tuning `cups blocking-1200` read 3.44 with 81 % of its borders flat.
+    expect(at(3.44, 0.81).video.deblock).toEqual(pp7);
+    expect(at(3.44, 0.81).notes.join("\n")).toContain(
+      "compression blocks smoothed before enlarging (block edges 3.44×",
+    );
+    expect(at(LIMITS.blockyRatio, LIMITS.blockyFlatShare).video.deblock).toEqual(pp7);
+    // Clean `storm` 1.66; blocked but textured `boats blocking-1200` 3.27 with 49 % flat; grainy
+    // `dune grain-10-x3` 5.04 with 3 %: the weak deblock, as on every other Enhanced plan.
+    for (const [ratio, flat] of [
+      [1.66, 0.99],
+      [3.27, 0.49],
+      [5.04, 0.03],
+      [LIMITS.blockyRatio - 0.01, 0.9],
+    ] as const) {
+      expect(at(ratio, flat).video.deblock).toMatchObject({ filter: "deblock" });
+    }
+    expect(at(3.44, 0.81, { caps: without("pp7") }).video.deblock).toMatchObject({
+      filter: "deblock",
+    });
+    const blocked = measured({ blockiness: { ratio: 3.44, flatShare: 0.81 } });
+    expect(plan("faithful", { measured: blocked }).video.deblock).toBeNull();
+    expect(plan("enhanced_max", { measured: blocked }).video.deblock).toBeNull();
+    expect(plan("enhanced", { measured: measured({ blockiness: null }) }).video.deblock).toEqual({
+      filter: "deblock",
+      alpha: LIMITS.deblockAlpha,
+      beta: LIMITS.deblockBeta,
+    });
   });
 
   it("deflickers only a picture measured to flicker", () => {

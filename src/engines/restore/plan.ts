@@ -229,7 +229,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
     denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
     sharpen: decideSharpen(quality, measured.blur, caps, notes),
-    deblock: decideDeblock(quality, geometry.scale !== null, caps, notes),
+    deblock: decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes),
     // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
     chromaShift: decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes),
     ...tone,
@@ -275,18 +275,33 @@ export function decideSharpen(
  * Enhanced evens out small steps on the source's 8-px block grid before it enlarges the
  * picture: Standard's SD encode does that in x264's in-loop filter, whose blocks lie on the
  * source's, and after the scale they no longer do (tuning `storm` clean: x264's deblocking is
- * worth 0.08 dB of luma to Standard's encode; docs/restore.md, "Blocking").
- * Studio Max is left as it was (not measured with it).
+ * worth 0.08 dB of luma to Standard's encode; docs/restore.md, "Blocking"). A picture the probe
+ * reads as blocked (blockiness.ts: its flat places step at the grid, LIMITS.blockyRatio) and
+ * mostly flat (LIMITS.blockyFlatShare: grain and texture leave few flat places, and there pp7
+ * took detail) gets pp7 instead. Studio Max is left as it was (not measured with it).
  */
 export function decideDeblock(
   quality: RestoreQuality,
   scaled: boolean,
+  blockiness: Measurements["blockiness"],
   caps: Capabilities,
   notes: string[],
 ): VideoPlan["deblock"] {
   if (quality !== "enhanced" || !scaled || !caps.has("deblock")) return null;
-  notes.push("small steps on the 8-px block grid evened out before the scale (weak deblock)");
-  return { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+  const blocked =
+    !!blockiness &&
+    blockiness.ratio >= LIMITS.blockyRatio &&
+    blockiness.flatShare >= LIMITS.blockyFlatShare &&
+    caps.has("pp7");
+  const read = blockiness
+    ? ` (block edges ${blockiness.ratio}× the picture's other steps where it is flat, ${Math.round(blockiness.flatShare * 100)} % of it flat)`
+    : "";
+  if (blocked) {
+    notes.push(`compression blocks smoothed before enlarging${read}`);
+    return { filter: "pp7", qp: LIMITS.deblockPp7Qp };
+  }
+  notes.push(`faint compression block edges smoothed before enlarging${read}`);
+  return { filter: "deblock", alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
 }
 
 /** Every decision of a restoration, from the probe's facts. Pure. */

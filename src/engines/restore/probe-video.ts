@@ -84,7 +84,14 @@ interface Part {
 
 type VideoMeasurements = Pick<
   Measurements,
-  "interlace" | "shakeRatio" | "levels" | "noise" | "chromaShift" | "flicker" | "blur"
+  | "interlace"
+  | "shakeRatio"
+  | "levels"
+  | "noise"
+  | "chromaShift"
+  | "flicker"
+  | "blur"
+  | "blockiness"
 >;
 
 /**
@@ -157,7 +164,12 @@ async function measureReads(
   const guessed = reads === null ? await guessedOf(plan.notes, source) : {};
   const read = meter.result();
   const measured = { interlace, shakeRatio: shake, levels: read.levels, noise: read.noise };
-  const more = { chromaShift: read.chromaShift, flicker: read.flicker, blur: read.blur };
+  const more = {
+    chromaShift: read.chromaShift,
+    flicker: read.flicker,
+    blur: read.blur,
+    blockiness: read.blockiness,
+  };
   return { measured: { ...measured, ...more }, ...guessed };
 }
 

@@ -103,10 +103,20 @@ export interface Measurements {
    * null or absent if unmeasured or the picture has too few strong edges.
    */
   blur?: number | null;
+  /**
+   * How blocky the picture is on the source's 8-px grid (blockiness.ts), enhanced qualities
+   * only; null or absent if unmeasured or the picture has no flat places to read it at.
+   */
+  blockiness?: { ratio: number; flatShare: number } | null;
   /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
   hum: { db50: number; db60: number } | null;
   loudness: LoudnessMeasurement | null;
 }
+
+/** The deblock before Enhanced's upscale (VideoPlan.deblock). */
+export type Deblock =
+  | { filter?: "deblock"; alpha: number; beta: number }
+  | { filter: "pp7"; qp: number };
 
 export interface Hqdn3d {
   filter: "hqdn3d";
@@ -148,9 +158,11 @@ export interface VideoPlan {
    * Enhanced, before its upscale: ffmpeg's weak deblock on the source's 8-px block grid, at
    * thresholds (fractions of 255) about those x264's in-loop filter uses at CRF 16. Standard gets
    * that smoothing from its own SD encode, whose blocks lie on the source's; after a 1.25× scale
-   * they do not (docs/restore.md, "Blocking"). Absent or null: none.
+   * they do not (docs/restore.md, "Blocking"). A flat picture the probe read as blocked
+   * (blockiness.ts) gets pp7 instead (`filter: "pp7"`, at a constant quantiser `qp`). Absent or
+   * null: none; a plan made before `filter` existed has the weak deblock.
    */
-  deblock?: { alpha: number; beta: number } | null;
+  deblock?: Deblock | null;
   /** Moves the colour sideways by this many chroma pixels of the yuv420p picture; null: not. */
   chromaShift: number | null;
   /** Contrast stretch around `pivot` (8-bit code) by `gain`. */

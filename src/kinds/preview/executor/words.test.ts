@@ -81,6 +81,24 @@ describe("planWords", () => {
     ]);
   });
 
+  it("says how hard compression blocks are smoothed: pp7, or the weak deblock (plans made before `filter` too)", () => {
+    const scaled = {
+      scale: { width: 900, height: 720, convertMatrixTo709: false, filter: "zscale" as const },
+      output: { width: 900, height: 720, fps: 25 },
+    };
+    const say = (deblock: RestorePlan["video"]["deblock"]) =>
+      planWords(plan({ deblock, ...scaled }));
+    expect(say({ filter: "pp7", qp: 2 })).toEqual([
+      "compression blocks smoothed",
+      "upscaled to 900×720",
+    ]);
+    expect(say({ filter: "deblock", alpha: 0.02, beta: 0.008 })[0]).toBe(
+      "faint compression block edges smoothed",
+    );
+    expect(say({ alpha: 0.02, beta: 0.008 })[0]).toBe("faint compression block edges smoothed");
+    expect(say(null)).toEqual(["upscaled to 900×720"]);
+  });
+
   it("says so when nothing changes", () => {
     expect(planWords(plan({}))).toEqual(["kept as it is, re-encoded cleanly"]);
   });

@@ -20,6 +20,14 @@ function grainWords(denoise: Video["denoise"]): string | null {
   return luma < 6 ? "light grain removed" : luma < 10 ? "grain removed" : "heavy grain removed";
 }
 
+/** What the deblock evens out: a starved encode's blocks (pp7), or faint block edges. */
+function deblockWords(deblock: Video["deblock"]): string | null {
+  if (!deblock) return null;
+  return deblock.filter === "pp7"
+    ? "compression blocks smoothed"
+    : "faint compression block edges smoothed";
+}
+
 function sizeWords(plan: RestorePlan): string | null {
   const { output } = plan.video;
   const { width, height } = plan.source;
@@ -44,6 +52,7 @@ function pictureWords(plan: RestorePlan): string[] {
     v.saturation !== null && v.saturation > 1 ? "faded colour revived" : null,
     v.saturation === 0 ? "black and white kept clean of colour noise" : null,
     v.sharpen ? "soft picture sharpened" : null,
+    deblockWords(v.deblock),
     v.scale?.convertMatrixTo709 ? "colours converted for HD screens" : null,
     sizeWords(plan),
   ];
