@@ -141,7 +141,8 @@ export const LIMITS = {
   deblockAlpha: 0.02,
   deblockBeta: 0.008,
   /**
-   * Enhanced takes pp7 instead of the weak deblock where the probe reads blocks (blockiness.ts:
+   * Enhanced takes pp7 instead of the weak deblock (and Studio Max takes pp7: plan.ts
+   * decideDeblock) where the probe reads blocks (blockiness.ts:
    * the flat places' step at the 8-px grid over their other steps, upper quartile of the frames,
    * Enhanced's probe) at ≥ blockyRatio with ≥ blockyFlatShare of the block borders flat. Tuning
    * set: MPEG-2 at 1.2 Mbit/s `boats` 3.27, `cups` 3.44, `dune` 3.49, `fog` 4.52; `forest
