@@ -161,6 +161,17 @@ export const LIMITS = {
   blockyRatio: 2.4,
   blockyFlatShare: 0.6,
   /**
+   * Studio Max does not sharpen a picture read soft where blocks are read (≥ blockyRatio) with
+   * ≥ blockyFlatFloor of the block borders flat (plan.ts decideSharpen): a starved picture reads
+   * soft, and the mask sharpens its blocks. Tuning, Studio Max luma PSNR with the mask forced on
+   * the blocked cells (44–84 % flat): `boats blocking-1200` 28.16 → 26.45, `boats blocking-800`
+   * 27.31 → 25.94, `dune blocking-1200` 35.31 → 32.68, `dune blocking-800` 33.74 → 31.77, `cups
+   * blocking-1200` 39.17 → 34.30, `fog blocking-1200` 35.25 → 32.71. The floor sits between the
+   * grainy and taped cells (2–19 % flat, some reading up to 5.04: `dune tape-b` 4.89 at 10 %,
+   * which reads soft and keeps its sharpening) and the blocked ones (44 % and up).
+   */
+  blockyFlatFloor: 0.3,
+  /**
    * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
    * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /
    * 42.51: pp7 qp 2 39.28 / 42.91; the weak deblock at 12 / 5 codes 39.00 / 42.54, `deblock`'s

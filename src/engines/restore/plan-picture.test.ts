@@ -34,6 +34,27 @@ describe("denoise", () => {
     expect(plan("enhanced_max").video.sharpen).toBeNull();
   });
 
+  it("leaves a soft picture unsharpened at Studio Max where it reads compression blocks", () => {
+    const at = (ratio: number, flatShare: number) =>
+      plan("enhanced_max", { measured: measured({ blur: 0.65, blockiness: { ratio, flatShare } }) })
+        .video.sharpen;
+    // Held-out `grey blocking-800`: σ 0.65 px, blocks 5.23× at 59 % flat (sharpened: −4.65 dB).
+    expect(at(5.23, 0.59)).toBeNull();
+    expect(at(LIMITS.blockyRatio, LIMITS.blockyFlatFloor)).toBeNull();
+    // Tuning `dune tape-b`: grain steps at the grid (4.89) but leaves 10 % flat; soft blurred
+    // pictures read no blocks (`dune blur-1.3` 1.34): both keep their sharpening.
+    const mask = { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount };
+    expect(at(4.89, 0.1)).toEqual(mask);
+    expect(at(1.34, 0.48)).toEqual(mask);
+    expect(at(LIMITS.blockyRatio - 0.01, 0.8)).toEqual(mask);
+    const p = plan("enhanced_max", {
+      measured: measured({ blur: 0.65, blockiness: { ratio: 5.23, flatShare: 0.59 } }),
+    });
+    expect(p.notes).toContain(
+      "sharpest edges blurred by σ 0.65 px → soft, but compression blocks: not sharpened",
+    );
+  });
+
   it("deblocks weakly before Enhanced's upscale only: Standard keeps the source's size, HD is not scaled", () => {
     const weak = { filter: "deblock", alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
     expect(plan("enhanced").video.deblock).toEqual(weak);

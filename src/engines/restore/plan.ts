@@ -228,7 +228,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     deflicker: decideDeflicker(measured.flicker, caps, notes),
     dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
     denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
-    sharpen: decideSharpen(quality, measured.blur, caps, notes),
+    sharpen: decideSharpen(quality, measured.blur, measured.blockiness, caps, notes),
     deblock: decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes),
     // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
     chromaShift: decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes),
@@ -257,18 +257,32 @@ export function decideDeflicker(
 /**
  * Studio Max sharpens a picture measured soft (blur.ts: its sharpest edges blurred by σ ≥
  * LIMITS.sharpenBlur), luma only, at the source's size. Sharpening costs a clean picture dearly
- * (3–7 dB of luma PSNR on the tuning set's clean clips), so it waits for the measurement.
+ * (3–7 dB of luma PSNR on the tuning set's clean clips), so it waits for the measurement. A
+ * picture starved of bits reads soft too (its quantiser took the fine detail), and there the
+ * mask sharpens the compression blocks, not lost edges: where the probe reads blocks
+ * (blockiness.ts, LIMITS.blockyRatio) on a picture not mostly grain (LIMITS.blockyFlatFloor)
+ * it is left unsharpened.
  */
 export function decideSharpen(
   quality: RestoreQuality,
   blur: Measurements["blur"],
+  blockiness: Measurements["blockiness"],
   caps: Capabilities,
   notes: string[],
 ): VideoPlan["sharpen"] {
   if (quality !== "enhanced_max" || blur === null || blur === undefined) return null;
   const soft = blur >= LIMITS.sharpenBlur && caps.has("unsharp");
-  notes.push(`sharpest edges blurred by σ ${blur} px → ${soft ? "sharpen" : "sharp enough"}`);
-  return soft ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
+  const blocked =
+    !!blockiness &&
+    blockiness.ratio >= LIMITS.blockyRatio &&
+    blockiness.flatShare >= LIMITS.blockyFlatFloor;
+  const verdict = !soft
+    ? "sharp enough"
+    : blocked
+      ? "soft, but compression blocks: not sharpened"
+      : "sharpen";
+  notes.push(`sharpest edges blurred by σ ${blur} px → ${verdict}`);
+  return soft && !blocked ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
 }
 
 /**
