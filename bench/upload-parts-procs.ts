@@ -2,13 +2,14 @@
  * The processes of the parts benchmark (bench/upload-parts.ts): the source file, the client
  * child processes (the SDK's uploader, or one bare streamed PUT), and what is measured of this
  * process, the API node, while one upload runs (peak RSS, CPU, optional profiles and per-thread
- * CPU).
+ * CPU), and the CRC32 cost the report sets beside the extra CPU.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
+import { createPartHasher } from "../src/storage/part-checksum.js";
 
 const MIB = 1024 ** 2;
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -202,3 +203,41 @@ req.on("error", (err) => { process.stderr.write(String(err)); process.exit(1); }
 fs.createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(req);
 });
 `;
+
+/** CPU seconds to checksum one GiB here and now (256 MiB, as the parts' default, CRC32, is). */
+export function checksumCpuPerGib(): number {
+  const chunk = randomBytes(MIB);
+  const cpu0 = process.cpuUsage();
+  const hash = createPartHasher("crc32");
+  for (let i = 0; i < 256; i++) hash.update(chunk);
+  hash.digest();
+  const cpu = process.cpuUsage(cpu0);
+  return ((cpu.user + cpu.system) / 1e6) * 4;
+}
+
+/**
+ * Starts a client process (it prints `<seconds> <peak RSS MB> <CPU s> <page faults>`), runs
+ * `before` once it is loaded, then lets it upload while this node is sampled.
+ */
+export async function runClient(args: string[], before: () => Promise<void>) {
+  const client = await startChild(args);
+  await before();
+  const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
+  const [
+    sec = Number.NaN,
+    clientRssMb = Number.NaN,
+    clientCpuSec = Number.NaN,
+    clientFaults = Number.NaN,
+  ] = out.split(" ").map(Number);
+  return {
+    sec,
+    clientRssMb,
+    rssGrowthMb,
+    cpuSec: nodeCpuSec + clientCpuSec,
+    nodeCpuSec,
+    nodeFaults,
+    clientFaults,
+    t0,
+    t1,
+  };
+}

@@ -26,7 +26,6 @@
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -48,14 +47,13 @@ import {
   uploadProgress,
 } from "../src/services/uploads/uploads.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
-import { createPartHasher } from "../src/storage/part-checksum.js";
 import { type Figure, median } from "./lib.js";
 import {
   BARE_CLIENT,
+  checksumCpuPerGib,
   compiledPartsClient,
   makeFile,
-  sampled,
-  startChild,
+  runClient,
 } from "./upload-parts-procs.js";
 
 const MIB = 1024 ** 2;
@@ -186,33 +184,6 @@ async function bare(
 }
 
 /**
- * Starts a client process (it prints `<seconds> <peak RSS MB> <CPU s> <page faults>`), runs
- * `before` once it is loaded, then lets it upload while this node is sampled.
- */
-async function runClient(args: string[], before: () => Promise<void>) {
-  const client = await startChild(args);
-  await before();
-  const { out, rssGrowthMb, nodeCpuSec, nodeFaults, t0, t1 } = await sampled(() => client.go());
-  const [
-    sec = Number.NaN,
-    clientRssMb = Number.NaN,
-    clientCpuSec = Number.NaN,
-    clientFaults = Number.NaN,
-  ] = out.split(" ").map(Number);
-  return {
-    sec,
-    clientRssMb,
-    rssGrowthMb,
-    cpuSec: nodeCpuSec + clientCpuSec,
-    nodeCpuSec,
-    nodeFaults,
-    clientFaults,
-    t0,
-    t1,
-  };
-}
-
-/**
  * Small uploads before measuring (three in parts, one PUT): the first uploads in parts compile
  * the database's code paths for uploads (PGlite's WebAssembly, tiered up on V8's background
  * threads: up to 6 CPU s seen in the first measured round after one warm-up upload) and JIT
@@ -236,17 +207,6 @@ async function warmUp(node: Bench, dir: string) {
     await node.store.delete(key);
   }
   rmSync(file);
-}
-
-/** CPU seconds to checksum one GiB here and now (256 MiB, as the parts' default, CRC32, is). */
-function checksumCpuPerGib(): number {
-  const chunk = randomBytes(MIB);
-  const cpu0 = process.cpuUsage();
-  const hash = createPartHasher("crc32");
-  for (let i = 0; i < 256; i++) hash.update(chunk);
-  hash.digest();
-  const cpu = process.cpuUsage(cpu0);
-  return ((cpu.user + cpu.system) / 1e6) * 4;
 }
 
 interface Run {

@@ -101,10 +101,19 @@ describe("the levels reading under grain", () => {
       expect(isFaded(r), `grain ${y}/${c} at ${size} px: dark ${r.dark}`).toBe(true);
       // Nearly the veil the clean fade shows (40; 37 and 35 under the grain).
       expect(r.dark).toBeGreaterThanOrEqual(clean.dark - 6);
-      expect(decideTone(r, []).levels?.gain).toBeGreaterThan(1.3);
+      // The whole stretch the wide reading asks for (of which tone.ts makes fadeWideShare).
+      expect(decideTone({ ...r, wide: false }, []).levels?.gain).toBeGreaterThan(1.3);
+      expect(decideTone(r, []).levels?.gain).toBeGreaterThan(1 + LIMITS.fadeWideShare * 0.3);
       // Read as a clean picture is (4×4 means), the grain hides the fade.
       expect(isFaded(read(frames, null)), `4 px, grain ${y}/${c}`).toBe(false);
     }
+  });
+
+  it("says when it read the wide means (the stretch is made in part there: tone.ts)", () => {
+    const frames = clip(fade(colourful, 37, 205, 0.75), 9, 12);
+    expect(read(frames, { y: 9, c: 12 }).wide).toBe(true);
+    expect(read(frames, null).wide).toBeUndefined();
+    expect(read(frames, { y: 1, c: 0.2 }).wide).toBeUndefined();
   });
 
   it("counts a picture as grainy from the probe's noise reading, colour or luma", () => {

@@ -30,6 +30,11 @@ export interface LevelsReading {
   bright: number;
   /** Mean distance of the colour from grey, in chroma codes (0 for black and white). */
   sat: number;
+  /**
+   * True when read from a grainy picture's wide (WIDE-px) means: their ends say less surely
+   * where the scene's own ends are, so only part of the stretch is made (tone.ts). Absent: 4 px.
+   */
+  wide?: boolean;
 }
 
 /** BT.601 and BT.709 YCbCr (limited range) → RGB coefficients: [Cr→R, Cb→G, Cr→G, Cb→B]. */
@@ -124,7 +129,7 @@ const tally = (): Tally => ({
   count: 0,
 });
 
-function readingOf(t: Tally): LevelsReading | null {
+function readingOf(t: Tally, wide: boolean): LevelsReading | null {
   if (t.count === 0) return null;
   return {
     yLow: percentile(t.luma, t.count, LOW),
@@ -133,6 +138,7 @@ function readingOf(t: Tally): LevelsReading | null {
     dark: percentile(t.dark, t.count, LOW),
     bright: percentile(t.bright, t.count, HIGH),
     sat: Math.round((t.satSum / t.count) * 10) / 10,
+    ...(wide ? { wide } : {}),
   };
 }
 
@@ -215,7 +221,7 @@ export function createLevelsMeter(
     },
     result(noise) {
       // A picture smaller than one wide square keeps its 4-px reading.
-      return readingOf(isGrainy(noise) && wide.count > 0 ? wide : fine);
+      return isGrainy(noise) && wide.count > 0 ? readingOf(wide, true) : readingOf(fine, false);
     },
   };
 }

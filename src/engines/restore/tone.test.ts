@@ -55,6 +55,25 @@ describe("the fade decision on levels", () => {
   });
 });
 
+describe("the stretch of a grainy picture's wide reading", () => {
+  it("makes only fadeWideShare of the stretch (the veil partly off, the gain partly made)", () => {
+    const fine = decideTone(reading({ dark: 40, bright: 200 }), []).levels;
+    const wide = decideTone(reading({ dark: 40, bright: 200, wide: true }), []).levels;
+    if (!fine || !wide) throw new Error("not stretched");
+    const share = LIMITS.fadeWideShare;
+    expect(wide.gain).toBeCloseTo(1 + share * (fine.gain - 1), 2);
+    // The veil's luma lands share of the way from where it is to black.
+    const veil = 16 + 40 / 1.164;
+    const map = (y: number) => wide.pivot + (y - wide.pivot) * wide.gain;
+    expect(map(veil)).toBeCloseTo(veil + share * (16 - veil), 1);
+    // The colour keeps the whole gain (a smaller one cost tuning `boats tape-a` 0.66 dB).
+    const notes: string[] = [];
+    const t = decideTone(reading({ dark: 40, bright: 200, wide: true }), notes);
+    expect(t.saturation).toBe(decideTone(reading({ dark: 40, bright: 200 }), []).saturation);
+    expect(notes[0]).toMatch(/read through grain/);
+  });
+});
+
 /** The levels reading of a frame, as the probe takes it. */
 function levelsOf(f: Frames, frame: Uint8Array): LevelsReading {
   const meter = createLevelsMeter(f.width, f.height);
@@ -119,6 +138,30 @@ describe("the fade decision on real frames", () => {
       const noisy = grainy(cups, f, 8, 8);
       expect(decideTone(levelsOf(cups, noisy), []).levels, `grainy fade ${black}`).not.toBeNull();
     }
+  });
+
+  it("brings a grainy tape's fade, read wide, closer with the partial stretch than the full", () => {
+    // The bench's tape-a fade (37–205, colour ×0.75) under its grain (σ 9 / 12), 8 frames.
+    const frame = cups.frames[0] as Uint8Array;
+    const fadedFrame = faded(cups, frame, 37, 205, 0.75);
+    const meter = createLevelsMeter(cups.width, cups.height);
+    for (let k = 1; k <= 8; k++) meter.measure(grainy(cups, fadedFrame, 9, 12, k));
+    const r = meter.result({ y: 9, c: 12 });
+    if (!r) throw new Error("no reading");
+    expect(r.wide).toBe(true);
+    const partial = decideTone(r, []).levels;
+    const full = decideTone({ ...r, wide: false }, []).levels;
+    if (!partial || !full) throw new Error("not stretched");
+    const luma = cups.width * cups.height;
+    const err = (t: { gain: number; pivot: number }) => {
+      let s = 0;
+      for (let i = 0; i < luma; i++) {
+        const y = t.pivot + ((fadedFrame[i] as number) - t.pivot) * t.gain;
+        s += (y - (frame[i] as number)) ** 2;
+      }
+      return Math.sqrt(s / luma);
+    };
+    expect(err(partial)).toBeLessThan(err(full));
   });
 
   it("brings a faded frame back close to the original", () => {

@@ -6,7 +6,8 @@
  * haze veils it on purpose, and haze is grey or pale: a grey picture needs a much heavier veil to
  * count as faded, a colourful one a veil and dimmed whites together (both ends), or a veil
  * heavier than any clean scene showed. A veil heavier
- * than any fade is a bright scene (pale wood, snow), not a fade. Pure.
+ * than any fade is a bright scene (pale wood, snow), not a fade. Where grain made the levels be
+ * read from wide means, only part of the stretch is made (fadeWideShare). Pure.
  */
 import { LIMITS } from "./limits.js";
 import type { Measurements, VideoPlan } from "./types.js";
@@ -35,22 +36,33 @@ export function decideTone(
 ): Pick<VideoPlan, "levels" | "saturation"> {
   if (!levels) return { levels: null, saturation: null };
   let tone: VideoPlan["levels"] = null;
+  // The colour's gain: the whole stretch's, even where only a share of it is made (below).
+  let colourGain = 1;
   const faded = isFaded(levels);
   if (faded) {
     const span = Math.max(1, levels.bright - levels.dark);
-    const gain = Math.min(LIMITS.maxLevelsGain, LIMITS.fadeTargetRange / span);
+    const full = Math.min(LIMITS.maxLevelsGain, LIMITS.fadeTargetRange / span);
     // The veil in luma codes: the dark channel's RGB level, back on the BT.601/709 luma scale.
     const black = 16 + levels.dark / 1.164;
-    // y' = 16 + (y − black) × gain, written as a pivot (the code that stays where it is).
-    const pivot = (black * gain - 16) / (gain - 1);
+    // Wide means misread a scene's own ends (they lift its dark details, and tape's blur and
+    // colour bleed lift them further), so the veil they read is less sure: only
+    // fadeWideShare of the stretch is made (limits.ts).
+    const share = levels.wide ? LIMITS.fadeWideShare : 1;
+    const gain = 1 + share * (full - 1);
+    const to = black + share * (16 - black);
+    // y' = to + (y − black) × gain, written as a pivot (the code that stays where it is).
+    const pivot = (black * gain - to) / (gain - 1);
     if (gain >= 1.05) tone = { gain: round3(gain), pivot: round3(pivot) };
+    colourGain = full;
   }
   let saturation: number | null = null;
   if (levels.sat < LIMITS.monochromeSat) saturation = 0;
-  else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, tone.gain));
+  else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, colourGain));
   const read = `levels: dark ${levels.dark}, bright ${levels.bright}, luma ${levels.yLow}–${levels.yHigh}, colour ${levels.sat}`;
   const verdict = tone
-    ? `faded: veil off, stretch ×${tone.gain}`
+    ? levels.wide
+      ? `faded (read through grain): part of the veil off, stretch ×${tone.gain}`
+      : `faded: veil off, stretch ×${tone.gain}`
     : faded
       ? "faded, but less than 5 %: left"
       : "not faded: no stretch";

@@ -81,6 +81,8 @@ export interface Measurements {
     dark: number;
     bright: number;
     sat: number;
+    /** True when read from a grainy picture's wide means (levels.ts): a partial stretch. */
+    wide?: boolean;
   } | null;
   /**
    * Noise σ in 8-bit codes (luma, chroma) at full resolution, one field, in the difference of
