@@ -61,6 +61,21 @@ export const LIMITS = {
    */
   fadeTargetRange: 240,
   maxLevelsGain: 1.8,
+  /**
+   * Where a grainy picture's levels were read from wide means (levels.ts), only this share of
+   * the stretch is made (the veil partly off, the gain 1 + share × (gain − 1)); the colour keeps
+   * the whole gain. Wide means lift a scene's small dark details (tape's blur and bleed lift them
+   * further), so the veil they read is often more than the fade's. Chosen on the tuning set
+   * only: 126 tuning stills as above (a frame of each bench reference), with grain σ 8 / 10
+   * (8 frames, read wide), mean luma PSNR
+   * of the 105 fades (tone step alone) at share 1 / 0.8 / 0.7 / 0.6 / 0.5: 25.28 / 27.54 /
+   * 27.73 / 27.30 / 26.76, no clean still touched; the tuning tape clips' tone step alone (luma
+   * PSNR at 120×90, grain averaged away) `boats tape-a` 28.13 → 28.89, `dune tape-b` 28.94 →
+   * 34.01. The colour at 0.7 cost `boats tape-a` 0.66 dB of colour PSNR (Enhanced), none with
+   * the whole gain. Pictures read from 4-px means keep the whole stretch (share 0.8 there:
+   * tuning stills +1.15 dB but tuning fade clips −0.5 to −4.4 dB on three of four).
+   */
+  fadeWideShare: 0.7,
   /** Mean chroma saturation below which the picture is black-and-white (drop chroma noise). */
   monochromeSat: 2.5,
   /**
