@@ -4,98 +4,17 @@
  * the wallet's default secret, read its jobs' deliveries and receive its jobs' events — and gets
  * nothing. The default secret signs a job's deliveries and, rotated, stops at once. A job's
  * webhook fields need a key and a URL, and a loopback receiver only when the operator allows it.
- * Secrets are stored only sealed (another SIGNING_SECRET cannot open them) and never reach a log
- * line, at debug level, through registration, reads, rotation and deliveries; a delivery carries
- * no cookie or key.
+ * (Secrets at rest, in logs and on the wire: secrets-at-rest.test.ts.)
  */
-import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { webhooksFeature } from "../../src/features/webhooks.js";
 import { restoreFeature, restoreKind } from "../../src/kinds/restore/kind.js";
-import { createLogger } from "../../src/logger.js";
-import { SECRET_PURPOSE } from "../../src/services/webhooks/secrets.js";
-import { createSigner } from "../../src/signing.js";
-import { ADMIN_TOKEN, createTestApp, type TestApp } from "../app.js";
+import { createTestApp } from "../app.js";
 import { jobBody } from "../restore/helpers.js";
-import { type Receiver, startReceiver } from "./receiver.js";
+import { mine, owner, settled, setUpAccessApp, t, theirs, video } from "./access-fixture.js";
 
-const TIMING = { timeoutMs: 2500, baseMs: 50, capMs: 1000, windowMs: 60_000 };
-
-let t: TestApp;
-let mine: Receiver;
-let theirs: Receiver;
-let stop: () => Promise<void>;
-const logLines: string[] = [];
-
-beforeAll(async () => {
-  mine = await startReceiver();
-  theirs = await startReceiver();
-  t = await createTestApp({
-    env: { WEBHOOK_ALLOW_HTTP_LOOPBACK: "true" },
-    platform: (p) => ({
-      ...p,
-      clock: () => new Date(),
-      // Everything at debug level, kept for the "never logged" check.
-      log: createLogger("debug", {}, (line) => logLines.push(line)),
-    }),
-    features: [
-      restoreFeature({ noExecutor: true }),
-      webhooksFeature({ kinds: [restoreKind], timing: TIMING, leaseMs: 20_000, pollMs: 50 }),
-    ],
-  });
-  const task = await t.features.find((f) => f.name === "webhooks")?.start?.();
-  stop = async () => task?.stop();
-});
-afterAll(async () => {
-  await stop();
-  await mine.close();
-  await theirs.close();
-  await t.close();
-});
-
-const video = { sizeBytes: 1000 };
-
-/** A wallet with an endpoint at `receiver`, an agent key, and the wallet's default secret. */
-async function owner(receiver: Receiver) {
-  const { key, walletId } = await t.newWallet(5000);
-  const ep = await t.call("POST", "/wallet/webhooks", {
-    key,
-    body: { url: receiver.url, description: "owner's endpoint" },
-  });
-  expect(ep.status).toBe(200);
-  const agent = await t.newAgentKey(key, 2000, { askBeforeSpending: false });
-  const secret = (await t.call("GET", "/wallet/webhook-secret", { key })).body.secret as string;
-  return {
-    key,
-    walletId,
-    agent,
-    endpointId: ep.body.endpoint.id as string,
-    endpointSecret: ep.body.secret as string,
-    secret,
-  };
-}
-
-/** Waits until every delivery of the job is delivered; returns the job's read by `key`. */
-async function settled(jobId: string) {
-  for (let i = 0; i < 400; i++) {
-    const pending = await t.deps.db
-      .selectFrom("webhook_deliveries")
-      .innerJoin("webhook_events", "webhook_events.id", "webhook_deliveries.event_id")
-      .select("webhook_deliveries.state")
-      .where("webhook_events.job_id", "=", jobId)
-      .where("webhook_deliveries.state", "=", "pending")
-      .execute();
-    const any = await t.deps.db
-      .selectFrom("webhook_events")
-      .select("id")
-      .where("job_id", "=", jobId)
-      .execute();
-    if (any.length > 0 && pending.length === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`deliveries of ${jobId} never settled`);
-}
+setUpAccessApp();
 
 describe("an agent key of the wallet", () => {
   it("cannot list, delete or test the wallet's endpoints, nor read or rotate its secret", async () => {
@@ -331,85 +250,6 @@ describe("a job's webhook fields", () => {
       expect(ep.body.detail).toMatch(/^url: /);
     } finally {
       await strict.close();
-    }
-  });
-});
-
-describe("secrets at rest, in logs and on the wire", () => {
-  it("are stored only sealed, never logged, and deliveries send no cookie or key", async () => {
-    const a = await owner(mine);
-    const from = mine.received.length;
-    // Traffic that touches every secret: a credit (endpoint), a job with its own URL (default
-    // secret), a test event, a rotation.
-    await t.call("POST", `/admin/wallets/${a.walletId}/credit`, {
-      key: ADMIN_TOKEN,
-      body: { amount_cents: 100, reason: "test" },
-    });
-    const created = await t.call("POST", "/cloud/jobs", {
-      key: a.key,
-      body: jobBody(video, { webhook_url: mine.url }),
-    });
-    await t.call("POST", `/cloud/jobs/${created.body.job.id}/cancel`, { key: a.key });
-    await t.call("POST", `/wallet/webhooks/${a.endpointId}/test`, { key: a.key });
-    await settled(created.body.job.id);
-    const got = (await mine.waitFor(from + 4)).slice(from);
-    const rotated = (await t.call("POST", "/wallet/webhook-secret/rotate", { key: a.key })).body
-      .secret as string;
-    const secrets = [a.endpointSecret, a.secret, rotated];
-    // The base64 key inside each whsec_ secret: what an HMAC needs.
-    const material = secrets.flatMap((s) => [s, s.slice("whsec_".length)]);
-
-    // At rest: no row of any webhook table holds a secret; the sealed values open only with
-    // this server's SIGNING_SECRET.
-    for (const table of [
-      "webhook_secrets",
-      "webhook_endpoints",
-      "job_webhooks",
-      "webhook_events",
-      "webhook_deliveries",
-      "webhook_attempts",
-      "wallets",
-    ]) {
-      const rows = await sql<{
-        r: unknown;
-      }>`SELECT row_to_json(x) AS r FROM ${sql.table(table)} x`.execute(t.deps.db);
-      const text = JSON.stringify(rows.rows);
-      for (const m of material) expect(text, table).not.toContain(m);
-    }
-    const sealedDefault = await t.deps.db
-      .selectFrom("webhook_secrets")
-      .select("sealed")
-      .where("wallet_id", "=", a.walletId)
-      .executeTakeFirstOrThrow();
-    const sealedEndpoint = await t.deps.db
-      .selectFrom("webhook_endpoints")
-      .select("secret_sealed")
-      .where("id", "=", a.endpointId)
-      .executeTakeFirstOrThrow();
-    const other = createSigner("another-signing-secret-0123456789abcdef");
-    expect(other.open(SECRET_PURPOSE, sealedDefault.sealed)).toBeNull();
-    expect(other.open(SECRET_PURPOSE, sealedEndpoint.secret_sealed)).toBeNull();
-    expect(t.deps.signer.open(SECRET_PURPOSE, sealedDefault.sealed)?.plain).toBe(rotated);
-    expect(t.deps.signer.open(SECRET_PURPOSE, sealedEndpoint.secret_sealed)?.plain).toBe(
-      a.endpointSecret,
-    );
-
-    // In logs: the access log of every request above, the delivery loop's lines.
-    expect(logLines.length).toBeGreaterThan(10);
-    const logs = logLines.join("\n");
-    expect(logs).toContain("/wallet/webhook-secret");
-    for (const m of material) expect(logs).not.toContain(m);
-
-    // On the wire: the Standard Webhooks headers, and no credential of any kind.
-    for (const r of got) {
-      expect(Object.keys(r.headers)).toEqual(
-        expect.arrayContaining(["webhook-id", "webhook-timestamp", "webhook-signature"]),
-      );
-      for (const h of ["authorization", "cookie", "proxy-authorization", "x-api-key"]) {
-        expect(r.headers[h], h).toBeUndefined();
-      }
-      const raw = JSON.stringify(r.headers) + r.body;
-      for (const m of [...material, a.key, a.agent.key]) expect(raw).not.toContain(m);
     }
   });
 });
