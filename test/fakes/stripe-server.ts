@@ -25,6 +25,7 @@ import {
   readBody,
   str,
 } from "./stripe-form.js";
+import { chargeOf, type PaymentIntent } from "./stripe-objects.js";
 
 export { type FormValue, parseForm } from "./stripe-form.js";
 
@@ -60,15 +61,6 @@ export interface FakeEvent {
 
 export type FakeDelivery = { eventId: string; status: number; body: string };
 export type SignOptions = { timestampSec?: number; secret?: string };
-
-interface PaymentIntent {
-  id: string;
-  chargeId: string;
-  currency: string;
-  capturedCents: number;
-  refundedCents: number;
-  metadata: Json;
-}
 
 const API_VERSION = Stripe.API_VERSION;
 
@@ -382,20 +374,6 @@ export class FakeStripe {
       this.server.close((err) => (err ? reject(err) : resolve())),
     );
   }
-}
-
-function chargeOf(pi: PaymentIntent): Json {
-  return {
-    id: pi.chargeId,
-    object: "charge",
-    amount: pi.capturedCents,
-    amount_captured: pi.capturedCents,
-    amount_refunded: pi.refundedCents,
-    refunded: pi.refundedCents >= pi.capturedCents,
-    currency: pi.currency,
-    payment_intent: pi.id,
-    metadata: structuredClone(pi.metadata),
-  };
 }
 
 export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
