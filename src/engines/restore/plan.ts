@@ -272,10 +272,7 @@ export function decideSharpen(
 ): VideoPlan["sharpen"] {
   if (quality !== "enhanced_max" || blur === null || blur === undefined) return null;
   const soft = blur >= LIMITS.sharpenBlur && caps.has("unsharp");
-  const blocked =
-    !!blockiness &&
-    blockiness.ratio >= LIMITS.blockyRatio &&
-    blockiness.flatShare >= LIMITS.blockyFlatFloor;
+  const blocked = readsBlocks(blockiness, LIMITS.blockyFlatFloor);
   const verdict = !soft
     ? "sharp enough"
     : blocked
@@ -283,6 +280,18 @@ export function decideSharpen(
       : "sharpen";
   notes.push(`sharpest edges blurred by σ ${blur} px → ${verdict}`);
   return soft && !blocked ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
+}
+
+/**
+ * Whether the probe read compression blocks (blockiness.ts: the flat places' step at the 8-px
+ * grid, LIMITS.blockyRatio) on a picture with at least `minFlatShare` of its block borders flat:
+ * the sharpening's gate takes grain out with a low floor, the deblock's keeps pp7 to smooth
+ * pictures with a higher one.
+ */
+function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare: number): boolean {
+  return (
+    !!blockiness && blockiness.ratio >= LIMITS.blockyRatio && blockiness.flatShare >= minFlatShare
+  );
 }
 
 /**
@@ -305,11 +314,7 @@ export function decideDeblock(
   notes: string[],
 ): VideoPlan["deblock"] {
   if (quality === "faithful" || !scaled) return null;
-  const blocked =
-    !!blockiness &&
-    blockiness.ratio >= LIMITS.blockyRatio &&
-    blockiness.flatShare >= LIMITS.blockyFlatShare &&
-    caps.has("pp7");
+  const blocked = readsBlocks(blockiness, LIMITS.blockyFlatShare) && caps.has("pp7");
   const read = blockiness
     ? ` (block edges ${blockiness.ratio}× the picture's other steps where it is flat, ${Math.round(blockiness.flatShare * 100)} % of it flat)`
     : "";
