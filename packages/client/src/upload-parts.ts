@@ -134,14 +134,18 @@ export async function uploadParts(
   // One failed part stops the others: the error is the upload's.
   const stop = new AbortController();
   const stopped = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-  const hash = hashLane(reader, algorithm);
+  // Each lane's next part is hashed while its current one is on the wire, and a part's report
+  // does not hold its lane: a lane that hashed, asked a link and reported between two PUTs sent
+  // nothing for that while, and lanes that start together finish together.
+  const hashed = lookahead(queue, hashLane(reader, algorithm), range, options.concurrency ?? 4);
+  const reports: Promise<void>[] = [];
   const worker = async () => {
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
       const { start, end } = range(n);
-      await sendPart(transport, reader, n, start, end, {
+      const checksum = await hashed(n);
+      const etag = await sendPart(transport, reader, n, start, end, checksum, {
         ...options,
         signal: stopped,
-        hash,
         count: () => result.puts++,
         onBytes: (sent) => {
           inFlight.set(n, sent);
@@ -150,9 +154,27 @@ export async function uploadParts(
       });
       inFlight.delete(n);
       doneBytes += end - start;
-      result.sent.push(n);
-      options.onPart?.(n, "sent");
       progress();
+      const part = n;
+      reports.push(
+        reportWithRetries(
+          transport,
+          { part_number: part, etag, checksum },
+          {
+            ...options,
+            signal: stopped,
+          },
+        ).then(
+          () => {
+            result.sent.push(part);
+            options.onPart?.(part, "sent");
+          },
+          (err: unknown) => {
+            stop.abort(err);
+            throw err;
+          },
+        ),
+      );
     }
   };
   const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () =>
@@ -161,7 +183,11 @@ export async function uploadParts(
       throw err;
     }),
   );
-  const outcomes = await Promise.allSettled(workers);
+  const outcomes = [
+    ...(await Promise.allSettled(workers)),
+    // Every lane is done; the reports still under way end before the upload does.
+    ...(await Promise.allSettled(reports)),
+  ];
   if (signal?.aborted) throw signal.reason;
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
   if (failed) throw failed.reason;
@@ -213,9 +239,38 @@ function hashLane(
   };
 }
 
+/**
+ * The checksum of each part as the lanes take them, the next `ahead` parts of the queue hashed
+ * before a lane asks (reading ahead of the sockets, in the order they will be sent).
+ */
+function lookahead(
+  queue: readonly number[],
+  hash: (start: number, end: number) => Promise<string>,
+  range: (n: number) => { start: number; end: number },
+  ahead: number,
+): (n: number) => Promise<string> {
+  const started = new Map<number, Promise<string>>();
+  const start = (n: number) => {
+    let p = started.get(n);
+    if (!p) {
+      const r = range(n);
+      p = hash(r.start, r.end);
+      // Read errors surface when a lane awaits the part; unawaited ones (a stopped upload) are not unhandled.
+      p.catch(() => {});
+      started.set(n, p);
+    }
+    return p;
+  };
+  return (n) => {
+    const mine = start(n);
+    started.delete(n);
+    for (const next of queue.slice(0, ahead)) start(next);
+    return mine;
+  };
+}
+
 interface SendOptions extends PartsUploadOptions {
   signal: AbortSignal;
-  hash: (start: number, end: number) => Promise<string>;
   count: () => void;
   onBytes: (sent: number) => void;
 }
@@ -277,16 +332,16 @@ async function putOnce(
   return { etag };
 }
 
-/** Hashes, links, PUTs and reports one part, trying again on what can pass. */
+/** Links and PUTs one part, trying again on what can pass; the ETag its store answered. */
 async function sendPart(
   transport: PartsTransport,
   reader: PartReader,
   n: number,
   start: number,
   end: number,
+  checksum: string,
   opts: SendOptions,
-): Promise<void> {
-  const checksum = await opts.hash(start, end);
+): Promise<string> {
   const maxRetries = opts.maxRetries ?? 5;
   let link: PartLink | undefined;
   for (let attempt = 1; ; attempt++) {
@@ -295,10 +350,7 @@ async function sendPart(
     if (!link) throw new Error(`the server gave no link for part ${n}`);
     opts.onBytes(0);
     const outcome = await putOnce(link, reader, start, end, opts);
-    if ("etag" in outcome) {
-      await reportWithRetries(transport, { part_number: n, etag: outcome.etag, checksum }, opts);
-      return;
-    }
+    if ("etag" in outcome) return outcome.etag;
     const { verdict, error } = outcome;
     if (!verdict.retry || attempt > maxRetries) throw error;
     if (verdict.newLink) link = undefined;
@@ -312,7 +364,7 @@ async function sendPart(
 async function reportWithRetries(
   transport: PartsTransport,
   part: { part_number: number; etag: string; checksum: string },
-  opts: SendOptions,
+  opts: RetryOptions & { signal: AbortSignal },
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
