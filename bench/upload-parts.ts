@@ -21,11 +21,13 @@
  * upload's CLOCK_MONOTONIC span.
  *
  * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB; BENCH_ROUNDS=n rounds,
- * BENCH_CONC=n parts in flight, BENCH_PART_MIB=n another part size). Alone:
+ * BENCH_CONC=n parts in flight, BENCH_PART_MIB=n another part size, BENCH_DATABASE_URL=url the
+ * upload services on that PostgreSQL instead of PGlite). Alone:
  * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,7 +35,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { openDatabase } from "../src/db/database.js";
+import pg from "pg";
+import { type Database, openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { randomId } from "../src/domain/ids.js";
 import { silentLogger } from "../src/logger.js";
@@ -69,10 +72,45 @@ interface Bench {
   close(): Promise<void>;
 }
 
+/**
+ * The API node's database: PGlite in the bench's folder (the embedded default), or with
+ * BENCH_DATABASE_URL a schema of its own on that PostgreSQL, dropped at the end (what a
+ * deployment for tapes runs: the per-part queries then leave the API node's thread).
+ */
+async function openBenchDatabase(
+  dir: string,
+): Promise<{ db: Database["db"]; close(): Promise<void> }> {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (!url) {
+    const database = await openDatabase({ dataDir: path.join(dir, "db") });
+    await migrate(database.db);
+    return database;
+  }
+  const schema = `bench_${randomBytes(6).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const database = await openDatabase({ databaseUrl: url, schema, poolSize: 8 });
+  await migrate(database.db);
+  return {
+    db: database.db,
+    async close() {
+      await database.close();
+      await admin(`DROP SCHEMA ${schema} CASCADE`);
+    },
+  };
+}
+
 /** The API node: local store routes and the upload services behind the bench's own routes. */
 async function startNode(dir: string): Promise<Bench> {
-  const database = await openDatabase({ dataDir: path.join(dir, "db") });
-  await migrate(database.db);
+  const database = await openBenchDatabase(dir);
   const store = createLocalBlobStore({
     rootDir: path.join(dir, "files"),
     publicBaseUrl: "http://127.0.0.1:1",
