@@ -187,6 +187,19 @@ export const LIMITS = {
    */
   blockyFlatFloor: 0.3,
   /**
+   * Studio Max takes pp7 where it reads blocks (≥ blockyRatio) with ≥ blockyFlatShareMax of the
+   * block borders flat (Enhanced needs blockyFlatShare): Studio Max enlarges 1.9× with no
+   * deblock at all, and on the tuning set's textured blocked cells (44–53 % flat) its colour fell
+   * under Enhanced's (weak deblock). Tuning (bench 2026-11-30, the plan by hand), Studio Max luma
+   * / colour PSNR without → with pp7 (Enhanced): `boats blocking-1200` 28.16 / 38.82 → 28.17 /
+   * 38.96 (28.20 / 39.00), `boats blocking-800` 27.31 / 38.41 → 27.32 / 38.56 (27.34 / 38.58),
+   * `dune blocking-1200` 35.31 / 36.20 → 35.34 / 36.24 (35.30 / 36.26), `dune blocking-800`
+   * 33.74 / 34.76 → 33.76 / 34.79 (33.78 / 34.85; SSIM C 0.8690 → 0.8702, Enhanced 0.8715).
+   * Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 % and up), as
+   * blockyFlatFloor.
+   */
+  blockyFlatShareMax: 0.3,
+  /**
    * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
    * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /
    * 42.51: pp7 qp 2 39.28 / 42.91; the weak deblock at 12 / 5 codes 39.00 / 42.54, `deblock`'s

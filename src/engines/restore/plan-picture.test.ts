@@ -106,6 +106,37 @@ describe("denoise", () => {
     });
   });
 
+  it("takes pp7 at Studio Max on a textured blocked picture too, where Enhanced keeps the weak deblock", () => {
+    const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
+    const at = (quality: "enhanced" | "enhanced_max", ratio: number, flatShare: number) =>
+      plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }) }).video.deblock;
+    // Tuning `boats blocking-1200` 3.27 at 49 % flat, `boats blocking-800` 4.38 at 53 %, `dune
+    // blocking-1200` 3.49 at 44 %, `dune blocking-800` 3.46 at 47 %: Studio Max's colour fell
+    // under Enhanced's without a deblock (boats 38.82 against 39.00 dB; with pp7 38.96).
+    for (const [ratio, flat] of [
+      [3.27, 0.49],
+      [4.38, 0.53],
+      [3.49, 0.44],
+      [3.46, 0.47],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShareMax],
+    ] as const) {
+      expect(at("enhanced_max", ratio, flat)).toEqual(pp7);
+      expect(at("enhanced", ratio, flat)).toMatchObject({ filter: "deblock" });
+    }
+    // Grain steps at the grid but leaves few flat places (`dune grain-10-x3` 5.04 at 3 %, `dune
+    // tape-b` 4.89 at 10 %); clean `blinds blocking-800` reads 1.63: no deblock at Studio Max.
+    expect(at("enhanced_max", 5.04, 0.03)).toBeNull();
+    expect(at("enhanced_max", 4.89, 0.1)).toBeNull();
+    expect(at("enhanced_max", 1.63, 0.58)).toBeNull();
+    expect(at("enhanced_max", LIMITS.blockyRatio, LIMITS.blockyFlatShareMax - 0.01)).toBeNull();
+    expect(
+      plan("enhanced_max", {
+        measured: measured({ blockiness: { ratio: 3.27, flatShare: 0.49 } }),
+        caps: without("pp7"),
+      }).video.deblock,
+    ).toBeNull();
+  });
+
   it("deflickers only a picture measured to flicker", () => {
     expect(plan("faithful").video.deflicker).toBe(false);
     expect(plan("faithful", { measured: measured({ flicker: 0.25 }) }).video.deflicker).toBe(false);
