@@ -3,8 +3,10 @@
  * the fake Cog server on 127.0.0.1, with signed webhooks delivered to POST /hooks/cog/clip on
  * a real HTTP server.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runFfmpeg } from "../../src/engines/ffmpeg.js";
@@ -30,7 +32,7 @@ let jobs: JobSystem;
 
 /** A stand-in clip model: the image held still for `seconds`, with a tone, at the size's height. */
 const clipModel: FakeModel = async (ctx) => {
-  const img = `/tmp/cog-clip-${ctx.id}.png`;
+  const img = path.join(tmpdir(), `cog-clip-${ctx.id}.png`);
   await writeFile(img, Buffer.from(String(ctx.input.image).split(",")[1] ?? "", "base64"));
   const out = `${img}.mp4`;
   const height = Number(/^(\d+)p$/.exec(String(ctx.input.size))?.[1] ?? 480);
@@ -40,7 +42,9 @@ const clipModel: FakeModel = async (ctx) => {
     ...["-t", String(ctx.input.seconds), "-vf", `scale=-2:${height}`, "-pix_fmt", "yuv420p"],
     ...["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", out],
   ]);
-  return ctx.serveFile(await readFile(out), "video/mp4", "clip.mp4");
+  const bytes = await readFile(out);
+  await Promise.all([rm(img, { force: true }), rm(out, { force: true })]);
+  return ctx.serveFile(bytes, "video/mp4", "clip.mp4");
 };
 
 beforeAll(async () => {
