@@ -187,7 +187,7 @@ export const LIMITS = {
    */
   blockyFlatFloor: 0.3,
   /**
-   * Studio Max takes pp7 where it reads blocks (≥ blockyRatio) with ≥ blockyFlatShareMax of the
+   * Studio Max takes pp7 where it reads blocks (≥ blockyRatio) with ≥ blockyFlatShareStudioMax of the
    * block borders flat (Enhanced needs blockyFlatShare): Studio Max enlarges 1.9× with no
    * deblock at all, and on the tuning set's textured blocked cells (44–53 % flat) its colour fell
    * under Enhanced's (weak deblock). Tuning (bench 2026-11-30, the plan by hand), Studio Max luma
@@ -198,7 +198,7 @@ export const LIMITS = {
    * Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 % and up), as
    * blockyFlatFloor.
    */
-  blockyFlatShareMax: 0.3,
+  blockyFlatShareStudioMax: 0.3,
   /**
    * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
    * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /

@@ -118,7 +118,7 @@ describe("denoise", () => {
       [4.38, 0.53],
       [3.49, 0.44],
       [3.46, 0.47],
-      [LIMITS.blockyRatio, LIMITS.blockyFlatShareMax],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStudioMax],
     ] as const) {
       expect(at("enhanced_max", ratio, flat)).toEqual(pp7);
       expect(at("enhanced", ratio, flat)).toMatchObject({ filter: "deblock" });
@@ -128,7 +128,9 @@ describe("denoise", () => {
     expect(at("enhanced_max", 5.04, 0.03)).toBeNull();
     expect(at("enhanced_max", 4.89, 0.1)).toBeNull();
     expect(at("enhanced_max", 1.63, 0.58)).toBeNull();
-    expect(at("enhanced_max", LIMITS.blockyRatio, LIMITS.blockyFlatShareMax - 0.01)).toBeNull();
+    expect(
+      at("enhanced_max", LIMITS.blockyRatio, LIMITS.blockyFlatShareStudioMax - 0.01),
+    ).toBeNull();
     expect(
       plan("enhanced_max", {
         measured: measured({ blockiness: { ratio: 3.27, flatShare: 0.49 } }),

@@ -304,7 +304,7 @@ function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare: numbe
  * took detail) gets pp7 instead, at Studio Max too: without it Studio Max fell under Enhanced's
  * pp7 (held-out `ladybird blocking-800` 43.67 against 43.81 dB of luma; with it 44.04; tuning
  * `cups blocking-1200` 39.13 → 39.17 / 42.76 → 42.79, `fog blocking-1200` 35.25 either way).
- * Studio Max takes pp7 on textured blocked pictures as well (LIMITS.blockyFlatShareMax): there
+ * Studio Max takes pp7 on textured blocked pictures as well (LIMITS.blockyFlatShareStudioMax): there
  * it enlarges 1.9× with no deblock at all and its colour fell under Enhanced's weak deblock.
  * Studio Max never takes the weak deblock, which was not measured with it.
  */
@@ -317,7 +317,7 @@ export function decideDeblock(
 ): VideoPlan["deblock"] {
   if (quality === "faithful" || !scaled) return null;
   const minFlatShare =
-    quality === "enhanced_max" ? LIMITS.blockyFlatShareMax : LIMITS.blockyFlatShare;
+    quality === "enhanced_max" ? LIMITS.blockyFlatShareStudioMax : LIMITS.blockyFlatShare;
   const blocked = readsBlocks(blockiness, minFlatShare) && caps.has("pp7");
   const read = blockiness
     ? ` (block edges ${blockiness.ratio}× the picture's other steps where it is flat, ${Math.round(blockiness.flatShare * 100)} % of it flat)`
