@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { printFigure } from "./lib.js";
+import { openBenchSchema } from "./pg-schema.js";
 import { benchPickup } from "./pickup.js";
 import { restoreFigures } from "./restore.js";
 import { benchUpload, uploadBenchBytes } from "./upload.js";
@@ -28,17 +28,12 @@ async function main() {
   await pglite.close();
   rmSync(dir, { recursive: true, force: true });
   if (process.env.DATABASE_URL) {
-    const url = process.env.DATABASE_URL;
-    const schema = `bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    const db = await openDatabase({ databaseUrl: url, schema });
-    await migrate(db.db);
-    for (const f of await benchPickup(db, "PostgreSQL", quick ? 50 : 300)) printFigure(f);
-    await db.close();
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+    const db = await openBenchSchema(process.env.DATABASE_URL);
+    try {
+      for (const f of await benchPickup(db, "PostgreSQL", quick ? 50 : 300)) printFigure(f);
+    } finally {
+      await db.close();
+    }
   }
 }
 

@@ -27,7 +27,6 @@
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,7 +34,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import pg from "pg";
 import { type Database, openDatabase } from "../src/db/database.js";
 import { migrate } from "../src/db/migrate.js";
 import { randomId } from "../src/domain/ids.js";
@@ -51,6 +49,7 @@ import {
 } from "../src/services/uploads/uploads.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { type Figure, median } from "./lib.js";
+import { openBenchSchema } from "./pg-schema.js";
 import {
   BARE_CLIENT,
   checksumCpuPerGib,
@@ -81,31 +80,10 @@ async function openBenchDatabase(
   dir: string,
 ): Promise<{ db: Database["db"]; close(): Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL;
-  if (!url) {
-    const database = await openDatabase({ dataDir: path.join(dir, "db") });
-    await migrate(database.db);
-    return database;
-  }
-  const schema = `bench_${randomBytes(6).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const database = await openDatabase({ databaseUrl: url, schema, poolSize: 8 });
+  if (url) return openBenchSchema(url, 8);
+  const database = await openDatabase({ dataDir: path.join(dir, "db") });
   await migrate(database.db);
-  return {
-    db: database.db,
-    async close() {
-      await database.close();
-      await admin(`DROP SCHEMA ${schema} CASCADE`);
-    },
-  };
+  return database;
 }
 
 /** The API node: local store routes and the upload services behind the bench's own routes. */
