@@ -3,7 +3,7 @@
  * gives the same arguments, so the benchmark can run bare ffmpeg with exactly our chain.
  */
 import { dropoutRepairFilter } from "./dropouts.js";
-import type { AudioPlan, Deblock, Denoise, RestorePlan, VideoPlan } from "./types.js";
+import type { AudioPlan, Deblock, Denoise, NlMeans, RestorePlan, VideoPlan } from "./types.js";
 
 /**
  * Escapes a value for a filter option inside a filtergraph: once for the option parser
@@ -27,15 +27,26 @@ function deinterlaceFilter(d: NonNullable<VideoPlan["deinterlace"]>): string {
   return `${d.filter}=mode=${d.sendField ? "send_field" : "send_frame"}:parity=${d.parity}:deint=all`;
 }
 
-function denoiseFilter(d: Denoise): string {
+/** Non-local means at `factor` × the plan's strength (the motion average's second pass: 0.4). */
+export function nlmeansFilter(d: NlMeans, factor = 1): string {
+  return `nlmeans=s=${fmt(d.strength * factor)}:p=${d.patch}:pc=5:r=${d.research}:rc=9`;
+}
+
+/** The colour planes evened out over frames before the non-local means; null: none. */
+export function colourTemporalFilter(d: NlMeans): string | null {
+  const t = d.colourTemporal;
+  if (!t) return null;
+  // The colour planes only (p=6: planes 1 and 2); 2 frames either side, well within a
+  // segment's context (segment-chain.ts).
+  const [a, b] = [fmt(t.a), fmt(t.b)];
+  return `atadenoise=0a=${a}:0b=${b}:1a=${a}:1b=${b}:2a=${a}:2b=${b}:s=${t.frames}:p=6`;
+}
+
+/** One denoise step as ffmpeg filters. */
+export function denoiseFilter(d: Denoise): string {
   if (d.filter === "nlmeans") {
-    const nlmeans = `nlmeans=s=${fmt(d.strength)}:p=${d.patch}:pc=5:r=${d.research}:rc=9`;
-    const t = d.colourTemporal;
-    if (!t) return nlmeans;
-    // The colour planes only (p=6: planes 1 and 2); 2 frames either side, well within a
-    // segment's context (segment-chain.ts).
-    const [a, b] = [fmt(t.a), fmt(t.b)];
-    return `atadenoise=0a=${a}:0b=${b}:1a=${a}:1b=${b}:2a=${a}:2b=${b}:s=${t.frames}:p=6,${nlmeans}`;
+    const colour = colourTemporalFilter(d);
+    return colour ? `${colour},${nlmeansFilter(d)}` : nlmeansFilter(d);
   }
   return `hqdn3d=${fmt(d.lumaSpatial)}:${fmt(d.chromaSpatial)}:${fmt(d.lumaTemporal)}:${fmt(d.chromaTemporal)}`;
 }
@@ -100,7 +111,14 @@ function frontFilters(v: VideoPlan): string[] {
   return out;
 }
 
-export function buildVideoFilter(plan: RestorePlan, transformsPath: string): string {
+/**
+ * The picture's chain in three parts: the filters before the denoise, the denoise steps, and
+ * those after it (the motion average runs its own process boundary between them).
+ */
+export function videoFilterParts(
+  plan: RestorePlan,
+  transformsPath: string,
+): { before: string[]; denoise: Denoise[]; after: string[] } {
   const v = plan.video;
   const out = frontFilters(v);
   // First: a streak must not be smoothed into its neighbourhood or moved with the colour.
@@ -113,7 +131,7 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
     );
   }
   if (v.deflicker) out.push("deflicker=size=5:mode=am");
-  out.push(...v.denoise.map(denoiseFilter));
+  const before = out.splice(0);
   // At the source's size, where the blur was measured (after denoising: grain is not edges).
   if (v.sharpen)
     out.push(`unsharp=${v.sharpen.size}:${v.sharpen.size}:${fmt(v.sharpen.amount)}:5:5:0`);
@@ -127,7 +145,12 @@ export function buildVideoFilter(plan: RestorePlan, transformsPath: string): str
   const grainy = v.denoise.some((d) => d.filter === "hqdn3d");
   if (v.scale) out.push(scaleFilter(v.scale, grainy), "setsar=1");
   out.push("format=yuv420p");
-  return out.join(",");
+  return { before, denoise: v.denoise, after: out };
+}
+
+export function buildVideoFilter(plan: RestorePlan, transformsPath: string): string {
+  const { before, denoise, after } = videoFilterParts(plan, transformsPath);
+  return [...before, ...denoise.map(denoiseFilter), ...after].join(",");
 }
 
 /** High-pass and hum notches: the part of the audio chain the loudness probe measures through. */
@@ -170,13 +193,13 @@ export function buildAudioFilter(audio: AudioPlan): string {
   return out.join(",");
 }
 
-function threadArgs(plan: RestorePlan): string[] {
+export function threadArgs(plan: RestorePlan): string[] {
   const t = plan.encode.threads;
   return t ? ["-threads", String(t), "-filter_threads", String(t)] : [];
 }
 
 /** x264 at the plan's quality and rate cap, and the colour tag a matrix conversion needs. */
-function videoCodecArgs(plan: RestorePlan): string[] {
+export function videoCodecArgs(plan: RestorePlan): string[] {
   const e = plan.encode;
   const args = ["-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf)];
   if (e.chromaQpOffset) args.push("-x264-params", `chroma-qp-offset=${e.chromaQpOffset}`);
@@ -195,10 +218,10 @@ function audioCodecArgs(plan: RestorePlan, audio: AudioPlan): string[] {
 }
 
 /** No subtitles/data, no chapters, no source metadata: phone clips carry GPS positions. */
-const CLEAN_OUTPUT = ["-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1"];
+export const CLEAN_OUTPUT = ["-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1"];
 
 /** Players start an MP4 with its index first before the whole file has arrived. */
-const FASTSTART_MP4 = ["-movflags", "+faststart", "-f", "mp4"];
+export const FASTSTART_MP4 = ["-movflags", "+faststart", "-f", "mp4"];
 
 /**
  * The exact ffmpeg argument list (for `runFfmpeg`, which adds -hide_banner -nostdin) that

@@ -124,4 +124,32 @@ describe("decideDenoise", () => {
       { lumaSpatial: 0, chromaSpatial: 11.2 },
     ]);
   });
+
+  it("averages Studio Max's luma along the motion on coarse grain and tape, not on fine grain", () => {
+    // As the probe read the tuning set: `storm grain-4` (fine, colour/luma 1.66), `boats tape-a`
+    // (fine within a frame, but its colour 1.81× its luma), `dune tape-b` (2-px grain).
+    const storm = { y: 2.08, c: 3.46, spatialY: 1.73, spatialC: 3.5 };
+    const tapeA = { y: 3.19, c: 5.77, spatialY: 2.45, spatialC: 5.77 };
+    const tapeB = { y: 5.54, c: 8.17, spatialY: 1.72, spatialC: 2.88 };
+    const averaged = (noise: typeof fine, averageable = true) =>
+      decideDenoise(noise, "enhanced_max", all, [], averageable).some(
+        (d) => d.filter === "nlmeans" && d.motionAverage,
+      );
+    for (const grain of [coarse, coarsest, tapeA, tapeB]) expect(averaged(grain)).toBe(true);
+    for (const grain of [fine, storm]) expect(averaged(grain)).toBe(false);
+    const notes: string[] = [];
+    const [, nl] = decideDenoise(coarsest, "enhanced_max", all, notes, true);
+    expect(nl).toMatchObject({ motionAverage: DENOISE.motionAverage });
+    expect(notes.join("\n")).toMatch(/averaged along the motion/);
+    // Not where the picture cannot take it (plan.ts: no known rate, odd size), nor below Studio
+    // Max, nor without the filters that stack the guide under the picture.
+    expect(averaged(coarsest, false)).toBe(false);
+    for (const q of ["faithful", "enhanced"] as const) {
+      expect(JSON.stringify(decideDenoise(coarsest, q, all, [], true))).not.toContain(
+        "motionAverage",
+      );
+    }
+    const noStack = decideDenoise(coarsest, "enhanced_max", without("vstack"), [], true);
+    expect(JSON.stringify(noStack)).not.toContain("motionAverage");
+  });
 });

@@ -71,6 +71,28 @@ export const DENOISE = {
    * 48.78 → 50.73 (docs/restore.md, "Studio Max per frame"). ≈ 0.01 s of CPU per second of SD.
    */
   colourTemporal: { frames: 5, a: 0.04, b: 0.08 },
+  /**
+   * Studio Max on coarse grain and tape-like colour noise: the luma averaged along the motion
+   * over five frames, then non-local means again at `final` × its strength (motion-average.ts).
+   * Measured outside the engine on the tuning set (docs/restore.md, "A motion-following
+   * average"; luma at SD over non-local means alone): `boats grain-10-x3` +1.64, `dune
+   * grain-10-x3` +1.44 (0.6×: +1.69), `forest grain-10-x3` +0.35, `dune tape-b` +0.36, `boats
+   * tape-a` +0.15. threshold: on 16 frames of boats 24 → 26.98, 40 → 27.11 dB. Gated by
+   * averageWhere (below): in the bench (Studio Max's 1080p output) fine grain lost.
+   */
+  motionAverage: { threshold: 40, final: 0.4 },
+  /**
+   * Where the motion average runs: on coarse grain (the `coarse` reading, within-frame σ under
+   * coarseGrain × the between-frame one) or where the colour's σ between frames is at least
+   * colourRatio × the luma's (tape: its colour noisier than its luma). Chosen on the tuning set
+   * (bench, 3 s, Studio Max luma PSNR with the average → without): fine grain lost, `boats
+   * grain-7` (within/between 0.71, colour/luma 1.27) 31.36 → 31.61; coarse grain and tape gained,
+   * `boats`, `dune`, `forest grain-10-x3` (0.16–0.20) +1.15, +1.12, +0.26, `dune tape-b` (0.31)
+   * +3.12, `boats tape-a` (0.77, colour/luma 1.81) +0.43. Colour/luma on the tuning set's fine
+   * grain 1.02–1.66 (`cups grain-10` 1.02, `storm grain-4` 1.66), on its tape 1.47–1.81, grainy
+   * dropouts 1.84: 1.73 lies between fine grain's highest and `boats tape-a`.
+   */
+  averageWhere: { colourRatio: 1.73 },
   /** ffmpeg's largest nlmeans strength. */
   nlmeansMax: 30,
   /**
@@ -123,6 +145,8 @@ export function decideDenoise(
   quality: RestoreQuality,
   caps: Capabilities,
   notes: string[] = [],
+  /** Whether the picture can take the motion average (plan.ts: a known rate, even size). */
+  averageable = false,
 ): Denoise[] {
   if (!noise) {
     notes.push("noise unmeasured → no denoise");
@@ -159,19 +183,29 @@ export function decideDenoise(
     const evened = temporal
       ? `; colour first evened out over ${DENOISE.colourTemporal.frames} frames`
       : "";
+    const average =
+      averageable &&
+      (coarse || noise.c >= DENOISE.averageWhere.colourRatio * noise.y) &&
+      ["extractplanes", "mergeplanes", "vstack"].every((f) => caps.has(f));
     const nlmeans: Denoise = {
       filter: "nlmeans",
       strength,
       patch,
       research: DENOISE.nlmeansResearch,
       ...(temporal ? { colourTemporal: DENOISE.colourTemporal } : {}),
+      ...(average ? { motionAverage: DENOISE.motionAverage } : {}),
     };
+    const averaged = average
+      ? `; luma then averaged along the motion over 5 frames, and non-local means again ×${DENOISE.motionAverage.final}`
+      : "";
     if (!coarse || !caps.has("hqdn3d") || chroma === 0) {
-      notes.push(`${measured} → non-local means ${strength}, ${patch} px patches${evened}`);
+      notes.push(
+        `${measured} → non-local means ${strength}, ${patch} px patches${evened}${averaged}`,
+      );
       return [nlmeans];
     }
     notes.push(
-      `${measured} → coarse: colour C ${chroma}, then non-local means ${strength}, ${patch} px patches${evened}`,
+      `${measured} → coarse: colour C ${chroma}, then non-local means ${strength}, ${patch} px patches${evened}${averaged}`,
     );
     // Colour first: on `forest grain-8-x2` (at 1080 lines) hqdn3d's colour before non-local
     // means scored 38.15 dB of colour PSNR, after it 36.36 (hqdn3d alone at 40: 36.75).

@@ -10,6 +10,7 @@ import type {
 } from "../contracts.js";
 import { unmetFfmpegNeeds } from "../ffmpeg.js";
 import { parseSourceInfo } from "./analysis.js";
+import { runAveragedPass } from "./averaged-run.js";
 import {
   buildAudioPassArgs,
   buildMuxArgs,
@@ -18,6 +19,7 @@ import {
   buildVideoPassArgs,
   transformsPathFor,
 } from "./chain.js";
+import { type AveragedPass, averagedDenoise, buildAveragedPassArgs } from "./chain-average.js";
 import { measureDurationSec, parseOutTimeSec, scanDurationSec } from "./duration.js";
 import { CORRUPT_MESSAGE, MediaError } from "./errors.js";
 import { createGraphRunner, type GraphRunner } from "./graph-process.js";
@@ -94,9 +96,12 @@ export interface FfmpegRestoreEngineOptions {
 const PROBE_SHARE = 0.05;
 const DETECT_SHARE = 0.15;
 
-/** Runs one ffmpeg pass with progress; resolves with where its timeline ended, in seconds. */
+/**
+ * Runs one ffmpeg pass (or Studio Max's averaged pair, averaged-run.ts) with progress; resolves
+ * with where its timeline ended, in seconds.
+ */
 async function runPass(
-  args: string[],
+  args: string[] | AveragedPass,
   durationSec: number,
   input: RestoreInput,
   span: ProgressSpan,
@@ -110,10 +115,11 @@ async function runPass(
   const onStderr = input.onProgress ? createProgressParser(durationSec, report, span) : undefined;
   // -progress is a global option, so it goes first; it does not change the output. (No
   // -stats_period: the bundled 2018 fallback ffmpeg lacks it, and its 0.5 s default suits us.)
-  const run = await runFfmpegForMedia(["-nostats", "-progress", "pipe:2", ...args], {
-    signal: input.signal,
-    onStderr,
-  });
+  const progress = ["-nostats", "-progress", "pipe:2"];
+  const opts = { signal: input.signal, onStderr };
+  const run = Array.isArray(args)
+    ? await runFfmpegForMedia([...progress, ...args], opts)
+    : await runAveragedPass({ ...args, back: [...progress, ...args.back] }, opts);
   // The pass is done even when its stream ended short of the length (the sound ran on longer).
   report(span.to);
   return parseOutTimeSec(run.stderr);
@@ -195,10 +201,13 @@ async function pictureBranch(
   await new Promise<void>((resolve) => setImmediate(resolve));
   signal.throwIfAborted();
   const heard = handoff?.heard ?? null;
-  handoff?.takeAlong(heard !== null);
   const plan = planOf(ctx, { ...reading.measured, ...heard });
+  // Studio Max's motion average encodes from raw frames: the sound has a pass of its own.
+  const averaged = averagedDenoise(plan) !== null;
+  const along = heard !== null && !averaged;
+  handoff?.takeAlong(along);
   // Without sound, or with it along, this pass writes the delivered file itself.
-  const outputPath = handoff && !heard ? files.video : files.partial;
+  const outputPath = handoff && !along ? files.video : files.partial;
   const run = { ...input, signal };
   let from = PROBE_SHARE;
   if (plan.video.stabilise) {
@@ -211,9 +220,12 @@ async function pictureBranch(
     );
     from = span.to;
   }
-  const args = heard
-    ? buildRestoreArgs(plan, input.inputPath, outputPath)
-    : buildVideoPassArgs(plan, input.inputPath, outputPath, { faststart: !handoff });
+  const faststart = { faststart: !handoff };
+  const args = averaged
+    ? buildAveragedPassArgs(plan, input.inputPath, outputPath, faststart)
+    : along
+      ? buildRestoreArgs(plan, input.inputPath, outputPath)
+      : buildVideoPassArgs(plan, input.inputPath, outputPath, faststart);
   const decodedSec = await runPass(args, lengthSec, run, { from, to: 0.99 });
   return { measured: reading.measured, decodedSec, lengthSec };
 }

@@ -227,7 +227,15 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     stabilise,
     deflicker: decideDeflicker(measured.flicker, caps, notes),
     dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
-    denoise: decideDenoise(measured.noise ?? null, quality, caps, notes),
+    // The motion average reads raw frames at a constant rate (chain-average.ts), yuv420p of
+    // even sizes so the noisy picture and its guide stack into one frame.
+    denoise: decideDenoise(
+      measured.noise ?? null,
+      quality,
+      caps,
+      notes,
+      (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
+    ),
     sharpen: decideSharpen(quality, measured.blur, measured.blockiness, caps, notes),
     deblock: decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes),
     // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.

@@ -17,6 +17,7 @@
  * their packets (join.ts). Nothing here depends on which machine runs it: a job is plain data.
  */
 import { buildStabiliseDetectArgs, buildVideoPassArgs } from "./chain.js";
+import { type AveragedPass, buildAveragedPassArgs } from "./chain-average.js";
 import type { SegmentSpec } from "./segments.js";
 import type { RestorePlan } from "./types.js";
 
@@ -137,6 +138,27 @@ export function buildSegmentArgs(
   // The pass ends with its output path: output options go right before it.
   const keep = ["-ss", sec(w.keepFromSec), "-t", sec(w.keepSec)];
   return [...inputWindow(job, w), ...pass.slice(0, -1), ...keep, outputPath];
+}
+
+/**
+ * `buildSegmentArgs` for a plan with Studio Max's motion average (`averagedDenoise`): the seek
+ * goes to the front ffmpeg, the trim to the back one. The back's timeline counts from the
+ * first frame after the seek at the picture's constant rate; after a seek 12 frames (or 2 s)
+ * before the cut that frame lies on the seek within a tenth of a frame, well inside the
+ * trim's quarter-frame margin (a variable-rate source would drift: the raw frames between the
+ * two processes carry no times).
+ */
+export function buildSegmentAveragedArgs(
+  job: SegmentJob,
+  outputPath: string,
+  context?: SegmentContext,
+): AveragedPass {
+  const w = segmentWindow(job, context);
+  return buildAveragedPassArgs(job.plan, job.input, outputPath, {
+    faststart: false,
+    inputArgs: inputWindow(job, w),
+    outputArgs: ["-ss", sec(w.keepFromSec), "-t", sec(w.keepSec)],
+  });
 }
 
 /**

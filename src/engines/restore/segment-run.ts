@@ -7,12 +7,15 @@
 import { rename, rm } from "node:fs/promises";
 import { recordsOf } from "../../domain/records.js";
 import { FfmpegError, ffprobeJson } from "../ffmpeg.js";
+import { runAveragedPass } from "./averaged-run.js";
 import { transformsPathFor } from "./chain.js";
+import { averagedDenoise } from "./chain-average.js";
 import { probeForPlan, probeSource } from "./probe.js";
 import { createProgressParser } from "./progress.js";
 import { bothOrAbort, runFfmpegForMedia } from "./run.js";
 import {
   buildSegmentArgs,
+  buildSegmentAveragedArgs,
   buildSegmentDetectArgs,
   type SegmentJob,
   segmentContext,
@@ -118,15 +121,23 @@ export async function restoreSegment(
     }
     const report = opts.onProgress;
     const onStderr = report ? createProgressParser(spanSec, report) : undefined;
-    const args = [
-      "-nostats",
-      "-progress",
-      "pipe:2",
-      "-benchmark",
-      ...buildSegmentArgs(job, partial),
-    ];
-    const run = await runFfmpegForMedia(args, { signal, onStderr });
-    count(run.stderr);
+    const progress = ["-nostats", "-progress", "pipe:2", "-benchmark"];
+    if (averagedDenoise(job.plan)) {
+      // Studio Max's motion average: two ffmpegs and the average between them.
+      const pass = buildSegmentAveragedArgs(job, partial);
+      const front = ["-benchmark", ...pass.front];
+      const back = [...progress, ...pass.back];
+      const run = await runAveragedPass({ ...pass, front, back }, { signal, onStderr });
+      count(run.stderr);
+      count(run.frontStderr);
+      cpuSec += run.averageSec;
+    } else {
+      const run = await runFfmpegForMedia([...progress, ...buildSegmentArgs(job, partial)], {
+        signal,
+        onStderr,
+      });
+      count(run.stderr);
+    }
     const { frames, durationSec, width, height } = await probePictureFile(partial, signal);
     checkSegmentLength(job, durationSec);
     await rename(partial, outputPath);

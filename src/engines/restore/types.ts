@@ -140,6 +140,13 @@ export interface NlMeans {
    * `DENOISE.colourTemporal`); absent or null: none.
    */
   colourTemporal?: { frames: number; a: number; b: number } | null;
+  /**
+   * Studio Max on coarse grain and tape (DENOISE.averageWhere): the luma averaged along the
+   * motion over five frames (weights exp(−msd / threshold²), motion-average.ts) between the
+   * non-local means, run as a guide, and non-local means again at `final` × `strength` on the
+   * average (chain-average.ts); absent or null: none.
+   */
+  motionAverage?: { threshold: number; final: number } | null;
 }
 
 export type Denoise = Hqdn3d | NlMeans;

@@ -107,9 +107,14 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
     // Coarse grain (film grain, a worn tape) gets non-local means on larger patches: 74.8 s for
     // 6 s of the tuning pan with grain-8-x2 on a quiet 2-core machine (load 2.6), about 12½ hours
-    // an hour (npx tsx bench/quality/speed.ts 6 grain-8-x2, 2026-11-29). Each field of interlaced
-    // tape is denoised as a frame: the bench's VHS clip took 0.008× real time at load 21.
-    slower: "coarse grain about 12½ hours; grainy interlaced tape several times longer",
+    // an hour (npx tsx bench/quality/speed.ts 6 grain-8-x2, 2026-11-29); since 2026-11-30 it and
+    // tape whose colour is noisier than its luma also get the motion-following average
+    // (DENOISE.averageWhere), which about doubles the time: 60–76 s per 3 s of SD in the quality
+    // bench at load 2–3 (up to 25.3 s per s), so about 25½ hours. Fine grain (the grainy figure,
+    // grain-7) skips it. Each field of interlaced tape is denoised as a frame: the bench's VHS
+    // clip took 0.008× real time at load 21.
+    slower:
+      "coarse grain and colour-noisy tape about 25½ hours; grainy interlaced tape several times longer",
   },
 };
 
