@@ -76,11 +76,18 @@ export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolea
  * the 8-bit range) and the two pixels either side are within `beta` of each other, the two
  * pixels at the edge meet half way. Coarser steps are edges of the picture and stay. Or pp7 at a
  * constant quantiser: each 8×8 block's DCT thresholded, which evens out a starved encode's blocks
- * where the picture is flat (medium thresholding).
+ * where the picture is flat (medium thresholding). Or the weak one on the luma and pp7 on the
+ * colour planes (`pp7-colour`).
  */
 export function deblockFilter(d: Deblock): string {
   if (d.filter === "pp7") return `pp7=qp=${d.qp}:mode=medium`;
-  return `deblock=filter=weak:block=8:alpha=${d.alpha}:beta=${d.beta}:gamma=${d.beta}`;
+  const weak = `deblock=filter=weak:block=8:alpha=${d.alpha}:beta=${d.beta}:gamma=${d.beta}`;
+  if (d.filter !== "pp7-colour") return weak;
+  // The weak deblock's luma beside pp7's colour planes (textured pictures lost luma to pp7).
+  return (
+    `format=yuv420p,split[db_l][db_c];[db_c]pp7=qp=${d.qp}:mode=medium[db_p];` +
+    `[db_l]${weak}:planes=1[db_w];[db_w][db_p]mergeplanes=0x001112:yuv420p`
+  );
 }
 
 function toneFilter(v: VideoPlan): string | null {

@@ -200,6 +200,23 @@ export const LIMITS = {
    */
   blockyFlatShareStudioMax: 0.3,
   /**
+   * Standard takes pp7 (at its own size) where it reads blocks (≥ blockyRatio) with ≥
+   * blockyFlatShareStandard of the block borders flat, and Enhanced, below blockyFlatShare, pp7
+   * on the colour beside the weak deblock's luma (plan.ts decideDeblock). Standard's encode
+   * alone (x264's in-loop filter on the source's grid) left tuning `boats` and `dune` blocking
+   * under the floor. Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 %
+   * and up), as blockyFlatFloor. Tuning (bench 2026-11-30), luma / colour PSNR before → after
+   * (floor): Standard `boats blocking-1200` 28.17 / 38.93 → 28.20 / 39.06 (28.09 / 39.09), `boats
+   * blocking-800` 27.28 / 38.51 → 27.33 / 38.64 (27.27 / 38.67), `dune blocking-1200` 35.26 /
+   * 36.24 → 35.32 / 36.28 (35.33 / 36.27), `dune blocking-800` 33.68 / 34.82 → 33.74 / 34.87
+   * (33.79 / 34.88), `cups blocking-1200` 38.96 / 42.70 → 39.03 / 42.75, `fog blocking-1200`
+   * 35.24 → 35.21; Enhanced, weak deblock → `pp7-colour`: `boats blocking-1200` 28.20 / 39.00 →
+   * 28.20 / 39.08, `boats blocking-800` 27.34 / 38.58 → 27.34 / 38.66, `dune blocking-1200`
+   * 35.30 / 36.26 → 35.30 / 36.28, `dune blocking-800` 33.79 / 34.85 → 33.78 / 34.88 (the weak
+   * deblock on the luma alone: 38.98 on boats).
+   */
+  blockyFlatShareStandard: 0.3,
+  /**
    * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
    * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /
    * 42.51: pp7 qp 2 39.28 / 42.91; the weak deblock at 12 / 5 codes 39.00 / 42.54, `deblock`'s

@@ -77,11 +77,10 @@ describe("denoise", () => {
       "compression blocks smoothed before enlarging (block edges 3.44×",
     );
     expect(at(LIMITS.blockyRatio, LIMITS.blockyFlatShare).video.deblock).toEqual(pp7);
-    // Clean `storm` 1.66; blocked but textured `boats blocking-1200` 3.27 with 49 % flat; grainy
-    // `dune grain-10-x3` 5.04 with 3 %: the weak deblock, as on every other Enhanced plan.
+    // Clean `storm` 1.66; grainy `dune grain-10-x3` 5.04 with 3 %: the weak deblock, as on every
+    // other Enhanced plan but the textured blocked ones (below).
     for (const [ratio, flat] of [
       [1.66, 0.99],
-      [3.27, 0.49],
       [5.04, 0.03],
       [LIMITS.blockyRatio - 0.01, 0.9],
     ] as const) {
@@ -91,7 +90,6 @@ describe("denoise", () => {
       filter: "deblock",
     });
     const blocked = measured({ blockiness: { ratio: 3.44, flatShare: 0.81 } });
-    expect(plan("faithful", { measured: blocked }).video.deblock).toBeNull();
     // Studio Max takes pp7 too (held-out `ladybird blocking-800` fell under Enhanced without
     // it), but never the weak deblock, which was not measured with it.
     expect(plan("enhanced_max", { measured: blocked }).video.deblock).toEqual(pp7);
@@ -106,7 +104,69 @@ describe("denoise", () => {
     });
   });
 
-  it("takes pp7 at Studio Max on a textured blocked picture too, where Enhanced keeps the weak deblock", () => {
+  it("takes pp7 at Standard on every picture read blocked, at its own size", () => {
+    const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
+    const at = (ratio: number, flatShare: number, over: Partial<PlanInput> = {}) =>
+      plan("faithful", { measured: measured({ blockiness: { ratio, flatShare } }), ...over });
+    // Tuning `boats blocking-1200` 3.27 at 49 % flat, `dune blocking-800` 3.46 at 47 % (under
+    // the floor with x264's in-loop filter alone), `cups blocking-1200` 3.44 at 81 %.
+    for (const [ratio, flat] of [
+      [3.27, 0.49],
+      [3.46, 0.47],
+      [3.44, 0.81],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStandard],
+    ] as const) {
+      expect(at(ratio, flat).video.deblock).toEqual(pp7);
+      expect(at(ratio, flat).video.scale).toBeNull();
+    }
+    expect(at(3.27, 0.49).notes.join("\n")).toContain(
+      "compression blocks smoothed (block edges 3.27×",
+    );
+    // Grain (`dune grain-10-x3` 5.04 at 3 %), clean `storm` 1.66, nothing read: no deblock.
+    expect(at(5.04, 0.03).video.deblock).toBeNull();
+    expect(at(1.66, 0.99).video.deblock).toBeNull();
+    expect(at(LIMITS.blockyRatio, LIMITS.blockyFlatShareStandard - 0.01).video.deblock).toBeNull();
+    expect(plan("faithful").video.deblock).toBeNull();
+    expect(at(3.27, 0.49, { caps: without("pp7") }).video.deblock).toBeNull();
+    // HD is kept at its size at Enhanced too, and deblocked as at Standard.
+    const hd = source({ width: 1280, height: 720 });
+    expect(at(3.27, 0.49, { source: hd }).video.deblock).toEqual(pp7);
+    const hdEnhanced = plan("enhanced", {
+      source: hd,
+      measured: measured({ blockiness: { ratio: 3.27, flatShare: 0.49 } }),
+    });
+    expect(hdEnhanced.video.scale).toBeNull();
+    expect(hdEnhanced.video.deblock).toEqual(pp7);
+  });
+
+  it("takes pp7 on the colour beside the weak deblock's luma at Enhanced on a textured blocked picture", () => {
+    const at = (ratio: number, flatShare: number, over: Partial<PlanInput> = {}) =>
+      plan("enhanced", { measured: measured({ blockiness: { ratio, flatShare } }), ...over });
+    const colour = {
+      filter: "pp7-colour",
+      alpha: LIMITS.deblockAlpha,
+      beta: LIMITS.deblockBeta,
+      qp: LIMITS.deblockPp7Qp,
+    };
+    // Tuning `boats blocking-1200` 3.27 at 49 %, `dune blocking-1200` 3.49 at 44 %: the weak
+    // deblock alone left Enhanced's colour under Standard's pp7.
+    for (const [ratio, flat] of [
+      [3.27, 0.49],
+      [3.49, 0.44],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStandard],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShare - 0.01],
+    ] as const) {
+      expect(at(ratio, flat).video.deblock).toEqual(colour);
+    }
+    expect(at(3.27, 0.49).notes.join("\n")).toContain("pp7 on the colour only");
+    expect(at(3.44, 0.81).video.deblock).toMatchObject({ filter: "pp7" });
+    expect(at(5.04, 0.03).video.deblock).toMatchObject({ filter: "deblock" });
+    expect(at(3.27, 0.49, { caps: without("pp7") }).video.deblock).toMatchObject({
+      filter: "deblock",
+    });
+  });
+
+  it("takes pp7 at Studio Max on a textured blocked picture too, where Enhanced takes it on the colour", () => {
     const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
     const at = (quality: "enhanced" | "enhanced_max", ratio: number, flatShare: number) =>
       plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }) }).video.deblock;
@@ -121,7 +181,7 @@ describe("denoise", () => {
       [LIMITS.blockyRatio, LIMITS.blockyFlatShareStudioMax],
     ] as const) {
       expect(at("enhanced_max", ratio, flat)).toEqual(pp7);
-      expect(at("enhanced", ratio, flat)).toMatchObject({ filter: "deblock" });
+      expect(at("enhanced", ratio, flat)).toMatchObject({ filter: "pp7-colour" });
     }
     // Grain steps at the grid but leaves few flat places (`dune grain-10-x3` 5.04 at 3 %, `dune
     // tape-b` 4.89 at 10 %); clean `blinds blocking-800` reads 1.63: no deblock at Studio Max.

@@ -315,6 +315,12 @@ function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare: numbe
  * Studio Max takes pp7 on textured blocked pictures as well (LIMITS.blockyFlatShareStudioMax): there
  * it enlarges 1.9× with no deblock at all and its colour fell under Enhanced's weak deblock.
  * Studio Max never takes the weak deblock, which was not measured with it.
+ * Standard takes pp7 on every picture read blocked (LIMITS.blockyFlatShareStandard), at its own
+ * size: its encode's in-loop filter left `boats` and `dune` blocking under the floor (doing
+ * nothing). Enhanced then takes pp7 on the colour of a textured blocked picture, beside the weak
+ * deblock's luma (`pp7-colour`): with the weak deblock alone its colour fell under Standard's
+ * pp7, with pp7 alone its luma (LIMITS.blockyFlatShareStandard). A picture kept at its size (HD)
+ * is deblocked as at Standard at every quality.
  */
 export function decideDeblock(
   quality: RestoreQuality,
@@ -323,20 +329,31 @@ export function decideDeblock(
   caps: Capabilities,
   notes: string[],
 ): VideoPlan["deblock"] {
-  if (quality === "faithful" || !scaled) return null;
-  const minFlatShare =
-    quality === "enhanced_max" ? LIMITS.blockyFlatShareStudioMax : LIMITS.blockyFlatShare;
-  const blocked = readsBlocks(blockiness, minFlatShare) && caps.has("pp7");
+  const blockedAt = (minFlatShare: number) =>
+    readsBlocks(blockiness, minFlatShare) && caps.has("pp7");
   const read = blockiness
     ? ` (block edges ${blockiness.ratio}× the picture's other steps where it is flat, ${Math.round(blockiness.flatShare * 100)} % of it flat)`
     : "";
-  if (blocked) {
+  const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp } as const;
+  if (quality === "faithful" || !scaled) {
+    if (!blockedAt(LIMITS.blockyFlatShareStandard)) return null;
+    notes.push(`compression blocks smoothed${read}`);
+    return pp7;
+  }
+  const minFlatShare =
+    quality === "enhanced_max" ? LIMITS.blockyFlatShareStudioMax : LIMITS.blockyFlatShare;
+  if (blockedAt(minFlatShare)) {
     notes.push(`compression blocks smoothed before enlarging${read}`);
-    return { filter: "pp7", qp: LIMITS.deblockPp7Qp };
+    return pp7;
   }
   if (quality !== "enhanced" || !caps.has("deblock")) return null;
+  const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+  if (blockedAt(LIMITS.blockyFlatShareStandard)) {
+    notes.push(`compression blocks smoothed before enlarging, pp7 on the colour only${read}`);
+    return { filter: "pp7-colour", ...weak, qp: LIMITS.deblockPp7Qp };
+  }
   notes.push(`faint compression block edges smoothed before enlarging${read}`);
-  return { filter: "deblock", alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+  return { filter: "deblock", ...weak };
 }
 
 /** Every decision of a restoration, from the probe's facts. Pure. */

@@ -222,8 +222,8 @@ function planAnalysis(
 
 /**
  * The meter of the noise branch's frame pairs. Levels and the colour's slip are read off them
- * too (no more decoding): the slip at every quality (a repair), levels and sharpness where they
- * are acted on.
+ * too (no more decoding): the slip and the blockiness at every quality (a repair; Standard
+ * deblocks a blocked picture too), levels and sharpness where they are acted on.
  */
 function frameMeter(plan: AnalysisPlan, source: SourceInfo, levels: boolean): FrameAnalysis {
   const pairs = Math.ceil(plan.totalFrames / NOISE_FRAME_STEP);

@@ -1,7 +1,8 @@
 /**
  * Studio Max's sharpening on real frames: a soft photograph starved of bits reads soft like a
  * blurred one, and there the mask would sharpen its compression blocks (held-out `grey
- * blocking-800` lost 4.65 dB of luma to it), so the probe's block reading keeps it off.
+ * blocking-800` lost 4.65 dB of luma to it), so the probe's block reading keeps it off. Standard
+ * reads the blocks too, and deblocks the starved picture (pp7).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,5 +54,22 @@ describe("Studio Max's sharpening of a soft picture", () => {
     expect(starved.notes.join("\n")).toMatch(/soft, but compression blocks: not sharpened/);
     expect(soft.measured.blockiness?.ratio ?? 0).toBeLessThan(LIMITS.blockyRatio);
     expect(soft.video.sharpen).toEqual({ size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount });
+  }, 120_000);
+});
+
+describe("Standard's deblock of a starved picture", () => {
+  it("reads the blocks at Standard too and takes pp7 at the source's size; the same picture given bits keeps none", async () => {
+    const [starved, soft] = await Promise.all([
+      probeForPlan(at("starved.mpg"), "faithful"),
+      probeForPlan(at("soft.mpg"), "faithful"),
+    ]);
+    expect(starved.measured.blockiness?.ratio ?? 0).toBeGreaterThanOrEqual(LIMITS.blockyRatio);
+    expect(starved.measured.blockiness?.flatShare ?? 0).toBeGreaterThanOrEqual(
+      LIMITS.blockyFlatShareStandard,
+    );
+    expect(starved.video.scale).toBeNull();
+    expect(starved.video.deblock).toEqual({ filter: "pp7", qp: LIMITS.deblockPp7Qp });
+    expect(soft.measured.blockiness?.ratio ?? 0).toBeLessThan(LIMITS.blockyRatio);
+    expect(soft.video.deblock).toBeNull();
   }, 120_000);
 });

@@ -115,10 +115,14 @@ export interface Measurements {
   loudness: LoudnessMeasurement | null;
 }
 
-/** The deblock before Enhanced's upscale (VideoPlan.deblock). */
+/**
+ * The deblock (VideoPlan.deblock): the weak one, pp7, or the weak one on the luma with pp7 on
+ * the colour (`pp7-colour`: Enhanced on a textured blocked picture).
+ */
 export type Deblock =
   | { filter?: "deblock"; alpha: number; beta: number }
-  | { filter: "pp7"; qp: number };
+  | { filter: "pp7"; qp: number }
+  | { filter: "pp7-colour"; alpha: number; beta: number; qp: number };
 
 export interface Hqdn3d {
   filter: "hqdn3d";

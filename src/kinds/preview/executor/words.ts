@@ -20,10 +20,10 @@ function grainWords(denoise: Video["denoise"]): string | null {
   return luma < 6 ? "light grain removed" : luma < 10 ? "grain removed" : "heavy grain removed";
 }
 
-/** What the deblock evens out: a starved encode's blocks (pp7), or faint block edges. */
+/** What the deblock evens out: a starved encode's blocks (pp7, on the colour too), or faint block edges. */
 function deblockWords(deblock: Video["deblock"]): string | null {
   if (!deblock) return null;
-  return deblock.filter === "pp7"
+  return deblock.filter === "pp7" || deblock.filter === "pp7-colour"
     ? "compression blocks smoothed"
     : "faint compression block edges smoothed";
 }
