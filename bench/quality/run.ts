@@ -7,7 +7,8 @@
  * wall time, bitrate, sound sync, hum left and dropout frames against their neighbours; the
  * report puts the two sets side by side and lists every cell where the quality ladder breaks.
  *
- * Options: --set tuning|heldout  --clips boats,fog  --only clean,noise (damage names or
+ * Options (`npm run bench:quality -- --help` lists them; an unknown one is refused before
+ * anything runs): --set tuning|heldout  --clips boats,fog  --only clean,noise (damage names or
  * families)  --contenders floor,faithful  --seconds 3  --frames (side-by-side stills)  --fresh
  * --report (no runs: the tables again from results.json)
  * Writes bench/quality/out/ (git-ignored): results.json (merged with earlier runs' other cells
@@ -26,6 +27,46 @@ import { evaluate } from "./evaluate.js";
 import { writeFrames } from "./frames.js";
 import { cellTable, ladderBreaks, markdownTable, type Row } from "./report.js";
 import { type Cell, cells, familyOf } from "./sets.js";
+
+const USAGE = `npm run bench:quality -- [options]   (every cell of both sets by default: hours)
+  --set tuning|heldout       one set (default both)
+  --clips boats,fog          photographs or graded scenes
+  --only clean,noise         damage names (grain-7, blocking-1200) or families (noise, tape)
+  --contenders floor,faithful  of: ${CONTENDERS.join(", ")}
+  --seconds 3                length of each cell
+  --frames                   side-by-side stills of each cell in out/frames
+  --fresh                    do not merge with the results already written
+  --report                   no runs: the tables again from results.json
+  --help                     this text
+BENCH_QUALITY_OUT=dir writes there instead of bench/quality/out/.`;
+const VALUED = new Set(["set", "clips", "only", "contenders", "seconds"]);
+const FLAGS = new Set(["frames", "fresh", "report", "help"]);
+
+/** Refuses what would silently run the whole bench: an unknown option, a bad set or contender. */
+function checkArgs(argv: readonly string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    // cast: i < argv.length
+    const arg = argv[i] as string;
+    if (arg === "-h") continue;
+    const name = arg.startsWith("--") ? arg.slice(2) : null;
+    if (name === null) return `unexpected argument ${arg}`;
+    if (FLAGS.has(name)) continue;
+    if (!VALUED.has(name)) return `unknown option ${arg}`;
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith("--")) return `${arg} needs a value`;
+    i++;
+  }
+  const sets = option("set") ?? [];
+  const badSet = sets.find((v) => v !== "tuning" && v !== "heldout");
+  if (badSet) return `--set takes tuning or heldout, not ${badSet}`;
+  const badContender = (option("contenders") ?? []).find(
+    (c) => !(CONTENDERS as readonly string[]).includes(c),
+  );
+  if (badContender) return `no contender ${badContender}; there are ${CONTENDERS.join(", ")}`;
+  const seconds = option("seconds")?.[0];
+  if (seconds !== undefined && !(Number(seconds) > 0)) return `--seconds must be a positive number`;
+  return null;
+}
 
 function option(name: string): string[] | null {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,9 +94,23 @@ function selected(): Cell[] {
 }
 
 async function main() {
+  const args = process.argv.slice(2);
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(USAGE);
+    return;
+  }
+  const wrong = checkArgs(args);
+  if (wrong) {
+    console.error(`${wrong}\n\n${USAGE}`);
+    process.exit(2);
+  }
   const seconds = Number(option("seconds")?.[0] ?? 3);
   // --report: only the tables again, from the results already written.
   const chosen = flag("report") ? [] : selected();
+  if (!flag("report") && chosen.length === 0) {
+    console.error("no cell matches --set / --clips / --only (bench/quality/sets.ts lists them)");
+    process.exit(2);
+  }
   const asked = option("contenders");
   const contenders = (asked ?? CONTENDERS) as ContenderName[];
   const missing = missingPackages(chosen.map((c) => c.photo));
