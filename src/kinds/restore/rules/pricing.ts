@@ -109,12 +109,13 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     // 6 s of the tuning pan with grain-8-x2 on a quiet 2-core machine (load 2.6), about 12½ hours
     // an hour (npx tsx bench/quality/speed.ts 6 grain-8-x2, 2026-11-29); since 2026-11-30 it and
     // tape whose colour is noisier than its luma also get the motion-following average
-    // (DENOISE.averageWhere), which about doubles the time: 60–76 s per 3 s of SD in the quality
-    // bench at load 2–3 (up to 25.3 s per s), so about 25½ hours. Fine grain (the grainy figure,
+    // (DENOISE.averageWhere), which about doubles the time: 145.7 s for 6 s of the tuning pan
+    // with grain-10-x3 (load 1.6–2.7; `npx tsx bench/quality/speed.ts 6 grain-10-x3`,
+    // 2026-11-30, the ±3 px search), 24.3 s per s, so about 24½ hours. Fine grain (the grainy figure,
     // grain-7) skips it. Each field of interlaced tape is denoised as a frame: the bench's VHS
     // clip took 0.008× real time at load 21.
     slower:
-      "coarse grain and colour-noisy tape about 25½ hours; grainy interlaced tape several times longer",
+      "coarse grain and colour-noisy tape about 24½ hours; grainy interlaced tape several times longer",
   },
 };
 
