@@ -82,7 +82,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 299,
     perMinuteCents: 50,
     summary:
-      "Repairs and cleans at the original size, changing nothing else: deinterlaces, takes out grain it measures in your video (a clean picture is left alone), mends tape dropouts (white streaks) and colour that slipped sideways, removes hum and hiss, evens the loudness.",
+      "Repairs and cleans at the original size, changing nothing else: deinterlaces, takes out grain it measures in your video (a clean picture is left alone), mends tape dropouts (white streaks), blocks left by earlier compression and colour that slipped sideways, removes hum and hiss, evens the loudness.",
     brief: "repaired and cleaned at the original size",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.faithful,
   },
@@ -92,7 +92,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 499,
     perMinuteCents: 90,
     summary:
-      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, blocks left by earlier compression smoothed, and SD enlarged to 720p HD.",
+      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD.",
     brief: "plus faded colour revived, shake steadied, 720p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced,
   },
@@ -102,7 +102,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 899,
     perMinuteCents: 160,
     summary:
-      "Enhanced, plus a slower, finer grain removal, sharpening where the picture is measured soft (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
+      "Enhanced, plus a slower, finer grain removal (coarse grain and worn tape also averaged along the motion over five frames), sharpening where the picture is measured soft (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
     brief: "plus finer grain removal, sharpening, 1080p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
     // Coarse grain (film grain, a worn tape) gets non-local means on larger patches: 74.8 s for
