@@ -48,7 +48,8 @@ describe("restore engine spares", () => {
     expect(after).toHaveLength(ANALYSIS_SPARES);
     expect(after.filter((pid) => first.includes(pid))).toEqual([]);
     own.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await mine()).toEqual([]);
+    // close() ends them (their stdin closes); on a loaded machine an ffmpeg may take longer
+    // than a moment to exit (two still alive 100 ms after, at load 10): wait for it.
+    await expect.poll(() => mine(), { timeout: 10_000, interval: 50 }).toEqual([]);
   });
 });
