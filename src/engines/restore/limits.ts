@@ -156,8 +156,9 @@ export const LIMITS = {
   deblockAlpha: 0.02,
   deblockBeta: 0.008,
   /**
-   * Enhanced takes pp7 instead of the weak deblock (and Studio Max takes pp7: plan.ts
-   * decideDeblock) where the probe reads blocks (blockiness.ts:
+   * Enhanced takes pp7 before enlarging instead of the weak deblock (and Studio Max, since
+   * 2026-11-30 at Enhanced's size and rate: plan.ts decideDeblock, sizeQuality) where the probe
+   * reads blocks (blockiness.ts:
    * the flat places' step at the 8-px grid over their other steps, upper quartile of the frames,
    * Enhanced's probe) at ≥ blockyRatio with ≥ blockyFlatShare of the block borders flat. Tuning
    * set: MPEG-2 at 1.2 Mbit/s `boats` 3.27, `cups` 3.44, `dune` 3.49, `fog` 4.52; `forest
@@ -187,22 +188,10 @@ export const LIMITS = {
    */
   blockyFlatFloor: 0.3,
   /**
-   * Studio Max takes pp7 where it reads blocks (≥ blockyRatio) with ≥ blockyFlatShareStudioMax of the
-   * block borders flat (Enhanced needs blockyFlatShare): Studio Max enlarges 1.9× with no
-   * deblock at all, and on the tuning set's textured blocked cells (44–53 % flat) its colour fell
-   * under Enhanced's (weak deblock). Tuning (bench 2026-11-30, the plan by hand), Studio Max luma
-   * / colour PSNR without → with pp7 (Enhanced): `boats blocking-1200` 28.16 / 38.82 → 28.17 /
-   * 38.96 (28.20 / 39.00), `boats blocking-800` 27.31 / 38.41 → 27.32 / 38.56 (27.34 / 38.58),
-   * `dune blocking-1200` 35.31 / 36.20 → 35.34 / 36.24 (35.30 / 36.26), `dune blocking-800`
-   * 33.74 / 34.76 → 33.76 / 34.79 (33.78 / 34.85; SSIM C 0.8690 → 0.8702, Enhanced 0.8715).
-   * Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 % and up), as
-   * blockyFlatFloor.
-   */
-  blockyFlatShareStudioMax: 0.3,
-  /**
    * Standard takes pp7 (at its own size) where it reads blocks (≥ blockyRatio) with ≥
-   * blockyFlatShareStandard of the block borders flat, and Enhanced, below blockyFlatShare, pp7
-   * on the colour beside the weak deblock's luma (plan.ts decideDeblock). Standard's encode
+   * blockyFlatShareStandard of the block borders flat, and below blockyFlatShare (a textured
+   * blocked picture) Enhanced and Studio Max keep the picture at its size and do the same
+   * (plan.ts sizeQuality, decideDeblock). Standard's encode
    * alone (x264's in-loop filter on the source's grid) left tuning `boats` and `dune` blocking
    * under the floor. Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 %
    * and up), as blockyFlatFloor. Tuning (bench 2026-11-30), luma / colour PSNR before → after
@@ -213,7 +202,14 @@ export const LIMITS = {
    * 35.24 → 35.21; Enhanced, weak deblock → `pp7-colour`: `boats blocking-1200` 28.20 / 39.00 →
    * 28.20 / 39.08, `boats blocking-800` 27.34 / 38.58 → 27.34 / 38.66, `dune blocking-1200`
    * 35.30 / 36.26 → 35.30 / 36.28, `dune blocking-800` 33.79 / 34.85 → 33.78 / 34.88 (the weak
-   * deblock on the luma alone: 38.98 on boats).
+   * deblock on the luma alone: 38.98 on boats). That enlarged `pp7-colour` left held-out `grey
+   * blocking-1200` (59 % flat) and `planks blocking-1200` (54 %) 0.11 / 0.18 dB of luma under
+   * Standard, and no variant of it gained on the tuning set's textured cells (docs/restore.md,
+   * "Blocking: the ladder by construction"); kept at its size (as Standard), tuning Enhanced /
+   * Studio Max luma / colour before → after (bench 2026-11-30 late, 3 s): `boats blocking-1200`
+   * 28.20 / 39.08, 28.17 / 38.96 → 28.20 / 39.06; `boats blocking-800` 27.34 / 38.66, 27.32 /
+   * 38.56 → 27.33 / 38.64; `dune blocking-1200` 35.29 / 36.28, 35.34 / 36.24 → 35.32 / 36.28;
+   * `dune blocking-800` 33.78 / 34.88, 33.76 / 34.79 → 33.74 / 34.87.
    */
   blockyFlatShareStandard: 0.3,
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { measured, plan, source, without } from "../../../test/restore/plan-input.js";
 import { DENOISE, LIMITS, type PlanInput } from "./plan.js";
+import type { RestoreQuality } from "./types.js";
 
 describe("denoise", () => {
   const noisy = measured({ noise: { y: 3, c: 4 } });
@@ -139,64 +140,75 @@ describe("denoise", () => {
     expect(hdEnhanced.video.deblock).toEqual(pp7);
   });
 
-  it("takes pp7 on the colour beside the weak deblock's luma at Enhanced on a textured blocked picture", () => {
-    const at = (ratio: number, flatShare: number, over: Partial<PlanInput> = {}) =>
-      plan("enhanced", { measured: measured({ blockiness: { ratio, flatShare } }), ...over });
-    const colour = {
-      filter: "pp7-colour",
-      alpha: LIMITS.deblockAlpha,
-      beta: LIMITS.deblockBeta,
-      qp: LIMITS.deblockPp7Qp,
-    };
-    // Tuning `boats blocking-1200` 3.27 at 49 %, `dune blocking-1200` 3.49 at 44 %: the weak
-    // deblock alone left Enhanced's colour under Standard's pp7.
-    for (const [ratio, flat] of [
-      [3.27, 0.49],
-      [3.49, 0.44],
-      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStandard],
-      [LIMITS.blockyRatio, LIMITS.blockyFlatShare - 0.01],
-    ] as const) {
-      expect(at(ratio, flat).video.deblock).toEqual(colour);
-    }
-    expect(at(3.27, 0.49).notes.join("\n")).toContain("pp7 on the colour only");
-    expect(at(3.44, 0.81).video.deblock).toMatchObject({ filter: "pp7" });
-    expect(at(5.04, 0.03).video.deblock).toMatchObject({ filter: "deblock" });
-    expect(at(3.27, 0.49, { caps: without("pp7") }).video.deblock).toMatchObject({
-      filter: "deblock",
-    });
-  });
-
-  it("takes pp7 at Studio Max on a textured blocked picture too, where Enhanced takes it on the colour", () => {
+  it("keeps a textured blocked picture at its size at every quality, deblocked and encoded as at Standard", () => {
     const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
-    const at = (quality: "enhanced" | "enhanced_max", ratio: number, flatShare: number) =>
-      plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }) }).video.deblock;
+    const at = (
+      quality: RestoreQuality,
+      ratio: number,
+      flatShare: number,
+      over: Partial<PlanInput> = {},
+    ) => plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }), ...over });
+    const standard = at("faithful", 3.27, 0.49);
     // Tuning `boats blocking-1200` 3.27 at 49 % flat, `boats blocking-800` 4.38 at 53 %, `dune
-    // blocking-1200` 3.49 at 44 %, `dune blocking-800` 3.46 at 47 %: Studio Max's colour fell
-    // under Enhanced's without a deblock (boats 38.82 against 39.00 dB; with pp7 38.96).
+    // blocking-1200` 3.49 at 44 %, `dune blocking-800` 3.46 at 47 %: enlarged, Enhanced gained
+    // nothing over Standard and Studio Max lost colour to it.
     for (const [ratio, flat] of [
       [3.27, 0.49],
       [4.38, 0.53],
       [3.49, 0.44],
       [3.46, 0.47],
-      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStudioMax],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShareStandard],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShare - 0.01],
     ] as const) {
-      expect(at("enhanced_max", ratio, flat)).toEqual(pp7);
-      expect(at("enhanced", ratio, flat)).toMatchObject({ filter: "pp7-colour" });
+      for (const quality of ["enhanced", "enhanced_max"] as const) {
+        const p = at(quality, ratio, flat);
+        expect(p.video.scale).toBeNull();
+        expect(p.video.output).toMatchObject({ width: 640, height: 480 });
+        expect(p.video.deblock).toEqual(pp7);
+        expect(p.encode.maxrateK).toBe(standard.encode.maxrateK);
+      }
     }
-    // Grain steps at the grid but leaves few flat places (`dune grain-10-x3` 5.04 at 3 %, `dune
-    // tape-b` 4.89 at 10 %); clean `blinds blocking-800` reads 1.63: no deblock at Studio Max.
-    expect(at("enhanced_max", 5.04, 0.03)).toBeNull();
-    expect(at("enhanced_max", 4.89, 0.1)).toBeNull();
-    expect(at("enhanced_max", 1.63, 0.58)).toBeNull();
-    expect(
-      at("enhanced_max", LIMITS.blockyRatio, LIMITS.blockyFlatShareStudioMax - 0.01),
-    ).toBeNull();
-    expect(
-      plan("enhanced_max", {
-        measured: measured({ blockiness: { ratio: 3.27, flatShare: 0.49 } }),
-        caps: without("pp7"),
-      }).video.deblock,
-    ).toBeNull();
+    expect(at("enhanced", 3.27, 0.49).notes).toContain(
+      "compression blocks on a textured picture: kept at its size, as at Standard",
+    );
+    // Flat blocked pictures are still enlarged (`cups blocking-1200` 3.44 at 81 %), and grain
+    // (`dune grain-10-x3` 5.04 at 3 %), clean `blinds blocking-800` (1.63) or no pp7 in this
+    // ffmpeg leave the size alone.
+    expect(at("enhanced", 3.44, 0.81).video.scale).not.toBeNull();
+    for (const quality of ["enhanced", "enhanced_max"] as const) {
+      expect(at(quality, 5.04, 0.03).video.scale).not.toBeNull();
+      expect(at(quality, 1.63, 0.58).video.scale).not.toBeNull();
+      expect(at(quality, 3.27, 0.49, { caps: without("pp7") }).video.scale).not.toBeNull();
+    }
+    expect(at("enhanced", 5.04, 0.03).video.deblock).toMatchObject({ filter: "deblock" });
+  });
+
+  it("enlarges a flat blocked picture at Studio Max as at Enhanced, at Enhanced's rate", () => {
+    const at = (quality: RestoreQuality, ratio: number, flatShare: number) =>
+      plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }) });
+    // Tuning `cups blocking-1200` 3.44 at 81 % flat: at 1.9× and 1.5× the rate Studio Max fell
+    // 0.11 / 0.12 dB under Enhanced; `fog blocking-1200` 4.52 at 79 %.
+    for (const [ratio, flat] of [
+      [3.44, 0.81],
+      [4.52, 0.79],
+      [LIMITS.blockyRatio, LIMITS.blockyFlatShare],
+    ] as const) {
+      const max = at("enhanced_max", ratio, flat);
+      const enhanced = at("enhanced", ratio, flat);
+      expect(max.video.scale).toEqual(enhanced.video.scale);
+      expect(max.video.output).toEqual(enhanced.video.output);
+      expect(max.video.deblock).toEqual(enhanced.video.deblock);
+      expect(max.encode.maxrateK).toBe(enhanced.encode.maxrateK);
+    }
+    expect(at("enhanced_max", 3.44, 0.81).notes).toContain(
+      "compression blocks on a flat picture: enlarged as at Enhanced",
+    );
+    // Elsewhere Studio Max keeps its 1080-line class and its share of bits.
+    const clean = at("enhanced_max", 1.66, 0.99);
+    expect(clean.video.output).toMatchObject({ height: 1080 });
+    expect(clean.encode.maxrateK).toBe(
+      Math.round(LIMITS.maxrateK[2][1] * LIMITS.studioMaxRateShare),
+    );
   });
 
   it("deflickers only a picture measured to flicker", () => {

@@ -213,7 +213,8 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     const pct = (measured.shakeRatio * 100).toFixed(2);
     notes.push(`shake ${pct}% of height → ${stabilise ? "stabilise" : "leave"}`);
   }
-  const geometry = decideGeometry(quality, source, notes, caps);
+  const sizedAs = sizeQuality(quality, measured.blockiness, caps, notes);
+  const geometry = decideGeometry(sizedAs, source, notes, caps);
   const { width: uprightWidth, height: uprightHeight } = uprightGeometry(source);
   const tone = enhanced ? decideTone(measured.levels, notes) : { levels: null, saturation: null };
   const fps = source.fps;
@@ -245,6 +246,33 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     scale: geometry.scale,
     output: { width: geometry.width, height: geometry.height, fps: outFps ? round3(outFps) : null },
   };
+}
+
+/**
+ * Whose size a picture read blocked is delivered at. A starved picture's blocks gain nothing
+ * from being enlarged, and the larger encode lost to the smaller one on the tuning set, so each
+ * quality starts from the one below it there and adds only what gained (docs/restore.md,
+ * "Blocking: the ladder by construction"). Textured (Standard's pp7, under
+ * LIMITS.blockyFlatShare): kept at its size at every quality, deblocked as at Standard — tuning
+ * Enhanced enlarged 1.25× against Standard within ±0.04 dB on `boats` and `dune`, Studio Max's
+ * 1.9× 0.04–0.10 dB of colour under it. Flat (pp7 at Enhanced): Studio Max at Enhanced's size
+ * and rate — its 1.9× fell 0.11 / 0.12 dB under Enhanced on `cups blocking-1200`.
+ */
+export function sizeQuality(
+  quality: RestoreQuality,
+  blockiness: Measurements["blockiness"],
+  caps: Capabilities,
+  notes: string[],
+): RestoreQuality {
+  if (quality === "faithful" || !caps.has("pp7")) return quality;
+  if (!readsBlocks(blockiness, LIMITS.blockyFlatShareStandard)) return quality;
+  if (!readsBlocks(blockiness, LIMITS.blockyFlatShare)) {
+    notes.push("compression blocks on a textured picture: kept at its size, as at Standard");
+    return "faithful";
+  }
+  if (quality !== "enhanced_max") return quality;
+  notes.push("compression blocks on a flat picture: enlarged as at Enhanced");
+  return "enhanced";
 }
 
 /**
@@ -312,15 +340,13 @@ function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare: numbe
  * took detail) gets pp7 instead, at Studio Max too: without it Studio Max fell under Enhanced's
  * pp7 (held-out `ladybird blocking-800` 43.67 against 43.81 dB of luma; with it 44.04; tuning
  * `cups blocking-1200` 39.13 → 39.17 / 42.76 → 42.79, `fog blocking-1200` 35.25 either way).
- * Studio Max takes pp7 on textured blocked pictures as well (LIMITS.blockyFlatShareStudioMax): there
- * it enlarges 1.9× with no deblock at all and its colour fell under Enhanced's weak deblock.
  * Studio Max never takes the weak deblock, which was not measured with it.
  * Standard takes pp7 on every picture read blocked (LIMITS.blockyFlatShareStandard), at its own
  * size: its encode's in-loop filter left `boats` and `dune` blocking under the floor (doing
- * nothing). Enhanced then takes pp7 on the colour of a textured blocked picture, beside the weak
- * deblock's luma (`pp7-colour`): with the weak deblock alone its colour fell under Standard's
- * pp7, with pp7 alone its luma (LIMITS.blockyFlatShareStandard). A picture kept at its size (HD)
- * is deblocked as at Standard at every quality.
+ * nothing). A picture kept at its size (HD, and a textured blocked picture: sizeQuality) is
+ * deblocked as at Standard at every quality. (Enhanced's pp7 on the colour beside the weak
+ * deblock's luma, `pp7-colour`, enlarged textured blocked pictures until 2026-11-30; held out
+ * they fell 0.11–0.18 dB of luma under Standard: docs/restore.md.)
  */
 export function decideDeblock(
   quality: RestoreQuality,
@@ -340,18 +366,13 @@ export function decideDeblock(
     notes.push(`compression blocks smoothed${read}`);
     return pp7;
   }
-  const minFlatShare =
-    quality === "enhanced_max" ? LIMITS.blockyFlatShareStudioMax : LIMITS.blockyFlatShare;
-  if (blockedAt(minFlatShare)) {
+  // A textured blocked picture is not enlarged (sizeQuality): it took the branch above.
+  if (blockedAt(LIMITS.blockyFlatShare)) {
     notes.push(`compression blocks smoothed before enlarging${read}`);
     return pp7;
   }
   if (quality !== "enhanced" || !caps.has("deblock")) return null;
   const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
-  if (blockedAt(LIMITS.blockyFlatShareStandard)) {
-    notes.push(`compression blocks smoothed before enlarging, pp7 on the colour only${read}`);
-    return { filter: "pp7-colour", ...weak, qp: LIMITS.deblockPp7Qp };
-  }
   notes.push(`faint compression block edges smoothed before enlarging${read}`);
   return { filter: "deblock", ...weak };
 }
@@ -361,7 +382,10 @@ export function decidePlan(input: PlanInput): RestorePlan {
   const notes: string[] = [];
   const video = decideVideo(input, notes);
   const { quality, source, measured, caps } = input;
-  const maxrate = maxrateFor(quality, video.output.width, video.output.height);
+  // A picture delivered at a lower quality's size (sizeQuality) gets that quality's rate too:
+  // Studio Max's extra bits copied a starved source's blocks (docs/restore.md).
+  const sizedAs = sizeQuality(quality, measured.blockiness, caps, []);
+  const maxrate = maxrateFor(sizedAs, video.output.width, video.output.height);
   return {
     version: 1,
     quality,

@@ -117,7 +117,9 @@ export interface Measurements {
 
 /**
  * The deblock (VideoPlan.deblock): the weak one, pp7, or the weak one on the luma with pp7 on
- * the colour (`pp7-colour`: Enhanced on a textured blocked picture).
+ * the colour (`pp7-colour`: Enhanced's on an enlarged textured blocked picture until
+ * 2026-11-30; the plan keeps such a picture at its size now, deblocked as at Standard, and no
+ * longer chooses it: kept so a plan by hand can, docs/restore.md "Blocking").
  */
 export type Deblock =
   | { filter?: "deblock"; alpha: number; beta: number }

@@ -92,7 +92,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 499,
     perMinuteCents: 90,
     summary:
-      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD.",
+      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD (a textured picture starved of bits into compression blocks keeps its size: enlarged, it measured no better).",
     brief: "plus faded colour revived, shake steadied, 720p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced,
   },
@@ -102,7 +102,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 899,
     perMinuteCents: 160,
     summary:
-      "Enhanced, plus a slower, finer grain removal (coarse grain and worn tape also averaged along the motion over five frames), sharpening where the picture is measured soft (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files).",
+      "Enhanced, plus a slower, finer grain removal (coarse grain and worn tape also averaged along the motion over five frames), sharpening where the picture is measured soft (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files; a picture starved of bits into compression blocks is delivered as at Enhanced: enlarged further, it measured worse).",
     brief: "plus finer grain removal, sharpening, 1080p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
     // Coarse grain (film grain, a worn tape) gets non-local means on larger patches: 74.8 s for
