@@ -63,12 +63,14 @@ export function denoiseFilter(d: Denoise): string {
 export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolean): string {
   if (s.filter === "zscale") {
     const matrix = s.convertMatrixTo709 ? ":matrixin=470bg:matrix=709" : "";
-    if (!denoised) return `zscale=w=${s.width}:h=${s.height}:filter=lanczos${matrix}`;
+    const lanczos = s.taps ? `lanczos:param_a=${s.taps}` : "lanczos";
+    if (!denoised) return `zscale=w=${s.width}:h=${s.height}:filter=${lanczos}${matrix}`;
     const colour = `zscale=filter=bilinear${matrix},format=yuv444p16le`;
-    return `${colour},zscale=w=${s.width}:h=${s.height}:filter=lanczos`;
+    return `${colour},zscale=w=${s.width}:h=${s.height}:filter=${lanczos}`;
   }
   const matrix = s.convertMatrixTo709 ? ":in_color_matrix=bt601:out_color_matrix=bt709" : "";
-  return `scale=${s.width}:${s.height}:flags=lanczos+accurate_rnd+full_chroma_int${matrix}`;
+  const taps = s.taps ? `:param0=${s.taps}` : "";
+  return `scale=${s.width}:${s.height}:flags=lanczos+accurate_rnd+full_chroma_int${taps}${matrix}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { measured, plan, source, without } from "../../../test/restore/plan-input.js";
+import { buildVideoFilter } from "./chain.js";
 import { DENOISE, LIMITS, maxrateFor, upscaleFactor } from "./plan.js";
 import type { Measurements } from "./types.js";
 
@@ -144,6 +145,36 @@ describe("geometry", () => {
       width: 1440,
       height: 1080,
     });
+  });
+
+  it("Studio Max enlarges a picture it did not denoise, deblock or sharpen with a wider lanczos", () => {
+    const clean = measured({ noise: { y: 0.3, c: 0.2 } });
+    const p = plan("enhanced_max", { measured: clean });
+    expect(p.video.denoise).toEqual([]);
+    expect(p.video.deblock).toBeNull();
+    expect(p.video.scale?.taps).toBe(LIMITS.studioMaxLanczosTaps);
+    expect(buildVideoFilter(p, "/t/x.trf")).toContain(
+      "zscale=w=1440:h=1080:filter=lanczos:param_a=4:matrixin=470bg:matrix=709,setsar=1",
+    );
+    const swscale = plan("enhanced_max", { measured: clean, caps: without("zscale") });
+    expect(buildVideoFilter(swscale, "/t/x.trf")).toContain(
+      "scale=1440:1080:flags=lanczos+accurate_rnd+full_chroma_int:param0=4:in_color_matrix=bt601",
+    );
+    // Enhanced keeps the scaler's own 3 taps, and so does Studio Max where it took grain or
+    // compression blocks out (a sharper kernel would keep what the filters left).
+    expect(plan("enhanced", { measured: clean }).video.scale?.taps).toBeUndefined();
+    const grainy = plan("enhanced_max", { measured: measured({ noise: { y: 4.04, c: 4.89 } }) });
+    expect(grainy.video.denoise).not.toEqual([]);
+    expect(grainy.video.scale?.taps).toBeUndefined();
+    expect(buildVideoFilter(grainy, "/t/x.trf")).toContain("filter=lanczos:matrixin=470bg");
+    const blocks = { ratio: 5.23, flatShare: 0.59 };
+    const blocked = plan("enhanced_max", { measured: measured({ ...clean, blockiness: blocks }) });
+    expect(blocked.video.deblock).not.toBeNull();
+    expect(blocked.video.scale?.taps).toBeUndefined();
+    // A sharpened picture too: the wider kernel added to the mask's overshoot.
+    const soft = plan("enhanced_max", { measured: measured({ ...clean, blur: 0.9 }) });
+    expect(soft.video.sharpen).not.toBeNull();
+    expect(soft.video.scale?.taps).toBeUndefined();
   });
 
   it("converts SD BT.601 colours to BT.709 when the output becomes HD", () => {

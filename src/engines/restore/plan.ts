@@ -7,6 +7,7 @@ import { decideChromaShift } from "./chroma-shift.js";
 import { decideDenoise, encodeCrf } from "./denoise.js";
 import { decideDropouts } from "./dropouts.js";
 import { type Capabilities, LIMITS } from "./limits.js";
+import { decideScaleTaps } from "./scale-taps.js";
 import { decideTone } from "./tone.js";
 import type {
   AudioPlan,
@@ -222,28 +223,37 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
   // it invents none between frames: motion interpolation made it 0.065× real time on
   // progressive SD for frames that score nothing (docs/restore.md).
   const outFps = deinterlace?.sendField && fps ? fps * 2 : fps;
+  // Decided in this order, for the notes' order.
+  const deflicker = decideDeflicker(measured.flicker, caps, notes);
+  const dropouts = decideDropouts(uprightWidth, uprightHeight, caps, notes);
+  // The motion average reads raw frames at a constant rate (chain-average.ts), yuv420p of
+  // even sizes so the noisy picture and its guide stack into one frame.
+  const denoise = decideDenoise(
+    measured.noise ?? null,
+    quality,
+    caps,
+    notes,
+    (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
+  );
+  const sharpen = decideSharpen(quality, measured.blur, measured.blockiness, caps, notes);
+  const deblock = decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes);
+  // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
+  const chromaShift = decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes);
+  const filtered = denoise.length > 0 || !!deblock || !!sharpen;
+  const scale = decideScaleTaps(sizedAs, geometry.scale, filtered, notes);
   return {
     deinterlace,
     rotationCw: source.rotationCw,
     stabilise,
-    deflicker: decideDeflicker(measured.flicker, caps, notes),
-    dropouts: decideDropouts(uprightWidth, uprightHeight, caps, notes),
-    // The motion average reads raw frames at a constant rate (chain-average.ts), yuv420p of
-    // even sizes so the noisy picture and its guide stack into one frame.
-    denoise: decideDenoise(
-      measured.noise ?? null,
-      quality,
-      caps,
-      notes,
-      (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
-    ),
-    sharpen: decideSharpen(quality, measured.blur, measured.blockiness, caps, notes),
-    deblock: decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes),
-    // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
-    chromaShift: decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes),
+    deflicker,
+    dropouts,
+    denoise,
+    sharpen,
+    deblock,
+    chromaShift,
     ...tone,
     crop: geometry.crop,
-    scale: geometry.scale,
+    scale,
     output: { width: geometry.width, height: geometry.height, fps: outFps ? round3(outFps) : null },
   };
 }

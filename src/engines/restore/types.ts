@@ -195,6 +195,8 @@ export interface VideoPlan {
     height: number;
     convertMatrixTo709: boolean;
     filter: "zscale" | "scale";
+    /** Lanczos taps each side; absent: the scalers' own 3 (Studio Max's clean pictures: 4). */
+    taps?: number;
   } | null;
   output: { width: number; height: number; fps: number | null };
 }
