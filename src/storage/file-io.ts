@@ -9,8 +9,16 @@ import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { createChunkWriter } from "./chunk-writer.js";
 
-/** Upload bytes held in memory between the socket and the disk (RSS stays flat). */
-const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/**
+ * Upload bytes held in memory between the socket and the disk (RSS stays flat), which also
+ * bounds one writev. 1 MiB, not 4: the kernel spent about half as long on the same bytes in
+ * writes of at most 1 MiB (2 GiB on the local store, the thread pool's CPU: one PUT 0.8-0.9 s
+ * against 1.4-2.3, four parts into one file 0.9-1.0 against 1.9-2.3; `npm run bench -- parts`
+ * with BENCH_THREADS=1, 2026-11-30). Parts gained most (855-932 MB/s against 533-847 where the
+ * collector was quiet, 562-642 against 453-631 where it was busy); one PUT kept its rate. 256
+ * and 512 KiB measured no better.
+ */
+const MAX_HELD_BYTES = 1024 * 1024;
 /** A durable file is written back in the background every this many bytes (see chunk-writer). */
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
@@ -107,7 +115,7 @@ export async function copyLimited(
   expectedBytes: number,
   opts: Pick<WriteExactOptions, "durable" | "signal" | "upTo"> & {
     position?: number;
-    /** Bytes held between the source and the disk before reading waits (default 4 MiB). */
+    /** Bytes held between the source and the disk before reading waits (default 1 MiB). */
     maxHeldBytes?: number;
     /** Sees each chunk as it is written (a part's checksum), without another stream layer. */
     onChunk?: (chunk: Uint8Array) => void;
