@@ -39,7 +39,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
 });
 afterAll(async () => {
-  await database?.close();
+  await database?.cleanup();
 });
 
 function depsFor(s: PartsStore, clock: TestClock) {
