@@ -37,7 +37,7 @@ beforeAll(async () => {
   await writeFile(file, randomBytes(SIZE));
 });
 afterAll(async () => {
-  await database?.close();
+  await database?.cleanup();
   await scratch?.cleanup();
 });
 
