@@ -125,7 +125,7 @@ export function createFrameAnalysis(
     levels: opts.levels ? createLevelsMeter(width, height, opts.matrix) : null,
     slip: opts.slip ? createChromaShiftMeter(width, height) : null,
     blur: opts.levels ? createBlurMeter(width, height) : null,
-    // At every quality: Standard deblocks a picture read blocked too (plan.ts decideDeblock).
+    // At every quality: Standard deblocks a picture read blocked too (blocks-plan.ts decideDeblock).
     blockiness: createBlockinessMeter(width, height),
   };
   const samples: Samples = {

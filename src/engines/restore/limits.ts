@@ -168,7 +168,7 @@ export const LIMITS = {
   deblockBeta: 0.008,
   /**
    * Enhanced takes pp7 before enlarging instead of the weak deblock (and Studio Max, since
-   * 2026-11-30 at Enhanced's size and rate: plan.ts decideDeblock, sizeQuality) where the probe
+   * 2026-11-30 at Enhanced's size and rate: blocks-plan.ts decideDeblock, sizeQuality) where the probe
    * reads blocks (blockiness.ts:
    * the flat places' step at the 8-px grid over their other steps, upper quartile of the frames,
    * Enhanced's probe) at ≥ blockyRatio with ≥ blockyFlatShare of the block borders flat. Tuning
@@ -202,7 +202,7 @@ export const LIMITS = {
    * Standard takes pp7 (at its own size) where it reads blocks (≥ blockyRatio) with ≥
    * blockyFlatShareStandard of the block borders flat, and below blockyFlatShare (a textured
    * blocked picture) Enhanced and Studio Max keep the picture at its size and do the same
-   * (plan.ts sizeQuality, decideDeblock). Standard's encode
+   * (blocks-plan.ts sizeQuality, decideDeblock). Standard's encode
    * alone (x264's in-loop filter on the source's grid) left tuning `boats` and `dune` blocking
    * under the floor. Between the grainy and taped cells (2–19 % flat) and the blocked ones (44 %
    * and up), as blockyFlatFloor. Tuning (bench 2026-11-30), luma / colour PSNR before → after

@@ -1,0 +1,93 @@
+/**
+ * What a picture the probe reads as starved of bits into compression blocks (blockiness.ts)
+ * gets: the size it is delivered at (sizeQuality) and its deblocking (decideDeblock). Pure;
+ * plan.ts composes them with the other decisions, and its sharpening asks readsBlocks too.
+ */
+import { type Capabilities, LIMITS } from "./limits.js";
+import type { Measurements, RestoreQuality, VideoPlan } from "./types.js";
+
+/**
+ * Whose size a picture read blocked is delivered at. A starved picture's blocks gain nothing
+ * from being enlarged, and the larger encode lost to the smaller one on the tuning set, so each
+ * quality starts from the one below it there and adds only what gained (docs/restore.md,
+ * "Blocking: the ladder by construction"). Textured (Standard's pp7, under
+ * LIMITS.blockyFlatShare): kept at its size at every quality, deblocked as at Standard — tuning
+ * Enhanced enlarged 1.25× against Standard within ±0.04 dB on `boats` and `dune`, Studio Max's
+ * 1.9× 0.04–0.10 dB of colour under it. Flat (pp7 at Enhanced): Studio Max at Enhanced's size
+ * and rate — its 1.9× fell 0.11 / 0.12 dB under Enhanced on `cups blocking-1200`.
+ */
+export function sizeQuality(
+  quality: RestoreQuality,
+  blockiness: Measurements["blockiness"],
+  caps: Capabilities,
+  notes: string[],
+): RestoreQuality {
+  if (quality === "faithful" || !caps.has("pp7")) return quality;
+  if (!readsBlocks(blockiness, LIMITS.blockyFlatShareStandard)) return quality;
+  if (!readsBlocks(blockiness, LIMITS.blockyFlatShare)) {
+    notes.push("compression blocks on a textured picture: kept at its size, as at Standard");
+    return "faithful";
+  }
+  if (quality !== "enhanced_max") return quality;
+  notes.push("compression blocks on a flat picture: enlarged as at Enhanced");
+  return "enhanced";
+}
+
+/**
+ * Whether the probe read compression blocks (blockiness.ts: the flat places' step at the 8-px
+ * grid, LIMITS.blockyRatio) on a picture with at least `minFlatShare` of its block borders flat:
+ * the sharpening's gate takes grain out with a low floor, the deblock's keeps pp7 to smooth
+ * pictures with a higher one.
+ */
+export function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare: number): boolean {
+  return (
+    !!blockiness && blockiness.ratio >= LIMITS.blockyRatio && blockiness.flatShare >= minFlatShare
+  );
+}
+
+/**
+ * Enhanced evens out small steps on the source's 8-px block grid before it enlarges the
+ * picture: Standard's SD encode does that in x264's in-loop filter, whose blocks lie on the
+ * source's, and after the scale they no longer do (tuning `storm` clean: x264's deblocking is
+ * worth 0.08 dB of luma to Standard's encode; docs/restore.md, "Blocking"). A picture the probe
+ * reads as blocked (blockiness.ts: its flat places step at the grid, LIMITS.blockyRatio) and
+ * mostly flat (LIMITS.blockyFlatShare: grain and texture leave few flat places, and there pp7
+ * took detail) gets pp7 instead, at Studio Max too: without it Studio Max fell under Enhanced's
+ * pp7 (held-out `ladybird blocking-800` 43.67 against 43.81 dB of luma; with it 44.04; tuning
+ * `cups blocking-1200` 39.13 → 39.17 / 42.76 → 42.79, `fog blocking-1200` 35.25 either way).
+ * Studio Max never takes the weak deblock, which was not measured with it.
+ * Standard takes pp7 on every picture read blocked (LIMITS.blockyFlatShareStandard), at its own
+ * size: its encode's in-loop filter left `boats` and `dune` blocking under the floor (doing
+ * nothing). A picture kept at its size (HD, and a textured blocked picture: sizeQuality) is
+ * deblocked as at Standard at every quality. (Enhanced's pp7 on the colour beside the weak
+ * deblock's luma, `pp7-colour`, enlarged textured blocked pictures until 2026-11-30; held out
+ * they fell 0.11–0.18 dB of luma under Standard: docs/restore.md.)
+ */
+export function decideDeblock(
+  quality: RestoreQuality,
+  scaled: boolean,
+  blockiness: Measurements["blockiness"],
+  caps: Capabilities,
+  notes: string[],
+): VideoPlan["deblock"] {
+  const blockedAt = (minFlatShare: number) =>
+    readsBlocks(blockiness, minFlatShare) && caps.has("pp7");
+  const read = blockiness
+    ? ` (block edges ${blockiness.ratio}× the picture's other steps where it is flat, ${Math.round(blockiness.flatShare * 100)} % of it flat)`
+    : "";
+  const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp } as const;
+  if (quality === "faithful" || !scaled) {
+    if (!blockedAt(LIMITS.blockyFlatShareStandard)) return null;
+    notes.push(`compression blocks smoothed${read}`);
+    return pp7;
+  }
+  // A textured blocked picture is not enlarged (sizeQuality): it took the branch above.
+  if (blockedAt(LIMITS.blockyFlatShare)) {
+    notes.push(`compression blocks smoothed before enlarging${read}`);
+    return pp7;
+  }
+  if (quality !== "enhanced" || !caps.has("deblock")) return null;
+  const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+  notes.push(`faint compression block edges smoothed before enlarging${read}`);
+  return { filter: "deblock", ...weak };
+}
