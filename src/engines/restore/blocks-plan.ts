@@ -3,34 +3,63 @@
  * gets: the size it is delivered at (sizeQuality) and its deblocking (decideDeblock). Pure;
  * plan.ts composes them with the other decisions, and its sharpening asks readsBlocks too.
  */
+import { DENOISE } from "./denoise.js";
 import { type Capabilities, LIMITS } from "./limits.js";
 import type { Measurements, RestoreQuality, VideoPlan } from "./types.js";
 
 /**
- * Whose size a picture read blocked is delivered at. A starved picture's blocks gain nothing
- * from being enlarged, and the larger encode lost to the smaller one on the tuning set, so each
- * quality starts from the one below it there and adds only what gained (docs/restore.md,
- * "Blocking: the ladder by construction"). Textured (Standard's pp7, under
+ * Whose size a picture read blocked, or starved of bits, is delivered at. A starved picture's
+ * blocks gain nothing from being enlarged, and the larger encode lost to the smaller one on the
+ * tuning set, so each quality starts from the one below it there and adds only what gained
+ * (docs/restore.md, "Blocking: the ladder by construction"). Textured (Standard's pp7, under
  * LIMITS.blockyFlatShare): kept at its size at every quality, deblocked as at Standard — tuning
  * Enhanced enlarged 1.25× against Standard within ±0.04 dB on `boats` and `dune`, Studio Max's
  * 1.9× 0.04–0.10 dB of colour under it. Flat (pp7 at Enhanced): Studio Max at Enhanced's size
- * and rate — its 1.9× fell 0.11 / 0.12 dB under Enhanced on `cups blocking-1200`.
+ * and rate — its 1.9× fell 0.11 / 0.12 dB under Enhanced on `cups blocking-1200`. Starved
+ * (its MPEG-1/2 I frames' quantiser ≥ LIMITS.starvedQuantiser, quantiser.ts) but read neither blocked nor
+ * grainy: kept at its size too — its blocks are too faint for the blockiness measure, and
+ * enlarged they broke the ladder on both such tuning cells (`blinds blocking-800`, `forest
+ * blocking-2000`): x264's in-loop filter evens them out at SD, on the source's grid, and not
+ * after the scale (docs/restore.md, "Blocking: starved pictures read by their quantiser").
  */
 export function sizeQuality(
   quality: RestoreQuality,
-  blockiness: Measurements["blockiness"],
+  measured: Pick<Measurements, "blockiness" | "quantiser" | "noise">,
   caps: Capabilities,
   notes: string[],
 ): RestoreQuality {
-  if (quality === "faithful" || !caps.has("pp7")) return quality;
+  if (quality === "faithful") return quality;
+  const { blockiness } = measured;
+  const flatBlocked = caps.has("pp7") && readsBlocks(blockiness, LIMITS.blockyFlatShare);
+  if (!flatBlocked && starved(measured)) {
+    notes.push(
+      `starved of bits (MPEG quantiser ${measured.quantiser}): kept at its size, as at Standard`,
+    );
+    return "faithful";
+  }
+  if (!caps.has("pp7")) return quality;
   if (!readsBlocks(blockiness, LIMITS.blockyFlatShareStandard)) return quality;
-  if (!readsBlocks(blockiness, LIMITS.blockyFlatShare)) {
+  if (!flatBlocked) {
     notes.push("compression blocks on a textured picture: kept at its size, as at Standard");
     return "faithful";
   }
   if (quality !== "enhanced_max") return quality;
   notes.push("compression blocks on a flat picture: enlarged as at Enhanced");
   return "enhanced";
+}
+
+/**
+ * Whether an MPEG-1/2 source was quantised as hard as a starved one (LIMITS.starvedQuantiser)
+ * without grain to account for it: grain is dear to code (on the tuning set grainy clips at 15
+ * Mbit/s read up to 15.1, and a coarser grain or a lower rate would read more), so a picture
+ * the denoise would take grain out of (DENOISE.minLumaSigma) is not called starved by its
+ * quantiser.
+ */
+export function starved(measured: Pick<Measurements, "quantiser" | "noise">): boolean {
+  const { quantiser, noise } = measured;
+  if (quantiser === null || quantiser === undefined) return false;
+  if (noise && noise.y >= DENOISE.minLumaSigma) return false;
+  return quantiser >= LIMITS.starvedQuantiser;
 }
 
 /**

@@ -224,6 +224,23 @@ export const LIMITS = {
    */
   blockyFlatShareStandard: 0.3,
   /**
+   * An MPEG-1/2 source whose I frames' mean quantiser scale (quantiser.ts) reaches
+   * starvedQuantiser is starved of bits, and Enhanced and Studio Max keep it at its size as
+   * Standard does (blocks-plan.ts sizeQuality) unless it is read blocked and flat (pp7 before
+   * the enlargement) or grainy (σ ≥ DENOISE.minLumaSigma: its quantiser may be the grain's).
+   * Every tuning cell's 3 s clip (bench, 2026-12-01): clean, lifted, lowered, faded, soft,
+   * low-resolution, slipped, interlaced and clean-dropout cells (MPEG-2 at 8–12 Mbit/s) 4.3–6.9
+   * (`boats`, `forest interlaced-tff` the top), blocked ones (0.8–2 Mbit/s) 18.6 (`fog
+   * blocking-1200`) to 48.6 (`boats blocking-800`), grainy and taped ones 4.6–15.1. Over every
+   * frame instead of the I frames the gap was narrow (clean up to 9.19, blocked from 11.78), so
+   * the I frames' reading was taken. The two blocked tuning cells read neither blocked nor flat,
+   * `blinds blocking-800` (I frames 21.1, blockiness 1.63) and `forest blocking-2000` (22.6,
+   * 2.08 at 20 % flat), were enlarged to the ladder's loss: Enhanced colour 43.13 against
+   * Standard's 43.20, SSIM Y 0.7603 against 0.7633. 12 sits between 6.9 and 18.6 (1.7× the
+   * one, 0.65× the other).
+   */
+  starvedQuantiser: 12,
+  /**
    * pp7's constant quantiser (medium thresholding) on a blocked flat picture. Tuning, Enhanced
    * luma / colour PSNR after the encode against the weak deblock, `cups blocking-1200` 38.96 /
    * 42.51: pp7 qp 2 39.28 / 42.91; the weak deblock at 12 / 5 codes 39.00 / 42.54, `deblock`'s

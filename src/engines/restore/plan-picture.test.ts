@@ -183,6 +183,52 @@ describe("denoise", () => {
     expect(at("enhanced", 5.04, 0.03).video.deblock).toMatchObject({ filter: "deblock" });
   });
 
+  it("keeps a picture starved of bits (its MPEG quantiser) at its size, unless flat-blocked or grainy", () => {
+    const at = (quality: RestoreQuality, over: Partial<Parameters<typeof measured>[0]>) =>
+      plan(quality, { measured: measured(over) });
+    const standard = at("faithful", { quantiser: 21.1 });
+    // Tuning `blinds blocking-800` (I frames' quantiser 21.1, blockiness 1.63 at 58 %) and
+    // `forest blocking-2000` (22.6, 2.08 at 20 %): read neither blocked nor grainy, enlarged they
+    // fell under Standard (colour −0.07 dB, SSIM Y −0.003).
+    for (const m of [
+      {
+        quantiser: 21.1,
+        blockiness: { ratio: 1.63, flatShare: 0.58 },
+        noise: { y: 0.37, c: 0.5 },
+      },
+      { quantiser: 22.6, blockiness: { ratio: 2.08, flatShare: 0.2 } },
+      { quantiser: LIMITS.starvedQuantiser },
+    ]) {
+      for (const quality of ["enhanced", "enhanced_max"] as const) {
+        const p = at(quality, m);
+        expect(p.video.scale).toBeNull();
+        expect(p.video.output).toMatchObject({ width: 640, height: 480 });
+        expect(p.video.deblock).toEqual(standard.video.deblock);
+        expect(p.encode.maxrateK).toBe(standard.encode.maxrateK);
+      }
+    }
+    expect(at("enhanced", { quantiser: 21.1 }).notes).toContain(
+      "starved of bits (MPEG quantiser 21.1): kept at its size, as at Standard",
+    );
+    // Clean MPEG-2 at 8–12 Mbit/s read 4.3–6.9 (`forest interlaced-tff` 6.9); grainy clips up
+    // to 15.1 (`boats grain-10-x3`, σ 12.2: the grain's cost); a flat blocked one (`cups
+    // blocking-1200` 26.0, 3.44 at 81 %) keeps pp7 before Enhanced's enlargement; other codecs
+    // read nothing.
+    for (const quality of ["enhanced", "enhanced_max"] as const) {
+      expect(at(quality, { quantiser: 6.9, noise: { y: 1.31, c: 1 } }).video.scale).not.toBeNull();
+      expect(at(quality, { quantiser: LIMITS.starvedQuantiser - 0.01 }).video.scale).not.toBeNull();
+      expect(at(quality, { quantiser: 15.1, noise: { y: 12.2, c: 9 } }).video.scale).not.toBeNull();
+      const grainy = { y: DENOISE.minLumaSigma, c: 1 };
+      expect(at(quality, { quantiser: 30, noise: grainy }).video.scale).not.toBeNull();
+      expect(at(quality, { quantiser: null }).video.scale).not.toBeNull();
+      const flat = at(quality, { quantiser: 26, blockiness: { ratio: 3.44, flatShare: 0.81 } });
+      expect(flat.video.scale).not.toBeNull();
+      expect(flat.video.deblock).toEqual({ filter: "pp7", qp: LIMITS.deblockPp7Qp });
+    }
+    // Standard is as it was.
+    expect(standard.video).toEqual(at("faithful", {}).video);
+  });
+
   it("enlarges a flat blocked picture at Studio Max as at Enhanced, at Enhanced's rate", () => {
     const at = (quality: RestoreQuality, ratio: number, flatShare: number) =>
       plan(quality, { measured: measured({ blockiness: { ratio, flatShare } }) });

@@ -215,7 +215,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     const pct = (measured.shakeRatio * 100).toFixed(2);
     notes.push(`shake ${pct}% of height → ${stabilise ? "stabilise" : "leave"}`);
   }
-  const sizedAs = sizeQuality(quality, measured.blockiness, caps, notes);
+  const sizedAs = sizeQuality(quality, measured, caps, notes);
   const geometry = decideGeometry(sizedAs, source, notes, caps);
   const { width: uprightWidth, height: uprightHeight } = uprightGeometry(source);
   const tone = enhanced ? decideTone(measured.levels, notes) : { levels: null, saturation: null };
@@ -309,7 +309,7 @@ export function decidePlan(input: PlanInput): RestorePlan {
   const { quality, source, measured, caps } = input;
   // A picture delivered at a lower quality's size (sizeQuality) gets that quality's rate too:
   // Studio Max's extra bits copied a starved source's blocks (docs/restore.md).
-  const sizedAs = sizeQuality(quality, measured.blockiness, caps, []);
+  const sizedAs = sizeQuality(quality, measured, caps, []);
   const maxrate = maxrateFor(sizedAs, video.output.width, video.output.height);
   return {
     version: 1,

@@ -12,7 +12,8 @@ import type { GraphRunner } from "./graph-process.js";
 import { type Capabilities, decideAudio, decidePlan } from "./plan.js";
 import { analyseHum, analyseHumAndLoudness, measureLoudness } from "./probe-audio.js";
 import { ANALYSIS_PROCESSES, analyseVideo } from "./probe-video.js";
-import { probeJson } from "./run.js";
+import { readQuantiser } from "./quantiser.js";
+import { bothOrAbort, probeJson } from "./run.js";
 import { DEFAULT_SAMPLING, planSamples, type SamplingOptions, sampledSeconds } from "./sampling.js";
 import type {
   EncodePlan,
@@ -145,16 +146,23 @@ export async function readVideo(
   const samples = planSamples(source.headerDurationSec, sampling, VIDEO_SAMPLE_SEC);
   return inScratchDir("kinora-probe-video-", async (dir) => {
     const runner = opts.runner;
-    const video = await analyseVideo(inputPath, source, dir, {
-      samples,
-      levels,
-      shake,
+    // The quantiser beside the analysis (its own decode, on one thread): only the enhanced
+    // qualities size a picture by it (blocks-plan.ts sizeQuality). A failed read is no reading.
+    const [video, quantiser] = await bothOrAbort(
       signal,
-      runner,
-    });
+      (s) => analyseVideo(inputPath, source, dir, { samples, levels, shake, signal: s, runner }),
+      (s) =>
+        levels
+          ? readQuantiser(inputPath, source, samples, s).catch((err: unknown) => {
+              if (s.aborted) throw err;
+              return null;
+            })
+          : null,
+    );
+    const read = { ...video, ...(levels ? { quantiser } : {}) };
     return {
       source,
-      measured: { ...NOTHING_MEASURED, windowSec: sampledSeconds(samples), ...video },
+      measured: { ...NOTHING_MEASURED, windowSec: sampledSeconds(samples), ...read },
     };
   });
 }

@@ -110,6 +110,11 @@ export interface Measurements {
    * only; null or absent if unmeasured or the picture has no flat places to read it at.
    */
   blockiness?: { ratio: number; flatShare: number } | null;
+  /**
+   * Mean quantiser scale of an MPEG-1/2 source's macroblocks over the excerpts (quantiser.ts),
+   * enhanced qualities only; null or absent for other codecs or if unmeasured.
+   */
+  quantiser?: number | null;
   /** How far mains-hum harmonics stand above their neighbourhood, dB; null without audio. */
   hum: { db50: number; db60: number } | null;
   loudness: LoudnessMeasurement | null;
