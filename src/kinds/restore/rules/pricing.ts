@@ -112,10 +112,12 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     // (DENOISE.averageWhere), which about doubles the time: 145.7 s for 6 s of the tuning pan
     // with grain-10-x3 (load 1.6–2.7; `npx tsx bench/quality/speed.ts 6 grain-10-x3`,
     // 2026-11-30, the ±3 px search), 24.3 s per s, so about 24½ hours. Fine grain (the grainy figure,
-    // grain-7) skips it. Each field of interlaced tape is denoised as a frame: the bench's VHS
-    // clip took 0.008× real time at load 21.
+    // grain-7) skips it. Each field of interlaced tape is denoised as a frame: the tuning pan as
+    // grainy VHS (tape-a: BFF, grain σ 9, colour noisier than luma) took 154.7 s for 6 s at load
+    // 2.1–2.5, 25.8 s per s, so about 26 hours (`npx tsx bench/quality/speed.ts 6 tape-a`,
+    // 2026-12-01; 0.008× real time at load 21 on 2026-11-29).
     slower:
-      "coarse grain and colour-noisy tape about 24½ hours; grainy interlaced tape several times longer",
+      "coarse grain and colour-noisy tape about 24½ hours; grainy interlaced tape (VHS) about 26 hours",
   },
 };
 
