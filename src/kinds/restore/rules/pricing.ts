@@ -92,7 +92,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 499,
     perMinuteCents: 90,
     summary:
-      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD (a textured picture starved of bits into compression blocks keeps its size: enlarged, it measured no better).",
+      "Standard's repairs, plus faded colour and contrast brought back (a foggy or muted scene keeps its look), shake steadied, and SD enlarged to 720p HD (a picture starved of bits keeps its size where enlarging it measured no better).",
     brief: "plus faded colour revived, shake steadied, 720p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced,
   },
