@@ -51,6 +51,19 @@ describe("the MPEG quantiser", () => {
       // I frames' means 7 and 20; the B and P frames are not counted.
       expect(reader.result()).toBe(13.5);
     }
+    // A scale of 100 or more takes 3 characters and shifts its row: with the row's width known
+    // (4 macroblocks here), its one 3-digit field counts at 100 and the rest of it is skipped,
+    // not misread: (100 + 4 × 8) / 5.
+    const wide = createQuantiserReader(4);
+    wide.push(
+      [
+        "[mpeg2video @ 0x1] New frame, type: I",
+        "[mpeg2video @ 0x1] 112 8 8 8",
+        "[mpeg2video @ 0x1]  8 8 8 8",
+        "",
+      ].join("\n"),
+    );
+    expect(wide.result()).toBe(26.4);
     const none = createQuantiserReader();
     none.push("Input #0, mpeg, from 'x.mpg':\n  Duration: 00:00:01.00\n");
     expect(none.result()).toBeNull();

@@ -18,6 +18,9 @@ import type { Sample, SourceInfo } from "./types.js";
  */
 export const QUANTISER_CODECS: ReadonlySet<string> = new Set(["mpeg1video", "mpeg2video"]);
 
+/** The least a scale printed in 3 digits can be. */
+const OVERFLOW_SCALE = 100;
+
 /**
  * Reads `-debug qp` output chunk by chunk: after each "New frame, type: X" line, rows of
  * 2-character quantiser fields, one per macroblock. Keeps each intra (I) frame's mean, never
@@ -25,7 +28,7 @@ export const QUANTISER_CODECS: ReadonlySet<string> = new Set(["mpeg1video", "mpe
  * plainly how many there were (tuning set: clean cells' I frames 4.3–6.9, blocked ones'
  * 18.6–48.6, a 2.7× gap; over every frame 9.19 against 11.78).
  */
-export function createQuantiserReader(): {
+export function createQuantiserReader(rowFields?: number): {
   push(chunk: string): void;
   /** Mean over the I frames of each one's mean quantiser; null when no I frame was read. */
   result(): number | null;
@@ -54,7 +57,21 @@ export function createQuantiserReader(): {
       return;
     }
     // A row of fields is the decoder's line of digits and spaces, 2 characters a macroblock.
-    if (text === body || !/^[ 0-9]+$/.test(body) || body.length % 2 !== 0) {
+    const digits = text !== body && /^[ 0-9]+$/.test(body);
+    // The decoder prints each field as %2d: a scale of 100 or more (MPEG-2's non-linear scale
+    // reaches 112, as capture cards use it) takes 3 characters and shifts the rest of its row,
+    // which then cannot be cut into fields. Such a row holds as many 3-digit fields as it is
+    // longer than the picture's macroblocks: they count at 100 (the least they can be), the
+    // rest of the row is skipped (the other rows give the frame's mean).
+    const fields = rowFields ?? 0;
+    const extra = fields > 0 ? body.length - 2 * fields : 0;
+    if (digits && extra > 0 && extra <= fields) {
+      if (type !== "I") return;
+      sum += OVERFLOW_SCALE * extra;
+      count += extra;
+      return;
+    }
+    if (!digits || body.length % 2 !== 0) {
       if (text !== body) {
         endFrame();
         type = null;
@@ -98,7 +115,8 @@ export async function readQuantiser(
   if (!QUANTISER_CODECS.has(source.videoCodec)) return null;
   const means: number[] = [];
   for (const sample of samples) {
-    const reader = createQuantiserReader();
+    // One field per 16-px macroblock of a row: a longer row holds a 3-digit scale.
+    const reader = createQuantiserReader(Math.ceil(source.width / 16));
     // No -v: `-debug qp` raises the log level to print its tables only when none is set.
     const args = ["-threads", "1", "-debug", "qp"];
     // As the sound's excerpts (probe-audio.ts): ffmpeg's input seek adds the file's start time.
