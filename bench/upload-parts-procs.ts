@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { createPartHasher } from "../src/storage/part-checksum.js";
+import { median, percentile } from "./lib.js";
 
 const MIB = 1024 ** 2;
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -240,4 +241,20 @@ export async function runClient(args: string[], before: () => Promise<void>) {
     t0,
     t1,
   };
+}
+
+/**
+ * Each round's parts rate over the same round's PUT rate, as a median and quartiles. The
+ * headline ratio (median over median) and this one answer the same question; this one is less
+ * moved by the machine's state drifting through a run (the guest's page cache and V8's
+ * collector put whole stretches of rounds at half speed for both contenders alike), and its
+ * quartiles say how far one run can be trusted.
+ */
+export function pairedLine(
+  parts: readonly { sec: number }[],
+  bare: readonly { sec: number }[],
+): string {
+  const ratios = parts.map((p, i) => (bare[i] ? bare[i].sec / p.sec : Number.NaN));
+  const fmt = (n: number) => n.toFixed(2);
+  return `  upload in parts: each round's parts / PUT rate: median ${fmt(median(ratios))}, quartiles ${fmt(percentile(ratios, 25))}-${fmt(percentile(ratios, 75))}, ${ratios.length} rounds (${ratios.map(fmt).join(" ")})`;
 }

@@ -48,13 +48,14 @@ import {
   uploadProgress,
 } from "../src/services/uploads/uploads.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
-import { type Figure, median, percentile } from "./lib.js";
+import { type Figure, median } from "./lib.js";
 import { openBenchSchema } from "./pg-schema.js";
 import {
   BARE_CLIENT,
   checksumCpuPerGib,
   compiledPartsClient,
   makeFile,
+  pairedLine,
   runClient,
 } from "./upload-parts-procs.js";
 
@@ -337,19 +338,6 @@ export async function benchUploadParts(bytes: number, rounds = 3): Promise<Figur
     await node.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * Each round's parts rate over the same round's PUT rate, as a median and quartiles. The
- * headline ratio (median over median) and this one answer the same question; this one is less
- * moved by the machine's state drifting through a run (the guest's page cache and V8's
- * collector put whole stretches of rounds at half speed for both contenders alike), and its
- * quartiles say how far one run can be trusted.
- */
-function pairedLine(parts: readonly Run[], bare: readonly Run[]): string {
-  const ratios = parts.map((p, i) => (bare[i] ? bare[i].sec / p.sec : Number.NaN));
-  const fmt = (n: number) => n.toFixed(2);
-  return `  upload in parts: each round's parts / PUT rate: median ${fmt(median(ratios))}, quartiles ${fmt(percentile(ratios, 25))}-${fmt(percentile(ratios, 75))}, ${ratios.length} rounds (${ratios.map(fmt).join(" ")})`;
 }
 
 /** 256 MiB by default, 2 GiB with BENCH_FULL=1, 64 MiB with BENCH_QUICK=1. */
