@@ -111,7 +111,7 @@ export interface Measurements {
    */
   blockiness?: { ratio: number; flatShare: number } | null;
   /**
-   * Mean quantiser scale of an MPEG-1/2 source's macroblocks over the excerpts (quantiser.ts),
+   * Mean quantiser scale of an MPEG-1/2 source's I frames over the excerpts (quantiser.ts),
    * enhanced qualities only; null or absent for other codecs or if unmeasured.
    */
   quantiser?: number | null;
