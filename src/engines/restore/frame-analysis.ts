@@ -9,6 +9,7 @@
 import { type BlockinessReading, createBlockinessMeter } from "./blockiness.js";
 import { createBlurMeter } from "./blur.js";
 import { createChromaShiftMeter } from "./chroma-shift.js";
+import { createGridMeter, type GridReading } from "./grid.js";
 import { createLevelsMeter, type LevelsReading } from "./levels.js";
 import { planeNoise } from "./noise.js";
 import { pairFlicker, quietBlockSigma } from "./temporal-noise.js";
@@ -39,6 +40,8 @@ export interface FrameReadings {
   blur: number | null;
   /** How blocky the picture is on the codec's 8-px grid (blockiness.ts); null: not read. */
   blockiness: BlockinessReading | null;
+  /** Whether the rows sit on a coarser grid they were enlarged from (grid.ts); null: not read. */
+  grid: GridReading | null;
 }
 
 /**
@@ -71,6 +74,8 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 
 interface FrameAnalysisOptions {
   levels: boolean;
+  /** Read the grid an enlarged picture keeps (grid.ts): only Studio Max acts on it. */
+  grid?: boolean;
   slip: boolean;
   matrix?: "bt601" | "bt709";
   /**
@@ -100,6 +105,7 @@ interface Meters {
   slip: ReturnType<typeof createChromaShiftMeter> | null;
   blur: ReturnType<typeof createBlurMeter> | null;
   blockiness: ReturnType<typeof createBlockinessMeter> | null;
+  grid: ReturnType<typeof createGridMeter> | null;
 }
 
 /** What a pair's frames are read for: the first one alone, then the two together. */
@@ -127,6 +133,7 @@ export function createFrameAnalysis(
     blur: opts.levels ? createBlurMeter(width, height) : null,
     // At every quality: Standard deblocks a picture read blocked too (blocks-plan.ts decideDeblock).
     blockiness: createBlockinessMeter(width, height),
+    grid: opts.grid ? createGridMeter(width, height) : null,
   };
   const samples: Samples = {
     spatialY: [],
@@ -173,6 +180,7 @@ function pairReaders(width: number, height: number, meters: Meters, samples: Sam
       meters.slip?.measure(frame);
       meters.blur?.measure(p.y);
       meters.blockiness?.measure(p.y);
+      meters.grid?.measure(p.y);
     },
     second(a, b) {
       const pa = planes(a);
@@ -238,6 +246,7 @@ function readingsOf(samples: Samples, meters: Meters): FrameReadings {
     flicker: flickers.length ? round2(median(flickers)) : null,
     blur: meters.blur?.result() ?? null,
     blockiness: meters.blockiness?.result() ?? null,
+    grid: meters.grid?.result() ?? null,
   };
 }
 

@@ -236,7 +236,7 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     notes,
     (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
   );
-  const sharpen = decideSharpen(quality, measured.blur, measured.blockiness, caps, notes);
+  const sharpen = decideSharpen(quality, measured, caps, notes);
   const deblock = decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes);
   // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
   const chromaShift = decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes);
@@ -276,7 +276,9 @@ export function decideDeflicker(
 
 /**
  * Studio Max sharpens a picture measured soft (blur.ts: its sharpest edges blurred by σ ≥
- * LIMITS.sharpenBlur), luma only, at the source's size. Sharpening costs a clean picture dearly
+ * LIMITS.sharpenBlur) or enlarged from a coarser grid (grid.ts: an enlargement's phase contrast
+ * ≤ LIMITS.upscaledGridContrast; such a picture keeps a few sharp-looking edges and can read
+ * sharp), luma only, at the source's size. Sharpening costs a clean picture dearly
  * (3–7 dB of luma PSNR on the tuning set's clean clips), so it waits for the measurement. A
  * picture starved of bits reads soft too (its quantiser took the fine detail), and there the
  * mask sharpens the compression blocks, not lost edges: where the probe reads blocks
@@ -285,20 +287,29 @@ export function decideDeflicker(
  */
 export function decideSharpen(
   quality: RestoreQuality,
-  blur: Measurements["blur"],
-  blockiness: Measurements["blockiness"],
+  measured: Pick<Measurements, "blur" | "blockiness" | "grid">,
   caps: Capabilities,
   notes: string[],
 ): VideoPlan["sharpen"] {
-  if (quality !== "enhanced_max" || blur === null || blur === undefined) return null;
-  const soft = blur >= LIMITS.sharpenBlur && caps.has("unsharp");
-  const blocked = readsBlocks(blockiness, LIMITS.blockyFlatFloor);
+  const { blur, grid } = measured;
+  const hasBlur = blur !== null && blur !== undefined;
+  const hasGrid = grid !== null && grid !== undefined;
+  if (quality !== "enhanced_max" || (!hasBlur && !hasGrid)) return null;
+  const enlarged = hasGrid && grid.contrast <= LIMITS.upscaledGridContrast;
+  const soft = ((hasBlur && blur >= LIMITS.sharpenBlur) || enlarged) && caps.has("unsharp");
+  const blocked = readsBlocks(measured.blockiness, LIMITS.blockyFlatFloor);
   const verdict = !soft
     ? "sharp enough"
     : blocked
       ? "soft, but compression blocks: not sharpened"
       : "sharpen";
-  notes.push(`sharpest edges blurred by σ ${blur} px → ${verdict}`);
+  const read = [
+    hasBlur ? `sharpest edges blurred by σ ${blur} px` : null,
+    hasGrid && enlarged
+      ? `enlarged ${grid.factor}× from a coarser grid (phase contrast ${grid.contrast})`
+      : null,
+  ].filter((s) => s !== null);
+  notes.push(`${read.length ? read.join("; ") : "sharpness not read"} → ${verdict}`);
   return soft && !blocked ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
 }
 

@@ -65,6 +65,8 @@ export interface VideoAnalysisOptions {
   samples: Sample[];
   /** Measure levels and sharpness: only the enhanced qualities act on them. */
   levels: boolean;
+  /** Read whether the picture was enlarged from a coarser grid (grid.ts): Studio Max's. */
+  grid?: boolean;
   /** Measure camera shake (vidstabdetect): only where we would stabilise. */
   shake: boolean;
   signal?: AbortSignal;
@@ -92,6 +94,7 @@ type VideoMeasurements = Pick<
   | "flicker"
   | "blur"
   | "blockiness"
+  | "grid"
 >;
 
 /**
@@ -157,7 +160,7 @@ async function measureReads(
   reads: ReadPlan | null,
 ): Promise<{ measured: VideoMeasurements } & Partial<Guessed>> {
   const plan = planAnalysis(inputPath, source, dir, opts, reads);
-  const meter = frameMeter(plan, source, opts.levels);
+  const meter = frameMeter(plan, source, opts.levels, opts.grid ?? false);
   const done = await runParts(plan, meter, opts);
   const shake = opts.shake ? await shakeOf(plan) : null;
   const interlace = sumIdetSummaries(done.map((run) => run.stderr).join("\n"));
@@ -169,6 +172,7 @@ async function measureReads(
     flicker: read.flicker,
     blur: read.blur,
     blockiness: read.blockiness,
+    ...(opts.grid ? { grid: read.grid } : {}),
   };
   return { measured: { ...measured, ...more }, ...guessed };
 }
@@ -225,7 +229,12 @@ function planAnalysis(
  * too (no more decoding): the slip and the blockiness at every quality (a repair; Standard
  * deblocks a blocked picture too), levels and sharpness where they are acted on.
  */
-function frameMeter(plan: AnalysisPlan, source: SourceInfo, levels: boolean): FrameAnalysis {
+function frameMeter(
+  plan: AnalysisPlan,
+  source: SourceInfo,
+  levels: boolean,
+  grid: boolean,
+): FrameAnalysis {
   const pairs = Math.ceil(plan.totalFrames / NOISE_FRAME_STEP);
   // Where each excerpt's frames start among all of them (frames counted as the graphs count).
   const excerptStarts: number[] = [];
@@ -235,6 +244,7 @@ function frameMeter(plan: AnalysisPlan, source: SourceInfo, levels: boolean): Fr
   }, 0);
   return createFrameAnalysis(plan.shape.noise.width, plan.shape.noise.height, {
     levels,
+    grid,
     slip: true,
     matrix: matrixOf(source),
     pairStep: Math.ceil(pairs / MAX_NOISE_PAIRS),

@@ -143,6 +143,8 @@ export async function readVideo(
   // stretches levels, so it only needs idet.
   const shake = quality !== "faithful" && caps.has("vidstabdetect");
   const levels = quality !== "faithful";
+  // Only Studio Max sharpens a picture enlarged from a coarser grid (plan.ts decideSharpen).
+  const grid = quality === "enhanced_max";
   const samples = planSamples(source.headerDurationSec, sampling, VIDEO_SAMPLE_SEC);
   return inScratchDir("kinora-probe-video-", async (dir) => {
     const runner = opts.runner;
@@ -150,7 +152,8 @@ export async function readVideo(
     // qualities size a picture by it (blocks-plan.ts sizeQuality). A failed read is no reading.
     const [video, quantiser] = await bothOrAbort(
       signal,
-      (s) => analyseVideo(inputPath, source, dir, { samples, levels, shake, signal: s, runner }),
+      (s) =>
+        analyseVideo(inputPath, source, dir, { samples, levels, grid, shake, signal: s, runner }),
       (s) =>
         levels
           ? readQuantiser(inputPath, source, samples, s).catch((err: unknown) => {

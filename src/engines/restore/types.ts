@@ -111,6 +111,12 @@ export interface Measurements {
    */
   blockiness?: { ratio: number; flatShare: number } | null;
   /**
+   * Whether the rows sit on a coarser grid the picture was enlarged from (grid.ts): the factor
+   * that fits best and its phase contrast (≪ 1 on a grid, ~1 on none). Studio Max only; null or
+   * absent if unmeasured.
+   */
+  grid?: { factor: number; contrast: number } | null;
+  /**
    * Mean quantiser scale of an MPEG-1/2 source's I frames over the excerpts (quantiser.ts),
    * enhanced qualities only; null or absent for other codecs or if unmeasured.
    */

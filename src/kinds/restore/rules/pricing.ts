@@ -102,7 +102,7 @@ export const PRICE_TABLE: Record<RestoreQuality, QualityPrice> = {
     baseCents: 899,
     perMinuteCents: 160,
     summary:
-      "Enhanced, plus a slower, finer grain removal (coarse grain and worn tape also averaged along the motion over five frames), sharpening where the picture is measured soft (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files; a picture starved of bits into compression blocks is delivered as at Enhanced: enlarged further, it measured worse).",
+      "Enhanced, plus a slower, finer grain removal (coarse grain and worn tape also averaged along the motion over five frames), sharpening where the picture is measured soft or was enlarged from a smaller frame (not where it shows compression blocks), interlaced video as 50/60 full frames a second, and 1080p HD at a higher bitrate (bigger files; a picture starved of bits into compression blocks is delivered as at Enhanced: enlarged further, it measured worse).",
     brief: "plus finer grain removal, sharpening, 1080p",
     sdSecondsPerSecond: SD_SECONDS_PER_SECOND.enhanced_max,
     // Coarse grain (film grain, a worn tape) gets non-local means on larger patches: 74.8 s for
