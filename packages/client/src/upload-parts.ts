@@ -1,12 +1,11 @@
 /**
  * Sending a large file in parts, like a download manager: the server's plan cuts the file into
  * parts of one size; each part is hashed (the plan's checksum: CRC32 or SHA-256), given a link
- * bound to that checksum, PUT,
- * and reported with the ETag the store answered. Parts go in parallel (4 at a time by
- * default), a failed part is tried again with back-off (a new link when its link expired), and
- * a run that stopped (Ctrl-C, a crash, a lost connection) resumes from what the server says has
- * arrived: only the missing parts are sent — and a part the server has whose checksum differs
- * from the file's (another file of the same size) is sent again.
+ * bound to that checksum, PUT, and reported with the ETag the store answered. Parts go in
+ * parallel (4 at a time by default), a failed part is tried again with back-off (a new link when
+ * its link expired), and a run that stopped (Ctrl-C, a crash, a lost connection) resumes from
+ * what the server says has arrived: only the missing parts are sent, and a part the server has
+ * whose checksum differs from the file's (another file of the same size) is sent again.
  *
  * The transport is how this upload reaches its server (the job kind's operations); this module
  * knows only the shape of the plan, the links and the state.
@@ -18,6 +17,7 @@ import {
   KinoraError,
   KinoraNetworkError,
 } from "./errors.js";
+import { hashLane, lookahead } from "./part-hashing.js";
 import { type PartChecksumAlgorithm, type PartReader, partReader } from "./part-reader.js";
 import { backoffMs, type RetryOptions, retryAfterMs, sleep } from "./retry.js";
 import type { UploadSource } from "./upload.js";
@@ -219,54 +219,6 @@ async function partsToKeep(
     }
   }
   return keep;
-}
-
-/**
- * Hashes one part at a time, in the order asked. The hash runs on this thread either way; four
- * parts hashed side by side would all be ready at once, so no byte would go out until every
- * part in flight was hashed. In line, the first part is on the wire after one part's hash and
- * the next parts are hashed while it flows.
- */
-function hashLane(
-  reader: PartReader,
-  algorithm: PartChecksumAlgorithm,
-): (start: number, end: number) => Promise<string> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (start, end) => {
-    const next = last.then(() => reader.checksum(algorithm, start, end));
-    last = next.catch(() => {});
-    return next;
-  };
-}
-
-/**
- * The checksum of each part as the lanes take them, the next `ahead` parts of the queue hashed
- * before a lane asks (reading ahead of the sockets, in the order they will be sent).
- */
-function lookahead(
-  queue: readonly number[],
-  hash: (start: number, end: number) => Promise<string>,
-  range: (n: number) => { start: number; end: number },
-  ahead: number,
-): (n: number) => Promise<string> {
-  const started = new Map<number, Promise<string>>();
-  const start = (n: number) => {
-    let p = started.get(n);
-    if (!p) {
-      const r = range(n);
-      p = hash(r.start, r.end);
-      // Read errors surface when a lane awaits the part; unawaited ones (a stopped upload) are not unhandled.
-      p.catch(() => {});
-      started.set(n, p);
-    }
-    return p;
-  };
-  return (n) => {
-    const mine = start(n);
-    started.delete(n);
-    for (const next of queue.slice(0, ahead)) start(next);
-    return mine;
-  };
 }
 
 interface SendOptions extends PartsUploadOptions {
