@@ -96,6 +96,29 @@ describe("grid reading (a picture enlarged from a coarser grid)", () => {
     expect(shifted?.contrast).toBeLessThan(0.3);
   });
 
+  it("finds an HD picture enlarged twice from SD, reading a sample of its rows", () => {
+    const rand = rng(8);
+    const [w, h] = [1440, 540];
+    const meter = createGridMeter(w, h);
+    for (let f = 0; f < 2; f++) {
+      const frame = new Uint8Array(w * h);
+      for (let y = 0; y < h; y++) {
+        const row = enlarge(texture(w / 2, rand), w);
+        for (let x = 0; x < w; x++) frame[y * w + x] = Math.round(row[x] ?? 0);
+      }
+      meter.measure(frame);
+    }
+    const reading = meter.result();
+    expect(reading?.factor).toBe(2);
+    expect(reading?.contrast).toBeLessThan(0.3);
+  });
+
+  it("reads nothing on a flat picture (no detail to find a grid in)", () => {
+    const meter = createGridMeter(W, H);
+    meter.measure(new Uint8Array(W * H).fill(128));
+    expect(meter.result()).toBeNull();
+  });
+
   it("reads nothing before a frame, and stops reading after enough frames", () => {
     expect(createGridMeter(W, H).result()).toBeNull();
     const rand = rng(6);

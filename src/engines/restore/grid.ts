@@ -29,14 +29,20 @@ const FACTORS = [
 ] as const;
 /** Offsets of the grid within a picture pixel: a crop or another scaler's alignment moves it. */
 const SUB_OFFSETS = [0, 0.25, 0.5, 0.75];
-/** Every ROW_STEP-th row of the field is read, from ROW_MARGIN to the last but ROW_MARGIN. */
+/**
+ * Every ROW_STEP-th row of the field is read, from ROW_MARGIN to the last but ROW_MARGIN, and at
+ * most MAX_ROWS of them (a taller field is read more sparsely): the cost grows with the width only.
+ */
 const ROW_STEP = 4;
+const MAX_ROWS = 72;
 const ROW_MARGIN = 4;
 /** Columns this close to either side are left out of the residual (the grid's ends clamp). */
 const EDGE = 8;
 /** Rows are cut into segments this wide; the most detailed DETAILED_SHARE of them are read. */
 const SEGMENT = 48;
 const DETAILED_SHARE = 0.25;
+/** Residual per pixel (8-bit codes²) under which the rows say nothing: a flat picture. */
+const MIN_RESIDUAL = 0.02;
 /** Frames read at most: a sample of the excerpts is enough, and each costs ~15 ms at SD. */
 const MAX_FRAMES = 12;
 
@@ -60,6 +66,8 @@ interface Fit {
   samples: number;
   /** residual sums, [sub offset][whole-pixel shift] */
   sums: Float64Array[];
+  /** Pixels summed into each of the sums. */
+  pixels: number;
 }
 
 /** Reads planes of `width`×`height` luma, frame by frame (see the module comment). */
@@ -69,10 +77,12 @@ export function createGridMeter(width: number, height: number): GridMeter {
     period,
     samples: Math.round(width / factor / 2) * 2,
     sums: SUB_OFFSETS.map(() => new Float64Array(period)),
+    pixels: 0,
   }));
   const row = new Float64Array(width);
   const solver = createSolver(width);
   const segments = Math.floor((width - 2 * EDGE) / SEGMENT);
+  const rowStep = Math.max(ROW_STEP, Math.ceil((height - 2 * ROW_MARGIN) / MAX_ROWS));
   const segmentSums = new Float64Array(segments);
   const combos = fits.reduce((n, f) => n + f.period * SUB_OFFSETS.length, 0);
   let frames = 0;
@@ -85,7 +95,7 @@ export function createGridMeter(width: number, height: number): GridMeter {
       // favoured by the choice) are summed: on flat places every alignment fits to within the
       // coding noise, which would pull the contrast of a smooth picture towards 1.
       const perSegment: Float64Array[] = [];
-      for (let y = ROW_MARGIN; y < height - ROW_MARGIN; y += ROW_STEP) {
+      for (let y = ROW_MARGIN; y < height - ROW_MARGIN; y += rowStep) {
         const base = y * width;
         for (let x = 0; x < width; x++) row[x] = byteAt(luma, base + x);
         const rowSegments = Array.from({ length: segments }, () => new Float64Array(combos));
@@ -125,6 +135,7 @@ function addDetailed(perSegment: Float64Array[], fits: Fit[]) {
     if ((detail[i] as number) <= floor) return;
     let combo = 0;
     for (const fit of fits) {
+      fit.pixels += SEGMENT;
       for (const sums of fit.sums) {
         for (let shift = 0; shift < fit.period; shift++) {
           sums[shift] = (sums[shift] ?? 0) + (r[combo] ?? 0);
@@ -144,7 +155,8 @@ function bestGrid(fits: Fit[]): GridReading | null {
       const min = Math.min(...all);
       const others = all.filter((_, i) => i !== all.indexOf(min));
       const mean = others.reduce((a, b) => a + b, 0) / others.length;
-      if (!(mean > 0)) continue;
+      // Under rounding's own error (1/12 of a code², squared): a flat picture, nothing to read.
+      if (!(mean > MIN_RESIDUAL * fit.pixels)) continue;
       const contrast = Math.round((min / mean) * 1000) / 1000;
       if (!best || contrast < best.contrast) best = { factor: fit.factor, contrast };
     }
