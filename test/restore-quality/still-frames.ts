@@ -14,6 +14,16 @@ import { runFfmpeg } from "../../src/engines/ffmpeg.js";
 export const fixture = (name: string) =>
   fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
+/**
+ * ffmpeg filters making a still photograph into a slow 3 s zoom at PAL SD (75 frames at 25 fps,
+ * 720×576): real picture detail that moves as a tape's would.
+ */
+export const SLOW_ZOOM_SD = [
+  "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'",
+  "scale=960:720",
+  "zoompan=z='1.1+0.1*on/75':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d=75:s=720x576:fps=25",
+];
+
 export interface Frames {
   width: number;
   height: number;

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/restore/media.js";
-import { fixture } from "../../../test/restore-quality/still-frames.js";
+import { fixture, SLOW_ZOOM_SD } from "../../../test/restore-quality/still-frames.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { LIMITS } from "./limits.js";
 import { probeForPlan } from "./probe.js";
@@ -17,12 +17,7 @@ const at = (name: string) => join(dir.dir, name);
 
 /** A slow 3 s zoom into the cups, softened by a Gaussian of σ 1 px, as PAL SD MPEG-2. */
 async function softPan(out: string, rate: string[]) {
-  const pan = [
-    "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'",
-    "scale=960:720",
-    "zoompan=z='1.1+0.1*on/75':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d=75:s=720x576:fps=25",
-    "gblur=sigma=1",
-  ].join(",");
+  const pan = [...SLOW_ZOOM_SD, "gblur=sigma=1"].join(",");
   const args = ["-y", "-loop", "1", "-i", fixture("cups-640.jpg"), "-vf", pan, "-frames:v", "75"];
   await runFfmpeg([...args, "-c:v", "mpeg2video", ...rate, "-g", "12", "-bf", "2", out]);
 }

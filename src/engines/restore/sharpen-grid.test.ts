@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/restore/media.js";
-import { fixture } from "../../../test/restore-quality/still-frames.js";
+import { fixture, SLOW_ZOOM_SD } from "../../../test/restore-quality/still-frames.js";
 import { runFfmpeg } from "../ffmpeg.js";
 import { LIMITS } from "./limits.js";
 import { probeForPlan } from "./probe.js";
@@ -17,12 +17,7 @@ const at = (name: string) => join(dir.dir, name);
 
 /** A slow 3 s zoom into the ladybird as PAL SD MPEG-2, with `damage` filters after it. */
 async function pan(out: string, damage: string[]) {
-  const vf = [
-    "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'",
-    "scale=960:720",
-    "zoompan=z='1.1+0.1*on/75':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d=75:s=720x576:fps=25",
-    ...damage,
-  ].join(",");
+  const vf = [...SLOW_ZOOM_SD, ...damage].join(",");
   const args = [
     "-y",
     "-loop",
