@@ -6,12 +6,12 @@
  * picture. A picture soft by nature (haze, focus, a smooth scene) has lost its fine detail too,
  * but at no grid: every alignment fits it alike. That is what the edge measure (blur.ts) could
  * not tell apart: a lost resolution leaves a few sharp-looking edges and reads like a clean soft
- * scene. On the bench, textured pictures that lost resolution read 0.09-0.25, smooth ones
- * 0.62-0.66, and pictures at their own resolution 0.69-1.0 (limits.ts upscaledGridContrast).
+ * scene. On the bench, pictures that lost resolution read 0.05-0.48, pictures at their own
+ * resolution 0.71-0.98 (limits.ts upscaledGridContrast).
  *
  * For each factor k and each sub-pixel offset of its grid, each row's least-squares residual
  * against the linear interpolation of round(width / k) samples (a tridiagonal system, solved in
- * one pass) is summed over the most detailed quarter of each frame's 48-px stretches of rows
+ * one pass) is summed over the most detailed 5 % of each frame's 48-px stretches of rows
  * (on flat places every alignment fits within the coding noise), at every whole-pixel shift within its
  * period (2 pixels for 2×, 3 for 1.5×); the reading is the best shift's residual over the
  * others' mean. Rows only: the probe reads one field (frame-analysis.ts), where a vertical
@@ -38,9 +38,15 @@ const MAX_ROWS = 72;
 const ROW_MARGIN = 4;
 /** Columns this close to either side are left out of the residual (the grid's ends clamp). */
 const EDGE = 8;
-/** Rows are cut into segments this wide; the most detailed DETAILED_SHARE of them are read. */
+/**
+ * Rows are cut into segments this wide; the most detailed DETAILED_SHARE of them are read: the
+ * grid shows where the picture has detail. Tuning clips, the lost-resolution cells against the
+ * lowest cell at its own resolution (the bench's coarse grain, made on a coarser grid): the top
+ * quarter read 0.25 and 0.62 against 0.69, the top 10 % 0.20 and 0.52 against 0.73, the top 5 %
+ * 0.18 and 0.43 against 0.76.
+ */
 const SEGMENT = 48;
-const DETAILED_SHARE = 0.25;
+const DETAILED_SHARE = 0.05;
 /** Residual per pixel (8-bit codes²) under which the rows say nothing: a flat picture. */
 const MIN_RESIDUAL = 0.02;
 /** Frames read at most: a sample of the excerpts is enough, and each costs ~15 ms at SD. */

@@ -146,19 +146,18 @@ export const LIMITS = {
    * Studio Max also sharpens a picture enlarged from a coarser grid (grid.ts), when the best
    * alignment of a 2× or 1.5× grid leaves at most this share of the other alignments' residual
    * on the picture's most detailed places. Tuning clips (3 s, Studio Max's probe, 2026-12-01):
-   * `boats lowres-1.5` 0.25 (its sharpest edges read 0.46: sharp), `blinds lowres-2` 0.62 (a
-   * smooth picture; missed); clean, faded, blurred, blocked, slipped and interlaced cells
-   * 0.86–0.99 (`storm` 0.86, `dune blur-1.3` 0.89); coarse grain the bench makes on a coarser
-   * grid 0.69–0.92 (`dune grain-10-x3` 0.69, `forest grain-8-x2` 0.86); `dune tape-b` 0.38, its
-   * 2-px grain made on a 2× grid (it reads soft, σ 0.71, and is sharpened either way). 0.45 sits
-   * near the geometric mean of 0.25 and 0.69, clear of both; catching `blinds` would need a line
-   * between 0.62 and 0.69, fitted to two pictures. Held out, not used to choose: `moss lowres-2`
-   * 0.09 (sharp by its edges, 0.47), `planks lowres-1.5` 0.66 (soft by its edges, 0.80), the rest
-   * 0.70 (`grey blur-1.8`, soft by its edges) and 0.79 up. A held-out picture halved and enlarged
-   * by bicubic, lanczos or nearest reads a 2× grid as well (0.34–0.44 before the detailed places
-   * were chosen); 1.5× by bicubic or lanczos, or 352 → 720, does not (0.84–0.99).
+   * `boats lowres-1.5` 0.18 (its sharpest edges read 0.46: sharp), `blinds lowres-2` 0.43 (too
+   * few strong edges to read them); every cell at its own resolution 0.76–0.98 (the lowest `dune
+   * grain-10-x3`, whose 3-px grain the bench makes on a coarser grid, then `storm` 0.83), except
+   * `dune tape-b` 0.36 (its 2-px grain is made on a 2× grid; it reads soft, σ 0.71, and is
+   * sharpened either way). 0.55 sits near the geometric mean of 0.43 and 0.76. Held out, not used
+   * to choose: `moss lowres-2` 0.05 (sharp by its edges, 0.47), `planks lowres-1.5` 0.48 (soft by
+   * its edges too), every other cell 0.71 (`grey blur-1.8`, soft by its edges) and up, the
+   * closest not read soft `grey blocking-800` 0.77 (its blocks keep it unsharpened anyway). A
+   * held-out picture halved and enlarged by bicubic, lanczos or nearest reads a 2× grid as well
+   * (0.34–0.44 on the rows alone); 1.5× by bicubic or lanczos, or 352 → 720, does not (0.84–0.99).
    */
-  upscaledGridContrast: 0.45,
+  upscaledGridContrast: 0.55,
   sharpenSize: 5,
   sharpenAmount: 1,
   /**
