@@ -65,28 +65,40 @@ export interface GridMeter {
   result(): GridReading | null;
 }
 
-/** One factor's fit: the interpolation weights of each column and the normal equations. */
+/** One factor's readings: its residual sums per alignment, and the alignments' fits. */
 interface Fit {
   factor: number;
   period: number;
-  samples: number;
-  /** residual sums, [sub offset][whole-pixel shift] */
+  /** Residual sums, [sub offset][whole-pixel shift]. */
   sums: Float64Array[];
   /** Pixels summed into each of the sums. */
   pixels: number;
+  /** The least-squares fit of each alignment, [sub offset][whole-pixel shift]: row-independent. */
+  alignments: GridFit[][];
 }
 
 /** Reads planes of `width`×`height` luma, frame by frame (see the module comment). */
 export function createGridMeter(width: number, height: number): GridMeter {
-  const fits: Fit[] = FACTORS.map(({ factor, period }) => ({
-    factor,
-    period,
-    samples: Math.round(width / factor / 2) * 2,
-    sums: SUB_OFFSETS.map(() => new Float64Array(period)),
-    pixels: 0,
-  }));
+  // Widths under the minimum are never read (measure): no fit is made for them.
+  const readable = width >= 4 * EDGE + SEGMENT && height > 2 * ROW_MARGIN;
+  const fits: Fit[] = FACTORS.map(({ factor, period }) => {
+    const samples = Math.round(width / factor / 2) * 2;
+    return {
+      factor,
+      period,
+      sums: SUB_OFFSETS.map(() => new Float64Array(period)),
+      pixels: 0,
+      alignments: !readable
+        ? []
+        : SUB_OFFSETS.map((sub) =>
+            Array.from({ length: period }, (_, shift) =>
+              gridFit(width, samples, ((shift + sub) * samples) / width),
+            ),
+          ),
+    };
+  });
   const row = new Float64Array(width);
-  const solver = createSolver(width);
+  const scratch = { rhs: new Float64Array(width), sol: new Float64Array(width) };
   const segments = Math.floor((width - 2 * EDGE) / SEGMENT);
   const rowStep = Math.max(ROW_STEP, Math.ceil((height - 2 * ROW_MARGIN) / MAX_ROWS));
   const segmentSums = new Float64Array(segments);
@@ -94,7 +106,7 @@ export function createGridMeter(width: number, height: number): GridMeter {
   let frames = 0;
   return {
     measure(luma) {
-      if (frames >= MAX_FRAMES || width < 4 * EDGE + SEGMENT || height <= 2 * ROW_MARGIN) return;
+      if (frames >= MAX_FRAMES || !readable) return;
       frames++;
       // Each row's residual per segment at every (factor, offset, shift); the frame's most
       // detailed segments (by their residual over every alignment alike, so no alignment is
@@ -107,10 +119,9 @@ export function createGridMeter(width: number, height: number): GridMeter {
         const rowSegments = Array.from({ length: segments }, () => new Float64Array(combos));
         let combo = 0;
         for (const fit of fits) {
-          for (const sub of SUB_OFFSETS) {
-            for (let shift = 0; shift < fit.period; shift++) {
-              const offset = ((shift + sub) * fit.samples) / width;
-              solver.residual(row, fit.samples, offset, segmentSums);
+          for (const shifts of fit.alignments) {
+            for (const alignment of shifts) {
+              residuals(alignment, row, scratch, segmentSums);
               for (let g = 0; g < segments; g++) {
                 // cast: g < segments, the length of both
                 (rowSegments[g] as Float64Array)[combo] = segmentSums[g] as number;
@@ -171,65 +182,84 @@ function bestGrid(fits: Fit[]): GridReading | null {
 }
 
 /**
- * Least squares of one row against a linear interpolation from `m` samples whose grid sits at
- * u = (x + 0.5) · m / n − 0.5 + offset (in samples), clamped at the ends as scalers clamp. The
- * normal equations are tridiagonal (each pixel weighs two neighbouring samples): Thomas's
- * algorithm. Buffers are kept between rows.
+ * The least-squares fit of a row to a linear interpolation from `m` samples whose grid sits at
+ * u = (x + 0.5) · m / n − 0.5 + offset (in samples), clamped at the ends as scalers clamp: which
+ * two samples each pixel weighs and how, and the normal equations factored once (they are
+ * tridiagonal, each pixel weighing two neighbouring samples: Thomas's algorithm). Only the
+ * right-hand side depends on the row (`residuals`).
  */
-function createSolver(n: number) {
-  const lower = new Float64Array(n);
-  const diag = new Float64Array(n);
-  const upper = new Float64Array(n);
-  const rhs = new Float64Array(n);
-  const sol = new Float64Array(n);
+interface GridFit {
+  m: number;
+  left: Int32Array;
+  weight: Float64Array;
+  lower: Float64Array;
+  /** The forward sweep's c′ and its denominators. */
+  upperPrime: Float64Array;
+  denom: Float64Array;
+}
+
+function gridFit(n: number, m: number, offset: number): GridFit {
   const left = new Int32Array(n);
   const weight = new Float64Array(n);
-  return {
-    /** Fills `out` with the squared residual of each SEGMENT-wide stretch from EDGE on. */
-    residual(row: Float64Array, m: number, offset: number, out: Float64Array): void {
-      lower.fill(0, 0, m);
-      diag.fill(0, 0, m);
-      upper.fill(0, 0, m);
-      rhs.fill(0, 0, m);
-      for (let x = 0; x < n; x++) {
-        const u = Math.min(m - 1, Math.max(0, ((x + 0.5) * m) / n - 0.5 + offset));
-        const j = Math.min(m - 2, Math.floor(u));
-        const t = u - j;
-        const p = 1 - t;
-        const v = at(row, x);
-        left[x] = j;
-        weight[x] = t;
-        diag[j] = at(diag, j) + p * p;
-        diag[j + 1] = at(diag, j + 1) + t * t;
-        upper[j] = at(upper, j) + p * t;
-        lower[j + 1] = at(lower, j + 1) + p * t;
-        rhs[j] = at(rhs, j) + p * v;
-        rhs[j + 1] = at(rhs, j + 1) + t * v;
-      }
-      // Forward sweep (upper becomes c', rhs becomes d'); a tiny ridge keeps it regular where a
-      // sample weighs no pixel.
-      upper[0] = at(upper, 0) / (at(diag, 0) + 1e-9);
-      rhs[0] = at(rhs, 0) / (at(diag, 0) + 1e-9);
-      for (let j = 1; j < m; j++) {
-        const denom = at(diag, j) + 1e-9 - at(lower, j) * at(upper, j - 1);
-        upper[j] = at(upper, j) / denom;
-        rhs[j] = (at(rhs, j) - at(lower, j) * at(rhs, j - 1)) / denom;
-      }
-      sol[m - 1] = at(rhs, m - 1);
-      for (let j = m - 2; j >= 0; j--) sol[j] = at(rhs, j) - at(upper, j) * at(sol, j + 1);
-      for (let g = 0; g < out.length; g++) {
-        let sum = 0;
-        const from = EDGE + g * SEGMENT;
-        for (let x = from; x < from + SEGMENT; x++) {
-          const j = at(left, x);
-          const t = at(weight, x);
-          const d = at(row, x) - ((1 - t) * at(sol, j) + t * at(sol, j + 1));
-          sum += d * d;
-        }
-        out[g] = sum;
-      }
-    },
-  };
+  const lower = new Float64Array(m);
+  const diag = new Float64Array(m);
+  const upper = new Float64Array(m);
+  for (let x = 0; x < n; x++) {
+    const u = Math.min(m - 1, Math.max(0, ((x + 0.5) * m) / n - 0.5 + offset));
+    const j = Math.min(m - 2, Math.floor(u));
+    const t = u - j;
+    const p = 1 - t;
+    left[x] = j;
+    weight[x] = t;
+    diag[j] = at(diag, j) + p * p;
+    diag[j + 1] = at(diag, j + 1) + t * t;
+    upper[j] = at(upper, j) + p * t;
+    lower[j + 1] = at(lower, j + 1) + p * t;
+  }
+  // A tiny ridge keeps the system regular where a sample weighs no pixel.
+  const upperPrime = new Float64Array(m);
+  const denom = new Float64Array(m);
+  denom[0] = at(diag, 0) + 1e-9;
+  upperPrime[0] = at(upper, 0) / at(denom, 0);
+  for (let j = 1; j < m; j++) {
+    denom[j] = at(diag, j) + 1e-9 - at(lower, j) * at(upperPrime, j - 1);
+    upperPrime[j] = at(upper, j) / at(denom, j);
+  }
+  return { m, left, weight, lower, upperPrime, denom };
+}
+
+/** Fills `out` with one row's squared residual against `fit` over each SEGMENT-wide stretch. */
+function residuals(
+  fit: GridFit,
+  row: Float64Array,
+  scratch: { rhs: Float64Array; sol: Float64Array },
+  out: Float64Array,
+): void {
+  const { m, left, weight, lower, upperPrime, denom } = fit;
+  const { rhs, sol } = scratch;
+  rhs.fill(0, 0, m);
+  for (let x = 0; x < row.length; x++) {
+    const j = at(left, x);
+    const t = at(weight, x);
+    const v = at(row, x);
+    rhs[j] = at(rhs, j) + (1 - t) * v;
+    rhs[j + 1] = at(rhs, j + 1) + t * v;
+  }
+  rhs[0] = at(rhs, 0) / at(denom, 0);
+  for (let j = 1; j < m; j++) rhs[j] = (at(rhs, j) - at(lower, j) * at(rhs, j - 1)) / at(denom, j);
+  sol[m - 1] = at(rhs, m - 1);
+  for (let j = m - 2; j >= 0; j--) sol[j] = at(rhs, j) - at(upperPrime, j) * at(sol, j + 1);
+  for (let g = 0; g < out.length; g++) {
+    let sum = 0;
+    const from = EDGE + g * SEGMENT;
+    for (let x = from; x < from + SEGMENT; x++) {
+      const j = at(left, x);
+      const t = at(weight, x);
+      const d = at(row, x) - ((1 - t) * at(sol, j) + t * at(sol, j + 1));
+      sum += d * d;
+    }
+    out[g] = sum;
+  }
 }
 
 /** A typed array's element; the index is in range by construction in the loops above. */

@@ -303,13 +303,16 @@ export function decideSharpen(
     : blocked
       ? "soft, but compression blocks: not sharpened"
       : "sharpen";
-  const read = [
-    hasBlur ? `sharpest edges blurred by σ ${blur} px` : null,
-    hasGrid && enlarged
+  // The grid is named where it decides, or where it is all that was read (too few edges).
+  const gridRead = !hasGrid
+    ? null
+    : enlarged
       ? `enlarged ${grid.factor}× from a coarser grid (phase contrast ${grid.contrast})`
-      : null,
-  ].filter((s) => s !== null);
-  notes.push(`${read.length ? read.join("; ") : "sharpness not read"} → ${verdict}`);
+      : hasBlur
+        ? null
+        : `too few strong edges to read, no enlargement read (phase contrast ${grid.contrast})`;
+  const read = [hasBlur ? `sharpest edges blurred by σ ${blur} px` : null, gridRead];
+  notes.push(`${read.filter((r) => r !== null).join("; ")} → ${verdict}`);
   return soft && !blocked ? { size: LIMITS.sharpenSize, amount: LIMITS.sharpenAmount } : null;
 }
 
