@@ -107,6 +107,20 @@ export const UploadProgress = z
   })
   .openapi("UploadProgress");
 
+/**
+ * A part's report answers the upload's state; asked `brief`, without the list of parts and
+ * the list of those missing (an uploader of thousands of parts reads the counts only).
+ */
+export const UploadReport = UploadProgress.extend({
+  parts: UploadProgress.shape.parts.optional().openapi({
+    description:
+      "The parts that arrived whole, by number (left out when the report asked `brief`).",
+  }),
+  missing: UploadProgress.shape.missing.optional().openapi({
+    description: "Part numbers still to send (left out when the report asked `brief`).",
+  }),
+}).openapi("UploadReport");
+
 /** How far a job's upload in parts got, as the job shows it (its state has the parts). */
 export const UploadSummary = z
   .object({
@@ -129,3 +143,5 @@ export type UploadPlanView = z.input<typeof UploadPlan>;
 export type PartTicketView = z.input<typeof PartTicket>;
 /** UploadProgress, as services build it. */
 export type UploadProgressView = z.input<typeof UploadProgress>;
+/** UploadReport, as services build it. */
+export type UploadReportView = z.input<typeof UploadReport>;

@@ -65,6 +65,8 @@ export interface LocalMultipart {
 const DATA = "data";
 const PLAN = "plan.json";
 const recordName = (n: number) => `part-${String(n).padStart(5, "0")}.json`;
+/** Part records read at once when an upload's parts are listed. */
+const LIST_READS_IN_FLIGHT = 16;
 
 /** What every call needs: the disk the objects live on and the uploads' in-memory locks. */
 interface MultipartContext {
@@ -112,12 +114,18 @@ async function listRecords(dir: string, only?: number): Promise<StoredPart[]> {
     if (err.code === "ENOENT") throw gone();
     throw err;
   });
-  const parts: StoredPart[] = [];
-  for (const name of names.filter((n) => /^part-\d{5}\.json$/.test(n)).sort()) {
-    const record = await readJson<StoredPart>(join(dir, name));
-    if (record) parts.push(record);
-  }
-  return parts;
+  const files = names.filter((n) => /^part-\d{5}\.json$/.test(n)).sort();
+  const records: (StoredPart | null)[] = new Array(files.length).fill(null);
+  // Several reads in flight: one at a time, 9,000 records took 3.4-4.3 s to list here.
+  let next = 0;
+  const reader = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      // cast: i < files.length (the loop bound)
+      records[i] = await readJson<StoredPart>(join(dir, files[i] as string));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIST_READS_IN_FLIGHT, files.length) }, reader));
+  return records.filter((r): r is StoredPart => r !== null);
 }
 
 /** Writes one part under its lease: the newest PUT of a part wins, an aborted one stops. */

@@ -99,7 +99,8 @@ export function createKinora(options: KinoraOptions): Kinora {
           links: (parts, signal) =>
             call("getRestorePartLinks", { id: jobId, parts }, { signal }).then((r) => r.parts),
           report: async (part, signal) => {
-            await call("reportRestorePart", { id: jobId, ...part }, { signal });
+            // The counts only: the whole list of parts on every report grows with the upload.
+            await call("reportRestorePart", { id: jobId, ...part, brief: true }, { signal });
           },
         },
         source,

@@ -509,6 +509,21 @@ export interface Schemas {
     /** Deprecated: the name `checksum` had for uploads whose plan says `sha256`, still taken for them. */
     sha256?: string;
   };
+  UploadReport: Schemas["UploadProgress"] & {
+    /** The parts that arrived whole, by number (left out when the report asked `brief`). */
+    parts?: Schemas["ReceivedPart"][];
+    /** Part numbers still to send (left out when the report asked `brief`). */
+    missing?: number[];
+  };
+  ReceivedPart: {
+    part_number: number;
+    size_bytes: number;
+    etag: string;
+    /** The part's checksum (the plan's algorithm). */
+    checksum: string;
+    /** Deprecated: `checksum` again, for uploads whose plan says sha256. */
+    sha256?: string;
+  };
   UploadProgress: {
     /** open: parts are taken; completing: being joined; completed: the file is whole; aborted: its parts were deleted. */
     status: "open" | "completing" | "completed" | "aborted";
@@ -524,15 +539,6 @@ export interface Schemas {
     /** Part numbers still to send. */
     missing: number[];
     expires_at: string;
-  };
-  ReceivedPart: {
-    part_number: number;
-    size_bytes: number;
-    etag: string;
-    /** The part's checksum (the plan's algorithm). */
-    checksum: string;
-    /** Deprecated: `checksum` again, for uploads whose plan says sha256. */
-    sha256?: string;
   };
   MotionConfig: {
     /** Each size with its price in cents. */
@@ -779,8 +785,9 @@ export type CreateRestoreRequest = Schemas["CreateRestoreRequest"];
 export type RestorePictures = Schemas["RestorePictures"];
 export type PartTicket = Schemas["PartTicket"];
 export type PartRequest = Schemas["PartRequest"];
-export type UploadProgress = Schemas["UploadProgress"];
+export type UploadReport = Schemas["UploadReport"];
 export type ReceivedPart = Schemas["ReceivedPart"];
+export type UploadProgress = Schemas["UploadProgress"];
 export type MotionConfig = Schemas["MotionConfig"];
 export type Clip = Schemas["Clip"];
 export type PreviewJob = Schemas["PreviewJob"];
@@ -1645,10 +1652,12 @@ export interface Operations {
       checksum?: string;
       /** Deprecated: `checksum`, as it was named for uploads whose plan says sha256. */
       sha256?: string;
+      /** true: answer the counts only (received_parts, received_bytes), without the list of parts and the list of those missing — what an uploader reporting part after part wants: the lists grow with every part (about 80 bytes a part). */
+      brief?: boolean;
     };
     output: {
       job_id: string;
-      upload: Schemas["UploadProgress"];
+      upload: Schemas["UploadReport"];
     };
     errors:
       | "already_uploaded"

@@ -110,6 +110,31 @@ export async function savePart(db: Db, part: PartRow): Promise<void> {
     .execute();
 }
 
+/** Rows per INSERT when many parts are recorded at once (bind parameters: 6 a row). */
+const SAVE_BATCH = 500;
+
+/**
+ * Records (or replaces) many parts, a few hundred rows a statement: a resumer's first read
+ * after a crash may find thousands the store holds and nobody reported (9,000 one at a time
+ * took 8.8-9.2 s on PGlite).
+ */
+export async function saveParts(db: Db, parts: readonly PartRow[]): Promise<void> {
+  for (let i = 0; i < parts.length; i += SAVE_BATCH) {
+    await db
+      .insertInto("multipart_upload_parts")
+      .values(parts.slice(i, i + SAVE_BATCH))
+      .onConflict((oc) =>
+        oc.columns(["upload_id", "part_number"]).doUpdateSet((eb) => ({
+          size_bytes: eb.ref("excluded.size_bytes"),
+          etag: eb.ref("excluded.etag"),
+          checksum: eb.ref("excluded.checksum"),
+          received_at: eb.ref("excluded.received_at"),
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Forgets parts the store no longer holds. */
 export async function dropParts(
   db: Db,

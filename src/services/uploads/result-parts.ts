@@ -81,11 +81,12 @@ export async function recordResultPart(
   part: { part_number: number; etag: string; sha256: string },
 ): Promise<void> {
   const row = await resultUpload(deps, key, uploadId);
-  await recordPart(deps, row, {
-    partNumber: part.part_number,
-    etag: part.etag,
-    sha256: part.sha256,
-  });
+  await recordPart(
+    deps,
+    row,
+    { partNumber: part.part_number, etag: part.etag, sha256: part.sha256 },
+    { brief: true },
+  );
 }
 
 /** Joins the parts recorded; the joined size must be the declared one. Answers the size. */

@@ -15,6 +15,7 @@ import type {
   PartTicketView,
   UploadPlanView,
   UploadProgressView,
+  UploadReportView,
   UploadSummaryView,
 } from "../../api/uploads.js";
 import { ApiError, conflict, invalidField, wrongState } from "../../domain/errors.js";
@@ -23,23 +24,18 @@ import {
   type ChecksumAlgorithm,
   isBase64Digest,
   isPartNumber,
-  missingParts,
   type PartChecksum,
-  type PartPlan,
   partSize,
   planParts,
 } from "../../domain/uploads.js";
 import { MultipartError, type StoredPart } from "../../storage/blob-store.js";
 import { abortRow } from "./abort.js";
 import type { UploadsDeps } from "./deps.js";
+import { briefProgress, fullProgress, unquote } from "./progress.js";
 import {
-  allParts,
-  dropParts,
   findLatest,
   findUnfinished,
   insertUpload,
-  type PartRow,
-  partsOf,
   planOf,
   savePart,
   summariesByKey,
@@ -236,13 +232,15 @@ async function storeParts(
 /**
  * Records part `partNumber` as arrived, with the ETag its PUT answered. Where the store can
  * list its parts the part must be there with that ETag and the plan's size; elsewhere the
- * caller's word stands until complete, which the store checks against the ETags.
+ * caller's word stands until complete, which the store checks against the ETags. Answers the
+ * upload's state: with `brief`, its counts only (./progress.ts).
  */
 export async function recordPart(
   deps: UploadsDeps,
   row: UploadRow,
   input: { partNumber: number; etag: string } & PartChecksumFields,
-): Promise<UploadProgressView> {
+  opts: { brief?: boolean } = {},
+): Promise<UploadReportView> {
   assertOpen(row);
   const plan = planOf(row);
   if (!isPartNumber(plan, input.partNumber)) {
@@ -276,7 +274,7 @@ export async function recordPart(
     checksum,
     received_at: deps.clock(),
   });
-  return progress(deps, row, null);
+  return opts.brief ? briefProgress(deps, row) : fullProgress(deps, row, null);
 }
 
 /**
@@ -288,83 +286,8 @@ export async function uploadProgress(
   row: UploadRow,
 ): Promise<UploadProgressView> {
   const listed = row.status === "open" ? await storeParts(deps, row) : null;
-  return progress(deps, row, listed);
+  return fullProgress(deps, row, listed);
 }
-
-async function progress(
-  deps: UploadsDeps,
-  row: UploadRow,
-  listed: StoredPart[] | null,
-): Promise<UploadProgressView> {
-  const plan = planOf(row);
-  let parts = await partsOf(deps.db, row.id);
-  if (listed !== null) parts = await reconcile(deps, row, plan, parts, listed);
-  const arrived = row.status === "completed" ? allParts(plan) : parts.map((p) => p.part_number);
-  const receivedBytes =
-    row.status === "completed"
-      ? plan.sizeBytes
-      : parts.reduce((sum, p) => sum + Number(p.size_bytes), 0);
-  return {
-    status: row.status,
-    size_bytes: plan.sizeBytes,
-    part_size_bytes: plan.partSizeBytes,
-    part_count: plan.partCount,
-    checksum: row.checksum_algorithm,
-    received_bytes: receivedBytes,
-    received_parts: arrived.length,
-    parts: parts.map((p) => ({
-      part_number: p.part_number,
-      size_bytes: Number(p.size_bytes),
-      etag: p.etag,
-      checksum: p.checksum,
-      // The field's name before parts could carry CRC32: kept for SHA-256 uploads' old callers.
-      ...(row.checksum_algorithm === "sha256" ? { sha256: p.checksum } : {}),
-    })),
-    missing: missingParts(plan, arrived),
-    expires_at: row.expires_at.toISOString(),
-  };
-}
-
-/** The record made to agree with the store's listing (only parts of the plan's size count). */
-async function reconcile(
-  deps: UploadsDeps,
-  row: UploadRow,
-  plan: PartPlan,
-  recorded: PartRow[],
-  listed: StoredPart[],
-): Promise<PartRow[]> {
-  const held = new Map(
-    listed
-      .filter(
-        (p) => isPartNumber(plan, p.partNumber) && p.sizeBytes === partSize(plan, p.partNumber),
-      )
-      .map((p) => [p.partNumber, p]),
-  );
-  const gone = recorded.filter(
-    (r) => unquote(held.get(r.part_number)?.etag ?? "") !== unquote(r.etag),
-  );
-  await dropParts(
-    deps.db,
-    row.id,
-    gone.map((r) => r.part_number),
-  );
-  const kept = new Set(recorded.filter((r) => !gone.includes(r)).map((r) => r.part_number));
-  for (const p of held.values()) {
-    if (kept.has(p.partNumber) || p.checksum === null) continue;
-    // A part that arrived but was never reported (the caller stopped before telling us).
-    await savePart(deps.db, {
-      upload_id: row.id,
-      part_number: p.partNumber,
-      size_bytes: p.sizeBytes,
-      etag: p.etag,
-      checksum: p.checksum,
-      received_at: deps.clock(),
-    });
-  }
-  return partsOf(deps.db, row.id);
-}
-
-const unquote = (etag: string) => etag.replace(/"/g, "");
 
 /** A part's checksum as a caller gives it: `checksum`, or `sha256` (its name before CRC32). */
 export interface PartChecksumFields {

@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineContract } from "../../../api/operation.js";
 import { JobIdField } from "../../../api/schemas.js";
-import { PartRequest, PartTicket, UploadProgress } from "../../../api/uploads.js";
+import { PartRequest, PartTicket, UploadProgress, UploadReport } from "../../../api/uploads.js";
 import { S3_PART_LIMITS } from "../../../domain/uploads.js";
 import { JobEnvelope } from "./schemas.js";
 
@@ -96,12 +96,16 @@ export const reportRestorePart = defineContract({
             "Deprecated: `checksum`, as it was named for uploads whose plan says sha256.",
           deprecated: true,
         }),
+      brief: z.boolean({ error: "must be true or false" }).optional().meta({
+        description:
+          "true: answer the counts only (received_parts, received_bytes), without the list of parts and the list of those missing — what an uploader reporting part after part wants: the lists grow with every part (about 80 bytes a part).",
+      }),
     })
     .strict()
     .openapi({
-      example: { part_number: 1, etag: '"3610a686"', checksum: "NhCmhg==" },
+      example: { part_number: 1, etag: '"3610a686"', checksum: "NhCmhg==", brief: true },
     }),
-  output: UploadState,
+  output: z.object({ job_id: z.string(), upload: UploadReport }),
   errors: [...UPLOAD_ERRORS, "invalid_field", "not_uploaded", "upload_mismatch"],
   examples: {
     ...SAID,
@@ -116,7 +120,7 @@ export const reportRestorePart = defineContract({
     summary: "Record a part that arrived",
     description:
       "After a part's PUT answered 200: its ETag, so the upload's record (read by a resumer on any machine) holds it. Where the store lists its parts (S3, the local store) the part must be there with that ETag and the plan's size (400 otherwise); reporting a part again records it once. The uploader may skip this where the store lists parts: the state and complete read the store.",
-    answer: "The upload's state.",
+    answer: "The upload's state (with `brief`, its counts only).",
   },
 });
 

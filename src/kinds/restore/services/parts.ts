@@ -7,7 +7,12 @@
  * Parts are taken while the job waits for its file (awaiting_upload, pending_payment); a
  * cancelled or expired job's upload is aborted and its parts deleted.
  */
-import type { PartTicketView, UploadPlanView, UploadProgressView } from "../../../api/uploads.js";
+import type {
+  PartTicketView,
+  UploadPlanView,
+  UploadProgressView,
+  UploadReportView,
+} from "../../../api/uploads.js";
 import { ApiError, invalidField, wrongState } from "../../../domain/errors.js";
 import { isRecord } from "../../../domain/records.js";
 import { PART_CHECKSUM_HOW } from "../../../domain/uploads.js";
@@ -125,17 +130,18 @@ export async function restorePartLinks(
   return { job_id: row.id, parts: await partTickets(p, upload, parts) };
 }
 
-/** Records a part the caller sent (with the ETag its PUT answered); the upload's state. */
+/** Records a part the caller sent (with the ETag its PUT answered); the upload's state (`brief`: its counts). */
 export async function reportRestorePart(
   p: RestoreDeps,
   principal: Principal | undefined,
   id: string,
   part: { partNumber: number; etag: string } & PartChecksumFields,
-): Promise<{ job_id: string; upload: UploadProgressView }> {
+  opts: { brief?: boolean } = {},
+): Promise<{ job_id: string; upload: UploadReportView }> {
   const row = await visibleJob(p, principal, id);
   assertTakesFile(row);
   const upload = await uploadFor(p, row);
-  return { job_id: row.id, upload: await recordPart(p, upload, part) };
+  return { job_id: row.id, upload: await recordPart(p, upload, part, opts) };
 }
 
 /** Which parts arrived and which are missing: what a resumer reads first. */

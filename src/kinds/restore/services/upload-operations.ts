@@ -20,12 +20,18 @@ const links = implement(uc.getRestorePartLinks, async (p: RestoreDeps, a, ctx) =
 );
 
 const report = implement(uc.reportRestorePart, async (p: RestoreDeps, a, ctx) =>
-  reportRestorePart(p, ctx.principal, a.job_id, {
-    partNumber: a.part_number,
-    etag: a.etag,
-    checksum: a.checksum,
-    sha256: a.sha256,
-  }),
+  reportRestorePart(
+    p,
+    ctx.principal,
+    a.job_id,
+    {
+      partNumber: a.part_number,
+      etag: a.etag,
+      checksum: a.checksum,
+      sha256: a.sha256,
+    },
+    { brief: a.brief },
+  ),
 );
 
 const state = implement(uc.getRestoreUpload, async (p: RestoreDeps, a, ctx) =>
