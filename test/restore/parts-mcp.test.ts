@@ -110,6 +110,8 @@ describe("a restore's file in parts through MCP", () => {
     const state = (await call(client, "get_restore", { job_id: id })).structuredContent;
     expect(state.job.status).toBe("awaiting_upload");
     expect(state.upload).toMatchObject({ received_parts: 2, missing: [1, 3, 5] });
+    // Each part's record is the uploaders' (GET …/upload), not the assistant's context.
+    expect(state.upload.parts).toBeUndefined();
     expect(state.links).toBeUndefined();
     const early = await call(client, "start_restore", { job_id: id });
     expect(early.isError).toBe(true);

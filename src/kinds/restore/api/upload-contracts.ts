@@ -187,8 +187,9 @@ export const FollowPartsFields = {
 
 /** What get_restore adds for a file sent in parts. */
 export const FollowPartsOutput = {
-  upload: UploadProgress.optional().openapi({
-    description: "A file sent in parts: the parts that arrived and those missing.",
+  upload: UploadReport.optional().openapi({
+    description:
+      "A file sent in parts: how many parts arrived and the numbers of those missing (each arrived part's record, ETag and checksum, is for uploaders: GET /cloud/jobs/{id}/upload).",
   }),
   links: z.array(PartTicket).optional().openapi({
     description: "With parts: PUT each part's bytes to its url with its headers.",

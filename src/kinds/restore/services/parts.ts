@@ -164,7 +164,7 @@ export async function followParts(
   principal: Principal,
   id: string,
   given?: readonly unknown[],
-): Promise<{ upload?: UploadProgressView; links?: PartTicketView[] }> {
+): Promise<{ upload?: UploadReportView; links?: PartTicketView[] }> {
   const parts = given?.map((item, i) => partRequest(item, i));
   const row = await visibleJob(p, principal, id);
   const inParts = row.source_url === null && takesParts(p, Number(row.size_bytes));
@@ -176,7 +176,10 @@ export async function followParts(
   const upload = await uploadFor(p, row).catch(() => undefined);
   if (!upload) return {};
   const links = parts ? await partTickets(p, upload, parts) : undefined;
-  return { upload: await uploadProgress(p, upload), ...(links ? { links } : {}) };
+  // Without each arrived part's record: an assistant needs what is missing, and 745 records
+  // (50 GB in 64 MiB parts) are 64 KB of JSON in its context on every read.
+  const { parts: _records, ...state } = await uploadProgress(p, upload);
+  return { upload: state, ...(links ? { links } : {}) };
 }
 
 /** One item of get_restore's `parts`, shaped; its number and checksum are checked with the plan. */
