@@ -129,7 +129,8 @@ export async function uploadParts(
   for (const n of had) options.onPart?.(n, "had");
   progress();
   const queue: number[] = [];
-  for (let n = 1; n <= state.part_count; n++) if (!had.includes(n)) queue.push(n);
+  const kept = new Set(had);
+  for (let n = 1; n <= state.part_count; n++) if (!kept.has(n)) queue.push(n);
   const result: PartsUploadResult = { sent: [], had, puts: 0 };
   // One failed part stops the others: the error is the upload's.
   const stop = new AbortController();
