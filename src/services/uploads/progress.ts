@@ -95,7 +95,8 @@ async function reconcile(
   const gone = recorded.filter(
     (r) => unquote(held.get(r.part_number)?.etag ?? "") !== unquote(r.etag),
   );
-  const kept = new Set(recorded.filter((r) => !gone.includes(r)).map((r) => r.part_number));
+  const lost = new Set(gone);
+  const kept = new Set(recorded.filter((r) => !lost.has(r)).map((r) => r.part_number));
   const unreported: PartRow[] = [];
   for (const p of held.values()) {
     if (kept.has(p.partNumber) || p.checksum === null) continue;
