@@ -2,7 +2,7 @@
  * Where an upload in parts stands, as callers read it: every part that arrived and every part
  * still missing (what a resumer needs), or only the counts (what an uploader reporting part
  * after part needs: with thousands of parts the whole list on every report made an upload
- * quadratic — at 9,347 parts each report answered 747 KB and took 130-180 ms on PGlite).
+ * quadratic — at 9,347 parts each report answered 747 KB and took 130-290 ms on PGlite).
  *
  * Where the store lists its parts, its listing is the truth and kinora's record is made to agree
  * with it here: parts the store no longer holds are forgotten, parts it holds that nobody

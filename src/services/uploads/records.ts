@@ -95,19 +95,8 @@ export function partsOf(db: Db, uploadId: string): Promise<PartRow[]> {
 }
 
 /** Records (or replaces) a part that arrived. */
-export async function savePart(db: Db, part: PartRow): Promise<void> {
-  await db
-    .insertInto("multipart_upload_parts")
-    .values(part)
-    .onConflict((oc) =>
-      oc.columns(["upload_id", "part_number"]).doUpdateSet({
-        size_bytes: part.size_bytes,
-        etag: part.etag,
-        checksum: part.checksum,
-        received_at: part.received_at,
-      }),
-    )
-    .execute();
+export function savePart(db: Db, part: PartRow): Promise<void> {
+  return saveParts(db, [part]);
 }
 
 /** Rows per INSERT when many parts are recorded at once (bind parameters: 6 a row). */
