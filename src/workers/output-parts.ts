@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
+import { inLanes, oneTo } from "../domain/lanes.js";
 import { recordOf } from "../domain/records.js";
 import type { WorkItem } from "../jobs/work.js";
 import { requestBodyOf, type StreamedRequestInit } from "../net/web-streams.js";
@@ -144,20 +145,16 @@ export async function sendResultInParts(
   // The first part that fails for good stops the others (no bytes sent for nothing).
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
-  let next = 1;
-  const lane = async () => {
-    while (next <= up.part_count && !both.aborted) {
-      const n = next++;
-      try {
-        await sendPartWithRetries(fetchImpl, item, filePath, up, n, both);
-      } catch (err) {
-        stop.abort();
-        throw err;
-      }
+  const send = async (n: number) => {
+    try {
+      await sendPartWithRetries(fetchImpl, item, filePath, up, n, both);
+    } catch (err) {
+      stop.abort();
+      throw err;
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, up.part_count) }, lane));
+    await inLanes(oneTo(up.part_count), send, { lanes: PARTS_IN_FLIGHT, signal });
     const done = await call(
       fetchImpl,
       item,

@@ -7,6 +7,7 @@
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { inLanes } from "../../domain/lanes.js";
 import type { BlobStore } from "../../storage/blob-store.js";
 import { isValidKey } from "../../storage/keys.js";
 import { createLocalDisk } from "../../storage/local-disk.js";
@@ -81,18 +82,16 @@ export async function uploadObjects(
   opts: UploadOptions = {},
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    for (;;) {
-      const obj = objects[next++];
-      if (!obj) return;
+  await inLanes(
+    objects,
+    async (obj) => {
       const problem = await uploadOne(obj, store);
       if (problem) problems.push(problem);
       opts.onObject?.(++done, objects.length);
-    }
-  };
-  await Promise.all(Array.from({ length: opts.concurrency ?? 4 }, worker));
+    },
+    { lanes: opts.concurrency ?? 4 },
+  );
   return problems.sort((a, b) => (a.subject < b.subject ? -1 : 1));
 }
 
