@@ -138,16 +138,20 @@ export function missingParts(plan: PartPlan, arrived: Iterable<number>): number[
   return missing;
 }
 
-/** "3, 5, 7–12": part numbers in ranges, the first `max` numbers at most. */
-export function describeParts(numbers: readonly number[], max = 20): string {
-  const shown = numbers.slice(0, max);
+/**
+ * "3, 5, 7–12": part numbers (ascending) as ranges, the first `maxRanges` of them at most and
+ * then how many parts more. A whole upload missing is "1–9347", not 9,347 numbers.
+ */
+export function describeParts(numbers: readonly number[], maxRanges = 20): string {
   const ranges: string[] = [];
-  for (let i = 0; i < shown.length; ) {
+  let i = 0;
+  for (; i < numbers.length && ranges.length < maxRanges; ) {
     let j = i;
-    while (j + 1 < shown.length && at(shown, j + 1) === at(shown, j) + 1) j++;
-    ranges.push(i === j ? `${shown[i]}` : `${shown[i]}–${shown[j]}`);
+    while (j + 1 < numbers.length && at(numbers, j + 1) === at(numbers, j) + 1) j++;
+    ranges.push(i === j ? `${numbers[i]}` : `${numbers[i]}–${numbers[j]}`);
     i = j + 1;
   }
-  const more = numbers.length > max ? ` and ${numbers.length - max} more` : "";
+  const rest = numbers.length - i;
+  const more = rest > 0 ? ` and ${rest} more part${rest === 1 ? "" : "s"}` : "";
   return `${ranges.join(", ")}${more}`;
 }

@@ -88,6 +88,8 @@ describe("a restore's file in parts through MCP", () => {
     expect(c.next).toContain("video_url (up to 2 GB) avoids uploading at all");
     expect(c.next).toMatch(/When every part is there, then call the start_restore tool/);
     expect(c.next).not.toMatch(/\/cloud\/jobs/);
+    const fresh = (await call(client, "get_restore", { job_id: id })).structuredContent;
+    expect(fresh.upload).toMatchObject({ received_parts: 0, missing_parts: "1–5" });
 
     // Bad input: a part outside the plan, a malformed checksum; start with parts missing.
     for (const [parts, field] of [
@@ -109,9 +111,11 @@ describe("a restore's file in parts through MCP", () => {
     // A new conversation resumes: get_restore alone says what arrived and what is missing.
     const state = (await call(client, "get_restore", { job_id: id })).structuredContent;
     expect(state.job.status).toBe("awaiting_upload");
-    expect(state.upload).toMatchObject({ received_parts: 2, missing: [1, 3, 5] });
-    // Each part's record is the uploaders' (GET …/upload), not the assistant's context.
+    expect(state.upload).toMatchObject({ received_parts: 2, missing_parts: "1, 3, 5" });
+    // Each part's record is the uploaders' (GET …/upload), not the assistant's context, and
+    // the missing numbers come as ranges.
     expect(state.upload.parts).toBeUndefined();
+    expect(state.upload.missing).toBeUndefined();
     expect(state.links).toBeUndefined();
     const early = await call(client, "start_restore", { job_id: id });
     expect(early.isError).toBe(true);

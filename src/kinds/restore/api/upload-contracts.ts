@@ -185,11 +185,26 @@ export const FollowPartsFields = {
     .meta({ description: "[{part_number, checksum (base64, the plan's algorithm)}] to link." }),
 };
 
+/**
+ * An upload in parts as get_restore shows it: the counts, and the missing parts as ranges (a
+ * 50 GB file in 5 MiB parts is 9,347 numbers; as ranges, "1–9347"). Each arrived part's record
+ * is for uploaders (GET /cloud/jobs/{id}/upload), not an assistant's context.
+ */
+export const FollowUploadState = UploadProgress.omit({ parts: true, missing: true })
+  .extend({
+    missing_parts: z.string().openapi({
+      description:
+        'Part numbers still to send, as ranges ("1–3, 7, 9–120"); empty once every part arrived.',
+    }),
+  })
+  .openapi("FollowUploadState");
+export type FollowUploadView = z.input<typeof FollowUploadState>;
+
 /** What get_restore adds for a file sent in parts. */
 export const FollowPartsOutput = {
-  upload: UploadReport.optional().openapi({
+  upload: FollowUploadState.optional().openapi({
     description:
-      "A file sent in parts: how many parts arrived and the numbers of those missing (each arrived part's record, ETag and checksum, is for uploaders: GET /cloud/jobs/{id}/upload).",
+      "A file sent in parts: how many parts arrived and which are missing, as ranges (each arrived part's record, ETag and checksum, is for uploaders: GET /cloud/jobs/{id}/upload).",
   }),
   links: z.array(PartTicket).optional().openapi({
     description: "With parts: PUT each part's bytes to its url with its headers.",
