@@ -92,6 +92,14 @@ describe("inLanes", () => {
     await inLanes(["a", "b"], async (_item, i) => void seen.push(i), { lanes: 16 });
     expect(seen).toEqual([0, 1]);
     expect(oneTo(0)).toEqual([]);
+  });
+
+  it("refuses a lane count that would run nothing, before running anything", async () => {
+    for (const lanes of [0, Number.NaN, -2]) {
+      let ran = 0;
+      await expect(inLanes([1, 2], async () => void ran++, { lanes })).rejects.toThrow(RangeError);
+      expect(ran).toBe(0);
+    }
     expect(oneTo(3)).toEqual([1, 2, 3]);
   });
 });

@@ -8,7 +8,7 @@
 
 /** How `inLanes` runs: how many at once, and a signal that stops it taking more. */
 export interface LanesOptions {
-  /** Items in flight at most (at least 1). */
+  /** Items in flight at most: 1 or more (anything else is refused with a RangeError). */
   lanes: number;
   /** Once aborted, no lane takes another item; `inLanes` then rejects with its reason. */
   signal?: AbortSignal;
@@ -39,7 +39,9 @@ export async function inLanes<T>(
       }
     }
   };
-  const count = Math.min(Math.max(1, Math.floor(lanes)), items.length);
+  // A count that is not a number would make no lanes at all: nothing done, and no error said.
+  if (!(lanes >= 1)) throw new RangeError(`lanes must be a number from 1 up, got ${lanes}`);
+  const count = Math.min(Math.floor(lanes), items.length);
   await Promise.all(Array.from({ length: count }, lane));
   if (stopped.failure) throw stopped.failure.error;
   signal?.throwIfAborted();
