@@ -25,6 +25,8 @@ export async function inLanes<T>(
   work: (item: T, index: number) => Promise<void>,
   { lanes, signal }: LanesOptions,
 ): Promise<void> {
+  // A count that is not a number would make no lanes at all: nothing done, and no error said.
+  if (!(lanes >= 1)) throw new RangeError(`lanes must be a number from 1 up, got ${lanes}`);
   let next = 0;
   // The first failure, kept in an object: set inside the lanes, read after them.
   const stopped: { failure?: { error: unknown } } = {};
@@ -39,8 +41,6 @@ export async function inLanes<T>(
       }
     }
   };
-  // A count that is not a number would make no lanes at all: nothing done, and no error said.
-  if (!(lanes >= 1)) throw new RangeError(`lanes must be a number from 1 up, got ${lanes}`);
   const count = Math.min(Math.floor(lanes), items.length);
   await Promise.all(Array.from({ length: count }, lane));
   if (stopped.failure) throw stopped.failure.error;
