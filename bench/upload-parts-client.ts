@@ -3,6 +3,7 @@
  * the SDK's uploadParts sends the file through the bench server's upload routes, then asks it
  * to complete. Prints `<seconds> <peak RSS MB> <CPU seconds>` (its start-up excluded).
  * Usage: tsx bench/upload-parts-client.ts <server> <key> <file> <concurrency>
+ * (BENCH_PHASES=1: the timeline of each upload on stderr, below.)
  */
 import { type PartsTransport, uploadParts } from "../packages/client/src/index.js";
 
@@ -36,8 +37,28 @@ const sampler = setInterval(() => {
 const cpu0 = process.cpuUsage();
 const faults0 = process.resourceUsage().minorPageFault;
 const started = performance.now();
-await uploadParts(transport, file, { concurrency: Number(concurrency ?? 4) });
+// BENCH_PHASES=1: when the first byte went out, when the last did (progress at the whole size),
+// when the last part was reported and when the upload was completed, and when each part was
+// reported (ms from the start, on stderr): where a round's time goes, at its start and its end.
+const phases = process.env.BENCH_PHASES ? { first: 0, allSent: 0, parts: [] as number[] } : null;
+const since = () => Math.round(performance.now() - started);
+await uploadParts(transport, file, {
+  concurrency: Number(concurrency ?? 4),
+  ...(phases && {
+    onProgress: (done: number, total: number) => {
+      if (!phases.first && done > 0) phases.first = since();
+      if (!phases.allSent && done === total) phases.allSent = since();
+    },
+    onPart: () => phases.parts.push(since()),
+  }),
+});
+const reported = since();
 await call("/bench/complete", {});
+if (phases) {
+  process.stderr.write(
+    `PHASES first byte ${phases.first} ms, all sent ${phases.allSent}, reported ${reported}, completed ${since()}; parts reported at ${phases.parts.join(",")}\n`,
+  );
+}
 clearInterval(sampler);
 const cpu = process.cpuUsage(cpu0);
 process.stdout.write(

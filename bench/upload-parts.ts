@@ -4,7 +4,7 @@
  * verified against their checksum (CRC32 by default) and written in place; single PUTs), and the upload services on
  * PGlite (plan, part links, kinora's record of the parts, complete = a rename) behind small
  * routes the client calls as it would call the API. The client is a separate process running
- * the SDK's `uploadParts` (4 parts in flight) compiled as the package ships it, on plain node
+ * the SDK's `uploadParts` (4 parts sent at once) compiled as the package ships it, on plain node
  * (upload-parts-procs.ts compiledPartsClient), or streaming the whole file in one PUT. A first
  * round of each at full size is a warm-up: printed, not counted.
  *
@@ -21,8 +21,9 @@
  * upload's CLOCK_MONOTONIC span.
  *
  * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB; BENCH_ROUNDS=n rounds,
- * BENCH_CONC=n parts in flight, BENCH_PART_MIB=n another part size, BENCH_DATABASE_URL=url the
- * upload services on that PostgreSQL instead of PGlite). Alone:
+ * BENCH_CONC=n parts sent at once, BENCH_PART_MIB=n another part size, BENCH_DATABASE_URL=url the
+ * upload services on that PostgreSQL instead of PGlite, BENCH_ANSWER_DELAY_MS=n each part's
+ * answer n ms late as from a far store, BENCH_PHASES=1 each upload's timeline). Alone:
  * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
@@ -104,6 +105,16 @@ async function startNode(dir: string): Promise<Bench> {
     storage: store,
   };
   const app = new Hono();
+  // BENCH_ANSWER_DELAY_MS=n: each part's answer leaves n ms after the store wrote it down, as
+  // a far store's answers arrive (a round trip over the internet, S3's own commit): what a
+  // lane that waits for its answer before sending on loses, and one that goes on does not.
+  const answerDelayMs = Number(process.env.BENCH_ANSWER_DELAY_MS ?? 0);
+  if (answerDelayMs > 0) {
+    app.use("/files/p/*", async (_c, next) => {
+      await next();
+      await new Promise((r) => setTimeout(r, answerDelayMs));
+    });
+  }
   app.route("/files", store.routes());
   const row = async (key: string) => {
     const found = await uploadOf(deps, key);

@@ -330,6 +330,34 @@ export async function balanceOf(s: CliServer, walletId: string): Promise<number>
   return Number(row.balance_cents);
 }
 
+/**
+ * Waits until the server has recorded `count` more parts of uploads in parts than `before` (both
+ * counted over every upload). A lane sends its next part before the store answers the last
+ * (@kinora/client's upload-parts.ts), so a PUT held by a fault can arrive before the parts ahead
+ * of it are answered and reported: a test that stops the client "after two parts" waits here.
+ */
+export async function untilPartsRecorded(
+  s: CliServer,
+  before: number,
+  count: number,
+  ms = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while ((await recordedParts(s)) - before < count) {
+    if (Date.now() > deadline) throw new Error(`${count} parts were not recorded in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** How many parts of uploads in parts the server has recorded, over every upload. */
+export async function recordedParts(s: CliServer): Promise<number> {
+  const row = await s.t.platform.db
+    .selectFrom("multipart_upload_parts")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** A throwaway directory for media and downloads. */
 export function scratchDir(): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-cli-media-"));

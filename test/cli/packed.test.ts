@@ -26,7 +26,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadsFromOutside } from "../../packages/cli/bundle-check.mjs";
 import { makeImage } from "../clips/helpers.js";
 import { ffprobeDuration, makeVideo } from "../restore/helpers.js";
-import { balanceOf, type CliServer, ROOT, startCliServer } from "./harness.js";
+import {
+  balanceOf,
+  type CliServer,
+  ROOT,
+  recordedParts,
+  startCliServer,
+  untilPartsRecorded,
+} from "./harness.js";
 import { KEY, runCliInPty, stripAnsi } from "./pty.js";
 
 const run = promisify(execFile);
@@ -286,22 +293,30 @@ describe("the packed kinora client in a terminal", () => {
     const partPuts = () =>
       s.faults.seen.filter((r) => r.method === "PUT" && r.url.startsWith("/files/p/")).length;
     // Whatever an earlier test left unused (its Ctrl-C may come before its held PUT) goes.
-    s.faults.uploads.splice(0, s.faults.uploads.length, "pass", "pass", "hold");
+    // Parts 3 and 4 held unanswered: part 3's body may fit whole in the sockets' buffers, and
+    // its lane then sends part 4 (lanes do not wait for the store's answer to go on).
+    s.faults.uploads.splice(0, s.faults.uploads.length, "pass", "pass", "hold", "hold");
     const held = new Promise<void>((resolve) => {
       s.faults.onHold = resolve;
     });
     const before = partPuts();
+    const recordedBefore = await recordedParts(s);
+    // Part 3 is on the wire while part 2's answer and report may still be under way.
+    const twoRecorded = held.then(() => untilPartsRecorded(s, recordedBefore, 2));
     const args = ["restore", tape, "-q", "standard", "--parallel", "1"];
-    const stopped = await inTerminal(args, me.env, [YES, { when: held, keys: KEY.ctrlC }]);
+    const stopped = await inTerminal(args, me.env, [YES, { when: twoRecorded, keys: KEY.ctrlC }]);
     const first = stripAnsi(stopped.output);
     expect(stopped.code, first).toBe(130);
     expect(first).toMatch(/Uploading tape\.avi \(23 MB\) in 5 parts, 1 at once…/);
-    expect(first).toMatch(/upload +\[[█░]+\] \d+% \| 1\d\.?\d? MB of 23 MB \| /);
+    // Two parts arrived and one or two more on the wire: 10 MB and more, never the whole.
+    expect(first).toMatch(/upload +\[[█░]+\] \d+% \| (1\d|2[0-2])\.?\d? MB of 23 MB \| /);
     expect(first).toMatch(
       /Upload stopped\. .*again to send the missing parts \(the same job; nothing more is charged\)/s,
     );
     expect(first).not.toMatch(STACK);
-    expect(partPuts() - before).toBe(3);
+    expect(partPuts() - before).toBeGreaterThanOrEqual(3);
+    expect(partPuts() - before).toBeLessThanOrEqual(4);
+    s.faults.uploads.splice(0);
     const id = /(rj_[A-Za-z0-9]+)/.exec(first)?.[1] as string;
     const charged = await balanceOf(s, me.walletId);
     expect(charged).toBeLessThan(3000);

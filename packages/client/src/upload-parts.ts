@@ -2,8 +2,9 @@
  * Sending a large file in parts, like a download manager: the server's plan cuts the file into
  * parts of one size; each part is hashed (the plan's checksum: CRC32 or SHA-256), given a link
  * bound to that checksum, PUT, and reported with the ETag the store answered. Parts go in
- * parallel (4 at a time by default), a failed part is tried again with back-off (a new link when
- * its link expired), and a run that stopped (Ctrl-C, a crash, a lost connection) resumes from
+ * parallel (4 at a time by default; a lane sends its next part as soon as the last one's body is
+ * out, while the store still writes it down before answering), a failed part is tried again with
+ * back-off (a new link when its link expired), and a run that stopped (Ctrl-C, a crash, a lost connection) resumes from
  * what the server says has arrived: only the missing parts are sent, and a part the server has
  * whose checksum differs from the file's (another file of the same size) is sent again.
  *
@@ -68,7 +69,10 @@ export interface PartsTransport {
 /** Options of an upload in parts. */
 export interface PartsUploadOptions extends RetryOptions {
   signal?: AbortSignal;
-  /** Parts in flight at once (default 4). */
+  /**
+   * Parts sent at once (default 4). Each lane may also hold one part whose body went out and
+   * whose store has not answered yet, so up to twice as many requests are open.
+   */
   concurrency?: number;
   /** Bytes the server has (parts already there count from the start) and the total. */
   onProgress?: (doneBytes: number, totalBytes: number) => void;
@@ -140,43 +144,66 @@ export async function uploadParts(
   // nothing for that while, and lanes that start together finish together.
   const hashed = lookahead(queue, hashLane(reader, algorithm), range, options.concurrency ?? 4);
   const reports: Promise<void>[] = [];
+  /** Sends part `n`; resolves `bodySent` once its last byte is handed to the connection. */
+  const send = (n: number, checksum: string, bodySent: () => void): Promise<void> => {
+    const { start, end } = range(n);
+    return sendPart(transport, reader, n, start, end, checksum, {
+      ...options,
+      signal: stopped,
+      count: () => result.puts++,
+      onBytes: (sent) => {
+        inFlight.set(n, sent);
+        progress();
+        if (sent === end - start) bodySent();
+      },
+    }).then(
+      (etag) => {
+        inFlight.delete(n);
+        doneBytes += end - start;
+        progress();
+        reports.push(
+          reportWithRetries(
+            transport,
+            { part_number: n, etag, checksum },
+            { ...options, signal: stopped },
+          ).then(
+            () => {
+              result.sent.push(n);
+              options.onPart?.(n, "sent");
+            },
+            (err: unknown) => {
+              stop.abort(err);
+              throw err;
+            },
+          ),
+        );
+      },
+      (err: unknown) => {
+        // At once, not when its lane next looks: the lane may be sending its next part.
+        stop.abort(err);
+        throw err;
+      },
+    );
+  };
+  // A lane takes its next part once the last one's body is on the wire, not once the store
+  // answered it: the store's answer waits for the part to be on its disk (a datasync, then its
+  // record), and lanes that started together end together, so every lane idled through that
+  // wait at once and the connection carried nothing. A lane holds at most one part awaiting
+  // its answer (so at most twice `concurrency` parts are open, `concurrency` of them sending).
   const worker = async () => {
+    let answering: Promise<void> | null = null;
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
-      const { start, end } = range(n);
       const checksum = await hashed(n);
-      const etag = await sendPart(transport, reader, n, start, end, checksum, {
-        ...options,
-        signal: stopped,
-        count: () => result.puts++,
-        onBytes: (sent) => {
-          inFlight.set(n, sent);
-          progress();
-        },
-      });
-      inFlight.delete(n);
-      doneBytes += end - start;
-      progress();
-      const part = n;
-      reports.push(
-        reportWithRetries(
-          transport,
-          { part_number: part, etag, checksum },
-          {
-            ...options,
-            signal: stopped,
-          },
-        ).then(
-          () => {
-            result.sent.push(part);
-            options.onPart?.(part, "sent");
-          },
-          (err: unknown) => {
-            stop.abort(err);
-            throw err;
-          },
-        ),
-      );
+      let bodySent = () => {};
+      const onWire = new Promise<void>((resolve) => (bodySent = resolve));
+      const part = send(n, checksum, bodySent);
+      // Awaited below or on the lane's next turn; its failure has stopped the upload already.
+      part.catch(() => {});
+      await Promise.race([onWire, part]);
+      if (answering) await answering;
+      answering = part;
     }
+    if (answering) await answering;
   };
   const workers = Array.from({ length: Math.max(1, options.concurrency ?? 4) }, () =>
     worker().catch((err: unknown) => {
