@@ -4,9 +4,10 @@
  * bound to that checksum, PUT, and reported with the ETag the store answered. Parts go in
  * parallel (4 at a time by default; a lane sends its next part as soon as the last one's body is
  * out, while the store still writes it down before answering), a failed part is tried again with
- * back-off (a new link when its link expired), and a run that stopped (Ctrl-C, a crash, a lost connection) resumes from
- * what the server says has arrived: only the missing parts are sent, and a part the server has
- * whose checksum differs from the file's (another file of the same size) is sent again.
+ * back-off (a new link when its link expired), and a run that stopped (Ctrl-C, a crash, a lost
+ * connection) resumes from what the server says has arrived: only the missing parts are sent,
+ * and a part the server has whose checksum differs from the file's (another file of the same
+ * size) is sent again.
  *
  * The transport is how this upload reaches its server (the job kind's operations); this module
  * knows only the shape of the plan, the links and the state.
