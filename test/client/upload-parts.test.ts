@@ -172,14 +172,19 @@ describe.each([
     await open(key);
     const stop = new AbortController();
     const first = countingFetch();
-    // Killed as the third part was about to go: two parts are on the store. (Their reports run
-    // beside the next part, so the kill is placed by the PUTs, not by the reports.)
+    // Killed as the third part was about to go, once the store answered the two before it. (A
+    // lane sends its next part before the last one's answer, and reports run beside the next
+    // part, so the kill is placed by the PUTs' answers, not by the reports.)
+    const answered: Promise<Response>[] = [];
     const killing = (async (url: string, init: RequestInit) => {
       if (first.puts.length === 2) {
+        await Promise.allSettled(answered);
         stop.abort(new Error("killed"));
         throw stop.signal.reason;
       }
-      return first.doFetch(url, init);
+      const answer = first.doFetch(url, init);
+      answered.push(answer);
+      return answer;
     }) as typeof fetch;
     await expect(
       uploadParts(transportFor(deps, key), file, {
