@@ -23,7 +23,8 @@
  * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB; BENCH_ROUNDS=n rounds,
  * BENCH_CONC=n parts sent at once, BENCH_PART_MIB=n another part size, BENCH_DATABASE_URL=url the
  * upload services on that PostgreSQL instead of PGlite, BENCH_ANSWER_DELAY_MS=n each part's
- * answer n ms late as from a far store, BENCH_PHASES=1 each upload's timeline). Alone:
+ * answer n ms late as from a far store, BENCH_PHASES=1 each upload's timeline, BENCH_NO_HEADROOM=1
+ * the API node without the heap headroom `kinora serve` gives it). Alone:
  * `npx tsx bench/upload-parts.ts 10GiB` sends one file of that size once, in parts only, and
  * reports its wall time and both processes' RSS (needs twice the size free under the OS temp
  * folder: the source file and the joined object).
@@ -48,6 +49,7 @@ import {
   uploadOf,
   uploadProgress,
 } from "../src/services/uploads/uploads.js";
+import { giveHeapHeadroomForUploads } from "../src/storage/heap-headroom.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { type Figure, median } from "./lib.js";
 import { openBenchSchema } from "./pg-schema.js";
@@ -90,6 +92,10 @@ async function openBenchDatabase(
 
 /** The API node: local store routes and the upload services behind the bench's own routes. */
 async function startNode(dir: string): Promise<Bench> {
+  // This process is the API node: its heap as `kinora serve` sets it, unless BENCH_NO_HEADROOM=1
+  // (src/storage/heap-headroom.ts; without it most runs met V8's full collections every few
+  // dozen megabytes received, in some rounds or all).
+  if (process.env.BENCH_NO_HEADROOM !== "1") giveHeapHeadroomForUploads();
   const database = await openBenchDatabase(dir);
   const store = createLocalBlobStore({
     rootDir: path.join(dir, "files"),

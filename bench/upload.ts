@@ -20,6 +20,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { giveHeapHeadroomForUploads } from "../src/storage/heap-headroom.js";
 import { createLocalBlobStore } from "../src/storage/local-store.js";
 import { type Figure, median } from "./lib.js";
 
@@ -101,6 +102,9 @@ async function flush(file: string) {
 }
 
 export async function benchUpload(bytes: number, rounds = 3): Promise<Figure[]> {
+  // This process is the API node (and the bare baseline beside it): as `kinora serve` runs,
+  // unless BENCH_NO_HEADROOM=1 (src/storage/heap-headroom.ts).
+  if (process.env.BENCH_NO_HEADROOM !== "1") giveHeapHeadroomForUploads();
   const dir = mkdtempSync(path.join(tmpdir(), "kinora-bench-upload-"));
   const file = path.join(dir, "src.bin");
   const bareFile = path.join(dir, "bare.bin");

@@ -25,6 +25,7 @@ import { type OpenedDatabase, openServerDatabase } from "./server-database.js";
 import { rateLimiterFor } from "./services/rate-limiter-for.js";
 import { createSigner } from "./signing.js";
 import { storageFromConfig } from "./storage/from-config.js";
+import { giveHeapHeadroomForUploads } from "./storage/heap-headroom.js";
 import { type JobSystem, startJobSystem } from "./workers/supervisor.js";
 
 interface RunningServer {
@@ -152,6 +153,8 @@ export async function startServer(
   const opened = await opening;
   const { database, applied } = opened;
   const log = createLogger(config.logLevel);
+  // An API node receives upload bodies: see heap-headroom.ts for why V8 needs room for them.
+  giveHeapHeadroomForUploads();
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
 
   let ready = false;

@@ -1,6 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { createChunkWriter } from "./chunk-writer.js";
+import { createChunkWriter, createSerialGate } from "./chunk-writer.js";
 
 /** A file handle whose writes finish when the test says so (or at once), recording every call. */
 function fakeFile(
@@ -177,5 +177,40 @@ describe("chunk writer", () => {
     for (let i = 0; i < 6; i++) await writer.write(chunk(i));
     await writer.finish();
     expect(file.syncs()).toBe(0);
+  });
+
+  it("writers sharing a gate write one at a time, each taking what arrived while it waited", async () => {
+    const file = fakeFile({ manual: true });
+    const gate = createSerialGate();
+    const a = createChunkWriter(file.fh, { maxHeldBytes: 1024, gate, position: 0 });
+    const b = createChunkWriter(file.fh, { maxHeldBytes: 1024, gate, position: 100 });
+    await a.write(chunk(1));
+    await b.write(chunk(2));
+    await b.write(chunk(3));
+    await tick();
+    expect(file.inFlight()).toBe(1); // a's write; b waits at the gate, not in the kernel
+    await a.write(chunk(4));
+    file.completeOne();
+    await tick();
+    expect(file.inFlight()).toBe(1);
+    expect(file.calls).toEqual([1, 2]); // b's two chunks in one writev
+    file.completeOne();
+    await tick();
+    expect(file.calls).toEqual([1, 2, 1]); // then a's chunk that came meanwhile
+    file.completeOne();
+    await Promise.all([a.finish(), b.finish()]);
+    expect(file.written).toEqual([...chunk(1), ...chunk(2), ...chunk(3), ...chunk(4)]);
+  });
+
+  it("a writer's failed write behind a gate is its own: the next writer still writes", async () => {
+    const gate = createSerialGate();
+    const failing = createChunkWriter(fakeFile({ failWrite: true }).fh, { maxHeldBytes: 64, gate });
+    const file = fakeFile();
+    const healthy = createChunkWriter(file.fh, { maxHeldBytes: 64, gate });
+    await failing.write(chunk(1));
+    await healthy.write(chunk(2));
+    await expect(failing.finish()).rejects.toThrow("EIO: write failed");
+    await healthy.finish();
+    expect(file.written).toEqual([...chunk(2)]);
   });
 });

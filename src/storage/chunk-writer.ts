@@ -9,8 +9,28 @@
  * For a durable file it also starts a datasync every `syncEveryBytes`, so the page cache is
  * written back while the upload is still arriving and the final fsync finds only the tail
  * left to write, instead of the whole file at the end (~0.4-0.8 s for 512 MB here).
+ *
+ * Writers sharing one file (the parts of an upload, written in place) share a `gate`, so the
+ * file sees one write at a time: the kernel takes the file's lock for each buffered write, and
+ * four threads writing at once spent their waits spinning on it.
  */
 import type { FileHandle } from "node:fs/promises";
+
+/**
+ * Runs tasks one at a time, in the order given (a task's failure is its caller's alone).
+ * Writers of one file share one (see `createChunkWriter`).
+ */
+export type SerialGate = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** A gate for the writers of one file. */
+export function createSerialGate(): SerialGate {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task);
+    tail = run.catch(() => {});
+    return run;
+  };
+}
 
 /** A client sending tiny chunks must not queue millions of them under the byte cap. */
 const MAX_QUEUED_CHUNKS = 1024;
@@ -25,6 +45,8 @@ interface ChunkWriterOptions {
    * handle's own position.
    */
   position?: number;
+  /** Shared by every writer of the same file: one write at a time on it. */
+  gate?: SerialGate;
 }
 
 interface ChunkWriter {
@@ -68,23 +90,31 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
       });
   };
 
-  const writeNextBatch = () => {
-    if (writing || queue.length === 0 || failure) return;
+  /** Takes every queued chunk and writes them in one writev. */
+  const writeQueued = async () => {
     const batch = queue;
     const batchBytes = queuedBytes;
     queue = [];
     queuedBytes = 0;
     const at = position;
     if (position !== undefined) position += batchBytes;
-    writing = writevAll(fh, batch, batchBytes, at)
-      .then(() => {
-        heldBytes -= batchBytes;
-        maybeStartSync(batchBytes);
-      }, fail)
-      .finally(() => {
-        writing = null;
-        writeNextBatch();
-      });
+    try {
+      await writevAll(fh, batch, batchBytes, at);
+    } finally {
+      // Written or failed, the batch is no longer held (a failure ends the writer anyway).
+      heldBytes -= batchBytes;
+    }
+    maybeStartSync(batchBytes);
+  };
+
+  const writeNextBatch = () => {
+    if (writing || queue.length === 0 || failure) return;
+    // Behind a gate the batch is taken when the gate opens: what arrived while other writers
+    // had the file goes out in the same writev.
+    writing = (opts.gate ? opts.gate(writeQueued) : writeQueued()).catch(fail).finally(() => {
+      writing = null;
+      writeNextBatch();
+    });
   };
 
   const throwIfFailed = () => {

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { type FileHandle, link, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
-import { createChunkWriter } from "./chunk-writer.js";
+import { createChunkWriter, type SerialGate } from "./chunk-writer.js";
 
 /**
  * Upload bytes held in memory between the socket and the disk (RSS stays flat), which also
@@ -119,12 +119,15 @@ export async function copyLimited(
     maxHeldBytes?: number;
     /** Sees each chunk as it is written (a part's checksum), without another stream layer. */
     onChunk?: (chunk: Uint8Array) => void;
+    /** Shared with the file's other writers (parts written in place): one write at a time. */
+    gate?: SerialGate;
   },
 ): Promise<WriteOutcome> {
   const writer = createChunkWriter(fh, {
     maxHeldBytes: opts.maxHeldBytes ?? MAX_HELD_BYTES,
     syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
     position: opts.position,
+    gate: opts.gate,
   });
   let bytes = 0;
   try {

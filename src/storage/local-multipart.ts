@@ -259,6 +259,7 @@ async function writePart(
       durable: false,
       position: claims.offset,
       signal: lease.signal,
+      gate: lease.gate,
       onChunk: (chunk) => hash.update(chunk),
     });
     if (!outcome.ok) return outcome;

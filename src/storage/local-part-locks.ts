@@ -8,7 +8,10 @@
  * older one (its signal aborts, ending its wait for bytes that will never come) and waits until
  * the older one has finished with the file before writing a byte: the two never write the same
  * region at once, and the older one never records the part after the newer one began.
+ *
+ * The parts share one data file, and so one write gate: one write at a time on the file.
  */
+import { createSerialGate, type SerialGate } from "./chunk-writer.js";
 
 /** A writer's hold on one part. */
 export interface PartLease {
@@ -18,6 +21,8 @@ export interface PartLease {
   ready: Promise<void>;
   /** Ends the hold; call once, when done with the file. */
   release(): void;
+  /** The upload's write gate, shared by every part being written (see chunk-writer.ts). */
+  gate: SerialGate;
 }
 
 /** Why a writer was stopped: a newer PUT of its part took over. */
@@ -44,6 +49,7 @@ interface Writer {
 interface UploadEntry {
   closing: boolean;
   writing: Map<number, Writer>;
+  gate: SerialGate;
 }
 
 /** The locks of every upload in parts this process serves. */
@@ -52,7 +58,7 @@ export function createUploadLocks() {
   const entry = (id: string) => {
     let e = uploads.get(id);
     if (!e) {
-      e = { closing: false, writing: new Map() };
+      e = { closing: false, writing: new Map(), gate: createSerialGate() };
       uploads.set(id, e);
     }
     return e;
@@ -76,6 +82,7 @@ export function createUploadLocks() {
       return {
         signal: self.controller.signal,
         ready: older ? older.done : Promise.resolve(),
+        gate: e.gate,
         release: () => {
           if (released) return;
           released = true;
