@@ -11,6 +11,7 @@ describe("upload and restore-limit settings", () => {
       singleMaxBytes: 256 * MIB,
       partBytes: 64 * MIB,
       partChecksum: "crc32",
+      heapGrowingPercent: 200,
     });
     expect(c.restoreLimits).toEqual({ maxDurationSec: 6 * 3600, maxSizeBytes: 50 * 1024 ** 3 });
   });
@@ -25,6 +26,7 @@ describe("upload and restore-limit settings", () => {
       singleMaxBytes: 100_000_000,
       partBytes: 8 * MIB,
       partChecksum: "crc32",
+      heapGrowingPercent: 200,
     });
     expect(c.restoreLimits.maxSizeBytes).toBe(2 * 1024 ** 4);
   });
@@ -43,6 +45,16 @@ describe("upload and restore-limit settings", () => {
     expect(() => loadConfig({ RESTORE_MAX_DURATION_SEC: String(49 * 3600) })).toThrow(
       /RESTORE_MAX_DURATION_SEC/,
     );
+  });
+
+  it("read an API node's heap growing factor as a whole percentage, 0 for V8's own", () => {
+    expect(loadConfig({ UPLOAD_HEAP_GROWING_PERCENT: "0" }).uploads.heapGrowingPercent).toBe(0);
+    expect(loadConfig({ UPLOAD_HEAP_GROWING_PERCENT: "100" }).uploads.heapGrowingPercent).toBe(100);
+    for (const value of ["-1", "1001", "lots", "1.5"]) {
+      expect(() => loadConfig({ UPLOAD_HEAP_GROWING_PERCENT: value }), value).toThrow(
+        /UPLOAD_HEAP_GROWING_PERCENT/,
+      );
+    }
   });
 
   it("refuse parts under 5 MiB on S3, which refuses them too", () => {

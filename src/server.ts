@@ -154,7 +154,7 @@ export async function startServer(
   const { database, applied } = opened;
   const log = createLogger(config.logLevel);
   // An API node receives upload bodies: see heap-headroom.ts for why V8 needs room for them.
-  giveHeapHeadroomForUploads();
+  giveHeapHeadroomForUploads(config.uploads.heapGrowingPercent);
   if (applied.length > 0) log.info("migrations applied", { migrations: applied });
 
   let ready = false;

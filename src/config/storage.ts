@@ -19,9 +19,10 @@ export const StorageEnv = z.object({
   UPLOAD_SINGLE_MAX_BYTES: byteSize(5 * MIB, 5 * GIB, 256 * MIB),
   UPLOAD_PART_BYTES: byteSize(MIB, 5 * GIB, 64 * MIB),
   UPLOAD_PART_CHECKSUM: z.enum(PART_CHECKSUMS).default("crc32"),
+  UPLOAD_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(200),
 });
 
-/** UPLOAD_SINGLE_MAX_BYTES, UPLOAD_PART_BYTES and UPLOAD_PART_CHECKSUM. */
+/** UPLOAD_SINGLE_MAX_BYTES, UPLOAD_PART_BYTES, UPLOAD_PART_CHECKSUM, UPLOAD_HEAP_GROWING_PERCENT. */
 export interface UploadsConfig {
   /** A declared size above this gets an upload plan in parts instead of one upload link. */
   singleMaxBytes: number;
@@ -33,6 +34,11 @@ export interface UploadsConfig {
    * the one they were planned with.
    */
   partChecksum: PartChecksum;
+  /**
+   * An API node's V8 heap growing factor, as (1 + this / 100) × the live heap: room for the
+   * buffers of upload bodies (storage/heap-headroom.ts). 0 leaves V8 to choose.
+   */
+  heapGrowingPercent: number;
 }
 
 /** Where files live: a local directory or an S3 bucket. */
@@ -67,6 +73,7 @@ export function storageConfig(e: z.infer<typeof StorageEnv>): {
     singleMaxBytes: e.UPLOAD_SINGLE_MAX_BYTES,
     partBytes: e.UPLOAD_PART_BYTES,
     partChecksum: e.UPLOAD_PART_CHECKSUM,
+    heapGrowingPercent: e.UPLOAD_HEAP_GROWING_PERCENT,
   };
   if (e.STORAGE === "local") {
     checkS3Keys(e);

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { giveHeapHeadroomForUploads } from "./heap-headroom.js";
+import { giveHeapHeadroomForUploads, HEAP_GROWING_PERCENT } from "./heap-headroom.js";
 
 describe("heap headroom for uploads", () => {
-  it("leaves an operator's own growing factor alone, in the arguments or NODE_OPTIONS", () => {
-    expect(giveHeapHeadroomForUploads(["--heap-growing-percent=50"], "")).toBe(false);
-    expect(
-      giveHeapHeadroomForUploads([], "--max-old-space-size=512 --heap_growing_percent=80"),
-    ).toBe(false);
+  it("leaves a factor node was started with alone, in either spelling", () => {
+    expect(giveHeapHeadroomForUploads(200, ["--heap-growing-percent=50"])).toBe(false);
+    expect(giveHeapHeadroomForUploads(200, ["--heap_growing_percent=80"])).toBe(false);
   });
 
-  it("sets it otherwise", () => {
-    expect(giveHeapHeadroomForUploads(["--enable-source-maps"], "--max-old-space-size=512")).toBe(
-      true,
-    );
+  it("leaves V8 to choose when the setting is 0", () => {
+    expect(giveHeapHeadroomForUploads(0, [])).toBe(false);
+  });
+
+  it("sets the setting's factor otherwise", () => {
+    expect(giveHeapHeadroomForUploads(HEAP_GROWING_PERCENT, ["--enable-source-maps"])).toBe(true);
   });
 });

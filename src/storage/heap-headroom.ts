@@ -24,16 +24,17 @@ import v8 from "node:v8";
 export const HEAP_GROWING_PERCENT = 200;
 
 /**
- * Sets V8's heap growing factor for this process (an API node), unless the operator chose one
- * (`--heap-growing-percent` in the node's arguments or NODE_OPTIONS). True when it was set here.
- * V8 reads the flag each time it computes the limit, so setting it after start-up takes effect.
+ * Sets V8's heap growing factor for this process (an API node) to `percent` (the
+ * UPLOAD_HEAP_GROWING_PERCENT setting; 0 leaves V8 to choose), unless node was started with its
+ * own `--heap-growing-percent` (a V8 flag NODE_OPTIONS does not accept). True when it was set
+ * here. V8 reads the flag each time it computes the limit, so setting it after start-up works.
  */
 export function giveHeapHeadroomForUploads(
+  percent: number = HEAP_GROWING_PERCENT,
   execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string = process.env.NODE_OPTIONS ?? "",
 ): boolean {
-  const chosen = [...execArgv, nodeOptions].some((arg) => /heap[-_]growing[-_]percent/.test(arg));
-  if (chosen) return false;
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (percent <= 0) return false;
+  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent/.test(arg))) return false;
+  v8.setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
   return true;
 }
