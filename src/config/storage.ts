@@ -5,6 +5,12 @@ import { PART_CHECKSUMS, type PartChecksum, S3_PART_LIMITS } from "../domain/upl
 import { invalidSetting } from "./error.js";
 import { byteSize, GIB, MIB } from "./values.js";
 
+/**
+ * UPLOAD_HEAP_GROWING_PERCENT's default: an API node's old generation may grow to 3× its live
+ * size, room for the buffers of upload bodies (the measurements: storage/heap-headroom.ts).
+ */
+export const DEFAULT_UPLOAD_HEAP_GROWING_PERCENT = 200;
+
 /** The storage settings' part of the environment's schema. */
 export const StorageEnv = z.object({
   STORAGE: z.enum(["local", "s3"]).default("local"),
@@ -19,7 +25,12 @@ export const StorageEnv = z.object({
   UPLOAD_SINGLE_MAX_BYTES: byteSize(5 * MIB, 5 * GIB, 256 * MIB),
   UPLOAD_PART_BYTES: byteSize(MIB, 5 * GIB, 64 * MIB),
   UPLOAD_PART_CHECKSUM: z.enum(PART_CHECKSUMS).default("crc32"),
-  UPLOAD_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(200),
+  UPLOAD_HEAP_GROWING_PERCENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(DEFAULT_UPLOAD_HEAP_GROWING_PERCENT),
 });
 
 /** UPLOAD_SINGLE_MAX_BYTES, UPLOAD_PART_BYTES, UPLOAD_PART_CHECKSUM, UPLOAD_HEAP_GROWING_PERCENT. */

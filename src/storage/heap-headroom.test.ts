@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { giveHeapHeadroomForUploads, HEAP_GROWING_PERCENT } from "./heap-headroom.js";
+import { DEFAULT_UPLOAD_HEAP_GROWING_PERCENT } from "../config/storage.js";
+import { giveHeapHeadroomForUploads } from "./heap-headroom.js";
 
 describe("heap headroom for uploads", () => {
   it("leaves a factor node was started with alone, in either spelling", () => {
@@ -12,6 +13,8 @@ describe("heap headroom for uploads", () => {
   });
 
   it("sets the setting's factor otherwise", () => {
-    expect(giveHeapHeadroomForUploads(HEAP_GROWING_PERCENT, ["--enable-source-maps"])).toBe(true);
+    expect(
+      giveHeapHeadroomForUploads(DEFAULT_UPLOAD_HEAP_GROWING_PERCENT, ["--enable-source-maps"]),
+    ).toBe(true);
   });
 });

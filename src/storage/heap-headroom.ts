@@ -19,9 +19,7 @@
  * ~100 MB for a node with 32 MB live.
  */
 import v8 from "node:v8";
-
-/** The old generation may grow to (1 + this / 100) times its live size before a full collection. */
-export const HEAP_GROWING_PERCENT = 200;
+import { DEFAULT_UPLOAD_HEAP_GROWING_PERCENT } from "../config/storage.js";
 
 /**
  * Sets V8's heap growing factor for this process (an API node) to `percent` (the
@@ -30,7 +28,7 @@ export const HEAP_GROWING_PERCENT = 200;
  * here. V8 reads the flag each time it computes the limit, so setting it after start-up works.
  */
 export function giveHeapHeadroomForUploads(
-  percent: number = HEAP_GROWING_PERCENT,
+  percent: number = DEFAULT_UPLOAD_HEAP_GROWING_PERCENT,
   execArgv: readonly string[] = process.execArgv,
 ): boolean {
   if (percent <= 0) return false;
