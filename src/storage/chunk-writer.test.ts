@@ -1,6 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { createChunkWriter, createSerialGate } from "./chunk-writer.js";
+import { createChunkWriter, createSerialGate, createWriteBackCount } from "./chunk-writer.js";
 
 /** A file handle whose writes finish when the test says so (or at once), recording every call. */
 function fakeFile(
@@ -9,11 +9,14 @@ function fakeFile(
     shortFirstWrite?: boolean;
     failWrite?: boolean;
     failSync?: boolean;
+    /** Syncs finish when the test says so (`completeSync`). */
+    manualSync?: boolean;
   } = {},
 ) {
   const written: number[] = [];
   const calls: number[] = [];
   const pending: (() => void)[] = [];
+  const pendingSyncs: (() => void)[] = [];
   let syncs = 0;
   let first = true;
   const fh = {
@@ -42,6 +45,7 @@ function fakeFile(
     },
     datasync() {
       syncs++;
+      if (opts.manualSync) return new Promise<void>((resolve) => pendingSyncs.push(resolve));
       return opts.failSync ? Promise.reject(new Error("EIO: sync failed")) : Promise.resolve();
     },
   };
@@ -52,6 +56,7 @@ function fakeFile(
     syncs: () => syncs,
     /** Finishes the oldest write in flight. */
     completeOne: () => pending.shift()?.(),
+    completeSync: () => pendingSyncs.shift()?.(),
     inFlight: () => pending.length,
   };
 }
@@ -212,5 +217,35 @@ describe("chunk writer", () => {
     await expect(failing.finish()).rejects.toThrow("EIO: write failed");
     await healthy.finish();
     expect(file.written).toEqual([...chunk(2)]);
+  });
+
+  it("writers sharing a write-back count sync the file every syncEveryBytes of all their bytes, one sync at a time", async () => {
+    const file = fakeFile({ manualSync: true });
+    const writeBack = createWriteBackCount();
+    const opts = { maxHeldBytes: 64, syncEveryBytes: 8, writeBack };
+    const a = createChunkWriter(file.fh, { ...opts, position: 0 });
+    const b = createChunkWriter(file.fh, { ...opts, position: 100 });
+    await a.write(chunk(1));
+    await tick();
+    expect(file.syncs()).toBe(0); // 4 bytes of the file's 8
+    await b.write(chunk(2));
+    await tick();
+    expect(file.syncs()).toBe(1); // b's 4 bytes made the file's 8: each writer alone had 4
+    await a.write(chunk(3, 8));
+    await tick();
+    expect(file.syncs()).toBe(1); // 8 more, but the file's write-back is still running
+    let bFinished = false;
+    const bFinishing = b.finish().then(() => {
+      bFinished = true;
+    });
+    await tick();
+    expect(bFinished).toBe(false); // b started the sync on its handle: it waits for it
+    file.completeSync();
+    await bFinishing;
+    await a.write(chunk(4));
+    await tick();
+    expect(file.syncs()).toBe(2); // 12 unsynced bytes of the file's
+    file.completeSync();
+    await a.finish();
   });
 });

@@ -12,7 +12,9 @@
  *
  * Writers sharing one file (the parts of an upload, written in place) share a `gate`, so the
  * file sees one write at a time: the kernel takes the file's lock for each buffered write, and
- * four threads writing at once spent their waits spinning on it.
+ * four threads writing at once spent their waits spinning on it. They share a `writeBack` count
+ * too, so the file is written back every `syncEveryBytes` whoever wrote them, as one upload's
+ * file is, not by each writer on its own.
  */
 import type { FileHandle } from "node:fs/promises";
 
@@ -32,6 +34,20 @@ export function createSerialGate(): SerialGate {
   };
 }
 
+/**
+ * The bytes written to one file since its last background write-back, and whether one is
+ * running; shared by the file's writers (see `createChunkWriter`).
+ */
+export interface WriteBackCount {
+  unsynced: number;
+  syncing: boolean;
+}
+
+/** A write-back count for the writers of one file. */
+export function createWriteBackCount(): WriteBackCount {
+  return { unsynced: 0, syncing: false };
+}
+
 /** A client sending tiny chunks must not queue millions of them under the byte cap. */
 const MAX_QUEUED_CHUNKS = 1024;
 
@@ -47,6 +63,11 @@ interface ChunkWriterOptions {
   position?: number;
   /** Shared by every writer of the same file: one write at a time on it. */
   gate?: SerialGate;
+  /**
+   * Shared by every writer of the same file: `syncEveryBytes` counts the file's bytes, not this
+   * writer's, and one write-back runs at a time (the writer that starts it waits for it).
+   */
+  writeBack?: WriteBackCount;
 }
 
 interface ChunkWriter {
@@ -67,7 +88,7 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
   let queue: Uint8Array[] = [];
   let queuedBytes = 0;
   let heldBytes = 0;
-  let unsynced = 0;
+  const count = opts.writeBack ?? createWriteBackCount();
   let failure: { error: unknown } | null = null;
   let position = opts.position;
   /** The batch being written; the next one starts when it settles. */
@@ -79,13 +100,16 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
 
   const maybeStartSync = (written: number) => {
     if (!opts.syncEveryBytes) return;
-    unsynced += written;
-    if (unsynced < opts.syncEveryBytes || syncing) return;
-    unsynced = 0;
+    count.unsynced += written;
+    if (count.unsynced < opts.syncEveryBytes || count.syncing) return;
+    count.unsynced = 0;
+    count.syncing = true;
+    // On this writer's handle: its finish (and settle) wait for it, so the handle stays open.
     syncing = fh
       .datasync()
       .catch(fail)
       .finally(() => {
+        count.syncing = false;
         syncing = null;
       });
   };

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { type FileHandle, link, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
-import { createChunkWriter, type SerialGate } from "./chunk-writer.js";
+import { createChunkWriter, type SerialGate, type WriteBackCount } from "./chunk-writer.js";
 
 /**
  * Upload bytes held in memory between the socket and the disk (RSS stays flat), which also
@@ -121,6 +121,8 @@ export async function copyLimited(
     onChunk?: (chunk: Uint8Array) => void;
     /** Shared with the file's other writers (parts written in place): one write at a time. */
     gate?: SerialGate;
+    /** Shared with the file's other writers: written back every 32 MiB of all theirs (durable). */
+    writeBack?: WriteBackCount;
   },
 ): Promise<WriteOutcome> {
   const writer = createChunkWriter(fh, {
@@ -128,6 +130,7 @@ export async function copyLimited(
     syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
     position: opts.position,
     gate: opts.gate,
+    writeBack: opts.writeBack,
   });
   let bytes = 0;
   try {

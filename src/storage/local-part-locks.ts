@@ -9,9 +9,15 @@
  * the older one has finished with the file before writing a byte: the two never write the same
  * region at once, and the older one never records the part after the newer one began.
  *
- * The parts share one data file, and so one write gate: one write at a time on the file.
+ * The parts share one data file, and so one write gate (one write at a time on the file) and one
+ * write-back count (the file written back every so many bytes of all the parts').
  */
-import { createSerialGate, type SerialGate } from "./chunk-writer.js";
+import {
+  createSerialGate,
+  createWriteBackCount,
+  type SerialGate,
+  type WriteBackCount,
+} from "./chunk-writer.js";
 
 /** A writer's hold on one part. */
 export interface PartLease {
@@ -23,6 +29,8 @@ export interface PartLease {
   release(): void;
   /** The upload's write gate, shared by every part being written (see chunk-writer.ts). */
   gate: SerialGate;
+  /** The upload's write-back count, shared the same way. */
+  writeBack: WriteBackCount;
 }
 
 /** Why a writer was stopped: a newer PUT of its part took over. */
@@ -50,6 +58,7 @@ interface UploadEntry {
   closing: boolean;
   writing: Map<number, Writer>;
   gate: SerialGate;
+  writeBack: WriteBackCount;
 }
 
 /** The locks of every upload in parts this process serves. */
@@ -58,7 +67,12 @@ export function createUploadLocks() {
   const entry = (id: string) => {
     let e = uploads.get(id);
     if (!e) {
-      e = { closing: false, writing: new Map(), gate: createSerialGate() };
+      e = {
+        closing: false,
+        writing: new Map(),
+        gate: createSerialGate(),
+        writeBack: createWriteBackCount(),
+      };
       uploads.set(id, e);
     }
     return e;
@@ -83,6 +97,7 @@ export function createUploadLocks() {
         signal: self.controller.signal,
         ready: older ? older.done : Promise.resolve(),
         gate: e.gate,
+        writeBack: e.writeBack,
         release: () => {
           if (released) return;
           released = true;
