@@ -254,9 +254,10 @@ async function writePart(
     await rm(join(dir, recordName(n)), { force: true });
     // The file is written back in the background every 32 MiB of all the parts' bytes, as one
     // upload's is (the count is the upload's, not this part's: each part's own would flush the
-    // others' pages four times as often). Without it each part's datasync below found its 64
-    // MiB and the others' still dirty, and the part's answer waited for them all: 0.83 of one
-    // PUT's rate against 0.94 with it (npm run bench -- parts, 10 rounds each, 2026-12-01).
+    // others' pages four times as often; tried before, it did not help). Without it each
+    // part's datasync below found its 64 MiB and the others' still dirty, and the part's answer
+    // waited for them all: 0.82-0.84 of one PUT's rate in three runs against 0.90, 0.90 and
+    // 0.94 with it; 10 GiB 29.4 s against 37.6-39.1 (npm run bench -- parts, 2026-12-01).
     // copyLimited stops at the lease's abort at once, even while no byte comes.
     const outcome = await copyLimited(chunks, fh, claims.sizeBytes, {
       durable: true,
