@@ -256,8 +256,8 @@ async function writePart(
     // upload's is (the count is the upload's, not this part's: each part's own would flush the
     // others' pages four times as often; tried before, it did not help). Without it each
     // part's datasync below found its 64 MiB and the others' still dirty, and the part's answer
-    // waited for them all: 0.82-0.84 of one PUT's rate in three runs against 0.90, 0.90 and
-    // 0.94 with it; 10 GiB 29.4 s against 37.6-39.1 (npm run bench -- parts, 2026-12-01).
+    // waited for them all: 0.82-0.84 of one PUT's rate in three runs against 0.88-0.94 in four
+    // with it; 10 GiB 29.4 s against 37.6-39.1 (npm run bench -- parts, 2026-12-01).
     // copyLimited stops at the lease's abort at once, even while no byte comes.
     const outcome = await copyLimited(chunks, fh, claims.sizeBytes, {
       durable: true,
