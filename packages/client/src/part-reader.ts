@@ -59,8 +59,10 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
     const crc32 = (await nativeCrc32()) ?? (await import("node:zlib")).crc32;
     const { putFileRange } = await import("./node-put.js");
     const { size } = await stat(source);
-    // Hash buffers, reused from part to part: no garbage per megabyte hashed.
+    // Hash buffers, reused from part to part: no garbage per megabyte hashed; and the send
+    // rings' buffers likewise (node-put.ts).
     const spare: Buffer[] = [];
+    const sendBuffers: Buffer[] = [];
     const stream = (start: number, end: number) =>
       createReadStream(source, { start, end: end - 1, highWaterMark: 1024 * 1024 });
     return {
@@ -90,7 +92,7 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
           : // cast: Node's web ReadableStream and the DOM lib's are one class at run time, typed apart
             (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
       put: (url, headers, start, end, signal, onBytes) =>
-        putFileRange(url, headers, source, start, end, { signal, onBytes }),
+        putFileRange(url, headers, source, start, end, { signal, onBytes, buffers: sendBuffers }),
     };
   }
   // cast: a Uint8Array is a BlobPart; TS 5.7's ArrayBufferLike generic no longer says so
