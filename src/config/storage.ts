@@ -15,6 +15,7 @@ export const DEFAULT_UPLOAD_HEAP_GROWING_PERCENT = 200;
 export const StorageEnv = z.object({
   STORAGE: z.enum(["local", "s3"]).default("local"),
   STORAGE_DIR: z.string().min(1).optional(),
+  STORAGE_DIRECT_IO: z.enum(["on", "off"]).default("on"),
   S3_BUCKET: z.string().min(3).optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
@@ -54,7 +55,12 @@ export interface UploadsConfig {
 
 /** Where files live: a local directory or an S3 bucket. */
 export type StorageConfig =
-  | { kind: "local"; dir: string | undefined }
+  | {
+      kind: "local";
+      dir: string | undefined;
+      /** STORAGE_DIRECT_IO: uploads written past the page cache where the filesystem allows. */
+      directIo: boolean;
+    }
   | {
       kind: "s3";
       bucket: string;
@@ -89,7 +95,11 @@ export function storageConfig(e: z.infer<typeof StorageEnv>): {
   if (e.STORAGE === "local") {
     checkS3Keys(e);
     return {
-      storage: { kind: "local", dir: e.STORAGE_DIR ? path.resolve(e.STORAGE_DIR) : undefined },
+      storage: {
+        kind: "local",
+        dir: e.STORAGE_DIR ? path.resolve(e.STORAGE_DIR) : undefined,
+        directIo: e.STORAGE_DIRECT_IO === "on",
+      },
       uploads,
     };
   }

@@ -70,7 +70,8 @@ interface ChunkWriterOptions {
   writeBack?: WriteBackCount;
 }
 
-interface ChunkWriter {
+/** What `copyLimited` writes through: the page cache's writer here, or direct-writer.ts's. */
+export interface ChunkWriter {
   /** Queues a chunk (kept by reference, not copied); waits only while too much is held. */
   write(chunk: Uint8Array): Promise<void>;
   /**
@@ -181,7 +182,7 @@ export function createChunkWriter(fh: FileHandle, opts: ChunkWriterOptions): Chu
  * writev until every byte is down (a regular file may take fewer bytes than asked), at the
  * handle's position or from `position` on.
  */
-async function writevAll(
+export async function writevAll(
   fh: FileHandle,
   buffers: Uint8Array[],
   total: number,

@@ -8,6 +8,7 @@ import { type FileHandle, link, mkdir, open, rename, rm } from "node:fs/promises
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { createChunkWriter, type SerialGate, type WriteBackCount } from "./chunk-writer.js";
+import { createDirectWriter, openDirect } from "./direct-writer.js";
 
 /**
  * Upload bytes held in memory between the socket and the disk (RSS stays flat), which also
@@ -36,6 +37,8 @@ interface WriteExactOptions {
   upTo?: boolean;
   /** Never replace an existing file: a second writer gets `exists` (one-shot upload links). */
   noReplace?: boolean;
+  /** Write past the page cache where the filesystem allows (direct-writer.ts). */
+  direct?: boolean;
 }
 
 /** A dot-prefixed name beside `destPath`; keys never start with a dot, so it cannot clash. */
@@ -57,10 +60,14 @@ export async function writeExactlyAtomic(
   const dir = dirname(destPath);
   const tmp = tempPathFor(destPath);
   const fh = await openCreatingDir(tmp);
+  let direct: FileHandle | null = null;
   let committed = false;
   try {
-    const outcome = await copyLimited(chunks, fh, expectedBytes, opts);
+    direct = opts.direct ? await openDirect(tmp) : null;
+    const outcome = await copyLimited(chunks, fh, expectedBytes, { ...opts, direct });
     if (!outcome.ok) return outcome;
+    await direct?.close();
+    direct = null;
     if (opts.durable) await fh.sync();
     await fh.close();
     await opts.beforeCommit?.();
@@ -83,6 +90,7 @@ export async function writeExactlyAtomic(
     if (opts.durable) await syncDir(dir);
     return outcome;
   } finally {
+    await direct?.close().catch(() => {});
     if (!committed) {
       await fh.close().catch(() => {});
       await rm(tmp, { force: true });
@@ -123,15 +131,22 @@ export async function copyLimited(
     gate?: SerialGate;
     /** Shared with the file's other writers: written back every 32 MiB of all theirs (durable). */
     writeBack?: WriteBackCount;
+    /**
+     * The same file opened for direct writes (direct-writer.ts `openDirect`): the bytes go
+     * past the page cache where they can. Its position is `position`, else 0 (a new file).
+     */
+    direct?: FileHandle | null;
   },
 ): Promise<WriteOutcome> {
-  const writer = createChunkWriter(fh, {
-    maxHeldBytes: opts.maxHeldBytes ?? MAX_HELD_BYTES,
-    syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
-    position: opts.position,
-    gate: opts.gate,
-    writeBack: opts.writeBack,
-  });
+  const writer =
+    (opts.direct && createDirectWriter(opts.direct, fh, { position: opts.position ?? 0 })) ||
+    createChunkWriter(fh, {
+      maxHeldBytes: opts.maxHeldBytes ?? MAX_HELD_BYTES,
+      syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
+      position: opts.position,
+      gate: opts.gate,
+      writeBack: opts.writeBack,
+    });
   let bytes = 0;
   try {
     if (isNodeChunks(chunks)) {

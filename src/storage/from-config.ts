@@ -42,5 +42,6 @@ export async function storageFromConfig(
     publicBaseUrl: publicUrl,
     signer,
     now,
+    directWrites: config.storage.directIo,
   });
 }

@@ -33,6 +33,8 @@ export interface OpenedObject {
 /** Files under one directory, keys mapped safely to paths. */
 export interface LocalDisk {
   readonly rootDir: string;
+  /** Uploads are written past the page cache where the filesystem allows (direct-writer.ts). */
+  readonly directWrites: boolean;
   pathFor(key: string): string;
   /** Stores exactly (upTo: at most) `sizeBytes` from `chunks` at key, or nothing at all. */
   write(
@@ -62,8 +64,9 @@ export interface LocalDisk {
   ): Promise<boolean>;
 }
 
-/** Files under `rootDir`. */
-export function createLocalDisk(rootDir: string): LocalDisk {
+/** Files under `rootDir`; `directWrites` (default on) as LocalDisk says. */
+export function createLocalDisk(rootDir: string, opts: { directWrites?: boolean } = {}): LocalDisk {
+  const directWrites = opts.directWrites ?? true;
   const root = resolve(rootDir);
   const pathFor = (key: string): string => {
     const path = resolve(root, ...assertValidKey(key).split("/"));
@@ -74,9 +77,10 @@ export function createLocalDisk(rootDir: string): LocalDisk {
   // The calls below are async so that an invalid key rejects rather than throws.
   return {
     rootDir: root,
+    directWrites,
     pathFor,
     write: async (key, chunks, sizeBytes, contentType, opts = {}) =>
-      writeObject(pathFor(key), chunks, sizeBytes, contentType, opts),
+      writeObject(pathFor(key), chunks, sizeBytes, contentType, { ...opts, direct: directWrites }),
     openForRead: async (key) => openObject(pathFor(key)),
     head: async (key) => headObject(pathFor(key)),
     multipartDir: (key, uploadId) => multipartDirOf(pathFor(key), uploadId),
@@ -91,7 +95,7 @@ async function writeObject(
   chunks: AsyncIterable<Uint8Array>,
   sizeBytes: number,
   contentType: string,
-  opts: { upTo?: boolean; noReplace?: boolean },
+  opts: { upTo?: boolean; noReplace?: boolean; direct: boolean },
 ): Promise<WriteOutcome & { etag?: string }> {
   const outcome = await writeExactlyAtomic(chunks, path, sizeBytes, {
     ...opts,

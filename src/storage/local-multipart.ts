@@ -14,7 +14,16 @@
  * being completed or aborted.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
 import { inLanes } from "../domain/lanes.js";
 import {
@@ -25,6 +34,7 @@ import {
   partSize,
 } from "../domain/uploads.js";
 import { MultipartError, type StoredPart } from "./blob-store.js";
+import { openDirect } from "./direct-writer.js";
 import { copyLimited, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
 import type { LocalDisk } from "./local-disk.js";
 import { createUploadLocks, type PartLease, SupersededError } from "./local-part-locks.js";
@@ -141,6 +151,7 @@ async function receivePart(
     return await writePart(disk.multipartDir(claims.key, claims.uploadId), claims, chunks, {
       lease,
       stillAllowed,
+      direct: disk.directWrites,
     });
   } catch (err) {
     if (!lease.signal.aborted) throw err;
@@ -226,7 +237,11 @@ async function writePart(
   dir: string,
   claims: PartClaims,
   chunks: AsyncIterable<Uint8Array>,
-  { lease, stillAllowed }: { lease: PartLease; stillAllowed: () => Promise<boolean> },
+  {
+    lease,
+    stillAllowed,
+    direct: directWrites,
+  }: { lease: PartLease; stillAllowed: () => Promise<boolean>; direct: boolean },
 ): Promise<PartOutcome> {
   // An older PUT of this part is stopping: not a byte is written until it is done with the file.
   await lease.ready;
@@ -249,10 +264,16 @@ async function writePart(
   });
   if (!fh) return { ok: false, reason: "no_upload" };
   const hash = createPartHasher(claims.algorithm);
+  let direct: FileHandle | null = null;
   try {
+    direct = directWrites ? await openDirect(join(dir, DATA)) : null;
     // From here the part is missing until its new bytes are down and checked.
     await rm(join(dir, recordName(n)), { force: true });
-    // The file is written back in the background every 32 MiB of all the parts' bytes, as one
+    // Written directly where the filesystem allows (direct-writer.ts; the parts' writes then
+    // run side by side, with no gate: a direct write waits for the device, and one at a time
+    // left it idle between them, 0.81 of one PUT's rate against 1.06 in one run of 4 rounds
+    // each, 2026-12-02). Through the page cache otherwise: one write at a time (the gate), and
+    // the file written back in the background every 32 MiB of all the parts' bytes, as one
     // upload's is (the count is the upload's, not this part's: each part's own would flush the
     // others' pages four times as often; tried before, it did not help). Without it each
     // part's datasync below found its 64 MiB and the others' still dirty, and the part's answer
@@ -265,6 +286,7 @@ async function writePart(
       signal: lease.signal,
       gate: lease.gate,
       writeBack: lease.writeBack,
+      direct,
       onChunk: (chunk) => hash.update(chunk),
     });
     if (!outcome.ok) return outcome;
@@ -286,6 +308,7 @@ async function writePart(
     if (!(await writeRecord(dir, recordName(n), record))) return { ok: false, reason: "no_upload" };
     return { ok: true, etag: record.etag, sizeBytes: record.sizeBytes };
   } finally {
+    await direct?.close();
     await fh.close();
   }
 }

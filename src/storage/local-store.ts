@@ -43,6 +43,8 @@ interface LocalBlobStoreOptions {
   maxUploadBytes?: number;
   /** Where the server mounts routes(); defaults to /files. */
   mountPath?: string;
+  /** Write uploads past the page cache where the filesystem allows (default on: direct-writer.ts). */
+  directWrites?: boolean;
 }
 
 /** The local store: files on disk behind signed links served by kinora itself. */
@@ -77,7 +79,7 @@ export function createLocalBlobStore(opts: LocalBlobStoreOptions): LocalBlobStor
     expiry: (expiresInSec) => Math.floor(now() / 1000) + expiresInSec,
   };
   const { baseUrl, signer, expiry } = links;
-  const disk = createLocalDisk(opts.rootDir);
+  const disk = createLocalDisk(opts.rootDir, { directWrites: opts.directWrites });
   const parts = createLocalMultipart(disk);
   let app: Hono | undefined;
   return {
