@@ -1,6 +1,6 @@
 /**
- * The parts' checksums, taken ahead of the sockets for an upload in parts (upload-parts.ts):
- * one part at a time, in the order the lanes will send them.
+ * The parts' checksums and links, taken ahead of the sockets for an upload in parts
+ * (upload-parts.ts): one part hashed at a time, in the order the lanes will send them.
  */
 import type { PartChecksumAlgorithm, PartReader } from "./part-reader.js";
 
@@ -23,22 +23,21 @@ export function hashLane(
 }
 
 /**
- * The checksum of each part as the lanes take them, the next `ahead` parts of the queue hashed
- * before a lane asks (reading ahead of the sockets, in the order they will be sent).
+ * What each part needs before its PUT (its checksum, its link), as the lanes take them: the
+ * next `ahead` parts of the queue prepared before a lane asks (read and hashed ahead of the
+ * sockets, their links asked for meanwhile, in the order they will be sent).
  */
-export function lookahead(
+export function lookahead<T>(
   queue: readonly number[],
-  hash: (start: number, end: number) => Promise<string>,
-  range: (n: number) => { start: number; end: number },
+  prepare: (n: number) => Promise<T>,
   ahead: number,
-): (n: number) => Promise<string> {
-  const started = new Map<number, Promise<string>>();
+): (n: number) => Promise<T> {
+  const started = new Map<number, Promise<T>>();
   const start = (n: number) => {
     let p = started.get(n);
     if (!p) {
-      const r = range(n);
-      p = hash(r.start, r.end);
-      // Read errors surface when a lane awaits the part; unawaited ones (a stopped upload) are not unhandled.
+      p = prepare(n);
+      // Errors surface when a lane awaits the part; unawaited ones (a stopped upload) are not unhandled.
       p.catch(() => {});
       started.set(n, p);
     }

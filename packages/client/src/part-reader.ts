@@ -37,6 +37,8 @@ export interface PartReader {
     signal: AbortSignal,
     onBytes: (sent: number) => void,
   ): Promise<Response>;
+  /** Lets go of what reading needed (Node: the hashing thread); the upload's end calls it. */
+  close?(): Promise<void>;
 }
 
 /** Bytes read and hashed at a time: large enough that the thread-pool round trips are few. */
@@ -56,9 +58,15 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
     const { createReadStream, readSync } = await import("node:fs");
     const { Readable } = await import("node:stream");
     const { createHash } = await import("node:crypto");
-    const crc32 = (await nativeCrc32()) ?? (await import("node:zlib")).crc32;
+    const zlibCrc32 = (await import("node:zlib")).crc32;
+    const crc32 = (await nativeCrc32()) ?? zlibCrc32;
     const { putFileRange } = await import("./node-put.js");
     const { size } = await stat(source);
+    // Hashed on a thread of its own where one starts (hash-worker.ts), else here.
+    const worker = (await import("./hash-worker.js")).startHashWorker(
+      source,
+      typeof zlibCrc32 === "function",
+    );
     // Hash buffers, reused from part to part: no garbage per megabyte hashed; and the send
     // rings' buffers likewise (node-put.ts).
     const spare: Buffer[] = [];
@@ -68,6 +76,7 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
     return {
       size,
       async checksum(algorithm, start, end) {
+        if (worker) return worker.checksum(algorithm, start, end);
         const hash = nodeHasher(algorithm, createHash, crc32);
         const fh = await open(source, "r");
         const buf = spare.pop() ?? Buffer.allocUnsafe(HASH_READ_BYTES);
@@ -93,6 +102,7 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
             (Readable.toWeb(stream(start, end)) as unknown as ReadableStream<Uint8Array>),
       put: (url, headers, start, end, signal, onBytes) =>
         putFileRange(url, headers, source, start, end, { signal, onBytes, buffers: sendBuffers }),
+      close: async () => worker?.close(),
     };
   }
   // cast: a Uint8Array is a BlobPart; TS 5.7's ArrayBufferLike generic no longer says so

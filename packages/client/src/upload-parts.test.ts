@@ -108,6 +108,44 @@ describe("uploadParts lanes", () => {
     // Part 2 may have gone out while part 1's report was answered; nothing after the refusal.
     expect(puts.length).toBeLessThanOrEqual(2);
   });
+
+  it("asks the next part's link while the current part is still being sent, once per part", async () => {
+    const asked: number[] = [];
+    let waitedInVain = false;
+    const t = transport(plan(3), async () => {});
+    const links = t.links;
+    t.links = async (parts, signal) => {
+      asked.push(...parts.map((p) => p.part_number));
+      return links(parts, signal);
+    };
+    const fetch = (async (url: string) => {
+      const n = Number(new URL(url).searchParams.get("part"));
+      // Part 1 stays on the wire until part 2's link was asked (or it is clear it will not be).
+      if (n === 1) await until(() => asked.includes(2), 1000).catch(() => (waitedInVain = true));
+      return new Response(null, { status: 200, headers: { etag: `"e${n}"` } });
+    }) as typeof globalThis.fetch;
+    await expect(
+      uploadParts(t, new Uint8Array(3 * PART), { concurrency: 1, fetch }),
+    ).resolves.toMatchObject({ sent: [1, 2, 3] });
+    expect(waitedInVain).toBe(false);
+    expect(asked.sort()).toEqual([1, 2, 3]);
+  });
+
+  it("asks a part's link again when asking ahead failed", async () => {
+    const { puts, fetch } = store();
+    const t = transport(plan(3), async () => {});
+    const links = t.links;
+    let failures = 0;
+    t.links = async (parts, signal) => {
+      if (parts[0]?.part_number === 2 && failures++ === 0) throw new TypeError("fetch failed");
+      return links(parts, signal);
+    };
+    await expect(
+      uploadParts(t, new Uint8Array(3 * PART), { concurrency: 1, fetch }),
+    ).resolves.toMatchObject({ sent: [1, 2, 3] });
+    expect(puts).toEqual([1, 2, 3]);
+    expect(failures).toBe(2);
+  });
 });
 
 /** Parts of the HTTP tests: small, and large enough to outgrow the sockets' buffers. */

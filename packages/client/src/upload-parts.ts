@@ -105,8 +105,20 @@ export async function uploadParts(
   source: UploadSource,
   options: PartsUploadOptions = {},
 ): Promise<PartsUploadResult> {
-  const signal = options.signal;
   const reader = await partReader(source);
+  try {
+    return await uploadFrom(reader, transport, options);
+  } finally {
+    await reader.close?.();
+  }
+}
+
+async function uploadFrom(
+  reader: PartReader,
+  transport: PartsTransport,
+  options: PartsUploadOptions,
+): Promise<PartsUploadResult> {
+  const signal = options.signal;
   const state = await transport.state(signal);
   if (state.size_bytes !== reader.size) {
     throw new TypeError(
@@ -143,13 +155,33 @@ export async function uploadParts(
   // Each lane's next part is hashed while its current one is on the wire, and a part's report
   // does not hold its lane: a lane that hashed, asked a link and reported between two PUTs sent
   // nothing for that while, and lanes that start together finish together.
-  const hashed = lookahead(queue, hashLane(reader, algorithm), range, options.concurrency ?? 4);
+  // Its link too: asked for as soon as the part is hashed, so the lane does not wait a round
+  // trip to the API between two PUTs (one that fails is asked again when the part is sent).
+  const hash = hashLane(reader, algorithm);
+  const prepared = lookahead(
+    queue,
+    async (n) => {
+      const { start, end } = range(n);
+      const checksum = await hash(start, end);
+      const link = await transport
+        .links([{ part_number: n, checksum }], stopped)
+        .then((links) => links[0])
+        .catch(() => undefined);
+      return { checksum, link };
+    },
+    options.concurrency ?? 4,
+  );
   const reports: Promise<void>[] = [];
   /** Sends part `n`; resolves `bodySent` once its last byte is handed to the connection. */
-  const send = (n: number, checksum: string, bodySent: () => void): Promise<void> => {
+  const send = (
+    n: number,
+    { checksum, link }: { checksum: string; link: PartLink | undefined },
+    bodySent: () => void,
+  ): Promise<void> => {
     const { start, end } = range(n);
     return sendPart(transport, reader, n, start, end, checksum, {
       ...options,
+      link,
       signal: stopped,
       count: () => result.puts++,
       onBytes: (sent) => {
@@ -194,10 +226,10 @@ export async function uploadParts(
   const worker = async () => {
     let answering: Promise<void> | null = null;
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
-      const checksum = await hashed(n);
+      const ready = await prepared(n);
       let bodySent = () => {};
       const onWire = new Promise<void>((resolve) => (bodySent = resolve));
-      const part = send(n, checksum, bodySent);
+      const part = send(n, ready, bodySent);
       // Awaited below or on the lane's next turn; its failure has stopped the upload already.
       part.catch(() => {});
       await Promise.race([onWire, part]);
@@ -252,6 +284,8 @@ async function partsToKeep(
 
 interface SendOptions extends PartsUploadOptions {
   signal: AbortSignal;
+  /** A link asked for ahead (the lookahead's); a fresh one is asked when none or it fails. */
+  link?: PartLink;
   count: () => void;
   onBytes: (sent: number) => void;
 }
@@ -324,7 +358,7 @@ async function sendPart(
   opts: SendOptions,
 ): Promise<string> {
   const maxRetries = opts.maxRetries ?? 5;
-  let link: PartLink | undefined;
+  let link = opts.link;
   for (let attempt = 1; ; attempt++) {
     opts.signal.throwIfAborted();
     link ??= (await transport.links([{ part_number: n, checksum }], opts.signal))[0];
