@@ -125,7 +125,10 @@ export async function copyLimited(
     position?: number;
     /** Bytes held between the source and the disk before reading waits (default 1 MiB). */
     maxHeldBytes?: number;
-    /** Sees each chunk as it is written (a part's checksum), without another stream layer. */
+    /**
+     * Sees the bytes in order as they are written (a part's checksum), without another stream
+     * layer: each chunk, or each megabyte slot where they are written directly.
+     */
     onChunk?: (chunk: Uint8Array) => void;
     /** Shared with the file's other writers (parts written in place): one write at a time. */
     gate?: SerialGate;
@@ -138,8 +141,13 @@ export async function copyLimited(
     direct?: FileHandle | null;
   },
 ): Promise<WriteOutcome> {
+  // A direct writer shows `onChunk` its slots, a megabyte at a time, instead of each chunk.
+  const direct =
+    opts.direct &&
+    createDirectWriter(opts.direct, fh, { position: opts.position ?? 0, onFilled: opts.onChunk });
+  const onChunk = direct ? undefined : opts.onChunk;
   const writer =
-    (opts.direct && createDirectWriter(opts.direct, fh, { position: opts.position ?? 0 })) ||
+    direct ||
     createChunkWriter(fh, {
       maxHeldBytes: opts.maxHeldBytes ?? MAX_HELD_BYTES,
       syncEveryBytes: opts.durable ? SYNC_EVERY_BYTES : undefined,
@@ -150,7 +158,10 @@ export async function copyLimited(
   let bytes = 0;
   try {
     if (isNodeChunks(chunks)) {
-      bytes = await readStreamInto(chunks.stream, writer, expectedBytes, opts);
+      bytes = await readStreamInto(chunks.stream, writer, expectedBytes, {
+        signal: opts.signal,
+        onChunk,
+      });
       if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
     } else {
       // An iterator is read a chunk at a time; wrapped, it ends at the abort even mid-wait.
@@ -160,7 +171,7 @@ export async function copyLimited(
         bytes += chunk.byteLength;
         // Check before writing so an oversized body never reaches the disk.
         if (bytes > expectedBytes) return { ok: false, reason: "too_long", bytes };
-        opts.onChunk?.(chunk);
+        onChunk?.(chunk);
         await writer.write(chunk);
       }
     }
