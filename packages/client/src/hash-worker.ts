@@ -80,7 +80,9 @@ export function startHashWorker(path: string, zlibHasCrc32: boolean): HashWorker
   } catch {
     return null;
   }
-  // The upload's end closes it; a caller that forgets must not be kept alive by it.
+  // Held (ref) only while a range is being hashed: a caller waiting on nothing else (the CLI
+  // checking the parts that arrived before any socket is open) must not see its process exit
+  // under it, and a caller that forgets to close it must not be kept alive by it.
   worker.unref();
   type Waiter = { resolve: (digest: string) => void; reject: (err: Error) => void };
   const waiting = new Map<number, Waiter>();
@@ -90,11 +92,13 @@ export function startHashWorker(path: string, zlibHasCrc32: boolean): HashWorker
     ended ??= err;
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
+    worker.unref();
   };
   worker.on("message", (msg: { id: number; digest?: string; error?: string }) => {
     const w = waiting.get(msg.id);
     if (!w) return;
     waiting.delete(msg.id);
+    if (waiting.size === 0) worker.unref();
     if (msg.digest !== undefined) w.resolve(msg.digest);
     else w.reject(new Error(msg.error ?? "the hashing thread failed"));
   });
@@ -105,6 +109,7 @@ export function startHashWorker(path: string, zlibHasCrc32: boolean): HashWorker
       if (ended) return Promise.reject(ended);
       const id = nextId++;
       return new Promise<string>((resolve, reject) => {
+        if (waiting.size === 0) worker.ref();
         waiting.set(id, { resolve, reject });
         worker.postMessage({ id, algorithm, start, end });
       });
