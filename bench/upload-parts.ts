@@ -101,6 +101,8 @@ async function startNode(dir: string): Promise<Bench> {
     rootDir: path.join(dir, "files"),
     publicBaseUrl: "http://127.0.0.1:1",
     signer: "bench-signing-secret-0123456789abcdef",
+    // As `kinora serve` reads it: STORAGE_DIRECT_IO=off measures the store through the page cache.
+    directWrites: process.env.STORAGE_DIRECT_IO !== "off",
     maxUploadBytes: 16 * 1024 ** 3,
   });
   const deps: UploadsDeps = {

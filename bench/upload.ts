@@ -122,6 +122,8 @@ export async function benchUpload(bytes: number, rounds = 3): Promise<Figure[]> 
     rootDir: path.join(dir, "files"),
     publicBaseUrl: "http://127.0.0.1:1",
     signer: "bench-signing-secret-0123456789abcdef",
+    // As `kinora serve` reads it: STORAGE_DIRECT_IO=off measures the store through the page cache.
+    directWrites: process.env.STORAGE_DIRECT_IO !== "off",
   });
   app.route("/files", store.routes());
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as http.Server;
