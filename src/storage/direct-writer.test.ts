@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeSlotCount, SLOT_BYTES } from "./aligned-slots.js";
-import { createDirectWriter, openDirect } from "./direct-writer.js";
+import { createDirectWriter, openDirect, SLOTS_PER_WRITER } from "./direct-writer.js";
 import { copyLimited } from "./file-io.js";
 
 let dir: string;
@@ -193,14 +193,14 @@ describe("direct writes", () => {
     if (!writer) return;
     const chunk = randomBytes(SLOT_BYTES / 2);
     const waits: boolean[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 4 * SLOTS_PER_WRITER; i++) {
       const wait = writer.offer(chunk);
       waits.push(wait !== null);
       if (wait) break;
     }
-    // Four slots of 1 MiB take eight half-megabyte chunks; the next one has to wait.
-    expect(waits.filter((w) => !w).length).toBeGreaterThanOrEqual(7);
-    expect(waits.at(-1)).toBe(true);
+    // The writer's slots take two half-slot chunks each: the chunk that fills the last one is
+    // told to wait (no slot left to fill while the first is still being written), none before.
+    expect(waits).toEqual([...Array(2 * SLOTS_PER_WRITER - 1).fill(false), true]);
     release();
     await writer.finish();
     await writer.settle();

@@ -22,17 +22,21 @@ import { type FileHandle, open } from "node:fs/promises";
 import { DIRECT_ALIGN, giveSlots, SLOT_BYTES, takeSlots } from "./aligned-slots.js";
 import { type ChunkWriter, writevAll } from "./chunk-writer.js";
 
-/** Slots one writer holds: some filling while the others are written (4 MiB per upload). */
-const SLOTS_PER_WRITER = 4;
+/**
+ * Slots one writer holds: one filling while the other is written (16 MiB per upload). Exported
+ * for the tests (how many bytes a writer takes before it makes the socket wait).
+ */
+export const SLOTS_PER_WRITER = 2;
 /**
  * Direct writes in flight per writer. A direct write returns when the device has the bytes, so
- * one at a time leaves the device idle between them (the page cache hid that): four parts each
- * writing one at a time behind a shared gate read 0.81 of one PUT's rate, without the gate 1.06
- * (one run of 4 rounds each, 2026-12-02). Two against one per writer was not told apart from
- * the machine's spread (0.97 against 1.05, the PUT slower in the second run): 2 is a guess that
- * keeps a single PUT's device busy while its next slot is written, not a measured optimum.
+ * a writer that waits for each before the next leaves the device idle between them (the page
+ * cache hid that); with 8 MiB slots the socket fills the next slot in longer than a write
+ * takes, so one in flight keeps the device busy. Measured with 8 MiB slots, 2026-12-02 (two runs
+ * of two rounds each way): three slots with two in flight, parts 450–499 MB/s; two slots with
+ * one, 500–599. With 1 MiB slots, four parts each writing one at a time behind a shared gate read
+ * 0.81 of one PUT's rate, without the gate 1.06 (one run of 4 rounds each, the same day).
  */
-const MAX_IN_FLIGHT = 2;
+const MAX_IN_FLIGHT = 1;
 
 /**
  * A second handle on `path` for direct writes, or null where there are none: no O_DIRECT on
@@ -56,7 +60,7 @@ interface DirectWriterOptions {
   position: number;
   /**
    * Sees the bytes in order a slot at a time, as each slot fills and the last part-filled one
-   * at the end (a part's checksum: one call per megabyte instead of one per socket chunk).
+   * at the end (a part's checksum: one call per slot instead of one per socket chunk).
    */
   onFilled?: (bytes: Uint8Array) => void;
 }
