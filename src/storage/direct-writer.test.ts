@@ -141,6 +141,35 @@ describe("direct writes", () => {
     expect(directBytes).toBe(0);
   });
 
+  it("writes a file smaller than one slot through the page cache, holding no slot", async () => {
+    const path = join(dir, "small");
+    await writeFile(path, "");
+    const payload = randomBytes(SLOT_BYTES - 4096);
+    const free = freeSlotCount();
+    const held: number[] = [];
+    async function* watched(): AsyncIterable<Uint8Array> {
+      yield payload.subarray(0, 65536);
+      held.push(freeSlotCount());
+      yield payload.subarray(65536);
+    }
+    const fh = await open(path, "r+");
+    const real = await openDirect(path);
+    const direct = real ? spied(real) : null;
+    try {
+      const outcome = await copyLimited(watched(), fh, payload.length, {
+        durable: true,
+        direct: direct?.fh ?? null,
+      });
+      expect(outcome.ok).toBe(true);
+    } finally {
+      await direct?.fh.close();
+      await fh.close();
+    }
+    expect(held).toEqual([free]);
+    expect(direct?.bytes() ?? 0).toBe(0);
+    expect((await readFile(path)).equals(payload)).toBe(true);
+  });
+
   it("writes what a device refuses to take directly (EINVAL) through the page cache", async () => {
     const path = join(dir, "refused");
     await writeFile(path, "");
@@ -188,7 +217,10 @@ describe("direct writes", () => {
       },
     };
     // cast: the direct writer calls writev alone on its direct handle
-    const writer = createDirectWriter(slow as unknown as FileHandle, fh, { position: 0 });
+    const writer = createDirectWriter(slow as unknown as FileHandle, fh, {
+      position: 0,
+      maxBytes: 4 * SLOTS_PER_WRITER * SLOT_BYTES,
+    });
     expect(writer).not.toBeNull();
     if (!writer) return;
     const chunk = randomBytes(SLOT_BYTES / 2);

@@ -58,6 +58,8 @@ export async function openDirect(path: string): Promise<FileHandle | null> {
 interface DirectWriterOptions {
   /** Where the bytes start in the file. */
   position: number;
+  /** How many bytes at most will come (an upload's declared size). */
+  maxBytes: number;
   /**
    * Sees the bytes in order a slot at a time, as each slot fills and the last part-filled one
    * at the end (a part's checksum: one call per slot instead of one per socket chunk).
@@ -67,16 +69,17 @@ interface DirectWriterOptions {
 
 /**
  * A writer that stages chunks in aligned slots and writes them through `direct` (see the module
- * comment), or null when it cannot: `position` not aligned, or the slot pool spent; the caller
- * then writes through the page cache. The bytes land from `position` on, whatever either
- * handle's own position is.
+ * comment), or null when it cannot or need not: `position` not aligned, fewer bytes coming than
+ * one slot holds (all of them would be the tail; a small upload does not hold 16 MiB of the
+ * pool), or the slot pool spent; the caller then writes through the page cache. The bytes land
+ * from `position` on, whatever either handle's own position is.
  */
 export function createDirectWriter(
   direct: FileHandle,
   buffered: FileHandle,
   opts: DirectWriterOptions,
 ): ChunkWriter | null {
-  if (opts.position % DIRECT_ALIGN !== 0) return null;
+  if (opts.position % DIRECT_ALIGN !== 0 || opts.maxBytes < SLOT_BYTES) return null;
   const slots = takeSlots(SLOTS_PER_WRITER);
   if (!slots) return null;
   const free = [...slots];

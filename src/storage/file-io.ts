@@ -144,7 +144,11 @@ export async function copyLimited(
   // A direct writer shows `onChunk` its slots, a megabyte at a time, instead of each chunk.
   const direct =
     opts.direct &&
-    createDirectWriter(opts.direct, fh, { position: opts.position ?? 0, onFilled: opts.onChunk });
+    createDirectWriter(opts.direct, fh, {
+      position: opts.position ?? 0,
+      maxBytes: expectedBytes,
+      onFilled: opts.onChunk,
+    });
   const onChunk = direct ? undefined : opts.onChunk;
   const writer =
     direct ||
