@@ -127,7 +127,7 @@ export async function copyLimited(
     maxHeldBytes?: number;
     /**
      * Sees the bytes in order as they are written (a part's checksum), without another stream
-     * layer: each chunk, or each megabyte slot where they are written directly.
+     * layer: each chunk, or each staging slot (8 MiB) where they are written directly.
      */
     onChunk?: (chunk: Uint8Array) => void;
     /** Shared with the file's other writers (parts written in place): one write at a time. */
@@ -141,7 +141,7 @@ export async function copyLimited(
     direct?: FileHandle | null;
   },
 ): Promise<WriteOutcome> {
-  // A direct writer shows `onChunk` its slots, a megabyte at a time, instead of each chunk.
+  // A direct writer shows `onChunk` its slots, one at a time, instead of each chunk.
   const direct =
     opts.direct &&
     createDirectWriter(opts.direct, fh, {

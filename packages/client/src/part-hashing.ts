@@ -7,8 +7,8 @@ import type { PartChecksumAlgorithm, PartReader } from "./part-reader.js";
 /**
  * Hashes one part at a time, in the order asked. On one hashing thread (hash-worker.ts) or on
  * this one, four parts hashed side by side would all be ready at once, so no byte would go out
- * until every part in flight was hashed. In line, the first part is on the wire after one part's hash and
- * the next parts are hashed while it flows.
+ * until every part in flight was hashed. In line, the first part is on the wire after one
+ * part's hash and the next parts are hashed while it flows.
  */
 export function hashLane(
   reader: PartReader,
