@@ -18,7 +18,9 @@
  * back to the host, and writing 2 GiB into such pages costs 1.2-2.1 s of system time instead of
  * 0.3 s (dd here, 5 s after the delete against at once). BENCH_SETTLE_MS=n waits n ms after
  * the delete instead, so every contender meets memory given back; BENCH_MARKS=1 prints each
- * upload's CLOCK_MONOTONIC span.
+ * upload's CLOCK_MONOTONIC span. The parts client makes one request before it says it is loaded:
+ * a process's first fetch loads undici (50-110 ms here), which a client that has just created
+ * its job has done; the bare PUT's link is likewise signed before its client starts.
  *
  * `npm run bench -- parts` runs it (256 MiB; BENCH_FULL=1: 2 GiB; BENCH_ROUNDS=n rounds,
  * BENCH_CONC=n parts sent at once, BENCH_PART_MIB=n another part size, BENCH_DATABASE_URL=url the
@@ -134,6 +136,8 @@ async function startNode(dir: string): Promise<Bench> {
     parts: { part_number: number; checksum: string }[];
     part: { part_number: number; etag: string; checksum: string };
   };
+  // The parts client's first request, before its clock starts (upload-parts-client.ts).
+  app.post("/bench/warm", (c) => c.json({}));
   app.post("/bench/state", async (c) =>
     c.json(await uploadProgress(deps, await row((await c.req.json<Body>()).key))),
   );

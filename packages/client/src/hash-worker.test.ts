@@ -49,6 +49,18 @@ describe("the hashing thread", () => {
     }
   });
 
+  it("says it is ready only once its thread has started, and not after it was closed", async () => {
+    const worker = startHashWorker(file, true);
+    if (!worker) throw new Error("no hashing thread");
+    // A thread cannot have started before the call that spawned it returned.
+    expect(worker.ready).toBe(false);
+    const deadline = Date.now() + 10_000;
+    while (!worker.ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(worker.ready).toBe(true);
+    await worker.close();
+    expect(worker.ready).toBe(false);
+  });
+
   it("refuses a range past the end of the file, and any range once closed", async () => {
     const worker = startHashWorker(file, true);
     if (!worker) throw new Error("no hashing thread");

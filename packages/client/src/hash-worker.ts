@@ -12,6 +12,12 @@ import { Worker } from "node:worker_threads";
 export interface HashWorker {
   /** The base64 checksum of bytes [start, end) (part-reader.ts's PartReader.checksum). */
   checksum(algorithm: "crc32" | "sha256", start: number, end: number): Promise<string>;
+  /**
+   * Whether the thread has started and can take a range at once. Starting one takes ~65 ms here
+   * (a new isolate, its bootstrap, the CRC module): a caller with a first part to hash does it
+   * itself meanwhile rather than wait (part-reader.ts).
+   */
+  readonly ready: boolean;
   /** Stops the thread (idempotent); ranges still asked for are refused. */
   close(): Promise<void>;
 }
@@ -56,6 +62,7 @@ parentPort.on("message", ({ id, algorithm, start, end }) => {
     parentPort.postMessage({ id, error: String((err && err.message) || err) });
   }
 });
+parentPort.postMessage({ ready: true });
 `;
 
 /** Where @node-rs/crc32 resolves from this package, if it installed. */
@@ -94,7 +101,12 @@ export function startHashWorker(path: string, zlibHasCrc32: boolean): HashWorker
     waiting.clear();
     worker.unref();
   };
-  worker.on("message", (msg: { id: number; digest?: string; error?: string }) => {
+  let ready = false;
+  worker.on("message", (msg: { ready?: true; id: number; digest?: string; error?: string }) => {
+    if (msg.ready) {
+      ready = true;
+      return;
+    }
     const w = waiting.get(msg.id);
     if (!w) return;
     waiting.delete(msg.id);
@@ -105,6 +117,9 @@ export function startHashWorker(path: string, zlibHasCrc32: boolean): HashWorker
   worker.on("error", (err) => endAll(err));
   worker.on("exit", () => endAll(new Error("the hashing thread stopped")));
   return {
+    get ready() {
+      return ready && !ended;
+    },
     checksum(algorithm, start, end) {
       if (ended) return Promise.reject(ended);
       const id = nextId++;

@@ -76,7 +76,10 @@ export async function partReader(source: UploadSource): Promise<PartReader> {
     return {
       size,
       async checksum(algorithm, start, end) {
-        if (worker) return worker.checksum(algorithm, start, end);
+        // Until the thread is up (~65 ms here), on this thread: the first part goes out that
+        // much sooner, and at most the second is hashed here while the first is sending. A
+        // thread that failed to start leaves the hashing here too.
+        if (worker?.ready) return worker.checksum(algorithm, start, end);
         const hash = nodeHasher(algorithm, createHash, crc32);
         const fh = await open(source, "r");
         const buf = spare.pop() ?? Buffer.allocUnsafe(HASH_READ_BYTES);
