@@ -73,6 +73,8 @@ describe("the hashing thread", () => {
     const worker = startHashWorker(join(dir, "missing.bin"), true);
     if (!worker) throw new Error("no hashing thread");
     await expect(worker.checksum("crc32", 0, 10)).rejects.toThrow(/ENOENT|no such file/);
+    // Never ready: part-reader.ts then hashes on its own thread instead of failing the upload.
+    expect(worker.ready).toBe(false);
     await worker.close();
   });
 });
