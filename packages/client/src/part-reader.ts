@@ -2,7 +2,8 @@
  * The bytes of a file to upload in parts, part by part: a path in Node (hashed on a thread of
  * its own, hash-worker.ts, or here until it has started or where none starts, into one small
  * reused buffer; then read again into a ring of reused buffers as the socket takes them:
- * node-put.ts) or a Blob anywhere (CRC32 here, SHA-256 by WebCrypto). upload-parts.ts decides what to send; this reads it.
+ * node-put.ts) or a Blob anywhere (CRC32 here, SHA-256 by WebCrypto). upload-parts.ts decides
+ * what to send; this reads it.
  *
  * In Node both reads are synchronous, 1 MiB at a time, the event loop given a turn after each:
  * a read through libuv's thread pool costs a hand-over to a pool thread and a wake-up back
