@@ -14,45 +14,29 @@
  * being completed or aborted.
  */
 import { randomBytes } from "node:crypto";
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  writeFile,
-} from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { inLanes } from "../domain/lanes.js";
-import {
-  type ChecksumAlgorithm,
-  isPartNumber,
-  type PartPlan,
-  partOffset,
-  partSize,
-} from "../domain/uploads.js";
+import type { ChecksumAlgorithm, PartPlan } from "../domain/uploads.js";
 import { MultipartError, type StoredPart } from "./blob-store.js";
-import { openDirect } from "./direct-writer.js";
-import { copyLimited, syncDir, tempPathFor, type WriteOutcome } from "./file-io.js";
+import { syncDir } from "./file-io.js";
 import type { LocalDisk } from "./local-disk.js";
-import { createUploadLocks, type PartLease, SupersededError } from "./local-part-locks.js";
+import { createUploadLocks } from "./local-part-locks.js";
+import {
+  DATA_FILE,
+  type PartOutcome,
+  recordName,
+  stopped,
+  writePart,
+} from "./local-part-writer.js";
+import { createPlanCache, type PlanCache } from "./local-plan-cache.js";
 import type { PartClaims } from "./local-token.js";
-import { createPartHasher } from "./part-checksum.js";
 
 /** What the folder of an upload in parts records about it. */
 export interface LocalPlan extends PartPlan {
   contentType: string;
   checksum: ChecksumAlgorithm;
 }
-
-/** How a part's PUT ended. */
-export type PartOutcome =
-  | { ok: true; etag: string; sizeBytes: number }
-  | { ok: false; reason: "no_upload" | "closing" | "superseded" | "refused" }
-  | { ok: false; reason: "bad_checksum"; bytes: number }
-  | Extract<WriteOutcome, { ok: false }>;
 
 /** The local store's uploads in parts (its HTTP part route calls `receivePart`). */
 export interface LocalMultipart {
@@ -73,23 +57,25 @@ export interface LocalMultipart {
   abort(key: string, uploadId: string): Promise<void>;
 }
 
-const DATA = "data";
 const PLAN = "plan.json";
-const recordName = (n: number) => `part-${String(n).padStart(5, "0")}.json`;
 /** Part records read at once when an upload's parts are listed. */
 const LIST_READS_IN_FLIGHT = 16;
 
-/** What every call needs: the disk the objects live on and the uploads' in-memory locks. */
+/**
+ * What every call needs: the disk the objects live on, the uploads' in-memory locks, and the
+ * plans already read (local-plan-cache.ts).
+ */
 interface MultipartContext {
   disk: LocalDisk;
   locks: ReturnType<typeof createUploadLocks>;
+  plans: PlanCache<LocalPlan>;
 }
 
 /** Uploads in parts of `disk`'s objects. */
 export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
-  const ctx: MultipartContext = { disk, locks: createUploadLocks() };
+  const ctx: MultipartContext = { disk, locks: createUploadLocks(), plans: createPlanCache() };
   return {
-    create: (key, plan) => createUpload(disk, key, plan),
+    create: (key, plan) => createUpload(ctx, key, plan),
     // readPlan and listParts are async so an invalid key rejects, as in every other call.
     readPlan: async (key, uploadId) => readPlan(disk.multipartDir(key, uploadId)),
     receivePart: (claims, chunks, stillAllowed) => receivePart(ctx, claims, chunks, stillAllowed),
@@ -100,16 +86,21 @@ export function createLocalMultipart(disk: LocalDisk): LocalMultipart {
 }
 
 /** Opens the upload's folder (its plan and its empty data file); answers the upload id. */
-async function createUpload(disk: LocalDisk, key: string, plan: LocalPlan): Promise<string> {
+async function createUpload(
+  { disk, plans }: MultipartContext,
+  key: string,
+  plan: LocalPlan,
+): Promise<string> {
   const uploadId = randomBytes(16).toString("hex");
   const dir = disk.multipartDir(key, uploadId);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(join(dir, PLAN), JSON.stringify(plan), { mode: 0o600 });
   // The data file exists from the start: a part opens it without O_CREAT, so a part that
   // arrives after an abort or a completion finds nothing to write into.
-  const fh = await open(join(dir, DATA), "wx", 0o600);
+  const fh = await open(join(dir, DATA_FILE), "wx", 0o600);
   await fh.close();
   await syncDir(dir);
+  plans.set(dir, plan);
   return uploadId;
 }
 
@@ -140,7 +131,7 @@ async function listRecords(dir: string, only?: number): Promise<StoredPart[]> {
 
 /** Writes one part under its lease: the newest PUT of a part wins, an aborted one stops. */
 async function receivePart(
-  { disk, locks }: MultipartContext,
+  { disk, locks, plans }: MultipartContext,
   claims: PartClaims,
   chunks: AsyncIterable<Uint8Array>,
   stillAllowed: () => Promise<boolean>,
@@ -148,10 +139,12 @@ async function receivePart(
   const lease = locks.beginPart(claims.uploadId, claims.partNumber);
   if (typeof lease === "string") return { ok: false, reason: lease };
   try {
-    return await writePart(disk.multipartDir(claims.key, claims.uploadId), claims, chunks, {
+    const dir = disk.multipartDir(claims.key, claims.uploadId);
+    return await writePart(dir, claims, chunks, {
       lease,
       stillAllowed,
       direct: disk.directWrites,
+      plan: () => plans.get(dir, () => readPlan(dir)),
     });
   } catch (err) {
     if (!lease.signal.aborted) throw err;
@@ -166,7 +159,7 @@ async function receivePart(
  * into place. On failure the upload reopens, its parts kept for a resume.
  */
 async function completeUpload(
-  { disk, locks }: MultipartContext,
+  { disk, locks, plans }: MultipartContext,
   key: string,
   uploadId: string,
   parts: readonly { partNumber: number; etag: string }[],
@@ -181,12 +174,13 @@ async function completeUpload(
   let done = false;
   try {
     checkParts(plan, parts, await listRecords(dir));
-    const data = join(dir, DATA);
+    const data = join(dir, DATA_FILE);
     await syncAndCheckSize(data, plan);
     if (!(await disk.adopt(key, data, plan.contentType, { noReplace: true }))) {
       throw new MultipartError("exists", "the object already exists; it is never replaced");
     }
     done = true;
+    plans.forget(dir);
     await rm(dir, { recursive: true, force: true });
     return { sizeBytes: plan.sizeBytes };
   } finally {
@@ -213,103 +207,19 @@ async function syncAndCheckSize(data: string, plan: LocalPlan): Promise<void> {
 }
 
 async function abortUpload(
-  { disk, locks }: MultipartContext,
+  { disk, locks, plans }: MultipartContext,
   key: string,
   uploadId: string,
 ): Promise<void> {
   // Parts still arriving write into the removed file (freed when they close) and cannot
   // record themselves: the folder is gone.
   locks.close(uploadId, { force: true });
+  const dir = disk.multipartDir(key, uploadId);
+  plans.forget(dir);
   try {
-    await rm(disk.multipartDir(key, uploadId), { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   } finally {
     locks.forget(uploadId);
-  }
-}
-
-/** How a writer whose lease was taken away ends: overtaken by a newer PUT, or aborted. */
-function stopped(lease: PartLease): PartOutcome {
-  const superseded = lease.signal.reason instanceof SupersededError;
-  return { ok: false, reason: superseded ? "superseded" : "no_upload" };
-}
-
-async function writePart(
-  dir: string,
-  claims: PartClaims,
-  chunks: AsyncIterable<Uint8Array>,
-  {
-    lease,
-    stillAllowed,
-    direct: directWrites,
-  }: { lease: PartLease; stillAllowed: () => Promise<boolean>; direct: boolean },
-): Promise<PartOutcome> {
-  // An older PUT of this part is stopping: not a byte is written until it is done with the file.
-  await lease.ready;
-  if (lease.signal.aborted) return stopped(lease);
-  const plan = await readPlan(dir);
-  if (!plan) return { ok: false, reason: "no_upload" };
-  const n = claims.partNumber;
-  if (
-    !isPartNumber(plan, n) ||
-    partOffset(plan, n) !== claims.offset ||
-    partSize(plan, n) !== claims.sizeBytes ||
-    plan.checksum !== claims.algorithm
-  ) {
-    // Only a link signed for another upload of the same id could get here: refuse it whole.
-    return { ok: false, reason: "no_upload" };
-  }
-  const fh = await open(join(dir, DATA), "r+").catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT") return null;
-    throw err;
-  });
-  if (!fh) return { ok: false, reason: "no_upload" };
-  const hash = createPartHasher(claims.algorithm);
-  let direct: FileHandle | null = null;
-  try {
-    direct = directWrites ? await openDirect(join(dir, DATA)) : null;
-    // From here the part is missing until its new bytes are down and checked.
-    await rm(join(dir, recordName(n)), { force: true });
-    // Written directly where the filesystem allows (direct-writer.ts; the parts' writes then
-    // run side by side, with no gate: a direct write waits for the device, and one at a time
-    // left it idle between them, 0.81 of one PUT's rate against 1.06 in one run of 4 rounds
-    // each, 2026-12-02). Through the page cache otherwise: one write at a time (the gate), and
-    // the file written back in the background every 32 MiB of all the parts' bytes, as one
-    // upload's is (the count is the upload's, not this part's: each part's own would flush the
-    // others' pages four times as often; tried before, it did not help). Without it each
-    // part's datasync below found its 64 MiB and the others' still dirty, and the part's answer
-    // waited for them all: 0.82-0.84 of one PUT's rate in three runs against 0.88-0.94 in four
-    // with it; 10 GiB 29.4 s against 37.6-39.1 (npm run bench -- parts, 2026-12-01).
-    // copyLimited stops at the lease's abort at once, even while no byte comes.
-    const outcome = await copyLimited(chunks, fh, claims.sizeBytes, {
-      durable: true,
-      position: claims.offset,
-      signal: lease.signal,
-      gate: lease.gate,
-      writeBack: lease.writeBack,
-      direct,
-      onChunk: (chunk) => hash.update(chunk),
-    });
-    if (!outcome.ok) return outcome;
-    const digest = hash.digest();
-    if (digest !== claims.checksum) {
-      return { ok: false, reason: "bad_checksum", bytes: outcome.bytes };
-    }
-    // Whatever of the part the background write-back has not reached yet, before its record.
-    await fh.datasync();
-    if (!(await stillAllowed())) return { ok: false, reason: "refused" };
-    // Overtaken meanwhile: the newer writer is waiting on us and will write its own record.
-    if (lease.signal.aborted) return stopped(lease);
-    const record: StoredPart = {
-      partNumber: n,
-      sizeBytes: outcome.bytes,
-      etag: `"${Buffer.from(digest, "base64").toString("hex")}"`,
-      checksum: claims.checksum,
-    };
-    if (!(await writeRecord(dir, recordName(n), record))) return { ok: false, reason: "no_upload" };
-    return { ok: true, etag: record.etag, sizeBytes: record.sizeBytes };
-  } finally {
-    await direct?.close();
-    await fh.close();
   }
 }
 
@@ -339,21 +249,6 @@ function checkParts(
 }
 
 /** Writes a record atomically; false when the folder is gone (the upload was aborted). */
-async function writeRecord(dir: string, name: string, record: StoredPart): Promise<boolean> {
-  const path = join(dir, name);
-  const tmp = tempPathFor(path);
-  try {
-    await writeFile(tmp, JSON.stringify(record), { mode: 0o600, flag: "wx" });
-    await rename(tmp, path);
-    return true;
-  } catch (err) {
-    await rm(tmp, { force: true });
-    // cast: a failed fs call throws Node's errno error; only its code is compared
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw err;
-  }
-}
-
 async function readJson<T>(path: string): Promise<T | null> {
   try {
     // cast: a state file this store wrote from T

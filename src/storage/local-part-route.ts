@@ -18,7 +18,8 @@ import type { Signer } from "../signing.js";
 import type { UploadGuard } from "./blob-store.js";
 import type { LocalDisk } from "./local-disk.js";
 import { contentLength, fail, isClientAbort, requestChunks } from "./local-http.js";
-import type { LocalMultipart, PartOutcome } from "./local-multipart.js";
+import type { LocalMultipart } from "./local-multipart.js";
+import type { PartOutcome } from "./local-part-writer.js";
 import { type PartClaims, verifyToken } from "./local-token.js";
 
 /**

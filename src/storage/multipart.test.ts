@@ -5,8 +5,9 @@
  * A file of five parts of 5 MiB (the last shorter) goes up out of order and in parallel.
  */
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -273,6 +274,28 @@ describe.each([
     expect((await s.files()).filter((f) => f.includes("rj_mp7") || f.includes(uploadId))).toEqual(
       [],
     );
+  });
+});
+
+describe("the local store's uploads in parts, when their folder goes behind its back", () => {
+  it("refuses a part once the folder is gone, though the plan is kept in memory, and recreates nothing", async () => {
+    const s = await localSetup();
+    try {
+      const key = "restore/rj_mp8/input";
+      const { uploadId, ticket } = await open(s.store, key);
+      await sendAll(ticket, [1]);
+      const t2 = await ticket(2);
+      const data = (await s.files()).find((f) => f.includes(uploadId) && f.endsWith("data"));
+      expect(data).toBeDefined();
+      // As an operator's clean-up or a crash between the steps of an abort would leave it.
+      await rm(dirname(join(s.root ?? "", data ?? "")), { recursive: true });
+      const res = await put(t2, partBytes(PLAN, 2));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: "not_found" });
+      expect((await s.files()).filter((f) => f.includes(uploadId))).toEqual([]);
+    } finally {
+      await s.close();
+    }
   });
 });
 

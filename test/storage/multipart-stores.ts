@@ -24,8 +24,10 @@ export const TEST_BUCKET = "kinora-mp";
 export interface PartsStore {
   name: string;
   store: BlobStore;
-  /** Every file the store keeps on disk (its objects, parts and records). */
+  /** Every file the store keeps on disk (its objects, parts and records), under `root`. */
   files(): Promise<string[]>;
+  /** The local store's folder (its files as `files` names them lie under it). */
+  root?: string;
   /** The fake in front of s3rver, on S3 with it. */
   front?: S3MultipartFront;
   /** The local store asks this whether an upload may land (the services' upload guard). */
@@ -61,6 +63,7 @@ export async function localPartsStore(): Promise<PartsStore> {
     name: "local store",
     store,
     files: () => listAllFiles(dir),
+    root: dir,
     setGuard: (g) => {
       guard = g;
     },
