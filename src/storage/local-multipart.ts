@@ -5,8 +5,7 @@
  * where per-part files would need a copy of the whole (tens of GB) or reads stitched across
  * hundreds of files for ever after. Each part that arrived whole and matched its checksum has a
  * small record beside the data (`part-00001.json`): the store's own list of parts, as S3 keeps
- * one. A part's record is removed before its bytes are (re)written, so a failed rewrite leaves
- * the part missing, never a record over damaged bytes.
+ * one. Receiving a part is local-part-writer.ts's.
  *
  * One process serves the local store, so the locks are in memory (local-part-locks.ts): one
  * writer per part at a time, the newest PUT winning (a retry after a broken connection stops the

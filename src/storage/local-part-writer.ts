@@ -42,6 +42,10 @@ export function stopped(lease: PartLease): PartOutcome {
   return { ok: false, reason: superseded ? "superseded" : "no_upload" };
 }
 
+/**
+ * Writes part `claims.partNumber` of the upload in `dir` from `chunks`, under `lease` (held by
+ * the caller: local-multipart.ts receivePart), and records it once its bytes are down and match.
+ */
 export async function writePart(
   dir: string,
   claims: PartClaims,
