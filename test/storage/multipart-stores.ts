@@ -24,7 +24,7 @@ export const TEST_BUCKET = "kinora-mp";
 export interface PartsStore {
   name: string;
   store: BlobStore;
-  /** Every file the store keeps on disk (its objects, parts and records), under `root`. */
+  /** Every file the store keeps on disk (its objects, parts and records), relative to its folder. */
   files(): Promise<string[]>;
   /** The local store's folder (its files as `files` names them lie under it). */
   root?: string;
