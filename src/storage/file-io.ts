@@ -127,7 +127,8 @@ export async function copyLimited(
     maxHeldBytes?: number;
     /**
      * Sees the bytes in order as they are written (a part's checksum), without another stream
-     * layer: each chunk, or each staging slot (8 MiB) where they are written directly.
+     * layer: each chunk, where they are written directly just after it is copied into its
+     * staging slot (the piece that fits, at a slot's end).
      */
     onChunk?: (chunk: Uint8Array) => void;
     /** Shared with the file's other writers (parts written in place): one write at a time. */
@@ -141,13 +142,13 @@ export async function copyLimited(
     direct?: FileHandle | null;
   },
 ): Promise<WriteOutcome> {
-  // A direct writer shows `onChunk` its slots, one at a time, instead of each chunk.
+  // A direct writer shows `onChunk` each chunk as it copies it, while it is in the CPU's cache.
   const direct =
     opts.direct &&
     createDirectWriter(opts.direct, fh, {
       position: opts.position ?? 0,
       maxBytes: expectedBytes,
-      onFilled: opts.onChunk,
+      onStaged: opts.onChunk,
     });
   const onChunk = direct ? undefined : opts.onChunk;
   const writer =
