@@ -127,8 +127,8 @@ export async function copyLimited(
     maxHeldBytes?: number;
     /**
      * Sees the bytes in order as they are written (a part's checksum), without another stream
-     * layer: each chunk, where they are written directly just after it is copied into its
-     * staging slot (the piece that fits, at a slot's end).
+     * layer: each chunk as it comes; where they are written directly, just after it is copied
+     * into its staging slot (in two pieces where a slot ends).
      */
     onChunk?: (chunk: Uint8Array) => void;
     /** Shared with the file's other writers (parts written in place): one write at a time. */

@@ -247,7 +247,7 @@ function checkParts(
   });
 }
 
-/** Writes a record atomically; false when the folder is gone (the upload was aborted). */
+/** A state file this store wrote, or null when it is not there. */
 async function readJson<T>(path: string): Promise<T | null> {
   try {
     // cast: a state file this store wrote from T

@@ -163,6 +163,7 @@ async function openPartFiles(
   throw failure?.reason;
 }
 
+/** Writes a record atomically; false when the folder is gone (the upload was aborted). */
 async function writeRecord(dir: string, name: string, record: StoredPart): Promise<boolean> {
   const path = join(dir, name);
   const tmp = tempPathFor(path);
