@@ -181,32 +181,14 @@ describe("buildRestoreArgs", () => {
     const joined = args.join(" ");
     expect(args.slice(0, 3)).toEqual(["-y", "-i", "/in/a.mov"]);
     expect(joined).toContain("-map 0:0 -map 0:1");
-    // CRF 18 and x264's noise reduction: the fixture's grain is taken out of the luma
-    // (DENOISE.crfDenoised, DENOISE.x264NoiseReduction).
+    // CRF 18: the fixture's grain is taken out of the luma (DENOISE.crfDenoised).
     expect(joined).toContain(
-      "-c:v libx264 -preset veryfast -crf 18 -x264-params chroma-qp-offset=-4:nr=400 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
+      "-c:v libx264 -preset veryfast -crf 18 -x264-params chroma-qp-offset=-4 -maxrate 4000k -bufsize 8000k -profile:v high -pix_fmt yuv420p",
     );
     expect(joined).toContain("-c:a aac -b:a 160k -ac 2 -ar 48000");
     expect(joined).toContain("-movflags +faststart");
     expect(joined).toContain("-map_metadata -1");
     expect(args.slice(-3)).toEqual(["-f", "mp4", "/out/b.mp4"]);
-  });
-
-  it("passes x264 only the parameters the plan sets", () => {
-    const encodeWith = (chromaQpOffset: number, noiseReduction: number) => {
-      const p = plan("faithful");
-      const args = buildRestoreArgs(
-        { ...p, encode: { ...p.encode, chromaQpOffset, noiseReduction } },
-        "/in/a.mov",
-        "/out/b.mp4",
-      );
-      const i = args.indexOf("-x264-params");
-      return i < 0 ? null : args[i + 1];
-    };
-    expect(encodeWith(-4, 400)).toBe("chroma-qp-offset=-4:nr=400");
-    expect(encodeWith(0, 400)).toBe("nr=400");
-    expect(encodeWith(-4, 0)).toBe("chroma-qp-offset=-4");
-    expect(encodeWith(0, 0)).toBeNull();
   });
 
   it("drops audio handling entirely for a silent file", () => {

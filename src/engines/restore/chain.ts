@@ -211,11 +211,7 @@ export function threadArgs(plan: RestorePlan): string[] {
 export function videoCodecArgs(plan: RestorePlan): string[] {
   const e = plan.encode;
   const args = ["-c:v", "libx264", "-preset", e.x264Preset, "-crf", String(e.crf)];
-  const params = [
-    e.chromaQpOffset ? `chroma-qp-offset=${e.chromaQpOffset}` : null,
-    e.noiseReduction ? `nr=${e.noiseReduction}` : null,
-  ].filter((p): p is string => p !== null);
-  if (params.length > 0) args.push("-x264-params", params.join(":"));
+  if (e.chromaQpOffset) args.push("-x264-params", `chroma-qp-offset=${e.chromaQpOffset}`);
   args.push("-maxrate", `${e.maxrateK}k`, "-bufsize", `${e.bufsizeK}k`);
   args.push("-profile:v", "high", "-pix_fmt", "yuv420p");
   if (plan.video.scale?.convertMatrixTo709) args.push("-colorspace", "bt709");

@@ -122,20 +122,6 @@ export const DENOISE = {
    * `planks grain-7` Standard 34.64 → 34.91 against the floor's 34.76 (docs/restore.md).
    */
   crfDenoised: 18,
-  /**
-   * x264's DCT-domain noise reduction (`nr`) where the plan takes grain out of the luma: it
-   * lowers, per coefficient, what the encoder measures as noise, so the bits go to the picture,
-   * not to the grain the denoiser leaves. Tuning set (bench, 2026-12-02, `069e5d8` → this; 3 s,
-   * the 11 noise, tape and dropout cells, luma PSNR / SSIM Y), at nr 150 / 400 / 800:
-   * Standard `cups grain-10` 36.54 → 36.61 / 36.80 / 36.86, `boats grain-7` 30.75 → 30.89 /
-   * 30.92 / 30.96, `storm dropouts-grain` 43.96 → 44.28 / 44.36 / 44.35; Enhanced cups 36.68
-   * → 36.75 / 36.86 / 36.97, boats 31.09 → 31.19 / 31.24 / 31.27, storm dropouts-grain 44.12 →
-   * 44.42 / 44.52 / 44.53; colour within −0.02 to +0.21 up to 400. At 800 the coarse grain
-   * lost (Standard `boats grain-10-x3` −0.03, SSIM Y −0.0018; `forest grain-8-x2` −0.03) and
-   * `dune tape-b`'s Enhanced SSIM C fell under Standard's (−0.0021); 400 lost nowhere more than
-   * 0.02 dB / 0.0013 SSIM (docs/restore.md, "x264's noise reduction").
-   */
-  x264NoiseReduction: 400,
   minLumaSigma: 1.85,
   minChromaSigma: 1,
   lumaPerSigma: 2.2,
@@ -256,19 +242,11 @@ const hqdn3d = (lumaSpatial: number, chromaSpatial: number): Denoise => ({
   chromaTemporal: 0,
 });
 
-/** Whether a plan takes grain out of the luma (hqdn3d with a luma strength, or non-local means). */
-const denoisesLuma = (denoise: Denoise[]): boolean =>
-  denoise.some((d) => d.filter === "nlmeans" || d.lumaSpatial > 0);
-
-/** x264's CRF for a plan: DENOISE.crfDenoised where it takes grain out of the luma, else `crf`. */
-export function encodeCrf(denoise: Denoise[], crf: number): number {
-  return denoisesLuma(denoise) ? DENOISE.crfDenoised : crf;
-}
-
 /**
- * x264's noise reduction for a plan: DENOISE.x264NoiseReduction where it takes grain out of the
- * luma, else 0 (none).
+ * x264's CRF for a plan: DENOISE.crfDenoised where it takes grain out of the luma (hqdn3d with a
+ * luma strength, or non-local means), else `crf`.
  */
-export function encodeNoiseReduction(denoise: Denoise[]): number {
-  return denoisesLuma(denoise) ? DENOISE.x264NoiseReduction : 0;
+export function encodeCrf(denoise: Denoise[], crf: number): number {
+  const luma = denoise.some((d) => d.filter === "nlmeans" || d.lumaSpatial > 0);
+  return luma ? DENOISE.crfDenoised : crf;
 }

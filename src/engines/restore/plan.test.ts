@@ -267,7 +267,6 @@ describe("the plan", () => {
       x264Preset: "medium",
       crf: LIMITS.crf,
       chromaQpOffset: LIMITS.chromaQpOffset,
-      noiseReduction: 0,
       maxrateK: 4000,
       bufsizeK: 8000,
       audioBitrateK: 160,
@@ -297,25 +296,6 @@ describe("the plan", () => {
     );
     // A CRF asked for is kept.
     expect(plan("faithful", { measured: grainy, encode: { crf: 20 } }).encode.crf).toBe(20);
-  });
-
-  it("asks x264 for its noise reduction where the plan takes grain out of the luma, only there", () => {
-    const grainy = measured({ noise: { y: 4.04, c: 4.89 } });
-    for (const q of ["faithful", "enhanced", "enhanced_max"] as const) {
-      expect(plan(q, { measured: grainy }).encode.noiseReduction).toBe(DENOISE.x264NoiseReduction);
-    }
-    const clean = measured({ noise: { y: 1.6, c: 0.3 } });
-    const chromaOnly = measured({ noise: { y: 1.2, c: 4 } });
-    for (const q of ["faithful", "enhanced", "enhanced_max"] as const) {
-      expect(plan(q, { measured: clean }).encode.noiseReduction).toBe(0);
-      expect(plan(q, { measured: chromaOnly }).encode.noiseReduction).toBe(0);
-    }
-    expect(
-      plan("enhanced", { measured: grainy, caps: without("hqdn3d") }).encode.noiseReduction,
-    ).toBe(0);
-    // One asked for is kept.
-    const asked = plan("faithful", { measured: grainy, encode: { noiseReduction: 100 } });
-    expect(asked.encode.noiseReduction).toBe(100);
   });
 
   it("caps the bitrate by output size like a streaming service; Studio Max spends more", () => {

@@ -5,7 +5,7 @@
 import { last } from "../../domain/checked-index.js";
 import { decideDeblock, readsBlocks, sizeQuality } from "./blocks-plan.js";
 import { decideChromaShift } from "./chroma-shift.js";
-import { decideDenoise, encodeCrf, encodeNoiseReduction } from "./denoise.js";
+import { decideDenoise, encodeCrf } from "./denoise.js";
 import { decideDropouts } from "./dropouts.js";
 import { type Capabilities, LIMITS } from "./limits.js";
 import { decideScaleTaps } from "./scale-taps.js";
@@ -336,7 +336,6 @@ export function decidePlan(input: PlanInput): RestorePlan {
       x264Preset: input.encode?.x264Preset ?? "veryfast",
       crf: input.encode?.crf ?? encodeCrf(video.denoise, LIMITS.crf),
       chromaQpOffset: input.encode?.chromaQpOffset ?? LIMITS.chromaQpOffset,
-      noiseReduction: input.encode?.noiseReduction ?? encodeNoiseReduction(video.denoise),
       maxrateK: input.encode?.maxrateK ?? maxrate,
       bufsizeK: input.encode?.bufsizeK ?? maxrate * 2,
       audioBitrateK: input.encode?.audioBitrateK ?? 160,

@@ -238,11 +238,6 @@ export interface EncodePlan {
    * before it existed (read as 0).
    */
   chromaQpOffset?: number;
-  /**
-   * x264's DCT-domain noise reduction (`nr`; 0: none), where the plan takes grain out of the
-   * luma (denoise.ts `encodeNoiseReduction`). Optional in stored plans made before it existed.
-   */
-  noiseReduction?: number;
   /** x264 VBV cap (kbit/s) and its buffer: CRF decides, the cap bounds noisy or busy scenes. */
   maxrateK: number;
   bufsizeK: number;
