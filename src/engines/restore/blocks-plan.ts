@@ -91,6 +91,11 @@ export function readsBlocks(blockiness: Measurements["blockiness"], minFlatShare
  * deblocked as at Standard at every quality. (Enhanced's pp7 on the colour beside the weak
  * deblock's luma, `pp7-colour`, enlarged textured blocked pictures until 2026-11-30; held out
  * they fell 0.11–0.18 dB of luma under Standard: docs/restore.md.)
+ * `grainy`: the plan takes grain out with hqdn3d. Standard's SD encode quantises the colour
+ * grain hqdn3d leaves on the source's 8×8 grid and so evens it out (held-out `planks grain-7`,
+ * lossless → encoded: Standard's colour +0.43 dB, Enhanced's 720-line encode +0.15); enlarged,
+ * Enhanced's colour planes are thresholded in the DCT on that grid before the scale, by fspp
+ * at LIMITS.grainColour, beside the weak deblock's luma (`fspp-colour`).
  */
 export function decideDeblock(
   quality: RestoreQuality,
@@ -98,6 +103,7 @@ export function decideDeblock(
   blockiness: Measurements["blockiness"],
   caps: Capabilities,
   notes: string[],
+  grainy = false,
 ): VideoPlan["deblock"] {
   const blockedAt = (minFlatShare: number) =>
     readsBlocks(blockiness, minFlatShare) && caps.has("pp7");
@@ -117,6 +123,12 @@ export function decideDeblock(
   }
   if (quality !== "enhanced" || !caps.has("deblock")) return null;
   const weak = { alpha: LIMITS.deblockAlpha, beta: LIMITS.deblockBeta };
+  if (grainy && caps.has("fspp")) {
+    notes.push(
+      `faint compression block edges and the colour grain the denoise leaves smoothed before enlarging${read}`,
+    );
+    return { filter: "fspp-colour", ...weak, ...LIMITS.grainColour };
+  }
   notes.push(`faint compression block edges smoothed before enlarging${read}`);
   return { filter: "deblock", ...weak };
 }

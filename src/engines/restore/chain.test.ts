@@ -7,6 +7,7 @@ import {
   buildStabiliseDetectArgs,
   buildVideoFilter,
   buildVideoPassArgs,
+  deblockFilter,
   escapeFilterValue,
   transformsPathFor,
 } from "./chain.js";
@@ -15,7 +16,7 @@ import { mediaErrorFromStderr } from "./errors.js";
 import { decidePlan } from "./plan.js";
 import { createProgressParser } from "./progress.js";
 import { errorTail } from "./run.js";
-import type { Measurements, RestoreQuality, SourceInfo } from "./types.js";
+import type { Deblock, Measurements, RestoreQuality, SourceInfo } from "./types.js";
 
 const source: SourceInfo = {
   videoCodec: "h264",
@@ -65,9 +66,14 @@ describe("buildVideoFilter", () => {
   it("adds stabilisation, tone and an upscale with colour conversion (no sharpening) when enhanced", () => {
     const p = plan("enhanced");
     const repair = dropoutRepairFilter(p.video.dropouts as DropoutRepair);
+    // A grainy enlarged picture: the weak deblock's luma beside pp7's colour (one graph).
+    expect(p.video.deblock).toMatchObject({ filter: "fspp-colour" });
+    const deblock = deblockFilter(p.video.deblock as Deblock);
     const chain = buildVideoFilter(p, "/t/x.trf").replace(repair, "dropouts");
     // Split on commas outside quoted lutyuv expressions.
-    const names = (chain.match(/(?:[^,']|'[^']*')+/g) ?? []).map((f) => f.split("=")[0]);
+    const names = (chain.replace(deblock, "deblock").match(/(?:[^,']|'[^']*')+/g) ?? []).map(
+      (f) => f.split("=")[0],
+    );
     expect(names).toEqual([
       "bwdif",
       "format",
@@ -83,8 +89,9 @@ describe("buildVideoFilter", () => {
       "format",
     ]);
     // Small steps on the source's block grid evened out before the scale moves the grid.
-    expect(chain).toContain(
-      ",deblock=filter=weak:block=8:alpha=0.02:beta=0.008:gamma=0.008,zscale=",
+    expect(chain).toContain(`,${deblock},zscale=`);
+    expect(deblock).toContain(
+      "[db_y]deblock=filter=weak:block=8:alpha=0.02:beta=0.008:gamma=0.008[",
     );
     expect(chain).toContain("vidstabtransform=input=/t/x.trf:smoothing=13");
     expect(chain).toContain("u='clip(128+(val-128)*0,0,255)'");

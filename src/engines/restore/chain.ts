@@ -78,17 +78,29 @@ export function scaleFilter(s: NonNullable<VideoPlan["scale"]>, denoised: boolea
  * the 8-bit range) and the two pixels either side are within `beta` of each other, the two
  * pixels at the edge meet half way. Coarser steps are edges of the picture and stay. Or pp7 at a
  * constant quantiser: each 8×8 block's DCT thresholded, which evens out a starved encode's blocks
- * where the picture is flat (medium thresholding). Or the weak one on the luma and pp7 on the
- * colour planes (`pp7-colour`).
+ * where the picture is flat (medium thresholding). Or the weak one on the luma beside a DCT
+ * threshold on the colour planes alone: fspp (`fspp-colour`) or pp7 (`pp7-colour`).
  */
 export function deblockFilter(d: Deblock): string {
   if (d.filter === "pp7") return `pp7=qp=${d.qp}:mode=medium`;
   const weak = `deblock=filter=weak:block=8:alpha=${d.alpha}:beta=${d.beta}:gamma=${d.beta}`;
-  if (d.filter !== "pp7-colour") return weak;
-  // The weak deblock's luma beside pp7's colour planes (textured pictures lost luma to pp7).
+  if (d.filter === "pp7-colour") return besideWeakLuma(weak, `pp7=qp=${d.qp}:mode=medium`);
+  if (d.filter === "fspp-colour") {
+    return besideWeakLuma(weak, `fspp=quality=4:qp=${d.qp}:strength=${d.strength}`);
+  }
+  return weak;
+}
+
+/**
+ * The weak deblock's luma beside `colour` run on each colour plane alone, as gray: on the whole
+ * picture it would also filter the luma thrown away (pp7: 2.4× the time on SD), and mergeplanes
+ * needs all its inputs in one format or it converts them (gray's range: 27 dB of colour lost).
+ * The planes are those `colour` gives a whole yuv420p frame, byte for byte (deblock-colour.test).
+ */
+function besideWeakLuma(weak: string, colour: string): string {
   return (
-    `format=yuv420p,split[db_l][db_c];[db_c]pp7=qp=${d.qp}:mode=medium[db_p];` +
-    `[db_l]${weak}:planes=1[db_w];[db_w][db_p]mergeplanes=0x001112:yuv420p`
+    `format=yuv420p,extractplanes=y+u+v[db_y][db_u][db_v];[db_y]${weak}[db_w];` +
+    `[db_u]${colour}[db_cu];[db_v]${colour}[db_cv];[db_w][db_cu][db_cv]mergeplanes=0x001020:yuv420p`
   );
 }
 

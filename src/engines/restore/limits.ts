@@ -266,6 +266,19 @@ export const LIMITS = {
    * 42.74.
    */
   deblockPp7Qp: 2,
+  /**
+   * fspp's quantiser and strength on Enhanced's colour planes where hqdn3d takes grain out of an
+   * enlarged picture (blocks-plan.ts decideDeblock, `fspp-colour`). Tuning set (bench
+   * 2026-12-03, 3 s, the 11 noise, tape and dropout cells, Enhanced), colour PSNR gained over the
+   * weak deblock alone, in all (`storm grain-4`; `cups grain-10` SSIM Y): pp7 qp 1 +1.22 (+0.58),
+   * qp 2 +2.98 (+1.13; −0.0010); fspp qp 1 at strength −8 +0.52 (+0.29), −4 +1.69 (+0.77;
+   * −0.0001), 0 +2.62 (+1.03), qp 2 +4.03 (+0.85; −0.0022), 3 and 4 SSIM Y −0.0034 / −0.0040.
+   * Chosen: the most colour with no cell losing over 0.05 dB of luma or 0.002 of SSIM Y and
+   * Studio Max still over Enhanced (`storm grain-4`: 48.25; pp7 qp 2 and fspp qp 1 at 0 passed
+   * it). fspp costs a fifth of pp7 (pp7 made grainy Enhanced 1.5× as slow, fspp 1.13×;
+   * docs/restore.md "Enhanced's colour on grain").
+   */
+  grainColour: { qp: 1, strength: -4 },
   /** afftdn's output delay in ffmpeg 5.1: 25 ms (1,200 samples at 48 kHz), length kept. */
   afftdnDelaySec: 0.025,
   /**

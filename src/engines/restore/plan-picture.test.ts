@@ -68,6 +68,43 @@ describe("denoise", () => {
     expect(plan("enhanced", { caps: without("deblock") }).video.deblock).toBeNull();
   });
 
+  it("evens out the colour grain hqdn3d leaves with fspp before Enhanced's upscale, beside the weak deblock's luma", () => {
+    const noisy = measured({ noise: { y: 4.04, c: 4.89 } });
+    const p = plan("enhanced", { measured: noisy });
+    expect(p.video.denoise).toMatchObject([{ filter: "hqdn3d" }]);
+    expect(p.video.deblock).toEqual({
+      filter: "fspp-colour",
+      alpha: LIMITS.deblockAlpha,
+      beta: LIMITS.deblockBeta,
+      qp: LIMITS.grainColour.qp,
+      strength: LIMITS.grainColour.strength,
+    });
+    expect(p.notes.join("\n")).toContain(
+      "faint compression block edges and the colour grain the denoise leaves smoothed before enlarging",
+    );
+    // Standard's own SD encode does it on the source's grid; Studio Max's non-local means leaves
+    // less; a clean picture has no grain left; HD is not enlarged; without fspp, the weak one.
+    expect(plan("faithful", { measured: noisy }).video.deblock).toBeNull();
+    expect(plan("enhanced_max", { measured: noisy }).video.deblock).toBeNull();
+    expect(plan("enhanced").video.deblock).toMatchObject({ filter: "deblock" });
+    const hd = source({ width: 1280, height: 720 });
+    expect(plan("enhanced", { measured: noisy, source: hd }).video.deblock).toBeNull();
+    expect(plan("enhanced", { measured: noisy, caps: without("fspp") }).video.deblock).toEqual({
+      filter: "deblock",
+      alpha: LIMITS.deblockAlpha,
+      beta: LIMITS.deblockBeta,
+    });
+    // A blocked flat picture keeps pp7 on every plane, grain or not.
+    const blocked = measured({
+      noise: { y: 4, c: 5 },
+      blockiness: { ratio: 3.44, flatShare: 0.81 },
+    });
+    expect(plan("enhanced", { measured: blocked }).video.deblock).toEqual({
+      filter: "pp7",
+      qp: LIMITS.deblockPp7Qp,
+    });
+  });
+
   it("takes pp7 where the probe read blocks on a mostly flat picture, at Enhanced and Studio Max", () => {
     const pp7 = { filter: "pp7", qp: LIMITS.deblockPp7Qp };
     const at = (ratio: number, flatShare: number, over: Partial<PlanInput> = {}) =>

@@ -237,7 +237,9 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
   );
   const sharpen = decideSharpen(quality, measured, caps, notes);
-  const deblock = decideDeblock(quality, geometry.scale !== null, measured.blockiness, caps, notes);
+  const grainy = denoise.some((d) => d.filter === "hqdn3d");
+  const scaled = geometry.scale !== null;
+  const deblock = decideDeblock(quality, scaled, measured.blockiness, caps, notes, grainy);
   // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
   const chromaShift = decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes);
   const filtered = denoise.length > 0 || !!deblock || !!sharpen;

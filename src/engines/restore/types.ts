@@ -127,15 +127,17 @@ export interface Measurements {
 }
 
 /**
- * The deblock (VideoPlan.deblock): the weak one, pp7, or the weak one on the luma with pp7 on
- * the colour (`pp7-colour`: Enhanced's on an enlarged textured blocked picture until
- * 2026-11-30; the plan keeps such a picture at its size now, deblocked as at Standard, and no
- * longer chooses it: kept so a plan by hand can, docs/restore.md "Blocking").
+ * The deblock (VideoPlan.deblock): the weak one, pp7, or the weak one on the luma beside a DCT
+ * threshold on the colour planes alone: fspp (`fspp-colour`: Enhanced's on an enlarged picture
+ * hqdn3d takes grain out of, for the colour grain it leaves; blocks-plan.ts decideDeblock) or
+ * pp7 (`pp7-colour`: Enhanced's on an enlarged textured blocked picture until 2026-11-30, now
+ * kept at its size; no longer chosen, kept so a plan by hand can: docs/restore.md "Blocking").
  */
 export type Deblock =
   | { filter?: "deblock"; alpha: number; beta: number }
   | { filter: "pp7"; qp: number }
-  | { filter: "pp7-colour"; alpha: number; beta: number; qp: number };
+  | { filter: "pp7-colour"; alpha: number; beta: number; qp: number }
+  | { filter: "fspp-colour"; alpha: number; beta: number; qp: number; strength: number };
 
 export interface Hqdn3d {
   filter: "hqdn3d";

@@ -81,7 +81,7 @@ describe("planWords", () => {
     ]);
   });
 
-  it("says how hard compression blocks are smoothed: pp7, or the weak deblock (plans made before `filter` too)", () => {
+  it("says how hard compression blocks are smoothed: pp7, the weak deblock (plans made before `filter` too), or it beside fspp on the colour", () => {
     const scaled = {
       scale: { width: 900, height: 720, convertMatrixTo709: false, filter: "zscale" as const },
       output: { width: 900, height: 720, fps: 25 },
@@ -96,6 +96,12 @@ describe("planWords", () => {
       "faint compression block edges smoothed",
     );
     expect(say({ alpha: 0.02, beta: 0.008 })[0]).toBe("faint compression block edges smoothed");
+    expect(say({ filter: "pp7-colour", alpha: 0.02, beta: 0.008, qp: 2 })[0]).toBe(
+      "compression blocks smoothed",
+    );
+    expect(say({ filter: "fspp-colour", alpha: 0.02, beta: 0.008, qp: 1, strength: -4 })[0]).toBe(
+      "faint compression block edges and leftover colour grain smoothed",
+    );
     expect(say(null)).toEqual(["upscaled to 900×720"]);
   });
 

@@ -20,12 +20,19 @@ function grainWords(denoise: Video["denoise"]): string | null {
   return luma < 6 ? "light grain removed" : luma < 10 ? "grain removed" : "heavy grain removed";
 }
 
-/** What the deblock evens out: a starved encode's blocks (pp7, on the colour too), or faint block edges. */
+/**
+ * What the deblock evens out: a starved encode's blocks (pp7, on the colour too), faint block
+ * edges (the weak one), or those and the colour grain a denoise left (the weak one beside fspp).
+ */
 function deblockWords(deblock: Video["deblock"]): string | null {
   if (!deblock) return null;
-  return deblock.filter === "pp7" || deblock.filter === "pp7-colour"
-    ? "compression blocks smoothed"
-    : "faint compression block edges smoothed";
+  if (deblock.filter === "pp7" || deblock.filter === "pp7-colour") {
+    return "compression blocks smoothed";
+  }
+  if (deblock.filter === "fspp-colour") {
+    return "faint compression block edges and leftover colour grain smoothed";
+  }
+  return "faint compression block edges smoothed";
 }
 
 function sizeWords(plan: RestorePlan): string | null {

@@ -45,11 +45,13 @@ const HIGH_RES_FACTOR = 1.5;
  * one (grain σ 7), measured with `npx tsx bench/quality/speed.ts 21` and `… 6 grain-7` on
  * 2026-11-29 at a load average of 6–8 (runs vary by ±50 % with the load; at 17–19 everything took
  * up to 3.4× as long: docs/restore.md "Speed"). Studio Max's non-local means runs only on grain:
- * it is most of the difference.
+ * it is most of the difference. Enhanced's grainy figure × 1.13 since 2026-12-03: fspp on the
+ * colour planes (`fspp-colour`) took its `… 6 grain-7` run from 4.65 to 5.25 s, measured against
+ * the commit before, alternated twice in one sitting (load 0.8–1.5).
  */
 const SD_SECONDS_PER_SECOND: Record<RestoreQuality, readonly [number, number]> = {
   faithful: [25.2 / 21, 10.0 / 6],
-  enhanced: [27.5 / 21, 16.1 / 6],
+  enhanced: [27.5 / 21, (16.1 * 1.13) / 6],
   enhanced_max: [51.4 / 21, 60.1 / 6],
 };
 
