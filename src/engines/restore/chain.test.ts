@@ -66,7 +66,7 @@ describe("buildVideoFilter", () => {
   it("adds stabilisation, tone and an upscale with colour conversion (no sharpening) when enhanced", () => {
     const p = plan("enhanced");
     const repair = dropoutRepairFilter(p.video.dropouts as DropoutRepair);
-    // A grainy enlarged picture: the weak deblock's luma beside pp7's colour (one graph).
+    // A grainy enlarged picture: the weak deblock's luma beside fspp's colour (one graph).
     expect(p.video.deblock).toMatchObject({ filter: "fspp-colour" });
     const deblock = deblockFilter(p.video.deblock as Deblock);
     const chain = buildVideoFilter(p, "/t/x.trf").replace(repair, "dropouts");

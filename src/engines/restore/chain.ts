@@ -2,6 +2,7 @@
  * Turns a RestorePlan into ffmpeg filter chains and argument lists. Pure: the same plan always
  * gives the same arguments, so the benchmark can run bare ffmpeg with exactly our chain.
  */
+import { leavesColourGrain } from "./denoise.js";
 import { dropoutRepairFilter } from "./dropouts.js";
 import type { AudioPlan, Deblock, Denoise, NlMeans, RestorePlan, VideoPlan } from "./types.js";
 
@@ -163,8 +164,7 @@ export function videoFilterParts(
   if (v.deblock) out.push(deblockFilter(v.deblock));
   // hqdn3d's leftover colour grain only: Studio Max's non-local means leaves less, and there
   // bilinear cost colour detail (docs/restore.md, "Fine grain's colour at Enhanced").
-  const grainy = v.denoise.some((d) => d.filter === "hqdn3d");
-  if (v.scale) out.push(scaleFilter(v.scale, grainy), "setsar=1");
+  if (v.scale) out.push(scaleFilter(v.scale, leavesColourGrain(v.denoise)), "setsar=1");
   out.push("format=yuv420p");
   return { before, denoise: v.denoise, after: out };
 }

@@ -250,3 +250,12 @@ export function encodeCrf(denoise: Denoise[], crf: number): number {
   const luma = denoise.some((d) => d.filter === "nlmeans" || d.lumaSpatial > 0);
   return luma ? DENOISE.crfDenoised : crf;
 }
+
+/**
+ * Whether hqdn3d takes grain out: its colour planes then carry the colour grain it leaves, which
+ * the scale brings to 4:4:4 bilinearly (chain.ts scaleFilter) and Enhanced's deblock thresholds
+ * on the source's grid (blocks-plan.ts decideDeblock). Non-local means alone leaves less.
+ */
+export function leavesColourGrain(denoise: readonly Denoise[]): boolean {
+  return denoise.some((d) => d.filter === "hqdn3d");
+}

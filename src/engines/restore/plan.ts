@@ -5,7 +5,7 @@
 import { last } from "../../domain/checked-index.js";
 import { decideDeblock, readsBlocks, sizeQuality } from "./blocks-plan.js";
 import { decideChromaShift } from "./chroma-shift.js";
-import { decideDenoise, encodeCrf } from "./denoise.js";
+import { decideDenoise, encodeCrf, leavesColourGrain } from "./denoise.js";
 import { decideDropouts } from "./dropouts.js";
 import { type Capabilities, LIMITS } from "./limits.js";
 import { decideScaleTaps } from "./scale-taps.js";
@@ -237,8 +237,8 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
     (outFps ?? 0) > 0 && uprightWidth % 2 === 0 && uprightHeight % 2 === 0,
   );
   const sharpen = decideSharpen(quality, measured, caps, notes);
-  const grainy = denoise.some((d) => d.filter === "hqdn3d");
   const scaled = geometry.scale !== null;
+  const grainy = leavesColourGrain(denoise);
   const deblock = decideDeblock(quality, scaled, measured.blockiness, caps, notes, grainy);
   // Colour that slipped off the picture is put back at every quality: a repair, like a dropout.
   const chromaShift = decideChromaShift(measured.chromaShift, source.rotationCw, caps, notes);
