@@ -4,9 +4,11 @@
  *
  * Migrating a new schema takes ~1.1 s here. A database of its own per file, copied from a
  * migrated template (CREATE DATABASE … TEMPLATE, ~0.1 s), was tried on 2026-12-03 and was slower
- * over the whole: `test/api/` took 13.0 s against 9.8 s, and the whole suite 1039 s against 638 s.
- * Every new connection to a new database starts with cold catalog caches, and the pools open
- * many. Batching each migration's statements saved only ~20 %: the DDL itself is the cost.
+ * over all: run back to back, `test/api/` took 13.0 s against 9.8 s. A whole run on PostgreSQL
+ * took 1039 s, against 638 s for a run without it an hour earlier. The likely reason, not
+ * measured: every new connection to a new database starts with cold catalog caches, and the
+ * pools open many. Batching each migration's statements saved only ~20 %: the DDL itself is the
+ * cost.
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
