@@ -8,6 +8,7 @@ import { statSync } from "node:fs";
 import { runFfmpeg } from "../../src/engines/ffmpeg.js";
 import {
   createFfmpegRestoreEngine,
+  type FadeHint,
   type RestorePlan,
   type RestoreQuality,
 } from "../../src/engines/restore/index.js";
@@ -68,6 +69,8 @@ export async function runContender(
   output: string,
   reference: { width: number; height: number },
   seconds: number,
+  /** What a customer would say of the levels (bench --fade); absent: the analysis decides. */
+  fade?: FadeHint,
 ): Promise<Run> {
   let plan: RestorePlan | undefined;
   let size = { width: 0, height: 0 };
@@ -113,6 +116,7 @@ export async function runContender(
         inputPath: input,
         outputPath: output,
         quality: contender,
+        ...(fade ? { fade } : {}),
       });
       plan = result.plan;
       size = { width: result.width, height: result.height };

@@ -5,6 +5,7 @@
  * test in the suite.
  */
 import { join } from "node:path";
+import type { FadeHint } from "../../src/engines/restore/index.js";
 import { analyseHum } from "../../src/engines/restore/probe.js";
 import { measureQuality } from "../../src/engines/restore/quality.js";
 import { clickOnsets, clickShift, decodeMono, SYNC_RATE } from "./audio.js";
@@ -51,6 +52,8 @@ export async function evaluate(opts: {
   referenceSize: { width: number; height: number };
   contenders: ContenderName[];
   seconds: number;
+  /** The customer's fade hint given to every quality (bench --fade); absent: auto. */
+  fade?: FadeHint;
   workDir: string;
   /** Called after each contender, e.g. to print a line. */
   onRow?: (row: Row, run: Run) => void;
@@ -63,7 +66,14 @@ export async function evaluate(opts: {
   const runs: Run[] = [];
   for (const contender of opts.contenders) {
     const output = join(workDir, `${opts.clip}-${damage.name}-${contender}.mp4`);
-    const run = await runContender(contender, opts.input, output, opts.referenceSize, seconds);
+    const run = await runContender(
+      contender,
+      opts.input,
+      output,
+      opts.referenceSize,
+      seconds,
+      opts.fade,
+    );
     const framesPath = streakFrames ? `${output}.psnr.log` : undefined;
     const score = await measureQuality(opts.reference, run.output, undefined, { framesPath });
     const outClicks = clickOnsets(await decodeMono(run.output, seconds), SYNC_RATE, times);

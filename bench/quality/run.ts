@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { FadeHint } from "../../src/engines/restore/index.js";
 import { buildReference, missingPackages, REFERENCE, sceneName } from "./clips.js";
 import { CONTENDERS, type ContenderName } from "./contenders.js";
 import { degrade } from "./degradations.js";
@@ -34,12 +35,15 @@ const USAGE = `npm run bench:quality -- [options]   (every cell of both sets by 
   --only clean,noise         damage names (grain-7, blocking-1200) or families (noise, tape)
   --contenders floor,faithful  of: ${CONTENDERS.join(", ")}
   --seconds 3                length of each cell
+  --fade faded|not_faded     what a customer would say of the levels, given to every
+                             quality (default: the analysis decides); use its own
+                             BENCH_QUALITY_OUT, its figures are not the bench's own
   --frames                   side-by-side stills of each cell in out/frames
   --fresh                    do not merge with the results already written
   --report                   no runs: the tables again from results.json
   --help                     this text
 BENCH_QUALITY_OUT=dir writes there instead of bench/quality/out/.`;
-const VALUED = new Set(["set", "clips", "only", "contenders", "seconds"]);
+const VALUED = new Set(["set", "clips", "only", "contenders", "seconds", "fade"]);
 const FLAGS = new Set(["frames", "fresh", "report", "help"]);
 
 /** Refuses what would silently run the whole bench: an unknown option, a bad set or contender. */
@@ -63,6 +67,9 @@ function checkArgs(argv: readonly string[]): string | null {
     (c) => !(CONTENDERS as readonly string[]).includes(c),
   );
   if (badContender) return `no contender ${badContender}; there are ${CONTENDERS.join(", ")}`;
+  const fade = option("fade")?.[0];
+  if (fade !== undefined && fade !== "faded" && fade !== "not_faded" && fade !== "auto")
+    return `--fade takes faded, not_faded or auto, not ${fade}`;
   const seconds = option("seconds")?.[0];
   if (seconds !== undefined && !(Number(seconds) > 0)) return `--seconds must be a positive number`;
   return null;
@@ -130,8 +137,11 @@ async function main() {
     !flag("fresh") && existsSync(plansPath) ? JSON.parse(readFileSync(plansPath, "utf8")) : {};
   const rows: Row[] = [];
   const loadBefore = load();
+  // cast: checkArgs allowed only the hints' names
+  const fade = option("fade")?.[0] as FadeHint | undefined;
+  const told = fade ? `, every quality told the tape is ${fade.replace("_", " ")}` : "";
   console.log(
-    `${chosen.length} cells × ${contenders.join(", ")}, ${seconds} s each; load ${loadBefore}`,
+    `${chosen.length} cells × ${contenders.join(", ")}, ${seconds} s each${told}; load ${loadBefore}`,
   );
   for (const cell of chosen) {
     const scene = sceneName(cell.photo, cell.grade);
@@ -148,6 +158,7 @@ async function main() {
       referenceSize: REFERENCE,
       contenders,
       seconds,
+      ...(fade ? { fade } : {}),
       workDir: work,
       onRow: (row, run) => {
         const s = row.score;

@@ -1,6 +1,7 @@
 /** Response and field schemas shared by several routes; they become OpenAPI components. */
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODE_NAMES } from "../domain/error-codes.js";
+import { DEFAULT_FADE_HINT, FADE_HINT_MEANING, FADE_HINTS } from "../domain/fade.js";
 import { EMAIL_MAX_LENGTH } from "../domain/limits.js";
 
 /** Every error response's body, on every surface (the codes from domain/error-codes.ts). */
@@ -91,6 +92,17 @@ export const Email = z
   .string()
   .max(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`)
   .email("must be an e-mail address like name@example.com");
+
+/** What the customer says of the tape's levels (domain/fade.ts), on restores and previews. */
+export const FadeField = z
+  .enum(FADE_HINTS, { error: `must be ${FADE_HINTS.join(", ")}` })
+  .optional()
+  .meta({ description: FADE_HINT_MEANING, default: DEFAULT_FADE_HINT });
+
+/** What was said of a job's levels, as its view shows it. */
+export const FadeView = z.enum(FADE_HINTS).openapi({
+  description: "What was said of the tape's levels: auto (the analysis decides), faded, not_faded.",
+});
 
 /** A path `{id}` parameter with its example, for routes that are not operations. */
 export const IdParam = (name: string, example: string) =>

@@ -4,7 +4,7 @@
  * nothing else, so a worker picks an engine by configuration without casts.
  */
 import type { ClipSize } from "./clip/plan.js";
-import type { RestoreQuality } from "./restore/types.js";
+import type { FadeHint, RestoreQuality } from "./restore/types.js";
 
 /**
  * One restore as an engine gets it: the input file and what was asked. `Prepared` is what the
@@ -16,6 +16,8 @@ export interface RestoreJob<Prepared = unknown> {
   inputUrl?: string;
   outputPath: string;
   quality: RestoreQuality;
+  /** What the customer said of the levels; absent means "auto" (the engine decides). */
+  fade?: FadeHint;
   signal?: AbortSignal;
   /** 0..1, increasing. */
   onProgress?: (fraction: number) => void;

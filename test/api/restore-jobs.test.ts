@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDbWorkSource } from "../../src/jobs/work-source.js";
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { createTestApp, type TestApp } from "../app.js";
 import { balanceOf, jobBody, makeVideo, upload } from "../restore/helpers.js";
@@ -87,6 +88,56 @@ describe("POST /cloud/jobs", () => {
       expect(res.body.detail, JSON.stringify(extra)).toMatch(new RegExp(`^${field}:`));
     }
     expect(await jobCount()).toBe(before);
+  });
+
+  it("keeps what the customer says of the tape's fade, shows it, and hands it to the worker", async () => {
+    const { key } = await t.newWallet(10_000);
+    const plain = await t.call("POST", "/cloud/jobs", { key, body: jobBody(video) });
+    expect(plain.body.job.fade).toBe("auto");
+    const told = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { quality: "Studio Max", fade: "faded" }),
+    });
+    expect(told.status).toBe(200);
+    expect(told.body.job).toMatchObject({ quality: "enhanced_max", fade: "faded" });
+    const read = await t.call("GET", `/cloud/jobs/${told.body.job.id}`, { key });
+    expect(read.body.job.fade).toBe("faded");
+    // Uploaded and started, the job reaches a worker with the hint in its params.
+    expect(await upload(t, told.body, video.path)).toBeLessThan(300);
+    const started = await t.call("POST", `/cloud/jobs/${told.body.job.id}/start`, { key });
+    expect(started.status).toBe(200);
+    const source = await createDbWorkSource(
+      t.database,
+      t.features.flatMap((f) => f.queues ?? []),
+      { leaseMs: 60_000, pollMs: 200 },
+    );
+    try {
+      const claimed = await source.claim(["restore"], "test-fade", 0);
+      expect(claimed?.jobId).toBe(told.body.job.id);
+      expect(claimed?.params).toMatchObject({ quality: "enhanced_max", fade: "faded" });
+    } finally {
+      await source.close();
+    }
+  });
+
+  it("refuses a fade hint Standard would ignore, or an unknown one, and stores nothing", async () => {
+    const { key, walletId } = await t.newWallet(10_000);
+    const before = await jobCount();
+    const standard = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { quality: "faithful", fade: "not_faded" }),
+    });
+    expect(standard.status).toBe(400);
+    expect(standard.body.detail).toMatch(/^fade: cannot be 'not_faded' with quality faithful/);
+    expect(standard.body.detail).toMatch(/choose enhanced or enhanced_max/);
+    const unknown = await t.call("POST", "/cloud/jobs", {
+      key,
+      body: jobBody(video, { quality: "enhanced", fade: "very" }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.detail).toMatch(/^fade: must be auto, faded, not_faded/);
+    expect(await jobCount()).toBe(before);
+    expect(await balanceOf(t, walletId)).toBe(10_000);
   });
 
   it("answers 402 needs_topup / over_limit and stores no job", async () => {

@@ -74,10 +74,12 @@ describe("kinora restore", () => {
       s.faults.onHold = resolve;
     });
     s.faults.uploads.push("hold");
-    const cli = s.spawnCli(["restore", video.path, "--yes"], { home });
+    const cli = s.spawnCli(["restore", video.path, "--fade", "not-faded", "--yes"], { home });
     const [, id] = await cli.waitFor(/Created (rj_\w+)/);
     await held;
     expect(await balanceOf(s, walletId)).toBe(2000 - 499);
+    // What the person said of the tape went with the job.
+    expect((await jobRow(id as string))?.fade).toBe("not_faded");
     cli.child.kill("SIGINT");
     const res = await cli.done;
     expect(res.code, res.stderr).toBe(130);
@@ -162,6 +164,17 @@ describe("kinora restore", () => {
     expect(wrong.stderr).toContain(
       '--quality must be standard, enhanced or studio-max (the API names faithful, enhanced, enhanced_max work too, in any case); "premium" is none of them.',
     );
+    // A fade hint Standard would ignore, or one that is no hint, is refused before any price.
+    const standardFade = await s.runCli(
+      ["restore", video.path, "-q", "standard", "--fade", "faded"],
+      { home },
+    );
+    expect(standardFade.code).toBe(2);
+    expect(standardFade.stderr).toContain("--fade goes with --quality enhanced or studio-max");
+    expect(standardFade.stderr).not.toMatch(/\$2\.99/);
+    const oddFade = await s.runCli(["restore", video.path, "--fade", "very"], { home });
+    expect(oddFade.code).toBe(2);
+    expect(oddFade.stderr).toContain('--fade must be faded, not-faded or auto; "very" is none');
     expect(await balanceOf(s, walletId)).toBe(2000);
     const jobs = await s.t.platform.db
       .selectFrom("restore_jobs")

@@ -7,8 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiOnlyFeatures, type ServedApp, serveTestApp } from "../served.js";
 import { connect, type Json } from "./helpers.js";
 
-/** The budget for the whole tools/list answer, in characters of compact JSON. */
-const TOOLS_LIST_MAX_CHARS = 16_000;
+/**
+ * The budget for the whole tools/list answer, in characters of compact JSON. 16,000 until the
+ * `fade` hint (create_restore, preview_restore: 16,375 with it, 15,958 before); raised by 500
+ * for it, an input that changes what a restore does, after every longer description was cut.
+ */
+const TOOLS_LIST_MAX_CHARS = 16_500;
 
 let s: ServedApp;
 beforeAll(async () => {

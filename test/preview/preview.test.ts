@@ -60,10 +60,14 @@ afterAll(async () => {
 });
 
 /** Creates an upload preview and sends its file; the created answer. */
-async function uploaded(key: string, video: { path: string; sizeBytes: number }) {
+async function uploaded(
+  key: string,
+  video: { path: string; sizeBytes: number },
+  extra: Record<string, unknown> = {},
+) {
   const created = await s.t.call("POST", "/preview/jobs", {
     key,
-    body: { size: video.sizeBytes, content_type: "video/mp4" },
+    body: { size: video.sizeBytes, content_type: "video/mp4", ...extra },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const put = await fetch(created.body.upload_url, {
@@ -92,8 +96,10 @@ describe("a preview over REST", () => {
     const owner = await s.t.newWallet(500);
     const agent = await s.t.newAgentKey(owner.key, 100);
     const before = (await s.t.call("GET", "/wallet", { key: owner.key })).body;
-    const created = await uploaded(agent.key, clip);
-    expect(created.job).toMatchObject({ status: "awaiting_upload", price_cents: 0 });
+    // Told the tape has faded: the enhanced qualities are asked to correct its levels (this
+    // test pattern already spans the range, so there is nothing to stretch; tone.test.ts).
+    const created = await uploaded(agent.key, clip, { fade: "faded" });
+    expect(created.job).toMatchObject({ status: "awaiting_upload", price_cents: 0, fade: "faded" });
     expect(created.next).toContain(`/preview/jobs/${created.job.id}/start`);
     const started = await s.t.call("POST", `/preview/jobs/${created.job.id}/start`, {
       key: agent.key,
@@ -188,6 +194,7 @@ describe("a preview over REST", () => {
       [{ video_url: hostUrl, size: 10, content_type: "video/mp4" }, 400, /^video_url: give either/],
       [{ video_url: "ftp://example.com/x.mp4" }, 400, /video_url/],
       [{ size: 10, content_type: "video/mp4", quality: "enhanced" }, 400, /quality/],
+      [{ size: 10, content_type: "video/mp4", fade: "yes" }, 400, /^fade: must be auto, faded/],
     ];
     for (const [body, status, detail] of cases) {
       const res = await s.t.call("POST", "/preview/jobs", { key: owner.key, body });
@@ -253,7 +260,7 @@ describe("a preview over MCP", () => {
     const tools = (await client.listTools()).tools;
     const tool = tools.find((t: { name: string }) => t.name === "preview_restore");
     expect(Object.keys(tool?.inputSchema.properties ?? {}).sort()).toEqual(
-      ["job_id", "video_url", "wait_seconds"].sort(),
+      ["fade", "job_id", "video_url", "wait_seconds"].sort(),
     );
     const read = await call(client, "preview_restore", { job_id: done.id });
     expect(read.isError, JSON.stringify(read)).toBeFalsy();
@@ -271,9 +278,13 @@ describe("a preview over MCP", () => {
     );
     await other.close();
     // A video_url is fetched by the worker: this one is 62 s, longer than this server restores.
-    const made = await call(client, "preview_restore", { video_url: hostUrl });
+    const made = await call(client, "preview_restore", { video_url: hostUrl, fade: "not_faded" });
     expect(made.isError, JSON.stringify(made)).toBeFalsy();
-    expect(made.structuredContent.job).toMatchObject({ status: "queued", price_cents: 0 });
+    expect(made.structuredContent.job).toMatchObject({
+      status: "queued",
+      price_cents: 0,
+      fade: "not_faded",
+    });
     expect(made.structuredContent.next).toContain("preview_restore");
     const id = made.structuredContent.job.id;
     let job = made.structuredContent.job;

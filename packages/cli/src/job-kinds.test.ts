@@ -18,6 +18,7 @@ const preview = (over: Partial<PreviewJob> = {}): PreviewJob => ({
   progress: null,
   size: 1000,
   video_url: null,
+  fade: "auto",
   error: null,
   error_code: null,
   created_at: AT,

@@ -67,6 +67,8 @@ export const PRESENTATIONS: Presentations = {
       return [
         line("File", job.video_url ? `${job.filename} (from ${job.video_url})` : job.filename),
         line("Quality", job.quality_label),
+        ...(job.fade === "faded" ? [line("Fade", "told faded: levels corrected")] : []),
+        ...(job.fade === "not_faded" ? [line("Fade", "told not faded: levels kept")] : []),
         line("Length", `${formatDuration(job.duration_sec)} declared${measured}${picture}`),
       ];
     },

@@ -345,6 +345,8 @@ export interface Schemas {
       | "expired";
     quality: "faithful" | "enhanced" | "enhanced_max";
     quality_label: string;
+    /** What was said of the tape's levels: auto (the analysis decides), faded, not_faded. */
+    fade: "auto" | "faded" | "not_faded";
     /** What the job costs: the declared length's price, lowered to the measured length's once measured (never raised). */
     amount_cents: number;
     display_price: string;
@@ -461,6 +463,8 @@ export interface Schemas {
     video_url?: string;
     /** For receipts; required without a key (then paid by checkout). */
     email?: string;
+    /** Has the tape faded? auto: the analysis decides; faded: correct the levels even if none is found (light fades look clean); not_faded: keep them (fog, night). Not for Standard. */
+    fade?: "auto" | "faded" | "not_faded";
     /** balance: charged to the balance now. checkout: the owner pays this one job by card, by a link. */
     pay_with?: "balance" | "checkout";
     /** An https URL for this job's events (Standard Webhooks, signed with the wallet's secret). */
@@ -639,6 +643,8 @@ export interface Schemas {
     progress: number | null;
     size: number | null;
     video_url: string | null;
+    /** What was said of the tape's levels: auto (the analysis decides), faded, not_faded. */
+    fade: "auto" | "faded" | "not_faded";
     error: string | null;
     error_code: string | null;
     created_at: string;
@@ -684,6 +690,8 @@ export interface Schemas {
     content_type?: string;
     /** Or a public URL of it. */
     video_url?: string;
+    /** Has the tape faded? auto: the analysis decides; faded: correct the levels even if none is found (light fades look clean); not_faded: keep them (fog, night). Not for Standard. */
+    fade?: "auto" | "faded" | "not_faded";
   };
   TopupCheckout: {
     /** Open this link to pay (for the person paying). */

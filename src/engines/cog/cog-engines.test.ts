@@ -134,6 +134,33 @@ describe("Cog restore engine", () => {
     expect(seen).toBe(url);
   });
 
+  it("sends the customer's fade only when one was said", async () => {
+    const sent: Record<string, unknown>[] = [];
+    const server = await fake({
+      model: async (ctx) => {
+        sent.push({ ...ctx.input });
+        return restoreModel({
+          ...ctx,
+          input: {
+            video: `data:video/mp4;base64,${(await readFile(inputVideo)).toString("base64")}`,
+          },
+        });
+      },
+    });
+    const engine = createCogRestoreEngine({
+      baseUrl: server.url,
+      timeoutMs: 30_000,
+      pollIntervalMs: 25,
+      measureDurationSec: async () => 1,
+    });
+    const url = "https://storage.example.com/in.mp4?sig=abc";
+    const job = { inputPath: inputVideo, inputUrl: url, quality: "enhanced" as const };
+    await engine.restore({ ...job, outputPath: join(dir, "f1.mp4"), fade: "faded" });
+    await engine.restore({ ...job, outputPath: join(dir, "f2.mp4"), fade: "auto" });
+    expect(sent[0]).toMatchObject({ quality: "enhanced", fade: "faded" });
+    expect(sent[1]).not.toHaveProperty("fade");
+  });
+
   it("refuses to inline a file over the limit when there is no URL", async () => {
     const server = await fake({ model: restoreModel });
     const engine = createCogRestoreEngine({

@@ -241,8 +241,9 @@ function checkWebhookConfig(cfg: CogEngineConfig) {
 }
 
 /**
- * A RestoreEngine that sends `{video, quality}` to a Cog model. Duration is measured
- * locally (`measureDurationSec`) because pricing happens before any remote work.
+ * A RestoreEngine that sends `{video, quality}` to a Cog model, and `fade` when the customer
+ * said one (a model that predates it is never sent an input it does not know). Duration is
+ * measured locally (`measureDurationSec`) because pricing happens before any remote work.
  */
 export function createCogRestoreEngine(
   cfg: CogEngineConfig & {
@@ -263,7 +264,9 @@ export function createCogRestoreEngine(
       const inputSec = await cfg.measureDurationSec(args.inputPath, args.signal);
       const video = await fileInput(args.inputPath, args.inputUrl, maxInline, "input video");
       // Restoration keeps the timeline; a much shorter file means the model cut it short.
-      const { final, probe } = await runRemote(cfg, { video, quality: args.quality }, args, (p) => {
+      const told = args.fade && args.fade !== "auto" ? { fade: args.fade } : {};
+      const inputs = { video, quality: args.quality, ...told };
+      const { final, probe } = await runRemote(cfg, inputs, args, (p) => {
         if (p.durationSec < inputSec - Math.max(0.5, inputSec * 0.05)) {
           throw new CogError(
             "bad_response",

@@ -168,6 +168,7 @@ function soundHandoff(): SoundHandoff {
 const planOf = (ctx: Context, measured: Measurements): RestorePlan =>
   decidePlan({
     quality: ctx.input.quality,
+    ...(ctx.input.fade ? { fade: ctx.input.fade } : {}),
     source: ctx.source,
     measured,
     caps: ffmpegCapabilities,

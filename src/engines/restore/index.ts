@@ -54,4 +54,10 @@ export {
   planCuts,
   type SegmentSpec,
 } from "./segments.js";
-export type { Measurements, RestorePlan, RestoreQuality, SourceInfo } from "./types.js";
+export type {
+  FadeHint,
+  Measurements,
+  RestorePlan,
+  RestoreQuality,
+  SourceInfo,
+} from "./types.js";

@@ -13,6 +13,7 @@ import { decideTone } from "./tone.js";
 import type {
   AudioPlan,
   EncodePlan,
+  FadeHint,
   Measurements,
   RestorePlan,
   RestoreQuality,
@@ -196,6 +197,8 @@ export function maxrateFor(quality: RestoreQuality, width: number, height: numbe
 
 export interface PlanInput {
   quality: RestoreQuality;
+  /** What the customer said of the levels; default "auto" (the analysis decides). */
+  fade?: FadeHint;
   source: SourceInfo;
   measured: Measurements;
   caps: Capabilities;
@@ -218,7 +221,9 @@ export function decideVideo(input: PlanInput, notes: string[]): VideoPlan {
   const sizedAs = sizeQuality(quality, measured, caps, notes);
   const geometry = decideGeometry(sizedAs, source, notes, caps);
   const { width: uprightWidth, height: uprightHeight } = uprightGeometry(source);
-  const tone = enhanced ? decideTone(measured.levels, notes) : { levels: null, saturation: null };
+  const tone = enhanced
+    ? decideTone(measured.levels, notes, input.fade)
+    : { levels: null, saturation: null };
   const fps = source.fps;
   // Studio Max makes a frame of each field of interlaced video (real pictures, 20 ms apart);
   // it invents none between frames: motion interpolation made it 0.065× real time on

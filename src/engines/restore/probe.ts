@@ -17,6 +17,7 @@ import { bothOrAbort, probeJson } from "./run.js";
 import { DEFAULT_SAMPLING, planSamples, type SamplingOptions, sampledSeconds } from "./sampling.js";
 import type {
   EncodePlan,
+  FadeHint,
   Measurements,
   RestorePlan,
   RestoreQuality,
@@ -248,10 +249,18 @@ export async function probeForPlan(
   inputPath: string,
   quality: RestoreQuality,
   signal?: AbortSignal,
-  opts: Omit<ProbeOptions, "signal"> = {},
+  opts: Omit<ProbeOptions, "signal"> & { fade?: FadeHint } = {},
 ): Promise<RestorePlan> {
-  const caps = opts.caps ?? ffmpegCapabilities;
-  const reading = await readBoth(inputPath, quality, signal, { ...opts, caps });
+  const { fade, ...probe } = opts;
+  const caps = probe.caps ?? ffmpegCapabilities;
+  const reading = await readBoth(inputPath, quality, signal, { ...probe, caps });
   const measured: Measurements = { ...reading.measured, ...(await reading.audio) };
-  return decidePlan({ quality, source: reading.source, measured, caps, encode: opts.encode });
+  return decidePlan({
+    quality,
+    ...(fade ? { fade } : {}),
+    source: reading.source,
+    measured,
+    caps,
+    encode: probe.encode,
+  });
 }

@@ -21,7 +21,7 @@ import {
   segmentContext,
 } from "./segment-chain.js";
 import { type CutPlan, listFrames, planCuts } from "./segments.js";
-import type { EncodePlan, RestorePlan, RestoreQuality } from "./types.js";
+import type { EncodePlan, FadeHint, RestorePlan, RestoreQuality } from "./types.js";
 
 /** What the analysis hands to the segments and the join: both plain data. */
 export interface SegmentedAnalysis {
@@ -42,14 +42,25 @@ export interface SegmentedAnalysis {
 export async function analyseForSegments(
   inputPath: string,
   quality: RestoreQuality,
-  opts: { segmentSec: number; signal?: AbortSignal; encode?: Partial<EncodePlan> },
+  opts: {
+    segmentSec: number;
+    signal?: AbortSignal;
+    encode?: Partial<EncodePlan>;
+    /** What the customer said of the levels (the plan every segment is restored with). */
+    fade?: FadeHint;
+  },
 ): Promise<SegmentedAnalysis> {
   const started = Date.now();
   const { signal } = opts;
   const source = await probeSource(inputPath, signal);
   const [plan, frames] = await bothOrAbort(
     signal,
-    (s) => probeForPlan(inputPath, quality, s, { source, encode: opts.encode }),
+    (s) =>
+      probeForPlan(inputPath, quality, s, {
+        source,
+        encode: opts.encode,
+        ...(opts.fade ? { fade: opts.fade } : {}),
+      }),
     (s) => listFrames(inputPath, source, s),
   );
   const onePieceBecause = plan.video.stabilise

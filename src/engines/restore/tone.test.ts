@@ -55,6 +55,39 @@ describe("the fade decision on levels", () => {
   });
 });
 
+describe("the customer's fade hint", () => {
+  // Held-out `ladybird tape-c`'s reading (a light Video8 fade read through grain): not faded by
+  // the analysis, since clean tuning `storm` reads further from black and white at both ends.
+  const lightFade = reading({ dark: 19, bright: 227, sat: 22.9, wide: true });
+
+  it("told faded, makes the stretch the analysis would not, from the same reading", () => {
+    expect(decideTone(lightFade, []).levels).toBeNull();
+    const notes: string[] = [];
+    const told = decideTone(lightFade, notes, "faded");
+    const forced = decideTone(reading({ dark: 40, bright: 200, wide: true }), []);
+    expect(told.levels?.gain).toBeGreaterThan(1.05);
+    expect(told.saturation).toBeGreaterThan(1);
+    expect(notes[0]).toMatch(/→ told faded \(read through grain\): part of the veil off/);
+    // The same arithmetic as a picture the analysis calls faded: only the decision is overruled.
+    expect(forced.levels?.gain).toBeGreaterThan(told.levels?.gain ?? 0);
+  });
+
+  it("told faded, still leaves a picture that already spans the range", () => {
+    const notes: string[] = [];
+    expect(decideTone(reading({ dark: 2, bright: 250 }), notes, "faded").levels).toBeNull();
+    expect(notes[0]).toMatch(/told faded, but less than 5 %: left/);
+  });
+
+  it("told not faded, keeps a picture the analysis would stretch (a graded or foggy look)", () => {
+    const notes: string[] = [];
+    const kept = decideTone(reading({ dark: 40, bright: 200 }), notes, "not_faded");
+    expect(kept).toEqual({ levels: null, saturation: null });
+    expect(notes[0]).toMatch(/told not faded: no stretch/);
+    // Black and white still loses its chroma noise: that is not the levels.
+    expect(decideTone(reading({ sat: 0.2 }), [], "not_faded").saturation).toBe(0);
+  });
+});
+
 describe("the stretch of a grainy picture's wide reading", () => {
   it("makes only fadeWideShare of the stretch (the veil partly off, the gain partly made)", () => {
     const fine = decideTone(reading({ dark: 40, bright: 200 }), []).levels;

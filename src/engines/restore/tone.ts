@@ -10,7 +10,7 @@
  * read from wide means, only part of the stretch is made (fadeWideShare). Pure.
  */
 import { LIMITS } from "./limits.js";
-import type { Measurements, VideoPlan } from "./types.js";
+import type { FadeHint, Measurements, VideoPlan } from "./types.js";
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
@@ -28,17 +28,20 @@ export function isFaded(levels: NonNullable<Measurements["levels"]>): boolean {
  * picture: the veil is taken off (the dark channel back to black) and the range stretched to
  * what an unfaded picture spans (LIMITS.fadeTargetRange), never by more than maxLevelsGain;
  * colour gets the same gain (the inverse of a veil scales every channel alike). Black and white
- * loses its chroma noise.
+ * loses its chroma noise. The customer's `fade` overrules the fade test, not the stretch: told
+ * "faded", the same stretch is made from the same reading (a picture already spanning the range
+ * still gets none); told "not_faded", none is made.
  */
 export function decideTone(
   levels: Measurements["levels"],
   notes: string[],
+  fade: FadeHint = "auto",
 ): Pick<VideoPlan, "levels" | "saturation"> {
   if (!levels) return { levels: null, saturation: null };
   let tone: VideoPlan["levels"] = null;
   // The colour's gain: the whole stretch's, even where only a share of it is made (below).
   let colourGain = 1;
-  const faded = isFaded(levels);
+  const faded = fade === "auto" ? isFaded(levels) : fade === "faded";
   if (faded) {
     const span = Math.max(1, levels.bright - levels.dark);
     const full = Math.min(LIMITS.maxLevelsGain, LIMITS.fadeTargetRange / span);
@@ -59,13 +62,14 @@ export function decideTone(
   if (levels.sat < LIMITS.monochromeSat) saturation = 0;
   else if (tone) saturation = round3(Math.min(LIMITS.maxSaturation, colourGain));
   const read = `levels: dark ${levels.dark}, bright ${levels.bright}, luma ${levels.yLow}–${levels.yHigh}, colour ${levels.sat}`;
+  const told = fade === "auto" ? "" : "told ";
   const verdict = tone
     ? levels.wide
-      ? `faded (read through grain): part of the veil off, stretch ×${tone.gain}`
-      : `faded: veil off, stretch ×${tone.gain}`
+      ? `${told}faded (read through grain): part of the veil off, stretch ×${tone.gain}`
+      : `${told}faded: veil off, stretch ×${tone.gain}`
     : faded
-      ? "faded, but less than 5 %: left"
-      : "not faded: no stretch";
+      ? `${told}faded, but less than 5 %: left`
+      : `${told}not faded: no stretch`;
   const colour =
     saturation === null
       ? "colour kept"

@@ -5,6 +5,12 @@
 
 export type RestoreQuality = "faithful" | "enhanced" | "enhanced_max";
 
+/**
+ * What the customer says of the tape's levels (domain/fade.ts; enhanced qualities only):
+ * `auto` lets the analysis decide whether the picture is faded (tone.ts).
+ */
+export type { FadeHint } from "../../domain/fade.js";
+
 /** Clockwise rotation that makes the coded picture upright. */
 export type Rotation = 0 | 90 | 180 | 270;
 

@@ -68,7 +68,7 @@ const tool = implement(c.previewRestoreTool, async (d: PreviewDeps, a, ctx) => {
         "is required: a public URL of the video (or job_id to follow a preview)",
       );
     }
-    const made = await createPreview(d, ctx.principal, { video_url });
+    const made = await createPreview(d, ctx.principal, { video_url, fade: a.fade });
     return { ...made, next: nextStep(made.job, ctx) };
   }
   const row = await ownedPreview(d, ctx.principal, job_id);

@@ -41,6 +41,7 @@ const create = implement(c.createRestore, async (p: RestoreDeps, a, ctx) => {
   const created = await createRestoreJob(p, ctx.principal, {
     durationSec: a.duration_sec,
     quality: a.quality,
+    fade: a.fade,
     width: a.width,
     height: a.height,
     filename: a.filename,

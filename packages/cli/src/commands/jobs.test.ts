@@ -61,6 +61,7 @@ describe("kinora get's lines", () => {
       status: "processing",
       quality: "enhanced",
       quality_label: "Enhanced",
+      fade: "auto",
       amount_cents: 299,
       display_price: "$2.99",
       declared_amount_cents: 499,
@@ -95,6 +96,11 @@ describe("kinora get's lines", () => {
     );
     expect(lines).toContain(`Follow    kinora get rj_1 --follow`);
     expect(lines.some((l) => l.startsWith("Webhook"))).toBe(false);
+    // The analysis decided the levels: nothing to say; what the person said is shown.
+    expect(lines.some((l) => l.startsWith("Fade"))).toBe(false);
+    expect(jobLines(kindNamed("restore"), { ...job, fade: "faded" })).toContain(
+      "Fade      told faded: levels corrected",
+    );
 
     // Started but waiting for a worker (a restore stays processing): queued with its place,
     // no "processing 0%".

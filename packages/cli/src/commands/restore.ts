@@ -46,12 +46,32 @@ type Created = Pick<
   "job" | "display_price" | "paid_from_balance" | "upload_url" | "upload_headers" | "upload"
 >;
 type RestoreQuality = NonNullable<Input<"createRestore">["quality"]>;
+type RestoreFade = NonNullable<Input<"createRestore">["fade"]>;
+
+/**
+ * `--fade faded|not-faded|auto` (underscores work too): what the person says of the tape's
+ * levels. Refused here with Standard, as the server would refuse it, before any price is asked.
+ */
+function parseFade(typed: string | undefined, quality: RestoreQuality): RestoreFade | undefined {
+  if (typed === undefined) return undefined;
+  const fade = typed.trim().toLowerCase().replace(/-/g, "_");
+  if (fade !== "auto" && fade !== "faded" && fade !== "not_faded") {
+    throw new UsageError(`--fade must be faded, not-faded or auto; "${typed}" is none of them.`);
+  }
+  if (fade !== "auto" && quality === "faithful") {
+    throw new UsageError(
+      "--fade goes with --quality enhanced or studio-max: Standard never changes levels.",
+    );
+  }
+  return fade;
+}
 
 interface Plan {
   file: string;
   sizeBytes: number;
   facts: VideoFacts;
   quality: RestoreQuality;
+  fade?: RestoreFade;
   payWith: "balance" | "checkout";
   email?: string;
 }
@@ -64,6 +84,7 @@ async function plan(ctx: ClientContext): Promise<Plan> {
       `Usage: kinora restore FILE [--quality ${QUALITY_NAMES.replace(/,? or |, /g, "|")}] [--yes]`,
     );
   const quality = parseQuality(stringArg(args, "quality"));
+  const fade = parseFade(stringArg(args, "fade"), quality);
   const payWith = stringArg(args, "pay-with") ?? (ctx.api.key ? "balance" : undefined);
   const email = stringArg(args, "email");
   if (payWith === undefined) {
@@ -81,7 +102,15 @@ async function plan(ctx: ClientContext): Promise<Plan> {
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) throw new UsageError(`${file} is not a file.`);
   const facts = await probeVideo(file, info.size);
-  return { file, sizeBytes: info.size, facts, quality, payWith, ...(email ? { email } : {}) };
+  return {
+    file,
+    sizeBytes: info.size,
+    facts,
+    quality,
+    payWith,
+    ...(fade ? { fade } : {}),
+    ...(email ? { email } : {}),
+  };
 }
 
 function requestFields(p: Plan) {
@@ -120,6 +149,7 @@ async function create(ctx: ClientContext, p: Plan): Promise<Created> {
       filename: path.basename(p.file),
       content_type: p.facts.contentType,
       size: p.sizeBytes,
+      ...(p.fade ? { fade: p.fade } : {}),
       ...(p.email ? { email: p.email } : {}),
       ...(p.payWith === "checkout" ? { pay_with: "checkout" as const } : {}),
     })
@@ -288,6 +318,11 @@ the server: pick it up with kinora get ID --download PATH.
 Options:
   -q, --quality Q      ${QUALITY_NAMES} (default enhanced); the API names
                        faithful and enhanced_max, and any case, work too
+  --fade F             has the tape faded (grey blacks, dim whites)? faded: correct
+                       its levels even where the analysis finds no fade (a light
+                       fade looks like a clean, low-contrast scene); not-faded:
+                       keep them (fog, night, a graded look); auto (default): the
+                       analysis decides. Enhanced and Studio Max only
   -o, --out PATH       where to save the restored MP4
   -y, --yes            agree to the price without asking (needed without a terminal)
   --pay-with checkout  pay this job alone by card instead of from the balance; no
@@ -299,6 +334,7 @@ Options:
 Examples:
   kinora restore wedding-1994.mp4
   kinora restore tape.avi --quality studio-max --out ~/Videos/tape.mp4
+  kinora restore video8.avi --fade faded
   kinora restore clip.mov --yes --json | jq -r .output
 
 Exit codes for the job itself: 4 if it failed, 3 if it was refused for a wrong
@@ -313,6 +349,7 @@ export const restoreCommand: ClientCommand = {
   summary: "restore a video file: quote, confirm, upload, follow, download",
   options: {
     quality: { type: "string", short: "q" },
+    fade: { type: "string" },
     out: { type: "string", short: "o" },
     yes: { type: "boolean", short: "y" },
     "pay-with": { type: "string" },

@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { defineContract } from "../../../api/operation.js";
-import { JobIdField, pageQuery, UntilField, WaitField } from "../../../api/schemas.js";
+import { FadeField, JobIdField, pageQuery, UntilField, WaitField } from "../../../api/schemas.js";
 import { PREVIEW_LIST_MAX } from "../rules/transitions.js";
 import {
   CreatedPreview,
@@ -148,6 +148,12 @@ export const previewRestoreTool = defineContract({
   input: z
     .object({
       video_url: PreviewSourceFields.video_url,
+      // Described in full once, on the restore's create: tools/list is read whole into the
+      // assistant's context.
+      fade: FadeField.meta({
+        description: "Tape faded? faded: correct levels; not_faded: keep them; default auto.",
+        default: undefined,
+      }),
       job_id: JOB.job_id.optional().meta({ description: "Follow this one." }),
       wait_seconds: WaitField.meta({ description: "Wait for a change." }),
     })

@@ -1,6 +1,6 @@
 /** The preview kind's requests and views, shared by REST, MCP and the console. */
 import { z } from "@hono/zod-openapi";
-import { QueueEstimate } from "../../../api/schemas.js";
+import { FadeField, FadeView, QueueEstimate } from "../../../api/schemas.js";
 import {
   PREVIEW_EXCERPT_MAX_SEC,
   PREVIEW_QUALITIES,
@@ -32,9 +32,9 @@ export const PreviewSourceFields = {
     .meta({ description: "Or a public URL of it." }),
 };
 
-/** What creating a preview takes: an upload's size and type, or a video_url. */
+/** What creating a preview takes: an upload's size and type, or a video_url; and the fade hint. */
 export const CreatePreviewBody = z
-  .object(PreviewSourceFields)
+  .object({ ...PreviewSourceFields, fade: FadeField })
   .strict()
   .openapi("CreatePreviewRequest", { example: { size: 48_211_904, content_type: "video/mp4" } });
 
@@ -84,6 +84,7 @@ export const PreviewJob = z
     progress: z.number().nullable(),
     size: z.number().int().nullable(),
     video_url: z.string().nullable(),
+    fade: FadeView,
     error: z.string().nullable(),
     error_code: z.string().nullable(),
     created_at: z.string(),

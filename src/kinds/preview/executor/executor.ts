@@ -112,6 +112,7 @@ async function restoreEvery(
   engine: RestoreEngine,
   excerptPath: string,
   lengthSec: number,
+  fade: PreviewWorkParams["fade"],
   ctx: ExecuteContext,
 ): Promise<{ files: Map<PreviewFile, string>; qualities: PreviewResult["qualities"] }> {
   const files = new Map<PreviewFile, string>();
@@ -125,6 +126,8 @@ async function restoreEvery(
       outputPath: clip,
       durationSec: lengthSec,
       quality,
+      // Standard never changes levels: the customer's fade is the enhanced qualities' to obey.
+      ...(fade && quality !== "faithful" ? { fade } : {}),
       signal: ctx.signal,
       onProgress: (f) => ctx.progress(from + share * 0.9 * f),
     });
@@ -186,7 +189,7 @@ export function createPreviewExecutor(opts: PreviewExecutorOptions): Executor<Pr
         ctx.progress(0.1);
         const excerptPath = path.join(ctx.workDir, "excerpt.mkv");
         await cutExcerpt(inputPath, window, excerptPath, ctx.signal);
-        made = await restoreEvery(engine, excerptPath, window.lengthSec, ctx);
+        made = await restoreEvery(engine, excerptPath, window.lengthSec, item.params.fade, ctx);
       } catch (err) {
         throw asFinal(err);
       }

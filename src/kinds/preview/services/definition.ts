@@ -7,6 +7,7 @@
  */
 import { sql } from "kysely";
 import { z } from "zod";
+import { FADE_HINTS } from "../../../domain/fade.js";
 import type { Db, JobDefinition, JobEngineDeps } from "../../../jobs/definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
 import { type JobFileLayout, jobFileKey } from "../../../storage/keys.js";
@@ -71,6 +72,8 @@ export const PreviewWorkParams = z.object({
   excerptSec: z.number().positive().max(PREVIEW_EXCERPT_MAX_SEC),
   /** A video_url preview: the worker fetches it (public addresses only). */
   sourceUrl: z.string().nullable(),
+  /** What the customer said of the levels; absent (a server before it) means auto. */
+  fade: z.enum(FADE_HINTS).optional(),
   /** Each output's ticket headers for `outputUrl`, by file. */
   outputs: z.record(z.string(), Headers),
 });
@@ -121,6 +124,7 @@ async function workItem(row: PreviewRow, deps: JobEngineDeps) {
     sizeBytes: Number(row.size_bytes ?? PREVIEW_FETCH_MAX_BYTES),
     excerptSec: PREVIEW_EXCERPT_SEC,
     sourceUrl: row.source_url,
+    ...(row.fade !== "auto" ? { fade: row.fade } : {}),
     outputs,
   };
   return {

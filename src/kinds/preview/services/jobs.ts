@@ -11,6 +11,7 @@ import {
   overALimit,
   wrongState,
 } from "../../../domain/errors.js";
+import { DEFAULT_FADE_HINT, type FadeHint } from "../../../domain/fade.js";
 import type { Principal } from "../../../domain/principal.js";
 import { moveJob } from "../../../jobs/move.js";
 import { waitForChange } from "../../../jobs/watch.js";
@@ -29,6 +30,8 @@ export interface PreviewSource {
   size?: number | undefined;
   content_type?: string | undefined;
   video_url?: string | undefined;
+  /** What the customer says of the tape's levels; default auto. */
+  fade?: FadeHint | undefined;
 }
 
 /** The largest upload a preview takes: one PUT, no larger than a restore's largest file. */
@@ -115,6 +118,7 @@ export async function createPreview(deps: PreviewDeps, principal: Principal, inp
       size_bytes: source.size,
       content_type: source.type,
       source_url: source.url,
+      fade: input.fade ?? DEFAULT_FADE_HINT,
       upload_expires_at: new Date(now.getTime() + PREVIEW_UPLOAD_WINDOW_SEC * 1000),
     })
     .returningAll()

@@ -2,8 +2,9 @@
  * The preview kind's table (migration src/db/migrations/018-restore-previews.sql): the engine's
  * columns and a preview's own. It joins the database's table list (DB) from here.
  */
-import type { Selectable } from "kysely";
+import type { Generated, Selectable } from "kysely";
 import type { JobTable, Timestamp } from "../../../db/schema-columns.js";
+import type { FadeHint } from "../../../domain/fade.js";
 import type { PreviewStatus } from "../rules/transitions.js";
 
 /** preview_jobs: the engine's columns (a preview always costs 0) and the preview's own. */
@@ -17,6 +18,8 @@ export interface PreviewJobsTable extends Omit<JobTable<PreviewStatus>, "wallet_
   content_type: string;
   /** The public video_url the worker fetches; null when the caller uploads. */
   source_url: string | null;
+  /** What the customer said of the tape's levels (domain/fade.ts); 'auto' for older rows. */
+  fade: Generated<FadeHint>;
   upload_expires_at: Timestamp;
   /** What the worker found and made (JSON of PreviewResult), once done. */
   result: string | null;

@@ -66,6 +66,7 @@ export async function previewViews(
       progress: row.progress,
       size: row.size_bytes === null ? null : Number(row.size_bytes),
       video_url: row.source_url,
+      fade: row.fade,
       error: row.error,
       error_code: row.error_code,
       created_at: new Date(row.created_at).toISOString(),

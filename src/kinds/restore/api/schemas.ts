@@ -1,6 +1,6 @@
 /** The restore contract shared by REST and MCP: requests, jobs, quotes. */
 import { z } from "@hono/zod-openapi";
-import { Email, QueueEstimate, Wallet } from "../../../api/schemas.js";
+import { Email, FadeField, FadeView, QueueEstimate, Wallet } from "../../../api/schemas.js";
 import { clockLength, MaxPriceFields, type SpendQuote } from "../../../api/spend.js";
 import { UploadPlan, UploadSummary } from "../../../api/uploads.js";
 import { JobWebhook, JobWebhookFields } from "../../../api/webhooks.js";
@@ -111,6 +111,7 @@ export const CreateBody = z
     email: Email.optional().meta({
       description: "For receipts; required without a key (then paid by checkout).",
     }),
+    fade: FadeField,
     pay_with: z
       .enum(["balance", "checkout"], { error: "must be balance or checkout" })
       .optional()
@@ -140,6 +141,7 @@ export const RestoreJob = z
     status: z.enum(RESTORE_STATUSES),
     quality: z.enum(RESTORE_QUALITIES),
     quality_label: z.string().openapi({ example: "Enhanced" }),
+    fade: FadeView,
     amount_cents: z.number().int().openapi({
       description:
         "What the job costs: the declared length's price, lowered to the measured length's once measured (never raised).",

@@ -120,6 +120,22 @@ describe("restore executor", () => {
     expect(seen.prepareSignal?.aborted).toBe(true);
   });
 
+  it("hands the engine what the customer said of the fade, and nothing when they said nothing", async () => {
+    const told = recordingEngine();
+    const withFade = { ...item(10), params: { ...item(10).params, fade: "faded" as const } };
+    await createRestoreExecutor({ engine: told.engine, fetch: storage }).execute(
+      withFade,
+      context(),
+    );
+    expect(told.seen.restoredWith?.fade).toBe("faded");
+    const plain = recordingEngine();
+    await createRestoreExecutor({ engine: plain.engine, fetch: storage }).execute(
+      item(10),
+      context(),
+    );
+    expect(plain.seen.restoredWith).not.toHaveProperty("fade");
+  });
+
   it("stops the probe and never restores a file longer than was paid for", async () => {
     const { engine, seen } = recordingEngine({ lengthSec: 600 });
     const executor = createRestoreExecutor({ engine, fetch: storage });

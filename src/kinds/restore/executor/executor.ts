@@ -143,7 +143,7 @@ export function createRestoreExecutor(opts: RestoreExecutorOptions): Executor<Re
         if (isLong(opts, realSec)) {
           // The probe started beside the measurement is the one-piece restore's: not needed.
           early.stop();
-          const segmented = await analyseForSegmentsIfCut(opts, inputPath, params.quality, ctx);
+          const segmented = await analyseForSegmentsIfCut(opts, inputPath, params, ctx);
           if (segmented)
             return { ...segmented, meta: { ...segmented.meta, measuredDurationSec: realSec } };
         }
@@ -154,6 +154,7 @@ export function createRestoreExecutor(opts: RestoreExecutorOptions): Executor<Re
           outputPath,
           durationSec: realSec,
           quality: params.quality,
+          ...(params.fade ? { fade: params.fade } : {}),
           signal: ctx.signal,
           onProgress: (f) => ctx.progress(start + (0.95 - start) * f),
           prepared,
@@ -179,11 +180,12 @@ export function createRestoreExecutor(opts: RestoreExecutorOptions): Executor<Re
 async function analyseForSegmentsIfCut(
   opts: { segmentSec?: number; segmentThreads?: number },
   inputPath: string,
-  quality: RestoreWorkParams["quality"],
+  { quality, fade }: Pick<RestoreWorkParams, "quality" | "fade">,
   ctx: ExecuteContext,
 ): Promise<WorkResult | undefined> {
   const { plan, cut } = await analyseForSegments(inputPath, quality, {
     segmentSec: opts.segmentSec ?? 0,
+    ...(fade ? { fade } : {}),
     signal: ctx.signal,
     ...(opts.segmentThreads ? { encode: { threads: opts.segmentThreads } } : {}),
   });

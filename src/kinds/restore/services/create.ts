@@ -5,12 +5,14 @@
  */
 import type { Insertable } from "kysely";
 import { invalidField, overALimit } from "../../../domain/errors.js";
+import { DEFAULT_FADE_HINT, type FadeHint } from "../../../domain/fade.js";
 import type { Db } from "../../../jobs/definition.js";
 import type { Principal } from "../../../services/auth.js";
 import { charge } from "../../../services/ledger.js";
 import { freshPrincipal, walletView } from "../../../services/wallets.js";
 import { type JobWebhookRequest, saveJobWebhook } from "../../../services/webhooks/job-webhook.js";
 import { noteRefusedCharge } from "../../../services/webhooks/wallet-events.js";
+import { fadeProblem } from "../rules/fade.js";
 import { RESTORE_FETCH, RESTORE_UPLOAD_WINDOW_SEC, type RestoreLimits } from "../rules/limits.js";
 import {
   DEFAULT_QUALITY,
@@ -32,6 +34,8 @@ import { jobView } from "./views.js";
 interface CreateRestoreInput {
   durationSec: number;
   quality?: RestoreQuality | undefined;
+  /** What the customer says of the tape's levels; default auto (the analysis decides). */
+  fade?: FadeHint | undefined;
   width?: number | undefined;
   height?: number | undefined;
   /** Required without videoUrl; with it, taken from the URL's path when absent. */
@@ -140,6 +144,9 @@ export async function createRestoreJob(
   }
   const file = await sourceFile(p, input);
   const quality = input.quality ?? DEFAULT_QUALITY;
+  const fade = input.fade ?? DEFAULT_FADE_HINT;
+  const fadeRefused = fadeProblem(fade, quality);
+  if (fadeRefused) throw invalidField("fade", fadeRefused);
   const amountCents = priceRestore({ ...input, quality }).amountCents;
   const job: NewJob = {
     id: p.ids("rj"),
@@ -212,6 +219,7 @@ function jobRow(
     email: input.email ?? null,
     status: startsNow ? "processing" : fromBalance ? "awaiting_upload" : "pending_payment",
     quality,
+    fade: input.fade ?? DEFAULT_FADE_HINT,
     amount_cents: amountCents,
     declared_amount_cents: amountCents,
     duration_sec: input.durationSec,

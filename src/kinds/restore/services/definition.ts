@@ -7,6 +7,7 @@
  */
 import { type Selectable, sql } from "kysely";
 import { z } from "zod";
+import { FADE_HINTS } from "../../../domain/fade.js";
 import type { Db, JobDefinition, JobEngineDeps, RefundEvents } from "../../../jobs/definition.js";
 import { OUTPUT_TOKEN_HEADER, signOutputToken } from "../../../jobs/output-token.js";
 import { refundJob } from "../../../services/ledger.js";
@@ -29,6 +30,8 @@ export type RestoreJobRow = Selectable<RestoreJobsTable>;
 /** What a restore worker gets with each job (the executor receives them parsed). */
 export const RestoreWorkParams = z.object({
   quality: z.enum(RESTORE_QUALITIES),
+  /** What the customer said of the levels; absent (a server before it) means auto. */
+  fade: z.enum(FADE_HINTS).optional(),
   declaredDurationSec: z.number().positive(),
   sizeBytes: z.number().int().min(0),
   filename: z.string(),
@@ -203,6 +206,8 @@ async function workItem(row: RestoreJobRow, deps: JobEngineDeps) {
   });
   const params: RestoreWorkParams = {
     quality: row.quality,
+    // Sent only when the customer said something: "auto" is what its absence means.
+    ...(row.fade !== "auto" ? { fade: row.fade } : {}),
     declaredDurationSec: row.duration_sec,
     // A fetched file is read back as stored (an earlier attempt may have fetched it).
     sizeBytes: stored?.sizeBytes ?? Number(row.size_bytes ?? RESTORE_FETCH.maxBytes),

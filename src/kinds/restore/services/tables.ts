@@ -4,6 +4,7 @@
  */
 import type { Generated } from "kysely";
 import type { JobTable, NullableTimestamp, Timestamp } from "../../../db/schema-columns.js";
+import type { FadeHint } from "../../../domain/fade.js";
 import type { RestoreQuality } from "../rules/pricing.js";
 import type { RestoreStatus } from "../rules/transitions.js";
 
@@ -11,6 +12,8 @@ import type { RestoreStatus } from "../rules/transitions.js";
 export interface RestoreJobsTable extends Omit<JobTable<RestoreStatus>, "expires_at"> {
   email: string | null;
   quality: RestoreQuality;
+  /** What the customer said of the tape's levels (domain/fade.ts); 'auto' for older rows. */
+  fade: Generated<FadeHint>;
   /** What the job costs: the declared length's price, lowered to the measured length's. */
   amount_cents: number;
   /** What was charged at creation, for the declared length. */

@@ -81,6 +81,7 @@ async function viewOf(
     status: row.status,
     quality: row.quality,
     quality_label: PRICE_TABLE[row.quality].label,
+    fade: row.fade,
     amount_cents: Number(row.amount_cents),
     display_price: displayCents(Number(row.amount_cents)),
     declared_amount_cents: Number(row.declared_amount_cents),
