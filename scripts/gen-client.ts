@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ERROR_CODES as ERROR_TABLE_ROWS } from "../src/domain/error-codes.js";
+import { FADE_HINTS } from "../src/domain/fade.js";
 import { CLIP_FINAL } from "../src/kinds/clips/rules/transitions.js";
 import { QUALITY_LABELS } from "../src/kinds/restore/rules/quality-names.js";
 import { RESTORE_FINAL } from "../src/kinds/restore/rules/transitions.js";
@@ -278,6 +279,8 @@ export function renderGenerated(docJson: Json, contracts: Map<string, ContractFa
     " * restoreQualityFromName reads either name as a person types it.",
     " */",
     `export const RESTORE_QUALITY_LABELS: Readonly<Record<RestoreQuality, string>> = ${JSON.stringify(QUALITY_LABELS)};`,
+    "/** What a customer can say of a tape's levels (`fade` on a restore or a preview), the server's list. */",
+    `export const FADE_HINTS: readonly Schemas["RestoreJob"]["fade"][] = ${JSON.stringify(FADE_HINTS)};`,
   );
   out.push(
     "",

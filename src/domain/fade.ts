@@ -1,9 +1,10 @@
 /**
  * What a customer can say of a tape's levels, for restores and their previews, in the words
- * every surface uses (REST, MCP, the console, the CLI's --help) and the engine's plan obeys.
+ * every surface uses (REST, MCP, the client's generated FADE_HINTS and so the CLI's --fade) and
+ * the engine's plan obeys. The console does not ask it (its preview shows the stills to judge by).
  * Why it exists: a light fade (Video8's, say: luma 16–235 lifted to 28–215) reads like a clean
  * scene of low contrast, and no reading of the picture alone told them apart on the quality
- * bench's tuning set (docs/restore.md, "The light tape fade"); the customer knows the tape.
+ * bench's tuning set (docs/restore.md, "The customer's fade hint"); the customer knows the tape.
  */
 
 /** auto: the analysis decides; faded / not_faded: the customer says. */

@@ -836,6 +836,8 @@ export const RESTORE_QUALITY_LABELS: Readonly<Record<RestoreQuality, string>> = 
   enhanced: "Enhanced",
   enhanced_max: "Studio Max",
 };
+/** What a customer can say of a tape's levels (`fade` on a restore or a preview), the server's list. */
+export const FADE_HINTS: readonly Schemas["RestoreJob"]["fade"][] = ["auto", "faded", "not_faded"];
 
 /** Each operation's input (path, query and body fields by their REST names), answer and error codes. */
 export interface Operations {

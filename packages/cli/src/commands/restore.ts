@@ -8,7 +8,7 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { Input, Output, RestoreJob } from "@kinora/client";
+import { FADE_HINTS, type Input, type Output, type RestoreJob } from "@kinora/client";
 import { ensureCanPay } from "../affordability.js";
 import {
   type ClientCommand,
@@ -54,8 +54,8 @@ type RestoreFade = NonNullable<Input<"createRestore">["fade"]>;
  */
 function parseFade(typed: string | undefined, quality: RestoreQuality): RestoreFade | undefined {
   if (typed === undefined) return undefined;
-  const fade = typed.trim().toLowerCase().replace(/-/g, "_");
-  if (fade !== "auto" && fade !== "faded" && fade !== "not_faded") {
+  const fade = FADE_HINTS.find((h) => h === typed.trim().toLowerCase().replace(/-/g, "_"));
+  if (!fade) {
     throw new UsageError(`--fade must be faded, not-faded or auto; "${typed}" is none of them.`);
   }
   if (fade !== "auto" && quality === "faithful") {
