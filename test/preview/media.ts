@@ -81,3 +81,18 @@ export async function plainClip(dir: string, seconds: number, name: string, grai
   ]);
   return { path: out, sizeBytes: (await stat(out)).size };
 }
+
+/**
+ * A minute of 25p footage packed into 5 s at 300 frames a second (the 2026-12-04 review's way
+ * to have a free preview restore a whole minute): 160×120, cheap to make.
+ */
+export async function packedClip(dir: string, name: string) {
+  const out = path.join(dir, name);
+  await run("ffmpeg", [
+    ...["-hide_banner", "-loglevel", "error", "-y"],
+    ...["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=60"],
+    ...["-vf", "setpts=PTS/12", "-r", "300"],
+    ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", out],
+  ]);
+  return { path: out, sizeBytes: (await stat(out)).size };
+}

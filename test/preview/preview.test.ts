@@ -23,18 +23,23 @@ import { previewFileKey, previewJobs } from "../../src/kinds/preview/services/de
 import { restoreFeature } from "../../src/kinds/restore/kind.js";
 import { call, connect, refusal } from "../mcp/helpers.js";
 import { type ServedApp, serveTestApp } from "../served.js";
-import { damagedClip, plainClip } from "./media.js";
+import { damagedClip, packedClip, plainClip } from "./media.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), "kinora-preview-"));
 let s: ServedApp;
 let clip: { path: string; sizeBytes: number };
 let long: { path: string; sizeBytes: number };
+let packed: { path: string; sizeBytes: number };
 let host: ReturnType<typeof createServer>;
 let hostUrl: string;
 
 beforeAll(async () => {
-  [clip, long] = await Promise.all([damagedClip(dir, 2, 0), plainClip(dir, 62, "long.mp4")]);
+  [clip, long, packed] = await Promise.all([
+    damagedClip(dir, 2, 0),
+    plainClip(dir, 62, "long.mp4"),
+    packedClip(dir, "packed.mp4"),
+  ]);
   s = await serveTestApp({
     features: [
       restoreFeature({ noExecutor: true }),
@@ -241,6 +246,23 @@ describe("a preview over REST", () => {
     expect(job.error_code).toBe("too_long");
     expect(job.error).toMatch(/up to 60 s/);
     expect(job.preview).toBeNull();
+  }, 60_000);
+
+  it("refuses a minute packed into 5 s at 300 frames a second: seconds cap footage too", async () => {
+    const owner = await s.t.newWallet(100);
+    const created = await uploaded(owner.key, packed);
+    const before = (await s.t.call("GET", "/wallet", { key: owner.key })).body.balance_cents;
+    await s.t.call("POST", `/preview/jobs/${created.job.id}/start`, { key: owner.key });
+    const job = await until(owner.key, created.job.id, ["done", "failed", "refused"]);
+    expect({ status: job.status, code: job.error_code }).toEqual({
+      status: "failed",
+      code: "unsupported",
+    });
+    expect(job.error).toMatch(/runs at 300 frames a second: a restore takes at most 60\. Convert/);
+    expect(job.preview).toBeNull();
+    // Free, and nothing charged on the way to the refusal.
+    const after = (await s.t.call("GET", "/wallet", { key: owner.key })).body.balance_cents;
+    expect(after).toBe(before);
   }, 60_000);
 });
 

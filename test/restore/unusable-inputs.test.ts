@@ -1,7 +1,8 @@
 /**
  * Issue 34 item 2, the worker's side: files only the worker can tell are not a usable video —
  * a photo (JPEG, PNG, a one-frame MP4), sound only (M4A, an MP3 with cover art), a video under
- * a second, a picture that turns to garbage after a valid header, a file cut off — each
+ * a second, a picture that turns to garbage after a valid header, a file cut off, footage
+ * packed at 300 frames a second — each
  * created, uploaded and started through the real API as a client would, run by an in-process
  * worker with the real ffmpeg engine, and failed with a sentence a customer understands (no
  * ffmpeg words), its error_code, and the whole price back exactly once: one charge and one

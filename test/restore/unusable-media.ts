@@ -2,8 +2,9 @@
  * Files that are not a usable video, made by the real ffmpeg, for the worker's refusals: a
  * still picture (JPEG, PNG, and an MP4 of one frame), sound only (AAC in M4A, MP3 with cover
  * art), a video under a second, an MP4 whose index is whole but whose picture data turns to
- * garbage after the first 40 % (a valid header, keyframes every second), and an MP4 cut off a
- * third of the way through (its header still promises the whole length).
+ * garbage after the first 40 % (a valid header, keyframes every second), an MP4 cut off a
+ * third of the way through (its header still promises the whole length), and 36 s of footage
+ * packed into 3 s at 300 frames a second.
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -14,7 +15,7 @@ export interface UnusableInput {
   path: string;
   sizeBytes: number;
   /** The job's error_code once the worker refused it. */
-  code: "still_image" | "no_video" | "too_short" | "corrupt";
+  code: "still_image" | "no_video" | "too_short" | "corrupt" | "unsupported";
   /** Words the customer's sentence must contain. */
   says: RegExp;
 }
@@ -75,6 +76,14 @@ export async function makeUnusableInputs(dir: string): Promise<Record<string, Un
       ...["-movflags", "+faststart"],
       p("whole.mp4"),
     ]),
+    // 36 s of 25p packed into 3 s at 300 fps: seconds that carry twelve times their footage.
+    runFfmpeg([
+      "-y",
+      ...["-f", "lavfi", "-t", "36", "-i", "testsrc2=s=160x120:r=25"],
+      ...["-vf", "setpts=PTS/12", "-r", "300"],
+      ...X264,
+      p("packed.mp4"),
+    ]),
   ]);
   await garbleAfter(p("whole.mp4"), p("garbled.mp4"), 0.4);
   const whole = await readFile(p("whole.mp4"));
@@ -90,6 +99,7 @@ export async function makeUnusableInputs(dir: string): Promise<Record<string, Un
     ["blink.mp4", "too_short", /only 0\.\d\d s long: a restore needs at least 1 s/],
     ["garbled.mp4", "corrupt", /picture could not be decoded: the file is damaged/],
     ["cut-off.mp4", "corrupt", /stops after \d(\.\d)? s of its 6 s: the file is cut off/],
+    ["packed.mp4", "unsupported", /runs at 300 frames a second: a restore takes at most 60/],
   ];
   const out: Record<string, UnusableInput> = {};
   for (const [name, code, says] of entries) {

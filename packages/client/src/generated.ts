@@ -369,7 +369,7 @@ export interface Schemas {
     /** Set once done; valid 1 hour, fresh on every GET. */
     download_url: string | null;
     error: string | null;
-    /** Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported; null otherwise. `error` says the same in a sentence. */
+    /** Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported (a format it cannot read, or over 60 frames a second); null otherwise. `error` says the same in a sentence. */
     error_code: string | null;
     created_at: string;
     updated_at: string;

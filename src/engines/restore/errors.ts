@@ -41,6 +41,15 @@ export function cutOffMessage(readSec: number, claimedSec: number): string {
   return `The uploaded video stops after ${r} s of its ${c} s: the file is cut off or damaged. Upload the whole file again.`;
 }
 
+/**
+ * A video whose frames come faster than a restore takes (its average over the whole file, in whole
+ * frames): e.g. high-speed footage, or minutes of video packed into seconds to be restored at
+ * the price of seconds.
+ */
+export function frameRateMessage(fps: number, maxFps: number): string {
+  return `The uploaded video runs at ${Math.round(fps)} frames a second: a restore takes at most ${maxFps}. Convert it to ${maxFps} frames a second or fewer and upload it again.`;
+}
+
 export function unsupportedCodecMessage(codec: string): string {
   return `The uploaded video is in a format this service cannot read (${codec}).`;
 }

@@ -4,6 +4,7 @@ import {
   checkScan,
   decodeCheckArgs,
   decodeWindows,
+  MAX_FRAME_RATE,
   parseDecodeCounts,
   refuseNonVideo,
   seeksToKeyframes,
@@ -63,6 +64,26 @@ describe("checkScan", () => {
     expect(codeOf(() => checkScan(scan(0.96, 24), 0.96))).toBe("too_short");
     expect(() => checkScan(scan(0.996, 25), null)).toThrow(/only 0\.99 s long/);
     expect(checkScan(scan(1, 25), null)).toBe(1);
+  });
+
+  it("refuses frames faster than a restore takes, and takes every tape and broadcast rate", () => {
+    // A minute of 25p packed into 5 s at 300 fps (the review's free-preview repro).
+    const packed = () => checkScan(scan(5.004, 1501), 5.004);
+    expect(codeOf(packed)).toBe("unsupported");
+    expect(packed).toThrow(/runs at 300 frames a second: a restore takes at most 60\. Convert/);
+    expect(codeOf(() => checkScan(scan(10, 1200), 10))).toBe("unsupported");
+    expect(MAX_FRAME_RATE).toBe(60);
+    // 25p, 29.97p, 50i / 59.94i coded as separate fields, 50p, 60p and a variable-rate 60.
+    for (const [seconds, packets] of [
+      [10, 250],
+      [10, 300],
+      [10, 500],
+      [10.01, 600],
+      [10, 600],
+      [9.9, 610],
+    ] as const) {
+      expect(checkScan(scan(seconds, packets), seconds)).toBe(seconds);
+    }
   });
 
   it("refuses a file cut off short of its header when the demuxer reports the damage", () => {

@@ -7,6 +7,7 @@
  * - a still picture (an image container, or a video stream of a single frame): restoring it
  *   would make a one-frame, 0.04 s MP4;
  * - a video shorter than MIN_VIDEO_SEC;
+ * - a video whose frames come faster than MAX_FRAME_RATE, on average over the whole file;
  * - a file whose media stops well short of the length its header gives, with the demuxer
  *   reporting damage (an upload cut off);
  * - a picture that does not decode: a few short windows (start, middle, end) are decoded and a
@@ -22,6 +23,7 @@ import {
   CORRUPT_MESSAGE,
   cutOffMessage,
   errorTail,
+  frameRateMessage,
   MediaError,
   NO_VIDEO_MESSAGE,
   STILL_IMAGE_MESSAGE,
@@ -34,6 +36,18 @@ import {
  * declared length before anything is charged; its executor's test holds the two equal).
  */
 export const MIN_VIDEO_SEC = 1;
+
+/**
+ * The most frames a second a restore takes. A restore and a preview are priced and capped by
+ * seconds, while their work is per frame: without a ceiling, a minute of 25p footage packed
+ * into 5 s at 300 fps came back from the free preview whole (found in review, 2026-12-04).
+ * 60 covers every tape and broadcast rate (50i / 60i stored as fields are 50–59.94 packets a
+ * second) and 50p / 60p; faster footage is refused with a sentence saying how to convert it.
+ */
+export const MAX_FRAME_RATE = 60;
+
+/** Timestamps jitter (variable-rate phone footage averages a little over its nominal 60). */
+const FRAME_RATE_SLACK = 1.03;
 
 type Json = JsonRecord;
 
@@ -91,8 +105,8 @@ export function headerSeconds(probe: Json): number | null {
 
 /**
  * From the packet scan, in order: nothing readable, a file cut off short of its header's
- * length, then the decode check's failure when there was one, a single picture, or a video
- * shorter than a restore takes. Returns the length in seconds.
+ * length, then the decode check's failure when there was one, a single picture, a video
+ * shorter than a restore takes, or frames faster than it takes. Returns the length in seconds.
  */
 export function checkScan(
   scan: PacketScan,
@@ -118,6 +132,16 @@ export function checkScan(
   }
   if (scan.seconds < MIN_VIDEO_SEC) {
     throw new MediaError("too_short", tooShortMessage(scan.seconds, MIN_VIDEO_SEC));
+  }
+  // Packets of the first video stream over the timeline: frames a second (fields, where each
+  // field is coded apart). Over a longer sound track it reads low, which only lets more in.
+  const rate = scan.videoPackets === null ? null : scan.videoPackets / scan.seconds;
+  if (rate !== null && rate > MAX_FRAME_RATE * FRAME_RATE_SLACK) {
+    throw new MediaError(
+      "unsupported",
+      frameRateMessage(rate, MAX_FRAME_RATE),
+      `${scan.videoPackets} video packets in ${scan.seconds} s`,
+    );
   }
   return scan.seconds;
 }

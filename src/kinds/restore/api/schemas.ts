@@ -175,7 +175,7 @@ export const RestoreJob = z
     error: z.string().nullable(),
     error_code: z.string().nullable().openapi({
       description:
-        "Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported; null otherwise. `error` says the same in a sentence.",
+        "Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported (a format it cannot read, or over 60 frames a second); null otherwise. `error` says the same in a sentence.",
     }),
     created_at: z.string(),
     updated_at: z.string(),
