@@ -5,7 +5,11 @@ import { clockLength, MaxPriceFields, type SpendQuote } from "../../../api/spend
 import { UploadPlan, UploadSummary } from "../../../api/uploads.js";
 import { JobWebhook, JobWebhookFields } from "../../../api/webhooks.js";
 import { displayCents } from "../../../domain/money.js";
-import { RESTORE_LIMIT_CEILINGS } from "../rules/limits.js";
+import {
+  RESTORE_LIMIT_CEILINGS,
+  RESTORE_MAX_FRAME_RATE,
+  RESTORE_MIN_VIDEO_SEC,
+} from "../rules/limits.js";
 import {
   DEFAULT_QUALITY,
   PRICE_TABLE,
@@ -173,10 +177,12 @@ export const RestoreJob = z
       .nullable()
       .openapi({ description: "Set once done; valid 1 hour, fresh on every GET." }),
     error: z.string().nullable(),
-    error_code: z.string().nullable().openapi({
-      description:
-        "Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under 1 s) or unsupported (a format it cannot read, or over 60 frames a second); null otherwise. `error` says the same in a sentence.",
-    }),
+    error_code: z
+      .string()
+      .nullable()
+      .openapi({
+        description: `Why it failed or was refunded, when the cause is the caller's: video_fetch_failed, too_long, corrupt (unreadable, cut off, or a picture that does not decode), no_video (sound only, or no picture), still_image (a photo, or a single frame), too_short (under ${RESTORE_MIN_VIDEO_SEC} s) or unsupported (a format it cannot read, or over ${RESTORE_MAX_FRAME_RATE} frames a second); null otherwise. \`error\` says the same in a sentence.`,
+      }),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RestoreEngine, RestoreJob } from "../../../engines/contracts.js";
 import { MediaError } from "../../../engines/restore/index.js";
-import { MIN_VIDEO_SEC } from "../../../engines/restore/validate.js";
+import { MAX_FRAME_RATE, MIN_VIDEO_SEC } from "../../../engines/restore/validate.js";
 import { type ExecuteContext, WorkError, type WorkItem } from "../../../jobs/work.js";
 import type { FetchLike } from "../../../workers/transfer.js";
-import { RESTORE_MIN_VIDEO_SEC } from "../rules/limits.js";
+import { RESTORE_MAX_FRAME_RATE, RESTORE_MIN_VIDEO_SEC } from "../rules/limits.js";
 import type { RestoreWorkParams } from "../services/definition.js";
 import { createRestoreExecutor } from "./executor.js";
 
@@ -195,5 +195,9 @@ describe("restore executor", () => {
 describe("the engine and the restore kind", () => {
   it("agree on the shortest video: what create refuses is what the engine would", () => {
     expect(MIN_VIDEO_SEC).toBe(RESTORE_MIN_VIDEO_SEC);
+  });
+
+  it("agree on the fastest frames: what the job's documents say is what the engine refuses", () => {
+    expect(MAX_FRAME_RATE).toBe(RESTORE_MAX_FRAME_RATE);
   });
 });

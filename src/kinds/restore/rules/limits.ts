@@ -37,6 +37,13 @@ export const RESTORE_LIMIT_CEILINGS: RestoreLimits = {
  */
 export const RESTORE_MIN_VIDEO_SEC = 1;
 
+/**
+ * The most frames a second a restore takes, on average over the file (the worker refuses
+ * faster footage, refunded: a second of it would carry more than a second's work). The
+ * engine's MAX_FRAME_RATE; the executor's test holds the two equal.
+ */
+export const RESTORE_MAX_FRAME_RATE = 60;
+
 /** Upload links live this long; after that the job expires and a balance payment is refunded. */
 export const RESTORE_UPLOAD_WINDOW_SEC = 24 * 3600;
 /** Download links live an hour; every read makes a fresh one. */
